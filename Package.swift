@@ -1,0 +1,97 @@
+// swift-tools-version: 6.0
+// Pacenote: a listening-history logger and dashboard for MPD.
+// Data flows one way: MPD / heart-rate sources -> watcher -> core rules -> store -> web.
+import PackageDescription
+
+let package = Package(
+    name: "Pacenote",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pacenote", targets: ["pacenote"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // System libraries: a module map and a shim header each, nothing else.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMPDClient",
+            pkgConfig: "libmpdclient",
+            providers: [.apt(["libmpdclient-dev"])]
+        ),
+
+        // The domain: no C, no I/O.
+        .target(name: "PacenoteCore"),
+
+        // The only importer of SQLite (through GRDB).
+        .target(
+            name: "PacenoteStore",
+            dependencies: [
+                "PacenoteCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The only importer of libmpdclient.
+        .target(
+            name: "PacenoteMPD",
+            dependencies: [
+                "PacenoteCore", "CMPDClient",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The only importer of libmicrohttpd.
+        .target(
+            name: "PacenoteWeb",
+            dependencies: [
+                "PacenoteCore", "PacenoteStore", "CMicroHTTPD",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Wiring: configuration -> services. What `serve` and the tests both call.
+        .target(
+            name: "PacenoteApp",
+            dependencies: [
+                "PacenoteCore", "PacenoteStore", "PacenoteMPD", "PacenoteWeb",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // @main, thin: argument parsing, then PacenoteApp.
+        .executableTarget(
+            name: "pacenote",
+            dependencies: [
+                "PacenoteApp", "PacenoteCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Test support: a private MPD on loopback, sox-generated tracks, the built binary.
+        .target(
+            name: "PacenoteTestSupport",
+            dependencies: ["PacenoteCore"],
+            path: "Tests/PacenoteTestSupport"
+        ),
+        .testTarget(name: "PacenoteCoreTests", dependencies: ["PacenoteCore"]),
+        .testTarget(
+            name: "PacenoteStoreTests",
+            dependencies: ["PacenoteStore", "PacenoteCore", "PacenoteTestSupport"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PacenoteWebTests",
+            dependencies: ["PacenoteWeb", "PacenoteCore", "PacenoteTestSupport"]
+        ),
+        .testTarget(
+            name: "PacenoteEndToEndTests",
+            dependencies: ["pacenote", "PacenoteApp", "PacenoteCore", "PacenoteTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

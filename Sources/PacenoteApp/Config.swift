@@ -1,0 +1,359 @@
+import Foundation
+import Logging
+import PacenoteCore
+
+/// Pacenote's effective configuration: defaults, then the TOML file, then environment
+/// variables, then command-line flags — each layer overriding the one before.
+/// Every key is documented in docs/pacenote.example.toml.
+public struct Config: Sendable, Equatable {
+    public var http: ListenAddress = .default
+    /// Prefix for every URL when served behind a reverse proxy: `/pacenote`, or empty.
+    public var basePath: String = ""
+    public var maxBodyBytes: Int = 1 << 20
+    public var databasePath: String
+    /// The time zone in which days start and end (SOTD, rollups, charts).
+    public var timeZone: TimeZone = .current
+    public var logLevel: Logger.Level = .info
+    public var mpd = MPD()
+
+    public struct MPD: Sendable, Equatable {
+        /// The player's name, recorded with every play (useful with several rooms).
+        public var name = "default"
+        /// `MPD_HOST` syntax: `host`, `password@host`, a socket path or `@abstract`.
+        public var host = "localhost"
+        public var port: UInt16?
+        public var password: String?
+        public var connectTimeoutSeconds = 5.0
+        public var reconnectInitialSeconds = 1.0
+        public var reconnectMaxSeconds = 30.0
+
+        /// Where to connect: `host` parsed as MPD clients do; a password written in the
+        /// host (`secret@host`) wins over `password`.
+        public var endpoint: MPDEndpoint {
+            get throws(ConfigError) {
+                do {
+                    var e = try MPDEndpoint.parse(host: host, port: port.map(String.init))
+                    if e.password == nil { e.password = password }
+                    return e
+                } catch {
+                    throw ConfigError(key: "mpd.host", message: "'\(host)' is not a host, host:port or socket path")
+                }
+            }
+        }
+    }
+
+    /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
+    public var origins: [String: String] = [:]
+    /// The configuration file that was read, if any.
+    public var file: String?
+    /// True when the database path is the default one in the XDG data directory.
+    public var databaseIsDefault = true
+
+    public init(databasePath: String) { self.databasePath = databasePath }
+}
+
+/// A configuration problem, described in one line that names the key and where it was set.
+public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var key: String
+    public var message: String
+    public var origin: String?
+
+    public init(key: String, message: String, origin: String? = nil) {
+        self.key = key
+        self.message = message
+        self.origin = origin
+    }
+
+    public var description: String {
+        if let origin { return "\(key) (\(origin)): \(message)" }
+        return "\(key): \(message)"
+    }
+}
+
+/// Values given on the command line; `nil` means "not given".
+public struct ConfigFlags: Sendable, Equatable {
+    public var config: String?
+    public var db: String?
+    public var http: String?
+    public var mpd: String?
+    public var basePath: String?
+    public var timeZone: String?
+    public var logLevel: String?
+
+    public init(config: String? = nil, db: String? = nil, http: String? = nil, mpd: String? = nil,
+                basePath: String? = nil, timeZone: String? = nil, logLevel: String? = nil) {
+        self.config = config
+        self.db = db
+        self.http = http
+        self.mpd = mpd
+        self.basePath = basePath
+        self.timeZone = timeZone
+        self.logLevel = logLevel
+    }
+}
+
+public enum ConfigLoader {
+    /// Reads the file (if any), the environment and the flags into a validated `Config`.
+    public static func load(flags: ConfigFlags, environment: [String: String]) throws(ConfigError) -> Config {
+        let dirs = XDGDirectories(environment: environment)
+        var config = Config(databasePath: dirs.dataHome + "/pacenote/pacenote.sqlite")
+        for setting in settings { config.origins[setting.key] = "default" }
+
+        // 1. The file: --config, else PACENOTE_CONFIG, else the XDG location if it exists.
+        let explicit = flags.config.map { ($0, "--config") } ?? environment["PACENOTE_CONFIG"].map { ($0, "env PACENOTE_CONFIG") }
+        let path = explicit?.0 ?? dirs.configHome + "/pacenote/config.toml"
+        if let explicit, !FileManager.default.fileExists(atPath: explicit.0) {
+            throw ConfigError(key: "config", message: "no such file: \(explicit.0)", origin: explicit.1)
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            try applyFile(path, to: &config)
+        }
+
+        // 2. The environment.
+        for setting in settings {
+            for name in setting.environment {
+                guard let value = environment[name], !value.isEmpty else { continue }
+                try setting.apply(.text(value), to: &config, origin: "env \(name)")
+            }
+        }
+
+        // 3. The flags.
+        let flagValues: [(String, String?, String)] = [
+            ("database.path", flags.db, "--db"), ("server.http", flags.http, "--http"),
+            ("server.base_path", flags.basePath, "--base-path"), ("display.timezone", flags.timeZone, "--timezone"),
+            ("log.level", flags.logLevel, "--log-level"),
+        ]
+        for (key, value, flag) in flagValues {
+            guard let value, let setting = settings.first(where: { $0.key == key }) else { continue }
+            try setting.apply(.text(value), to: &config, origin: flag)
+        }
+        if let mpd = flags.mpd {
+            // --mpd HOST[:PORT] sets both, so an MPD_PORT in the environment cannot win over it.
+            if let split = MPDEndpoint.splitHostPort(mpd), !mpd.hasPrefix("/") {
+                try setting("mpd.host").apply(.text(split.host), to: &config, origin: "--mpd")
+                try setting("mpd.port").apply(.text(split.port), to: &config, origin: "--mpd")
+            } else {
+                try setting("mpd.host").apply(.text(mpd), to: &config, origin: "--mpd")
+            }
+        }
+
+        config.databasePath = dirs.expand(config.databasePath)
+        config.databaseIsDefault = config.origins["database.path"] == "default"
+        _ = try config.mpd.endpoint  // validates host and port together
+        return config
+    }
+
+    private static func applyFile(_ path: String, to config: inout Config) throws(ConfigError) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(key: "config", message: "cannot read \(path): \(error.localizedDescription)")
+        }
+        let root: TOMLTable
+        do {
+            root = try TOML.parse(text)
+        } catch {
+            throw ConfigError(key: "config", message: "\(path): \(error.description)")
+        }
+        config.file = path
+        for section in root.keys {
+            let line = root.line(of: section) ?? 0
+            guard case .table(let table)? = root[section] else {
+                if settings.contains(where: { $0.key == section }) { continue }
+                throw ConfigError(key: section, message: "unknown key (see docs/pacenote.example.toml)", origin: "\(path):\(line)")
+            }
+            for key in table.keys {
+                let full = "\(section).\(key)"
+                let origin = "\(path):\(table.line(of: key) ?? line)"
+                guard let setting = settings.first(where: { $0.key == full }) else {
+                    let hint = suggestion(for: full).map { "; did you mean \($0)?" } ?? " (see docs/pacenote.example.toml)"
+                    throw ConfigError(key: full, message: "unknown key\(hint)", origin: origin)
+                }
+                try setting.apply(.toml(table[key]!), to: &config, origin: origin)
+            }
+        }
+    }
+
+    /// A known key that differs by at most two edits, for "did you mean" hints.
+    static func suggestion(for key: String) -> String? {
+        settings.map(\.key).min { editDistance($0, key) < editDistance($1, key) }.flatMap { editDistance($0, key) <= 2 ? $0 : nil }
+    }
+
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+
+    static func setting(_ key: String) -> Setting { settings.first { $0.key == key }! }
+
+    // MARK: The settings
+
+    enum Input {
+        case toml(TOMLValue)
+        case text(String)
+    }
+
+    /// One configuration key: its name in the file, its environment variables, how to apply it.
+    struct Setting: Sendable {
+        var key: String
+        var environment: [String]
+        var apply: @Sendable (Input, inout Config) throws(ConfigError) -> Void
+
+        func apply(_ input: Input, to config: inout Config, origin: String) throws(ConfigError) {
+            do {
+                try apply(input, &config)
+            } catch var error {
+                error.origin = origin
+                throw error
+            }
+            config.origins[key] = origin
+        }
+    }
+
+    static let settings: [Setting] = [
+        Setting(key: "server.http", environment: ["PACENOTE_HTTP"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "server.http")
+            guard let address = ListenAddress(parsing: text) else {
+                throw ConfigError(key: "server.http", message: "'\(text)' is not HOST:PORT (e.g. 127.0.0.1:6680, [::1]:6680)")
+            }
+            c.http = address
+        },
+        Setting(key: "server.base_path", environment: ["PACENOTE_BASE_PATH"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "server.base_path")
+            guard text.isEmpty || text.hasPrefix("/"), !text.contains("?"), !text.contains("#"), !text.contains("..") else {
+                throw ConfigError(key: "server.base_path", message: "'\(text)' must be empty or a path starting with '/'")
+            }
+            c.basePath = text
+        },
+        Setting(key: "server.max_body_bytes", environment: ["PACENOTE_MAX_BODY_BYTES"]) { (input, c) throws(ConfigError) in
+            c.maxBodyBytes = Int(try integer(input, "server.max_body_bytes", in: 1024...(1 << 30)))
+        },
+        Setting(key: "database.path", environment: ["PACENOTE_DB"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "database.path")
+            guard !text.isEmpty else { throw ConfigError(key: "database.path", message: "must not be empty") }
+            c.databasePath = text
+        },
+        Setting(key: "display.timezone", environment: ["PACENOTE_TIMEZONE"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "display.timezone")
+            guard let zone = TimeZone(identifier: text) else {
+                throw ConfigError(key: "display.timezone", message: "'\(text)' is not an IANA time zone (e.g. Europe/Berlin, UTC)")
+            }
+            c.timeZone = zone
+        },
+        Setting(key: "log.level", environment: ["PACENOTE_LOG_LEVEL"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "log.level").lowercased()
+            guard let level = Logger.Level(rawValue: text == "warn" ? "warning" : text) else {
+                throw ConfigError(key: "log.level", message: "'\(text)' is not one of trace, debug, info, notice, warning, error, critical")
+            }
+            c.logLevel = level
+        },
+        Setting(key: "mpd.name", environment: ["PACENOTE_MPD_NAME"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "mpd.name")
+            guard !text.isEmpty, text.count <= 64 else { throw ConfigError(key: "mpd.name", message: "must be 1 to 64 characters") }
+            c.mpd.name = text
+        },
+        Setting(key: "mpd.host", environment: ["MPD_HOST"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "mpd.host")
+            do {
+                _ = try MPDEndpoint.parse(host: text)
+            } catch {
+                throw ConfigError(key: "mpd.host", message: "'\(text)' is not a host, password@host or socket path")
+            }
+            c.mpd.host = text
+        },
+        Setting(key: "mpd.port", environment: ["MPD_PORT"]) { (input, c) throws(ConfigError) in
+            c.mpd.port = UInt16(try integer(input, "mpd.port", in: 1...65535))
+        },
+        Setting(key: "mpd.password", environment: ["PACENOTE_MPD_PASSWORD"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "mpd.password")
+            c.mpd.password = text.isEmpty ? nil : text
+        },
+        Setting(key: "mpd.connect_timeout_s", environment: []) { (input, c) throws(ConfigError) in
+            c.mpd.connectTimeoutSeconds = try number(input, "mpd.connect_timeout_s", in: 0.1...60)
+        },
+        Setting(key: "mpd.reconnect_initial_s", environment: []) { (input, c) throws(ConfigError) in
+            c.mpd.reconnectInitialSeconds = try number(input, "mpd.reconnect_initial_s", in: 0.05...60)
+        },
+        Setting(key: "mpd.reconnect_max_s", environment: []) { (input, c) throws(ConfigError) in
+            c.mpd.reconnectMaxSeconds = try number(input, "mpd.reconnect_max_s", in: 0.05...3600)
+        },
+    ]
+
+    private static func string(_ input: Input, _ key: String) throws(ConfigError) -> String {
+        switch input {
+        case .text(let s): return s
+        case .toml(.string(let s)): return s
+        case .toml(let other): throw ConfigError(key: key, message: "expected a string, got \(other.kindDescription)")
+        }
+    }
+
+    private static func integer(_ input: Input, _ key: String, in range: ClosedRange<Int64>) throws(ConfigError) -> Int64 {
+        let value: Int64?
+        switch input {
+        case .text(let s): value = Int64(s.trimmingCharacters(in: .whitespaces))
+        case .toml(.integer(let i)): value = i
+        case .toml(let other): throw ConfigError(key: key, message: "expected an integer, got \(other.kindDescription)")
+        }
+        guard let value, range.contains(value) else {
+            throw ConfigError(key: key, message: "expected an integer from \(range.lowerBound) to \(range.upperBound), got \(describe(input))")
+        }
+        return value
+    }
+
+    private static func number(_ input: Input, _ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double {
+        let value: Double?
+        switch input {
+        case .text(let s): value = Double(s.trimmingCharacters(in: .whitespaces))
+        case .toml(.integer(let i)): value = Double(i)
+        case .toml(.float(let f)): value = f
+        case .toml(let other): throw ConfigError(key: key, message: "expected a number, got \(other.kindDescription)")
+        }
+        guard let value, range.contains(value) else {
+            throw ConfigError(key: key, message: "expected a number from \(range.lowerBound) to \(range.upperBound), got \(describe(input))")
+        }
+        return value
+    }
+
+    private static func describe(_ input: Input) -> String {
+        switch input {
+        case .text(let s): "\"\(s)\""
+        case .toml(.integer(let i)): String(i)
+        case .toml(.float(let f)): String(f)
+        case .toml(.string(let s)): "\"\(s)\""
+        case .toml(let other): other.kindDescription
+        }
+    }
+}
+
+/// The XDG base directories (https://specifications.freedesktop.org/basedir-spec/latest/).
+struct XDGDirectories {
+    let home: String
+    let dataHome: String
+    let configHome: String
+
+    init(environment: [String: String]) {
+        home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        // Relative XDG paths are invalid per the spec and must be ignored.
+        func absolute(_ name: String) -> String? {
+            environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        }
+        dataHome = absolute("XDG_DATA_HOME") ?? home + "/.local/share"
+        configHome = absolute("XDG_CONFIG_HOME") ?? home + "/.config"
+    }
+
+    /// Expands a leading `~/`.
+    func expand(_ path: String) -> String {
+        path == "~" ? home : path.hasPrefix("~/") ? home + path.dropFirst() : path
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteMPD
+import PacenoteStore
+import PacenoteWeb
+
+/// Why `pacenote serve` could not start, in one line that names the setting.
+public struct StartupError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The running daemon: the database, one watcher per MPD and the web server, wired from a
+/// `Config`. `pacenote serve` and the end-to-end tests start it the same way.
+public final class PacenoteServer: Sendable {
+    public let config: Config
+    public let store: Store
+    public let watcher: MPDWatcher
+    private let web: WebServer
+    private let logger: Logger
+
+    /// The port the HTTP server is bound to (useful with `--http 127.0.0.1:0`).
+    public var httpPort: UInt16 { web.port }
+
+    private init(config: Config, store: Store, watcher: MPDWatcher, web: WebServer, logger: Logger) {
+        self.config = config
+        self.store = store
+        self.watcher = watcher
+        self.web = web
+        self.logger = logger
+    }
+
+    /// Opens and migrates the database, starts watching MPD (retrying in the background
+    /// while it is down) and starts serving HTTP. Nothing is left running on failure.
+    public static func start(config: Config, logger: Logger) throws(StartupError) -> PacenoteServer {
+        let started = Date()
+        let store = try openStore(config: config)
+        let endpoint: MPDEndpoint
+        do {
+            endpoint = try config.mpd.endpoint
+        } catch {
+            try? store.close()
+            throw StartupError(error.description)
+        }
+        let watcher = MPDWatcher(
+            settings: .init(
+                name: config.mpd.name, endpoint: endpoint,
+                connectTimeoutMs: UInt32(config.mpd.connectTimeoutSeconds * 1000),
+                reconnectInitial: config.mpd.reconnectInitialSeconds,
+                reconnectMaximum: max(config.mpd.reconnectMaxSeconds, config.mpd.reconnectInitialSeconds)),
+            logger: logger)
+        let api = API(context: APIContext(
+            version: PacenoteVersion.current, startedAt: started, store: store,
+            players: { [watcher] in [watcher.status] }))
+        let web = WebServer(
+            settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes),
+            basePath: config.basePath, api: api, logger: logger)
+        do {
+            try web.start()
+        } catch {
+            try? store.close()
+            throw StartupError(error.description)
+        }
+        watcher.start()
+        let server = PacenoteServer(config: config, store: store, watcher: watcher, web: web, logger: logger)
+        let shownHost = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
+        logger.info("serving http://\(shownHost):\(web.port)\(config.basePath)/ (database \(config.databasePath))")
+        return server
+    }
+
+    /// Opens the configured database, creating the default data directory (mode 0700:
+    /// heart rate is health data) when the path is the default one.
+    public static func openStore(config: Config) throws(StartupError) -> Store {
+        if config.databaseIsDefault {
+            let directory = (config.databasePath as NSString).deletingLastPathComponent
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StartupError("database.path: cannot create \(directory): \(error.localizedDescription)")
+            }
+        }
+        do {
+            return try Store.open(path: config.databasePath, timeZone: config.timeZone)
+        } catch {
+            throw StartupError("database.path (\(config.origins["database.path"] ?? "default")): \(error.description)")
+        }
+    }
+
+    /// Stops serving, stops the watchers, then closes the database: in that order, so no
+    /// request or play is cut off half-way.
+    public func stop() {
+        logger.info("shutting down")
+        web.stop()
+        watcher.stop()
+        do {
+            try store.close()
+        } catch {
+            logger.error("closing the database: \(error.description)")
+        }
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A song or a stream title as Pacenote knows it: from MPD's library, a stream's
+/// metadata, or an imported listen.
+public struct Track: Equatable, Sendable {
+    public var id: Int64?
+    /// MPD's song URI (a path relative to the music directory, or a stream URL).
+    /// `nil` for tracks known only from imported listens.
+    public var uri: String?
+    public var title: String
+    public var artist: String?
+    public var album: String?
+    public var albumArtist: String?
+    public var genre: String?
+    public var date: String?
+    public var trackNumber: Int?
+    public var discNumber: Int?
+    public var durationSeconds: Double?
+    public var musicBrainz: MusicBrainzIDs
+    public var bpm: BPM?
+
+    public init(
+        id: Int64? = nil, uri: String? = nil, title: String, artist: String? = nil,
+        album: String? = nil, albumArtist: String? = nil, genre: String? = nil, date: String? = nil,
+        trackNumber: Int? = nil, discNumber: Int? = nil, durationSeconds: Double? = nil,
+        musicBrainz: MusicBrainzIDs = .init(), bpm: BPM? = nil
+    ) {
+        self.id = id
+        self.uri = uri
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.albumArtist = albumArtist
+        self.genre = genre
+        self.date = date
+        self.trackNumber = trackNumber
+        self.discNumber = discNumber
+        self.durationSeconds = durationSeconds
+        self.musicBrainz = musicBrainz
+        self.bpm = bpm
+    }
+
+    /// The key under which plays of the same song from different sources meet
+    /// (an MPD play and the same listen imported from ListenBrainz).
+    public var matchKey: String { MatchKey.make(artist: artist ?? albumArtist, title: title) }
+}
+
+/// MusicBrainz identifiers as MPD reports them (Picard's tag names).
+public struct MusicBrainzIDs: Equatable, Sendable {
+    public var recording: String?
+    public var release: String?
+    public var artist: String?
+    public var albumArtist: String?
+    public var releaseTrack: String?
+
+    public init(recording: String? = nil, release: String? = nil, artist: String? = nil,
+                albumArtist: String? = nil, releaseTrack: String? = nil) {
+        self.recording = recording
+        self.release = release
+        self.artist = artist
+        self.albumArtist = albumArtist
+        self.releaseTrack = releaseTrack
+    }
+}
+
+/// A track's tempo and where it came from: the recommender trusts a hand-set value more
+/// than a detector's guess (Beatrun records source and confidence for each BPM).
+public struct BPM: Equatable, Sendable {
+    public enum Source: String, Sendable, CaseIterable {
+        /// A `BPM`/`TBPM`/`TEMPO` tag read through MPD's `readcomments`.
+        case tag
+        /// An MPD `bpm` sticker.
+        case sticker
+        /// Detected from the audio by `pacenote analyze`.
+        case analysis
+        /// Set by hand in the API or on the track page.
+        case manual
+        /// Came with imported listens.
+        case `import`
+    }
+
+    public var value: Double
+    public var source: Source
+    /// 0…1, where the source can say how sure it is.
+    public var confidence: Double?
+
+    public init(value: Double, source: Source, confidence: Double? = nil) {
+        self.value = value
+        self.source = source
+        self.confidence = confidence
+    }
+}

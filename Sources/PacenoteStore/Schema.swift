@@ -1,0 +1,249 @@
+import GRDB
+
+/// Pacenote's schema, as named migrations recorded in GRDB's `grdb_migrations` table.
+///
+/// Rules for everyone who adds to this file:
+/// - Never edit or rename a migration that has shipped: add a new one. A database created
+///   by any earlier version must open in every later one (`Tests/PacenoteStoreTests/Fixtures`).
+/// - Every timestamp is UTC, in integer milliseconds since the Unix epoch, in a column
+///   named `…_at_ms`. Local days (`local_day`) are derived columns kept for rollups; they
+///   follow the display time zone recorded in `meta.rollup_timezone`.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1.meta", migrate: v1Meta)
+        m.registerMigration("v1.tracks", migrate: v1Tracks)
+        m.registerMigration("v1.heart-rate-and-workouts", migrate: v1HeartRateAndWorkouts)
+        m.registerMigration("v1.plays", migrate: v1Plays)
+        m.registerMigration("v1.rollups", migrate: v1Rollups)
+        m.registerMigration("v1.sotd-and-api-keys", migrate: v1SOTDAndKeys)
+        return m
+    }
+
+    private static func v1Meta(_ db: Database) throws {
+        try db.execute(sql: """
+            -- Small facts about this database: when it was created, which time zone the rollups use.
+            CREATE TABLE meta (
+              key   TEXT PRIMARY KEY NOT NULL,
+              value TEXT NOT NULL
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    private static func v1Tracks(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE tracks (
+              id                  INTEGER PRIMARY KEY,
+              uri                 TEXT UNIQUE,          -- MPD song URI or stream URL; NULL when only imported
+              title               TEXT NOT NULL,        -- falls back to the file name when untagged
+              artist              TEXT,
+              album               TEXT,
+              album_artist        TEXT,
+              genre               TEXT,
+              date                TEXT,                 -- as tagged: '1997', '1997-05-21'
+              track_number        INTEGER,
+              disc_number         INTEGER,
+              duration_s          REAL CHECK (duration_s IS NULL OR duration_s >= 0),
+              mb_recording_id     TEXT,
+              mb_release_id       TEXT,
+              mb_artist_id        TEXT,
+              mb_album_artist_id  TEXT,
+              mb_release_track_id TEXT,
+              bpm                 REAL CHECK (bpm IS NULL OR bpm > 0),
+              bpm_source          TEXT CHECK (bpm_source IN ('tag', 'sticker', 'analysis', 'manual', 'import')),
+              bpm_confidence      REAL CHECK (bpm_confidence IS NULL OR bpm_confidence BETWEEN 0 AND 1),
+              match_key           TEXT NOT NULL,        -- normalised artist + title (PacenoteCore.MatchKey)
+              in_library          INTEGER NOT NULL DEFAULT 1 CHECK (in_library IN (0, 1)),
+              library_modified_at_ms INTEGER,           -- MPD's Last-Modified, for incremental mirroring
+              first_seen_at_ms    INTEGER NOT NULL,
+              updated_at_ms       INTEGER NOT NULL,
+              CHECK ((bpm IS NULL) = (bpm_source IS NULL))
+            );
+            CREATE INDEX tracks_match_key ON tracks(match_key);
+            CREATE INDEX tracks_artist ON tracks(artist COLLATE NOCASE);
+            CREATE INDEX tracks_album ON tracks(album COLLATE NOCASE);
+            """)
+    }
+
+    private static func v1HeartRateAndWorkouts(_ db: Database) throws {
+        try db.execute(sql: """
+            -- Zone settings carry the date from which they apply: changing them never
+            -- rewrites past workouts.
+            CREATE TABLE zone_settings (
+              id                INTEGER PRIMARY KEY,
+              effective_from_ms INTEGER NOT NULL UNIQUE,
+              model             TEXT NOT NULL CHECK (model IN ('percent_max', 'hrr', 'lthr_run', 'lthr_bike', 'custom')),
+              max_hr            INTEGER CHECK (max_hr IS NULL OR max_hr BETWEEN 100 AND 250),
+              resting_hr        INTEGER CHECK (resting_hr IS NULL OR resting_hr BETWEEN 25 AND 120),
+              lthr              INTEGER CHECK (lthr IS NULL OR lthr BETWEEN 80 AND 230),
+              bounds_json       TEXT,                   -- custom: lower bpm bound of Z1..Z5 as a JSON array
+              created_at_ms     INTEGER NOT NULL
+            );
+
+            CREATE TABLE workouts (
+              id               INTEGER PRIMARY KEY,
+              started_at_ms    INTEGER NOT NULL,
+              ended_at_ms      INTEGER,                 -- NULL while the workout is in progress
+              kind             TEXT NOT NULL DEFAULT 'auto' CHECK (kind IN ('auto', 'manual', 'import')),
+              name             TEXT,
+              sport            TEXT,
+              zone_settings_id INTEGER REFERENCES zone_settings(id) ON DELETE RESTRICT,
+              hr_avg           REAL,
+              hr_max           INTEGER,
+              z0_s REAL NOT NULL DEFAULT 0, z1_s REAL NOT NULL DEFAULT 0, z2_s REAL NOT NULL DEFAULT 0,
+              z3_s REAL NOT NULL DEFAULT 0, z4_s REAL NOT NULL DEFAULT 0, z5_s REAL NOT NULL DEFAULT 0,
+              CHECK (ended_at_ms IS NULL OR ended_at_ms >= started_at_ms)
+            );
+            CREATE INDEX workouts_started ON workouts(started_at_ms);
+
+            -- One row per sample; the same timestamp from the same source is stored once.
+            CREATE TABLE hr_samples (
+              source TEXT NOT NULL,                     -- 'http:<key name>', 'feed', 'ble', …
+              at_ms  INTEGER NOT NULL,
+              bpm    INTEGER NOT NULL CHECK (bpm BETWEEN 25 AND 250),
+              rr_ms  TEXT,                              -- RR intervals in ms, JSON array
+              PRIMARY KEY (source, at_ms)
+            ) WITHOUT ROWID;
+            CREATE INDEX hr_samples_at ON hr_samples(at_ms);
+            """)
+    }
+
+    private static func v1Plays(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE plays (
+              id            INTEGER PRIMARY KEY,
+              track_id      INTEGER NOT NULL REFERENCES tracks(id) ON DELETE RESTRICT,
+              started_at_ms INTEGER NOT NULL,           -- when playback of this play began
+              ended_at_ms   INTEGER NOT NULL,
+              played_s      REAL NOT NULL CHECK (played_s >= 0),  -- real playing time, pauses excluded
+              counted       INTEGER NOT NULL CHECK (counted IN (0, 1)),  -- 0: a skip
+              source        TEXT NOT NULL,              -- 'mpd', 'listenbrainz', 'import:lastfm', …
+              player        TEXT,                       -- the MPD (room) that played it
+              hr_avg        REAL,
+              hr_max        INTEGER,
+              zone          INTEGER CHECK (zone BETWEEN 0 AND 5),
+              workout_id    INTEGER REFERENCES workouts(id) ON DELETE SET NULL,
+              local_day     TEXT NOT NULL,              -- 'YYYY-MM-DD' of started_at in meta.rollup_timezone
+              local_hour    INTEGER NOT NULL CHECK (local_hour BETWEEN 0 AND 23),
+              CHECK (ended_at_ms >= started_at_ms)
+            );
+            -- The same listen (track and start) is stored once, whoever submits it twice.
+            CREATE UNIQUE INDEX plays_identity ON plays(track_id, started_at_ms);
+            CREATE INDEX plays_started ON plays(started_at_ms);
+            CREATE INDEX plays_local_day ON plays(local_day);
+            CREATE INDEX plays_workout ON plays(workout_id) WHERE workout_id IS NOT NULL;
+
+            -- The play in progress on each player, saved on every state change and
+            -- periodically, so that a crash or reboot loses nothing and doubles nothing.
+            CREATE TABLE open_plays (
+              player        TEXT PRIMARY KEY NOT NULL,
+              track_id      INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+              mpd_song_id   INTEGER,
+              started_at_ms INTEGER NOT NULL,
+              played_s      REAL NOT NULL DEFAULT 0 CHECK (played_s >= 0),
+              state         TEXT NOT NULL CHECK (state IN ('play', 'pause')),
+              position_s    REAL,                       -- elapsed time in the song when saved
+              saved_at_ms   INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    /// Per-day rollups, kept by triggers so that every writer (watcher, imports, deletes)
+    /// keeps them right. Charts over any range read at most one row per day and track.
+    private static func v1Rollups(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE rollup_day_track (
+              day      TEXT NOT NULL,
+              track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+              plays    INTEGER NOT NULL,                -- counted plays
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL,
+              PRIMARY KEY (day, track_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX rollup_day_track_by_track ON rollup_day_track(track_id, day);
+
+            CREATE TABLE rollup_day_hour (
+              day      TEXT NOT NULL,
+              hour     INTEGER NOT NULL CHECK (hour BETWEEN 0 AND 23),
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL,
+              PRIMARY KEY (day, hour)
+            ) WITHOUT ROWID;
+
+            CREATE TRIGGER plays_rollup_insert AFTER INSERT ON plays BEGIN
+              INSERT INTO rollup_day_track (day, track_id, plays, skips, played_s)
+                VALUES (NEW.local_day, NEW.track_id, NEW.counted, 1 - NEW.counted, NEW.played_s)
+                ON CONFLICT (day, track_id) DO UPDATE SET
+                  plays = plays + excluded.plays, skips = skips + excluded.skips,
+                  played_s = played_s + excluded.played_s;
+              INSERT INTO rollup_day_hour (day, hour, plays, skips, played_s)
+                VALUES (NEW.local_day, NEW.local_hour, NEW.counted, 1 - NEW.counted, NEW.played_s)
+                ON CONFLICT (day, hour) DO UPDATE SET
+                  plays = plays + excluded.plays, skips = skips + excluded.skips,
+                  played_s = played_s + excluded.played_s;
+            END;
+
+            CREATE TRIGGER plays_rollup_delete AFTER DELETE ON plays BEGIN
+              UPDATE rollup_day_track
+                SET plays = plays - OLD.counted, skips = skips - (1 - OLD.counted), played_s = played_s - OLD.played_s
+                WHERE day = OLD.local_day AND track_id = OLD.track_id;
+              DELETE FROM rollup_day_track
+                WHERE day = OLD.local_day AND track_id = OLD.track_id AND plays = 0 AND skips = 0;
+              UPDATE rollup_day_hour
+                SET plays = plays - OLD.counted, skips = skips - (1 - OLD.counted), played_s = played_s - OLD.played_s
+                WHERE day = OLD.local_day AND hour = OLD.local_hour;
+              DELETE FROM rollup_day_hour
+                WHERE day = OLD.local_day AND hour = OLD.local_hour AND plays = 0 AND skips = 0;
+            END;
+
+            CREATE TRIGGER plays_rollup_update
+            AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
+              UPDATE rollup_day_track
+                SET plays = plays - OLD.counted, skips = skips - (1 - OLD.counted), played_s = played_s - OLD.played_s
+                WHERE day = OLD.local_day AND track_id = OLD.track_id;
+              DELETE FROM rollup_day_track
+                WHERE day = OLD.local_day AND track_id = OLD.track_id AND plays = 0 AND skips = 0;
+              UPDATE rollup_day_hour
+                SET plays = plays - OLD.counted, skips = skips - (1 - OLD.counted), played_s = played_s - OLD.played_s
+                WHERE day = OLD.local_day AND hour = OLD.local_hour;
+              DELETE FROM rollup_day_hour
+                WHERE day = OLD.local_day AND hour = OLD.local_hour AND plays = 0 AND skips = 0;
+              INSERT INTO rollup_day_track (day, track_id, plays, skips, played_s)
+                VALUES (NEW.local_day, NEW.track_id, NEW.counted, 1 - NEW.counted, NEW.played_s)
+                ON CONFLICT (day, track_id) DO UPDATE SET
+                  plays = plays + excluded.plays, skips = skips + excluded.skips,
+                  played_s = played_s + excluded.played_s;
+              INSERT INTO rollup_day_hour (day, hour, plays, skips, played_s)
+                VALUES (NEW.local_day, NEW.local_hour, NEW.counted, 1 - NEW.counted, NEW.played_s)
+                ON CONFLICT (day, hour) DO UPDATE SET
+                  plays = plays + excluded.plays, skips = skips + excluded.skips,
+                  played_s = played_s + excluded.played_s;
+            END;
+            """)
+    }
+
+    private static func v1SOTDAndKeys(_ db: Database) throws {
+        try db.execute(sql: """
+            -- A pinned song of the day overrides the computed one for that local day.
+            CREATE TABLE sotd_pins (
+              day          TEXT PRIMARY KEY NOT NULL,   -- 'YYYY-MM-DD' in the display time zone
+              track_id     INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+              note         TEXT,
+              pinned_at_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+
+            -- API keys are stored as SHA-256 hashes; only the prefix is shown again.
+            CREATE TABLE api_keys (
+              id              INTEGER PRIMARY KEY,
+              name            TEXT NOT NULL UNIQUE,
+              key_hash        TEXT NOT NULL UNIQUE,
+              key_prefix      TEXT NOT NULL,
+              scopes          TEXT NOT NULL DEFAULT 'write',
+              created_at_ms   INTEGER NOT NULL,
+              last_used_at_ms INTEGER,
+              revoked_at_ms   INTEGER
+            );
+            """)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import PacenoteCore
+
+/// A play with its track, as the listens API and pages show it.
+public struct PlayWithTrack: Equatable, Sendable {
+    public var play: Play
+    public var track: Track
+}
+
+/// Sizes of the main tables, for `/api/v1/status`.
+public struct StoreCounts: Equatable, Sendable {
+    public var plays: Int
+    public var tracks: Int
+}
+
+extension Store {
+    /// Stores a finished play. The same listen (same track and start) stored twice is kept
+    /// once: the second call returns `nil`.
+    @discardableResult
+    public func insertPlay(_ play: Play) throws(StoreError) -> Int64? {
+        try write { db in try Store.insertPlay(play, localTime: localTime, in: db) }
+    }
+
+    static func insertPlay(_ p: Play, localTime: LocalTime, in db: Database) throws -> Int64? {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player,
+                               hr_avg, hr_max, zone, workout_id, local_day, local_hour)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (track_id, started_at_ms) DO NOTHING
+            RETURNING id
+            """)
+        return try Int64.fetchOne(statement, arguments: [
+            p.trackID, milliseconds(p.startedAt), milliseconds(p.endedAt), p.playedSeconds, p.counted,
+            p.source, p.player, p.heartRateAverage, p.heartRateMax, p.zone?.rawValue, p.workoutID,
+            localTime.day(of: p.startedAt), localTime.hour(of: p.startedAt),
+        ])
+    }
+
+    /// Plays, newest first, with their tracks; `before` is the paging cursor (a play id).
+    public func recentPlays(limit: Int, beforeID: Int64? = nil) throws(StoreError) -> [PlayWithTrack] {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT p.id AS play_id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
+                       p.source, p.player, p.hr_avg, p.hr_max, p.zone, p.workout_id, t.*
+                FROM plays p JOIN tracks t ON t.id = p.track_id
+                WHERE (?1 IS NULL OR p.id < ?1)
+                ORDER BY p.started_at_ms DESC, p.id DESC
+                LIMIT ?2
+                """, arguments: [beforeID, limit])
+            return rows.map { row in
+                PlayWithTrack(
+                    play: Play(
+                        id: row["play_id"], trackID: row["track_id"],
+                        startedAt: Store.date(milliseconds: row["started_at_ms"]),
+                        endedAt: Store.date(milliseconds: row["ended_at_ms"]),
+                        playedSeconds: row["played_s"], counted: row["counted"], source: row["source"],
+                        player: row["player"], heartRateAverage: row["hr_avg"], heartRateMax: row["hr_max"],
+                        zone: (row["zone"] as Int?).flatMap(Zone.init(rawValue:)), workoutID: row["workout_id"]),
+                    track: Store.track(from: row))
+            }
+        }
+    }
+
+    public func counts() throws(StoreError) -> StoreCounts {
+        try read { db in
+            StoreCounts(
+                plays: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM plays") ?? 0,
+                tracks: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks") ?? 0)
+        }
+    }
+
+    /// Counted plays, skips and seconds per local day between two days (inclusive), from the rollups.
+    public func dailyTotals(from: String, to: String) throws(StoreError) -> [(day: String, plays: Int, skips: Int, seconds: Double)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT day, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_hour
+                WHERE day BETWEEN ? AND ? GROUP BY day ORDER BY day
+                """, arguments: [from, to]).map { ($0[0], $0[1], $0[2], $0[3]) }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+import PacenoteCore
+
+extension Store {
+    /// The display time zone the rollups and `plays.local_day` were computed in.
+    public func rollupTimeZone() throws(StoreError) -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'rollup_timezone'") }
+    }
+
+    /// Recomputes `local_day`/`local_hour` of every play for `timeZone` and rebuilds the
+    /// rollups from scratch, if they were built for another zone.
+    func alignRollups(to timeZone: TimeZone) throws(StoreError) {
+        guard try rollupTimeZone() != timeZone.identifier else { return }
+        try write { db in
+            let local = LocalTime(timeZone: timeZone)
+            let update = try db.makeStatement(sql: "UPDATE plays SET local_day = ?, local_hour = ? WHERE id = ?")
+            // Triggers would adjust rollups row by row; dropping and rebuilding is faster.
+            try db.execute(sql: "DELETE FROM rollup_day_track; DELETE FROM rollup_day_hour")
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, started_at_ms FROM plays")
+            var changes: [(Int64, String, Int)] = []
+            while let row = try rows.next() {
+                let at = Store.date(milliseconds: row[1])
+                changes.append((row[0], local.day(of: at), local.hour(of: at)))
+            }
+            // The update trigger would adjust rollups row by row; set it aside and rebuild
+            // them with one GROUP BY instead, then put it back exactly as it was.
+            let trigger = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_rollup_update'")
+            try db.execute(sql: "DROP TRIGGER IF EXISTS plays_rollup_update")
+            for (id, day, hour) in changes {
+                try update.execute(arguments: [day, hour, id])
+            }
+            if let trigger { try db.execute(sql: trigger) }
+            try db.execute(sql: """
+                INSERT INTO rollup_day_track (day, track_id, plays, skips, played_s)
+                  SELECT local_day, track_id, SUM(counted), SUM(1 - counted), SUM(played_s)
+                  FROM plays GROUP BY local_day, track_id;
+                INSERT INTO rollup_day_hour (day, hour, plays, skips, played_s)
+                  SELECT local_day, local_hour, SUM(counted), SUM(1 - counted), SUM(played_s)
+                  FROM plays GROUP BY local_day, local_hour;
+                INSERT INTO meta (key, value) VALUES ('rollup_timezone', ?)
+                  ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+                """, arguments: [timeZone.identifier])
+        }
+    }
+
+}

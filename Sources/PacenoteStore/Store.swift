@@ -1,0 +1,119 @@
+import Foundation
+import GRDB
+import PacenoteCore
+
+/// Pacenote's SQLite database: a WAL `DatabasePool`, so the web layer reads while the
+/// watcher writes. Open it with `Store.open`, close it with `close()`.
+public final class Store: Sendable {
+    public let path: String
+    let pool: DatabasePool
+    let localTime: LocalTime
+
+    /// The names of all migrations this version knows, oldest first.
+    public static var knownMigrations: [String] { Schema.migrator.migrations }
+
+    private init(path: String, pool: DatabasePool, localTime: LocalTime) {
+        self.path = path
+        self.pool = pool
+        self.localTime = localTime
+    }
+
+    /// Opens (creating if needed) and migrates the database at `path`. The directory must
+    /// exist. `timeZone` is the display zone: if it differs from the one the rollups were
+    /// built for, local days are recomputed and the rollups rebuilt, in one transaction.
+    public static func open(path: String, timeZone: TimeZone) throws(StoreError) -> Store {
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDir: ObjCBool = false
+        if !directory.isEmpty, !(FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) && isDir.boolValue) {
+            throw .cannotOpen(path: path, reason: "directory \(directory) does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw .cannotOpen(path: path, reason: "it is a directory")
+        }
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(5)
+        config.label = "pacenote"
+        config.prepareDatabase { db in
+            // NORMAL is durable across application crashes in WAL mode; only a power loss
+            // can roll back the last commits (https://sqlite.org/pragma.html#pragma_synchronous).
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw StoreError(error, path: path)
+        }
+        let store = Store(path: path, pool: pool, localTime: LocalTime(timeZone: timeZone))
+        do {
+            try store.migrate()
+            try store.alignRollups(to: timeZone)
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        return store
+    }
+
+    /// Applies every migration not yet applied. Running it again changes nothing.
+    public func migrate() throws(StoreError) {
+        do {
+            let migrator = Schema.migrator
+            let unknown = try pool.read { db in
+                try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
+            }
+            if !unknown.isEmpty { throw StoreError.newerSchema(path: path, unknownMigrations: unknown.sorted()) }
+            try migrator.migrate(pool)
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO meta (key, value) VALUES ('created_at_ms', ?) ON CONFLICT (key) DO NOTHING",
+                    arguments: [Self.milliseconds(Date())])
+            }
+        } catch {
+            throw StoreError(error, path: path)
+        }
+    }
+
+    /// The migrations recorded in this database, in the order they were applied.
+    public func appliedMigrations() throws(StoreError) -> [String] {
+        do {
+            return try pool.read { db in try Schema.migrator.appliedMigrations(db) }
+        } catch {
+            throw StoreError(error, path: path)
+        }
+    }
+
+    /// Checkpoints the WAL and closes every connection. The store is unusable afterwards.
+    public func close() throws(StoreError) {
+        do {
+            try pool.writeWithoutTransaction { db in
+                _ = try? db.checkpoint(.truncate)
+            }
+            try pool.close()
+        } catch {
+            throw StoreError(error, path: path)
+        }
+    }
+
+    // MARK: Helpers shared by the query files
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// Runs a read and maps any failure to `StoreError`.
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.read(body) } catch { throw StoreError(error, path: path) }
+    }
+
+    /// Runs a write in one transaction and maps any failure to `StoreError`: on error,
+    /// nothing of it is kept.
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do { return try pool.write(body) } catch { throw StoreError(error, path: path) }
+    }
+}

@@ -1,0 +1,44 @@
+import GRDB
+
+/// Everything the store can fail with, in the user's words. SQLite's result codes become
+/// these in one place (`StoreError.init(_:path:)`), so callers never see `DatabaseError`.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file could not be opened or created as a database.
+    case cannotOpen(path: String, reason: String)
+    /// The file was written by a newer Pacenote that added migrations this one does not know.
+    case newerSchema(path: String, unknownMigrations: [String])
+    /// Another process holds a lock for longer than the busy timeout.
+    case busy(path: String)
+    /// A row was rejected by a constraint (a duplicate, a check, a foreign key).
+    case constraint(String)
+    case sqlite(String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open database \(path): \(reason)"
+        case .newerSchema(let path, let names):
+            "database \(path) was written by a newer Pacenote (unknown migrations: \(names.joined(separator: ", ")))"
+        case .busy(let path): "database \(path) is locked by another process"
+        case .constraint(let message): "rejected by the database: \(message)"
+        case .sqlite(let message): "database error: \(message)"
+        }
+    }
+
+    init(_ error: any Error, path: String) {
+        guard let db = error as? DatabaseError else {
+            self = (error as? StoreError) ?? .sqlite(String(describing: error))
+            return
+        }
+        let message = db.message ?? "\(db.resultCode)"
+        switch db.resultCode {
+        case .SQLITE_CANTOPEN, .SQLITE_NOTADB, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH, .SQLITE_CORRUPT:
+            self = .cannotOpen(path: path, reason: message)
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            self = .busy(path: path)
+        case .SQLITE_CONSTRAINT:
+            self = .constraint(message)
+        default:
+            self = .sqlite(message)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// A request as handlers see it: the body complete, headers looked up case-insensitively.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path without the query string, percent-decoded by libmicrohttpd.
+    public var path: String
+    public var query: [String: String]
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response. Keys are sorted so that responses (and their ETags) are stable.
+    public static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {
+        do {
+            let data = try JSONCoding.encoder.encode(value)
+            return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(data))
+        } catch {
+            return HTTPResponse(apiError: .internal("could not encode the response: \(error)"))
+        }
+    }
+
+    /// The one way an error becomes a response: `{"error": {"code", "message"}}` with its status.
+    public init(apiError: APIError) {
+        struct Body: Encodable { var error: APIError }
+        let data = (try? JSONCoding.encoder.encode(Body(error: apiError))).map(Array.init) ?? Array(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8)
+        self.init(status: apiError.status, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(data))
+        if case .methodNotAllowed(let allowed) = apiError.kind {
+            headers.append(("Allow", allowed.joined(separator: ", ")))
+        }
+    }
+}
+
+enum JSONCoding {
+    static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }()
+}
+
+/// An error that knows its HTTP status and its stable machine-readable code.
+public struct APIError: Error, Equatable, Sendable, Encodable {
+    public enum Kind: Equatable, Sendable {
+        case badRequest
+        case unauthorized
+        case notFound
+        case methodNotAllowed([String])
+        case payloadTooLarge
+        case unsupportedMediaType
+        case unavailable
+        case `internal`
+    }
+
+    public var kind: Kind
+    public var code: String
+    public var message: String
+
+    public var status: Int {
+        switch kind {
+        case .badRequest: 400
+        case .unauthorized: 401
+        case .notFound: 404
+        case .methodNotAllowed: 405
+        case .payloadTooLarge: 413
+        case .unsupportedMediaType: 415
+        case .unavailable: 503
+        case .internal: 500
+        }
+    }
+
+    public static func badRequest(_ message: String, code: String = "bad_request") -> APIError {
+        APIError(kind: .badRequest, code: code, message: message)
+    }
+    public static func notFound(_ message: String = "no such resource") -> APIError {
+        APIError(kind: .notFound, code: "not_found", message: message)
+    }
+    public static func methodNotAllowed(_ allowed: [String]) -> APIError {
+        APIError(kind: .methodNotAllowed(allowed), code: "method_not_allowed",
+                 message: "allowed methods: \(allowed.joined(separator: ", "))")
+    }
+    public static func payloadTooLarge(limit: Int) -> APIError {
+        APIError(kind: .payloadTooLarge, code: "payload_too_large", message: "the request body exceeds \(limit) bytes")
+    }
+    public static func unavailable(_ message: String) -> APIError {
+        APIError(kind: .unavailable, code: "unavailable", message: message)
+    }
+    public static func `internal`(_ message: String) -> APIError {
+        APIError(kind: .internal, code: "internal", message: message)
+    }
+
+    enum CodingKeys: String, CodingKey { case code, message }
+}

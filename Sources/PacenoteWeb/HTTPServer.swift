@@ -1,0 +1,245 @@
+import CMicroHTTPD
+import Foundation
+import Glibc
+import Logging
+import PacenoteCore
+
+public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// The HTTP server: libmicrohttpd with one internal epoll thread, on a socket we bind
+/// ourselves (so "address in use" is reported with the address, and port 0 works).
+///
+/// Requests are handled synchronously on libmicrohttpd's thread: handlers read from
+/// SQLite's WAL pool and return in microseconds. The body is collected across the access
+/// handler's calls and capped at `maxBodyBytes` (413 beyond it).
+public final class HTTPServer: @unchecked Sendable {
+    // @unchecked Sendable: `daemon` and `logContext` are written in start() before
+    // libmicrohttpd's thread exists and cleared in stop() after it has been joined;
+    // everything else is immutable.
+    public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+
+    public struct Settings: Sendable {
+        public var address: ListenAddress
+        public var maxBodyBytes: Int
+        public var connectionLimit: Int
+        public var connectionTimeoutSeconds: Int
+
+        public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: Int = 512,
+                    connectionTimeoutSeconds: Int = 60) {
+            self.address = address
+            self.maxBodyBytes = maxBodyBytes
+            self.connectionLimit = connectionLimit
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        }
+    }
+
+    public let settings: Settings
+    let handler: Handler
+    let logger: Logger
+    private var daemon: OpaquePointer?
+    private var logContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    /// The port actually bound (differs from the settings' when they ask for port 0).
+    public private(set) var boundPort: UInt16 = 0
+
+    public init(settings: Settings, logger: Logger, handler: @escaping Handler) {
+        self.settings = settings
+        self.logger = logger
+        self.handler = handler
+    }
+
+    deinit { stop() }
+
+    public func start() throws(HTTPServerError) {
+        precondition(daemon == nil, "HTTPServer.start() called twice")
+        let fd = try Self.listen(on: settings.address)
+        boundPort = Self.localPort(of: fd) ?? settings.address.port
+
+        let log = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 2)
+        let logFunction: pn_mhd_log_fn = { context, message in
+            guard let context, let message else { return }
+            let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+            server.logger.warning("http: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        log[0] = unsafeBitCast(logFunction, to: UnsafeMutableRawPointer.self)
+        log[1] = Unmanaged.passUnretained(self).toOpaque()
+        logContext = log
+
+        let flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        // The server outlives its daemon (stop() runs before deinit finishes), so an
+        // unretained reference is safe as the callbacks' context.
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard let d = pn_mhd_start(
+            UInt32(flags), fd, HTTPServer.accessHandler, me, HTTPServer.completedHandler, me,
+            UInt32(settings.connectionLimit), UInt32(settings.connectionTimeoutSeconds), 256 * 1024, log)
+        else {
+            close(fd)
+            log.deallocate()
+            logContext = nil
+            throw HTTPServerError(message: "--http \(settings.address): libmicrohttpd could not start")
+        }
+        daemon = d
+    }
+
+    /// Stops accepting, closes every connection and joins libmicrohttpd's thread.
+    public func stop() {
+        guard let d = daemon else { return }
+        let fd = MHD_quiesce_daemon(d)
+        MHD_stop_daemon(d)
+        if fd >= 0 { close(fd) }
+        daemon = nil
+        logContext?.deallocate()
+        logContext = nil
+    }
+
+    // MARK: Socket
+
+    private static func listen(on address: ListenAddress) throws(HTTPServerError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var result: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(address.host, String(address.port), &hints, &result)
+        guard rc == 0, let first = result else {
+            throw HTTPServerError(message: "--http \(address): cannot resolve host: \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(result) }
+        var lastError = "no usable address"
+        var info: UnsafeMutablePointer<addrinfo>? = first
+        while let ai = info {
+            info = ai.pointee.ai_next
+            let fd = socket(ai.pointee.ai_family, ai.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), ai.pointee.ai_protocol)
+            if fd < 0 { lastError = String(cString: strerror(errno)); continue }
+            var on: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+            if bind(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0, Glibc.listen(fd, 128) == 0 {
+                return fd
+            }
+            lastError = String(cString: strerror(errno))
+            close(fd)
+        }
+        throw HTTPServerError(message: "--http \(address): cannot listen: \(lastError)")
+    }
+
+    private static func localPort(of fd: Int32) -> UInt16? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+        }
+        guard ok else { return nil }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
+        case AF_INET6:
+            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
+        default:
+            return nil
+        }
+    }
+
+    // MARK: libmicrohttpd callbacks (non-capturing: context travels through `cls`)
+
+    /// Per-request state, retained in `*con_cls` and released in `completedHandler`.
+    final class RequestState {
+        var body: [UInt8] = []
+        var tooLarge = false
+    }
+
+    private static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, conCls in
+        guard let cls, let connection, let conCls, let uploadSize else { return MHD_Result.NO }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        guard let stateRef = conCls.pointee else {
+            // First call: headers are in; the body (if any) comes in the next calls.
+            conCls.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+            return MHD_Result.YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(stateRef).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            let n = uploadSize.pointee
+            if !state.tooLarge, state.body.count + n <= server.settings.maxBodyBytes, let uploadData {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: n) {
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
+                }
+            } else {
+                // Keep reading (and dropping) the body so the 413 reaches the client.
+                state.tooLarge = true
+                state.body = []
+            }
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
+        let request = HTTPRequest(
+            method: method.map { String(cString: $0) } ?? "GET",
+            path: url.map { String(cString: $0) } ?? "/",
+            query: values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND),
+            headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND),
+            body: state.body)
+        let response = state.tooLarge
+            ? HTTPResponse(apiError: .payloadTooLarge(limit: server.settings.maxBodyBytes))
+            : server.respond(to: request)
+        return queue(response, on: connection)
+    }
+
+    private static let completedHandler: MHD_RequestCompletedCallback = { _, _, conCls, _ in
+        guard let conCls, let stateRef = conCls.pointee else { return }
+        Unmanaged<RequestState>.fromOpaque(stateRef).release()
+        conCls.pointee = nil
+    }
+
+    private final class ValueBox { var values: [String: String] = [:] }
+
+    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [String: String] {
+        let box = ValueBox()
+        let context = Unmanaged.passUnretained(box).toOpaque()
+        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
+            guard let cls, let key else { return MHD_Result.YES }
+            let box = Unmanaged<ValueBox>.fromOpaque(cls).takeUnretainedValue()
+            let k = String(cString: key)
+            // The first value of a repeated key wins.
+            if box.values[k] == nil { box.values[k] = value.map { String(cString: $0) } ?? "" }
+            return MHD_Result.YES
+        }, context)
+        return withExtendedLifetime(box) { box.values }
+    }
+
+    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        let mhdResponse = response.body.withUnsafeBytes { raw in
+            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse else { return MHD_Result.NO }
+        for (name, value) in response.headers {
+            MHD_add_response_header(mhdResponse, name, value)
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        MHD_destroy_response(mhdResponse)
+        return result
+    }
+
+    // MARK: Conditional requests
+
+    /// Runs the handler and applies what every response gets: an ETag on successful GETs,
+    /// and 304 when the client already has that version.
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        var response = handler(request)
+        guard request.method == "GET" || request.method == "HEAD", response.status == 200,
+              !response.headers.contains(where: { $0.0.lowercased() == "etag" }) else { return response }
+        let tag = "W/\"\(Self.fnv1a(response.body))\""
+        response.headers.append(("ETag", tag))
+        if let match = request.header("If-None-Match"),
+           match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*" }) {
+            return HTTPResponse(status: 304, headers: response.headers.filter { $0.0.lowercased() != "content-type" })
+        }
+        return response
+    }
+
+    /// FNV-1a, 64-bit: a fast content hash for ETags (not for anything security-related).
+    static func fnv1a(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        return String(hash, radix: 16)
+    }
+}

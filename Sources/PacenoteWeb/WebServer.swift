@@ -1,0 +1,33 @@
+import Logging
+import PacenoteCore
+
+/// The site and API behind one HTTP server, optionally under a base path for running
+/// behind a reverse proxy (`/pacenote/api/v1/status`).
+public final class WebServer: Sendable {
+    private let http: HTTPServer
+
+    public init(settings: HTTPServer.Settings, basePath: String, api: API, logger: Logger) {
+        let prefix = WebServer.normalise(basePath)
+        http = HTTPServer(settings: settings, logger: logger) { request in
+            var request = request
+            if !prefix.isEmpty {
+                guard request.path == prefix || request.path.hasPrefix(prefix + "/") else {
+                    return HTTPResponse(apiError: .notFound("Pacenote is served under \(prefix)/"))
+                }
+                request.path = String(request.path.dropFirst(prefix.count))
+                if request.path.isEmpty { request.path = "/" }
+            }
+            return api.handle(request)
+        }
+    }
+
+    public func start() throws(HTTPServerError) { try http.start() }
+    public func stop() { http.stop() }
+    public var port: UInt16 { http.boundPort }
+
+    /// `pacenote/` → `/pacenote`; `/` and `` → ``.
+    static func normalise(_ path: String) -> String {
+        let trimmed = path.split(separator: "/").joined(separator: "/")
+        return trimmed.isEmpty ? "" : "/" + trimmed
+    }
+}

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import PacenoteApp
+import PacenoteCore
+import PacenoteStore
+
+@main
+struct Pacenote: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pacenote",
+        abstract: "Logs what MPD plays, with your heart rate, and serves a dashboard.",
+        discussion: """
+            Configuration is read from defaults, then the TOML file (--config, $PACENOTE_CONFIG, \
+            or $XDG_CONFIG_HOME/pacenote/config.toml), then environment variables, then flags. \
+            Every key is documented in docs/pacenote.example.toml.
+            """,
+        version: PacenoteVersion.current,
+        subcommands: [Serve.self, Migrate.self, ShowConfig.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+/// `--config` and `--db`: taken by every subcommand that touches the database.
+struct StorageOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Configuration file (TOML).", valueName: "path"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("SQLite database file. Default: $XDG_DATA_HOME/pacenote/pacenote.sqlite.", valueName: "path"))
+    var db: String?
+}
+
+struct ServerOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Address to serve HTTP on. Default: 127.0.0.1:6680.", valueName: "host:port"))
+    var http: String?
+
+    @Option(name: .long, help: ArgumentHelp("MPD to follow: host, password@host or a socket path. Default: $MPD_HOST or localhost:6600.", valueName: "host[:port]"))
+    var mpd: String?
+
+    @Option(name: .customLong("base-path"), help: ArgumentHelp("URL prefix when behind a reverse proxy, e.g. /pacenote.", valueName: "path"))
+    var basePath: String?
+
+    @Option(name: .long, help: ArgumentHelp("IANA time zone for days and charts. Default: the system's.", valueName: "zone"))
+    var timezone: String?
+}
+
+struct LogOptions: ParsableArguments {
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: String?
+}
+
+extension Pacenote {
+    /// Loads the configuration; a problem is one line on stderr and exit status 1.
+    static func loadConfig(_ flags: ConfigFlags) throws -> Config {
+        do {
+            return try ConfigLoader.load(flags: flags, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            fail("config error: \(error.description)")
+        }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("pacenote: \(message)\n".utf8))
+        Foundation.exit(1)
+    }
+
+    static func makeLogger(level: Logger.Level) -> Logger {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "pacenote")
+    }
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Follow MPD, log every play and serve the dashboard and API (the default).")
+
+    @OptionGroup var storage: StorageOptions
+    @OptionGroup var server: ServerOptions
+    @OptionGroup var log: LogOptions
+
+    func run() throws {
+        let config = try Pacenote.loadConfig(ConfigFlags(
+            config: storage.config, db: storage.db, http: server.http, mpd: server.mpd,
+            basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel))
+        let logger = Pacenote.makeLogger(level: config.logLevel)
+
+        // Signals are turned into a semaphore signal; the main thread waits on it.
+        let done = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { done.signal() }
+            source.resume()
+            sources.append(source)
+        }
+
+        let daemon: PacenoteServer
+        do {
+            daemon = try PacenoteServer.start(config: config, logger: logger)
+        } catch {
+            Pacenote.fail(error.description)
+        }
+        done.wait()
+        daemon.stop()
+        withExtendedLifetime(sources) {}
+    }
+}
+
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Create or upgrade the database, then list the migrations it has.")
+
+    @OptionGroup var storage: StorageOptions
+
+    func run() throws {
+        let config = try Pacenote.loadConfig(ConfigFlags(config: storage.config, db: storage.db))
+        do {
+            let store = try PacenoteServer.openStore(config: config)
+            let applied = try store.appliedMigrations()
+            try store.close()
+            print("database: \(config.databasePath)")
+            for name in applied { print("  applied  \(name)") }
+        } catch let error as StartupError {
+            Pacenote.fail(error.description)
+        } catch let error as StoreError {
+            Pacenote.fail("database.path: \(error.description)")
+        }
+    }
+}
+
+struct ShowConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Print the effective configuration and where each value came from.")
+
+    @OptionGroup var storage: StorageOptions
+    @OptionGroup var server: ServerOptions
+    @OptionGroup var log: LogOptions
+
+    func run() throws {
+        let config = try Pacenote.loadConfig(ConfigFlags(
+            config: storage.config, db: storage.db, http: server.http, mpd: server.mpd,
+            basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel))
+        print(ConfigPrinter.toml(config))
+    }
+}
