@@ -93,7 +93,7 @@ struct TOMLParser {
             } else {
                 let startLine = line
                 let (path, value) = try parseKeyValue()
-                try insert(value, at: current, keyPath: path, line: startLine, definesTables: true)
+                try insert(value, at: current, keyPath: path, line: startLine)
             }
             try endOfLine()
         }
@@ -265,7 +265,7 @@ struct TOMLParser {
         }
     }
 
-    private mutating func insert(_ value: TOMLValue, at base: [PathStep], keyPath: [String], line: Int, definesTables: Bool) throws(TOMLError) {
+    private mutating func insert(_ value: TOMLValue, at base: [PathStep], keyPath: [String], line: Int) throws(TOMLError) {
         var path = base
         for part in keyPath.dropLast() {
             let wasAbsent = lookup(path + [.key(part)]) == nil
@@ -500,7 +500,7 @@ struct TOMLParser {
         while true {
             let keyLine = nested.line
             let (path, value) = try nested.parseKeyValue()
-            try nested.insert(value, at: [], keyPath: path, line: keyLine, definesTables: true)
+            try nested.insert(value, at: [], keyPath: path, line: keyLine)
             skipSpacesIn(&nested)
             if nested.peek == "," { nested.i += 1; continue }
             if nested.peek == "}" { nested.i += 1; break }
@@ -557,6 +557,11 @@ struct TOMLParser {
         var body = Substring(text)
         if body.first == "+" || body.first == "-" { body = body.dropFirst() }
         guard body.allSatisfy({ $0.isASCII && ($0.isNumber || "_.eE+-".contains($0)) }) else { return nil }
+        // Each underscore must stand between two digits (TOML 1.0 §Integer, §Float).
+        let chars = Array(body)
+        for (k, ch) in chars.enumerated() where ch == "_" {
+            guard k > 0, k + 1 < chars.count, chars[k - 1].isNumber, chars[k + 1].isNumber else { return nil }
+        }
         let parts = body.split(separator: ".", omittingEmptySubsequences: false)
         if parts.count == 2 {
             // A dot needs a digit on both sides (TOML 1.0 §Float).

@@ -1,0 +1,118 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A failure of the test harness itself (a missing tool, a process that did not start).
+/// Tests throw it, so a missing `mpd` or `sox` fails the run instead of skipping.
+public struct HarnessError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+public enum Tools {
+    /// The absolute path of a required program. Missing tools are an error, never a skip:
+    /// `scripts/test` installs them.
+    public static func require(_ name: String) throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let dirs = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
+        for dir in dirs {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw HarnessError("'\(name)' is not installed; run scripts/test (it installs mpd, mpc and sox)")
+    }
+}
+
+/// A temporary directory, removed when the value is deinitialised.
+public final class TemporaryDirectory: @unchecked Sendable {
+    // @unchecked Sendable: `path` is immutable; the directory itself is only touched by the test that owns it.
+    public let path: String
+
+    public init(_ label: String = "pacenote") throws {
+        let template = FileManager.default.temporaryDirectory.path + "/\(label)-XXXXXX"
+        var buffer = Array(template.utf8CString)
+        guard mkdtemp(&buffer) != nil else { throw HarnessError("mkdtemp failed") }
+        path = String(cString: buffer)
+    }
+
+    public func file(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+public enum Ports {
+    /// A TCP port on 127.0.0.1 that was free a moment ago.
+    public static func free() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else { throw HarnessError("bind to port 0 failed") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Waits until something accepts TCP connections on 127.0.0.1:`port`.
+    public static func waitUntilListening(_ port: UInt16, timeout: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = port.bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if connected { return }
+            usleep(20_000)
+        }
+        throw HarnessError("nothing listens on 127.0.0.1:\(port) after \(timeout) s")
+    }
+}
+
+/// Runs a program to completion and returns its exit status and output.
+@discardableResult
+public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                allowFailure: Bool = false) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes before waiting, so a chatty program cannot block on a full pipe.
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let result = (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    if !allowFailure && result.0 != 0 {
+        throw HarnessError("\(executable) \(arguments.joined(separator: " ")) exited \(result.0): \(result.2)")
+    }
+    return result
+}
+
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
+public func eventually(timeout: Double = 10, interval: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    repeat {
+        if try condition() { return true }
+        usleep(UInt32(interval * 1_000_000))
+    } while Date() < deadline
+    return try condition()
+}

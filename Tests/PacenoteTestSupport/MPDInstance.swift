@@ -1,0 +1,123 @@
+import Foundation
+
+/// A tagged test track, generated with sox as a FLAC file (Vorbis comments carry every tag,
+/// BPM included, which MPD exposes through `readcomments`).
+public struct TestTrack: Sendable {
+    public var file: String
+    public var seconds: Double
+    public var tags: [String: String]
+    public var frequency: Int
+
+    public init(_ file: String, seconds: Double = 3, title: String? = nil, artist: String? = nil,
+                album: String? = nil, bpm: Int? = nil, tags: [String: String] = [:], frequency: Int = 440) {
+        var all = tags
+        if let title { all["TITLE"] = title }
+        if let artist { all["ARTIST"] = artist }
+        if let album { all["ALBUM"] = album }
+        if let bpm { all["BPM"] = String(bpm) }
+        self.file = file
+        self.seconds = seconds
+        self.tags = all
+        self.frequency = frequency
+    }
+}
+
+/// A private MPD for one test: its own music directory of sox-generated tracks, a config
+/// on 127.0.0.1 with a free port (and optionally a Unix socket and a password), the `null`
+/// audio output playing in real time, and its own state so nothing leaks between tests.
+public final class MPDInstance: @unchecked Sendable {
+    // @unchecked Sendable: the process handle is only touched by the test that owns the
+    // instance (start/stop are not called concurrently).
+    public let directory: TemporaryDirectory
+    public let port: UInt16
+    public let password: String?
+    public var socketPath: String { directory.file("mpd.socket") }
+    public var musicDirectory: String { directory.file("music") }
+    private let mpdPath: String
+    private let mpcPath: String
+    private var process: Process?
+
+    public init(tracks: [TestTrack] = [TestTrack("a.flac", title: "Alpha", artist: "Tester")],
+                password: String? = nil, start: Bool = true) throws {
+        mpdPath = try Tools.require("mpd")
+        mpcPath = try Tools.require("mpc")
+        let sox = try Tools.require("sox")
+        directory = try TemporaryDirectory("pacenote-mpd")
+        port = try Ports.free()
+        self.password = password
+        try FileManager.default.createDirectory(atPath: directory.file("music"), withIntermediateDirectories: true)
+        for track in tracks {
+            let output = directory.file("music/\(track.file)")
+            try FileManager.default.createDirectory(
+                atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            // One --add-comment per tag: repeated --comment leaves empty entries (PLATFORM.md).
+            var args = ["-n", "-r", "44100", "-c", "2"]
+            for (key, value) in track.tags.sorted(by: { $0.key < $1.key }) { args += ["--add-comment", "\(key)=\(value)"] }
+            args += [output, "synth", String(track.seconds), "sine", String(track.frequency)]
+            try run(sox, args)
+        }
+        var config = """
+            music_directory     "\(directory.file("music"))"
+            db_file             "\(directory.file("database"))"
+            state_file          "\(directory.file("state"))"
+            sticker_file        "\(directory.file("sticker.sql"))"
+            log_file            "\(directory.file("mpd.log"))"
+            bind_to_address     "127.0.0.1"
+            bind_to_address     "\(directory.file("mpd.socket"))"
+            port                "\(port)"
+            auto_update         "no"
+            audio_output {
+                type        "null"
+                name        "null"
+                sync        "yes"
+                mixer_type  "none"
+            }
+
+            """
+        if let password { config += "password \"\(password)@read,add,control,admin\"\n" }
+        try config.write(toFile: directory.file("mpd.conf"), atomically: true, encoding: .utf8)
+        if start { try self.start() }
+    }
+
+    deinit { stop() }
+
+    public var hostForClients: String { password.map { "\($0)@127.0.0.1" } ?? "127.0.0.1" }
+
+    /// Starts MPD (again), waits for its port and indexes the music directory.
+    public func start() throws {
+        guard process == nil else { return }
+        // MPD restores "play" from its state file on start; each start begins stopped.
+        try? FileManager.default.removeItem(atPath: directory.file("state"))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: mpdPath)
+        p.arguments = ["--no-daemon", directory.file("mpd.conf")]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        process = p
+        do {
+            try Ports.waitUntilListening(port)
+        } catch {
+            let log = (try? String(contentsOfFile: directory.file("mpd.log"), encoding: .utf8)) ?? ""
+            throw HarnessError("mpd did not start: \(error)\n\(log)")
+        }
+        try mpc("--wait", "update")
+    }
+
+    /// Stops MPD with SIGTERM and waits for it to exit (MPD takes about a second).
+    public func stop() {
+        guard let p = process else { return }
+        p.terminate()
+        p.waitUntilExit()
+        process = nil
+    }
+
+    public var isRunning: Bool { process?.isRunning ?? false }
+
+    /// Runs `mpc` against this MPD and returns its standard output.
+    @discardableResult
+    public func mpc(_ arguments: String...) throws -> String {
+        try run(mpcPath, ["--host", hostForClients, "--port", String(port)] + arguments).stdout
+    }
+}
