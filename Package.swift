@@ -85,6 +85,10 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "PacenoteAppTests",
+            dependencies: ["PacenoteApp", "PacenoteCore", "PacenoteTestSupport"]
+        ),
+        .testTarget(
             name: "PacenoteWebTests",
             dependencies: ["PacenoteWeb", "PacenoteCore", "PacenoteTestSupport"]
         ),

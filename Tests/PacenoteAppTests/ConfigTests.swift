@@ -1,0 +1,120 @@
+import Foundation
+import PacenoteCore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteApp
+
+@Suite struct ConfigTests {
+    let home = "/home/listener"
+
+    private func load(_ toml: String? = nil, env: [String: String] = [:], flags: ConfigFlags = ConfigFlags()) throws -> Config {
+        let dir = try TemporaryDirectory()
+        var flags = flags
+        if let toml {
+            let path = dir.file("config.toml")
+            try toml.write(toFile: path, atomically: true, encoding: .utf8)
+            flags.config = flags.config ?? path
+        }
+        return try ConfigLoader.load(flags: flags, environment: ["HOME": home].merging(env) { $1 })
+    }
+
+    @Test func defaultsFollowXDGAndMPDConventions() throws {
+        let c = try load()
+        #expect(c.http == ListenAddress(host: "127.0.0.1", port: 6680))
+        #expect(c.databasePath == "/home/listener/.local/share/pacenote/pacenote.sqlite")
+        #expect(c.databaseIsDefault)
+        #expect(try c.mpd.endpoint == MPDEndpoint(location: .tcp(host: "localhost", port: 6600)))
+        #expect(c.origins["server.http"] == "default")
+        let xdg = try load(env: ["XDG_DATA_HOME": "/data"])
+        #expect(xdg.databasePath == "/data/pacenote/pacenote.sqlite")
+        // A relative XDG_DATA_HOME is invalid per the spec and ignored.
+        #expect(try load(env: ["XDG_DATA_HOME": "rel"]).databasePath.hasPrefix("/home/listener/.local/share/"))
+    }
+
+    @Test func fileThenEnvironmentThenFlags() throws {
+        let toml = """
+            [server]
+            http = "0.0.0.0:7000"
+            [database]
+            path = "~/music/pacenote.sqlite"
+            [mpd]
+            host = "file-host"
+            port = 6601
+            """
+        let fromFile = try load(toml)
+        #expect(fromFile.http == ListenAddress(host: "0.0.0.0", port: 7000))
+        #expect(fromFile.databasePath == "/home/listener/music/pacenote.sqlite")
+        #expect(!fromFile.databaseIsDefault)
+        #expect(try fromFile.mpd.endpoint == MPDEndpoint(location: .tcp(host: "file-host", port: 6601)))
+        #expect(fromFile.origins["server.http"]?.hasSuffix("config.toml:2") == true)
+
+        let fromEnv = try load(toml, env: ["PACENOTE_HTTP": "127.0.0.1:7001", "MPD_HOST": "pw@env-host", "MPD_PORT": "6602"])
+        #expect(fromEnv.http.port == 7001)
+        #expect(try fromEnv.mpd.endpoint == MPDEndpoint(location: .tcp(host: "env-host", port: 6602), password: "pw"))
+        #expect(fromEnv.origins["mpd.host"] == "env MPD_HOST")
+
+        let fromFlags = try load(toml, env: ["PACENOTE_HTTP": "127.0.0.1:7001", "MPD_PORT": "6602"],
+                                 flags: ConfigFlags(db: "/tmp/x.sqlite", http: "[::1]:7002", mpd: "flag-host:6603"))
+        #expect(fromFlags.http == ListenAddress(host: "::1", port: 7002))
+        #expect(fromFlags.databasePath == "/tmp/x.sqlite")
+        #expect(try fromFlags.mpd.endpoint == MPDEndpoint(location: .tcp(host: "flag-host", port: 6603)))
+        #expect(fromFlags.origins["mpd.port"] == "--mpd")
+    }
+
+    @Test func mpdSocketsAndPasswords() throws {
+        let socket = try load(env: ["MPD_HOST": "/run/mpd/socket"])
+        #expect(try socket.mpd.endpoint == MPDEndpoint(location: .unixSocket("/run/mpd/socket")))
+        let withPassword = try load("[mpd]\npassword = \"hunter2\"", env: ["MPD_HOST": "music.lan"])
+        #expect(try withPassword.mpd.endpoint.password == "hunter2")
+        let embeddedWins = try load("[mpd]\npassword = \"hunter2\"", env: ["MPD_HOST": "other@music.lan"])
+        #expect(try embeddedWins.mpd.endpoint.password == "other")
+        let printed = ConfigPrinter.toml(embeddedWins)
+        #expect(!printed.contains("hunter2") && !printed.contains("other@"))
+    }
+
+    @Test(arguments: [
+        ("[mpd]\nport = \"abc\"", "mpd.port", ":2", "expected an integer"),
+        ("[mpd]\nport = 70000", "mpd.port", ":2", "from 1 to 65535"),
+        ("[server]\nhttp = \"nowhere\"", "server.http", ":2", "is not HOST:PORT"),
+        ("[display]\ntimezone = \"Mars/Olympus\"", "display.timezone", ":2", "IANA"),
+        ("[mpd]\nprot = 6600", "mpd.prot", ":2", "did you mean mpd.port?"),
+        ("[nonsense]\nx = 1", "nonsense.x", ":2", "unknown key"),
+        ("\n\n[log]\nlevel = \"loud\"", "log.level", ":4", "is not one of"),
+        ("[server\nhttp = 1", "config", "line 1", "expected ']'"),
+    ])
+    func fileErrorsNameTheKeyAndTheLine(toml: String, key: String, location: String, fragment: String) {
+        #expect {
+            _ = try load(toml)
+        } throws: { error in
+            guard let error = error as? ConfigError else { return false }
+            return error.key == key && error.description.contains(location) && error.description.contains(fragment)
+                && !error.description.contains("\n")
+        }
+    }
+
+    @Test func environmentAndFlagErrorsNameTheirSource() {
+        #expect {
+            _ = try load(env: ["MPD_PORT": "http"])
+        } throws: { ($0 as? ConfigError)?.description == "mpd.port (env MPD_PORT): expected an integer from 1 to 65535, got \"http\"" }
+        #expect {
+            _ = try load(flags: ConfigFlags(http: "localhost"))
+        } throws: { ($0 as? ConfigError)?.description.hasPrefix("server.http (--http):") == true }
+        #expect {
+            _ = try load(flags: ConfigFlags(config: "/nonexistent/pacenote.toml"))
+        } throws: { ($0 as? ConfigError)?.description == "config (--config): no such file: /nonexistent/pacenote.toml" }
+    }
+
+    /// The shipped example must stay loadable and mention every key the loader knows.
+    @Test func theExampleConfigDocumentsEveryKey() throws {
+        let example = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/pacenote.example.toml").path
+        let text = try String(contentsOfFile: example, encoding: .utf8)
+        let loaded = try ConfigLoader.load(flags: ConfigFlags(config: example), environment: ["HOME": home])
+        #expect(loaded.file == example)
+        for key in ConfigLoader.settings.map(\.key) {
+            let name = String(key.split(separator: ".").last!)
+            #expect(text.contains("\n\(name) =") || text.contains("\n# \(name) ="), "docs/pacenote.example.toml does not document \(key)")
+        }
+    }
+}
