@@ -1,0 +1,208 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// `pacenote serve` as users run it: the built binary, a real MPD, real HTTP.
+@Suite struct ServeTests {
+    /// Starts `pacenote serve` on a free port with a fresh database and the given MPD.
+    final class Daemon {
+        let dir: TemporaryDirectory
+        let process: PacenoteProcess
+        private(set) var port: UInt16 = 0
+        var db: String { dir.file("pacenote.sqlite") }
+        var statusURL: String { "http://127.0.0.1:\(port)/api/v1/status" }
+
+        init(mpd: String, extraConfig: String = "", arguments: [String] = [], environment: [String: String] = [:]) throws {
+            dir = try TemporaryDirectory("pacenote-e2e")
+            // Short reconnect delays keep the tests quick; the default rule is tested in PacenoteCoreTests.
+            try """
+                [mpd]
+                reconnect_initial_s = 0.2
+                reconnect_max_s = 0.5
+                \(extraConfig)
+                """.write(toFile: dir.file("config.toml"), atomically: true, encoding: .utf8)
+            process = try PacenoteProcess(
+                ["serve", "--config", dir.file("config.toml"), "--db", dir.file("pacenote.sqlite"),
+                 "--http", "127.0.0.1:0", "--mpd", mpd] + arguments,
+                environment: environment.merging(["HOME": dir.path]) { a, _ in a })
+            port = try waitForPort()
+        }
+
+        private func waitForPort() throws -> UInt16 {
+            var found: UInt16?
+            _ = eventually(timeout: 15) {
+                guard let range = process.stderr.range(of: "serving http://127.0.0.1:") else { return !process.process.isRunning }
+                found = UInt16(process.stderr[range.upperBound...].prefix { $0.isNumber })
+                return true
+            }
+            guard let found else { throw HarnessError("pacenote did not start:\n\(process.stderr)") }
+            return found
+        }
+
+        func status() throws -> [String: Any] {
+            let r = try HTTP.get(statusURL)
+            guard r.status == 200, let json = r.json else { throw HarnessError("status answered \(r.status): \(r.text)") }
+            return json
+        }
+
+        func mpdConnected() throws -> Bool {
+            try (status()["mpd"] as? [String: Any])?["connected"] as? Bool ?? false
+        }
+    }
+
+    @Test func statusFollowsMPDComingAndGoing() throws {
+        let mpd = try MPDInstance(start: false)
+        let daemon = try Daemon(mpd: "127.0.0.1:\(mpd.port)")
+        let status = try daemon.status()
+        #expect(status["version"] as? String == "0.1.0")
+        #expect(try daemon.mpdConnected() == false)
+        #expect(((status["mpd"] as? [String: Any])?["error"] as? String)?.contains("refused") == true)
+
+        try mpd.start()
+        #expect(try eventually(timeout: 10) { try daemon.mpdConnected() }, "status never showed mpd.connected = true")
+        let version = (try daemon.status()["mpd"] as? [String: Any])?["server_version"] as? String
+        #expect(version?.hasPrefix("0.") == true)
+
+        mpd.stop()
+        #expect(try eventually(timeout: 10) { try !daemon.mpdConnected() }, "status never showed mpd.connected = false")
+
+        try mpd.start()
+        #expect(try eventually(timeout: 10) { try daemon.mpdConnected() }, "pacenote did not reconnect")
+
+        daemon.process.signal(SIGTERM)
+        #expect(try daemon.process.wait() == 0)
+    }
+
+    @Test func connectsThroughAUnixSocketWithAPassword() throws {
+        let mpd = try MPDInstance(password: "s3cret")
+        let good = try Daemon(mpd: "s3cret@\(mpd.socketPath)")
+        #expect(try eventually(timeout: 10) { try good.mpdConnected() })
+        #expect((try good.status()["mpd"] as? [String: Any])?["endpoint"] as? String == mpd.socketPath)
+
+        let bad = try Daemon(mpd: "wrong@127.0.0.1:\(mpd.port)")
+        #expect(try eventually(timeout: 5) {
+            ((try bad.status()["mpd"] as? [String: Any])?["error"] as? String)?.contains("password") == true
+        })
+        #expect(try bad.mpdConnected() == false)
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func signalsShutDownCleanly(signal: Int32) throws {
+        let daemon = try Daemon(mpd: "127.0.0.1:1")
+        _ = try daemon.status()
+        daemon.process.signal(signal)
+        #expect(try daemon.process.wait() == 0)
+        #expect(daemon.process.stderr.contains("shutting down"))
+        #expect(daemon.process.stderr.contains("stopped"))
+        // Closed cleanly: the WAL was checkpointed into the database and removed.
+        let wal = (try? FileManager.default.attributesOfItem(atPath: daemon.db + "-wal")[.size] as? Int) ?? 0
+        #expect(wal == 0)
+        let check = try run(try Tools.require("sqlite3"), [daemon.db, "PRAGMA integrity_check; SELECT COUNT(*) FROM grdb_migrations"])
+        #expect(check.stdout == "ok\n6\n")
+    }
+
+    @Test func usesTheXDGDataDirectoryByDefault() throws {
+        let home = try TemporaryDirectory("pacenote-home")
+        let process = try PacenoteProcess(["--http", "127.0.0.1:0", "--mpd", "127.0.0.1:1"],
+                                          environment: ["HOME": home.path, "XDG_DATA_HOME": home.file("data")])
+        let db = home.file("data/pacenote/pacenote.sqlite")
+        #expect(eventually(timeout: 15) { process.stderr.contains("serving http://") })
+        #expect(FileManager.default.fileExists(atPath: db))
+        let mode = try FileManager.default.attributesOfItem(atPath: home.file("data/pacenote"))[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        process.signal(SIGTERM)
+        #expect(try process.wait() == 0)
+    }
+}
+
+/// Startup errors: one line naming the key, exit status 1, never a stack trace.
+@Suite struct StartupErrorTests {
+    private func expectOneLineError(_ arguments: [String], mentions fragments: [String], config: String? = nil) throws {
+        let dir = try TemporaryDirectory()
+        var args = arguments
+        if let config {
+            try config.write(toFile: dir.file("c.toml"), atomically: true, encoding: .utf8)
+            args += ["--config", dir.file("c.toml")]
+        }
+        if !args.contains("--db") { args += ["--db", dir.file("p.sqlite")] }
+        let r = try PacenoteProcess.run(args, environment: ["HOME": dir.path])
+        #expect(r.status == 1, "exit status for \(args): \(r.status), stderr: \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "expected one line, got: \(r.stderr)")
+        for fragment in fragments {
+            #expect(r.stderr.contains(fragment), "\(fragment) missing in: \(r.stderr)")
+        }
+        #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Stack dump"))
+    }
+
+    @Test func badHTTPFlag() throws {
+        try expectOneLineError(["serve", "--http", "nowhere"], mentions: ["pacenote: config error: server.http (--http)"])
+    }
+
+    @Test func portInUse() throws {
+        let blocker = try PacenoteProcess(["serve", "--http", "127.0.0.1:0", "--mpd", "127.0.0.1:1", "--db", "/tmp/pacenote-blocker-\(getpid()).sqlite"])
+        defer {
+            blocker.signal(SIGTERM)
+            _ = try? blocker.wait()
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: "/tmp/pacenote-blocker-\(getpid()).sqlite\(suffix)") }
+        }
+        #expect(eventually(timeout: 15) { blocker.stderr.contains("serving http://127.0.0.1:") })
+        let text = blocker.stderr
+        let port = text[text.range(of: "serving http://127.0.0.1:")!.upperBound...].prefix { $0.isNumber }
+        try expectOneLineError(["serve", "--http", "127.0.0.1:\(port)", "--mpd", "127.0.0.1:1"],
+                               mentions: ["--http 127.0.0.1:\(port): cannot listen: Address already in use"])
+    }
+
+    @Test func unusableDatabasePath() throws {
+        try expectOneLineError(["serve", "--db", "/nonexistent/dir/p.sqlite", "--http", "127.0.0.1:0"],
+                               mentions: ["database.path (--db)", "does not exist"])
+        try expectOneLineError(["migrate", "--db", "/nonexistent/dir/p.sqlite"], mentions: ["database.path (--db)"])
+        try expectOneLineError(["serve", "--db", "/", "--http", "127.0.0.1:0"], mentions: ["database.path", "directory"])
+    }
+
+    @Test func badConfigFileValue() throws {
+        try expectOneLineError(["serve"], mentions: ["mpd.port", "c.toml:3", "expected an integer"],
+                               config: "[mpd]\nhost = \"localhost\"\nport = \"sixty-six\"\n")
+        try expectOneLineError(["migrate"], mentions: ["display.timezone", "c.toml:2"],
+                               config: "[display]\ntimezone = \"Nowhere/Special\"\n")
+        try expectOneLineError(["serve"], mentions: ["config", "line 1"], config: "this is not toml\n")
+    }
+}
+
+@Suite struct CommandLineTests {
+    @Test func versionAndHelp() throws {
+        let version = try PacenoteProcess.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout == "0.1.0\n")
+        let help = try PacenoteProcess.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("serve (default)"))
+        let serveHelp = try PacenoteProcess.run(["serve", "--help"])
+        for flag in ["--config", "--db", "--http", "--mpd", "--base-path"] {
+            #expect(serveHelp.stdout.contains(flag), "serve --help lacks \(flag)")
+        }
+        #expect(try PacenoteProcess.run(["migrate", "--help"]).stdout.contains("--db"))
+    }
+
+    @Test func migrateIsIdempotent() throws {
+        let dir = try TemporaryDirectory()
+        let first = try PacenoteProcess.run(["migrate", "--db", dir.file("p.sqlite")])
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("applied  v1.plays"))
+        let second = try PacenoteProcess.run(["migrate", "--db", dir.file("p.sqlite")])
+        #expect(second.stdout == first.stdout)
+    }
+
+    @Test func configShowsEffectiveValuesAndOrigins() throws {
+        let dir = try TemporaryDirectory()
+        try "[server]\nhttp = \"127.0.0.1:7000\"\n".write(toFile: dir.file("c.toml"), atomically: true, encoding: .utf8)
+        let r = try PacenoteProcess.run(["config", "--config", dir.file("c.toml"), "--mpd", "secret@music.lan"],
+                                        environment: ["MPD_PORT": "6601", "HOME": dir.path])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("http = \"127.0.0.1:7000\""))
+        #expect(r.stdout.contains("c.toml:2"))
+        #expect(r.stdout.contains("# env MPD_PORT"))
+        #expect(r.stdout.contains("# --mpd"))
+        #expect(!r.stdout.contains("secret"))
+    }
+}
