@@ -30,6 +30,11 @@ public final class Store: Sendable {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
             throw .cannotOpen(path: path, reason: "it is a directory")
         }
+        if !FileManager.default.fileExists(atPath: path) {
+            // Heart rate is health data: a new database is readable by its owner only.
+            // SQLite gives the -wal and -shm files the same mode as the database file.
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(5)

@@ -110,6 +110,8 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: db))
         let mode = try FileManager.default.attributesOfItem(atPath: home.file("data/pacenote"))[.posixPermissions] as? Int
         #expect(mode == 0o700)
+        let fileMode = try FileManager.default.attributesOfItem(atPath: db)[.posixPermissions] as? Int
+        #expect(fileMode == 0o600)
         process.signal(SIGTERM)
         #expect(try process.wait() == 0)
     }
