@@ -1,0 +1,90 @@
+/// A song as MPD describes it (`currentsong`, `listallinfo`): its URI and raw tags.
+/// `track` turns it into the `Track` Pacenote logs, with the fallbacks listeners expect.
+public struct SongInfo: Equatable, Sendable {
+    public var uri: String
+    /// MPD's tags by name as MPD spells them (`Title`, `Artist`, `AlbumArtist`,
+    /// `MUSICBRAINZ_TRACKID`, `Name` for a stream's station, …); first value of each.
+    public var tags: [String: String]
+    public var durationSeconds: Double?
+    /// MPD's Last-Modified for files, for incremental mirroring.
+    public var lastModified: Double?
+
+    public init(uri: String, tags: [String: String] = [:], durationSeconds: Double? = nil, lastModified: Double? = nil) {
+        self.uri = uri
+        self.tags = tags
+        self.durationSeconds = durationSeconds
+        self.lastModified = lastModified
+    }
+
+    /// A URI with a scheme (`http://…`) is a stream; anything else is a file in the library.
+    public var isStream: Bool { uri.contains("://") }
+
+    public func tag(_ name: String) -> String? {
+        guard let value = tags[name]?.trimmingSpaces(), !value.isEmpty else { return nil }
+        return String(value)
+    }
+
+    /// The track to log. Untagged files fall back to the album artist and the file name;
+    /// a stream title shaped `Artist - Title` is split; a stream without a title is
+    /// logged under its station name.
+    public var track: Track {
+        var title = tag("Title")
+        var artist = tag("Artist") ?? tag("AlbumArtist")
+        var album = tag("Album")
+        if isStream {
+            if artist == nil, let t = title, let split = StreamTitle.split(t) {
+                artist = split.artist
+                title = split.title
+            }
+            if album == nil { album = tag("Name") }
+        }
+        let fallbackTitle = isStream ? (tag("Name") ?? uri) : SongInfo.fileTitle(uri)
+        return Track(
+            uri: isStream ? nil : uri,
+            title: title ?? fallbackTitle,
+            artist: artist,
+            album: album,
+            albumArtist: tag("AlbumArtist"),
+            genre: tag("Genre"),
+            date: tag("Date"),
+            trackNumber: tag("Track").flatMap(SongInfo.leadingNumber),
+            discNumber: tag("Disc").flatMap(SongInfo.leadingNumber),
+            durationSeconds: isStream ? nil : durationSeconds,
+            musicBrainz: MusicBrainzIDs(
+                recording: tag("MUSICBRAINZ_TRACKID"), release: tag("MUSICBRAINZ_ALBUMID"),
+                artist: tag("MUSICBRAINZ_ARTISTID"), albumArtist: tag("MUSICBRAINZ_ALBUMARTISTID"),
+                releaseTrack: tag("MUSICBRAINZ_RELEASETRACKID")))
+    }
+
+    /// `Artist/Album/03 - Song.flac` → `03 - Song`.
+    static func fileTitle(_ uri: String) -> String {
+        let name = uri.split(separator: "/").last.map(String.init) ?? uri
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
+    /// `3/12` → 3.
+    static func leadingNumber(_ text: String) -> Int? {
+        Int(text.prefix { $0.isNumber })
+    }
+}
+
+/// Stream titles (ICY `StreamTitle`, Ogg comments) are usually `Artist - Title`.
+public enum StreamTitle {
+    public static func split(_ text: String) -> (artist: String, title: String)? {
+        guard let range = text.range(of: " - ") else { return nil }
+        let artist = text[..<range.lowerBound].trimmingSpaces()
+        let title = text[range.upperBound...].trimmingSpaces()
+        guard !artist.isEmpty, !title.isEmpty else { return nil }
+        return (String(artist), String(title))
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var sub = self
+        while let f = sub.first, f.isWhitespace { sub = sub.dropFirst() }
+        while let l = sub.last, l.isWhitespace { sub = sub.dropLast() }
+        return sub
+    }
+}
