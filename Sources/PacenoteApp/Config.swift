@@ -14,7 +14,16 @@ public struct Config: Sendable, Equatable {
     /// The time zone in which days start and end (SOTD, rollups, charts).
     public var timeZone: TimeZone = .current
     public var logLevel: Logger.Level = .info
-    public var mpd = MPD()
+    /// The players to follow: one `[mpd]` table, or several `[[mpd]]` (rooms). The first
+    /// is the default player; `MPD_HOST`, `MPD_PORT` and `--mpd` apply to it.
+    public var players: [MPD] = [MPD()]
+    /// The first player.
+    public var mpd: MPD {
+        get { players[0] }
+        set { players[0] = newValue }
+    }
+    /// When a play counts (Last.fm's rule by default).
+    public var playRule: PlayRule = .lastFM
 
     public struct MPD: Sendable, Equatable {
         /// The player's name, recorded with every play (useful with several rooms).
@@ -26,6 +35,8 @@ public struct Config: Sendable, Equatable {
         public var connectTimeoutSeconds = 5.0
         public var reconnectInitialSeconds = 1.0
         public var reconnectMaxSeconds = 30.0
+        /// How often the play in progress is saved while playing.
+        public var saveIntervalSeconds = 15.0
 
         /// Where to connect: `host` parsed as MPD clients do; a password written in the
         /// host (`secret@host`) wins over `password`.
@@ -139,7 +150,7 @@ public enum ConfigLoader {
 
         config.databasePath = dirs.expand(config.databasePath)
         config.databaseIsDefault = config.origins["database.path"] == "default"
-        _ = try config.mpd.endpoint  // validates host and port together
+        for player in config.players { _ = try player.endpoint }  // validates host and port together
         return config
     }
 
@@ -159,6 +170,10 @@ public enum ConfigLoader {
         config.file = path
         for section in root.keys {
             let line = root.line(of: section) ?? 0
+            if section == "mpd", case .array(let items)? = root[section] {
+                try applyPlayers(items, file: path, line: line, to: &config)
+                continue
+            }
             guard case .table(let table)? = root[section] else {
                 if settings.contains(where: { $0.key == section }) { continue }
                 throw ConfigError(key: section, message: "unknown key (see docs/pacenote.example.toml)", origin: "\(path):\(line)")
@@ -173,6 +188,41 @@ public enum ConfigLoader {
                 try setting.apply(.toml(table[key]!), to: &config, origin: origin)
             }
         }
+    }
+
+    /// `[[mpd]]` tables: one player each, with the `mpd.*` keys.
+    private static func applyPlayers(_ items: [TOMLValue], file path: String, line: Int, to config: inout Config) throws(ConfigError) {
+        var players: [Config.MPD] = []
+        for (index, item) in items.enumerated() {
+            guard case .table(let table) = item else {
+                throw ConfigError(key: "mpd", message: "expected [[mpd]] tables", origin: "\(path):\(line)")
+            }
+            var scratch = config
+            scratch.players = [Config.MPD()]
+            scratch.mpd.name = index == 0 ? "default" : "player\(index + 1)"
+            for key in table.keys {
+                let full = "mpd.\(key)"
+                let origin = "\(path):\(table.line(of: key) ?? line)"
+                guard let setting = settings.first(where: { $0.key == full }) else {
+                    let hint = suggestion(for: full).map { "; did you mean \($0)?" } ?? ""
+                    throw ConfigError(key: "mpd[\(index + 1)].\(key)", message: "unknown key\(hint)", origin: origin)
+                }
+                do {
+                    try setting.apply(.toml(table[key]!), to: &scratch, origin: origin)
+                } catch var error {
+                    error.key = "mpd[\(index + 1)].\(key)"
+                    throw error
+                }
+                if index == 0 { config.origins[full] = origin }
+            }
+            if players.contains(where: { $0.name == scratch.mpd.name }) {
+                throw ConfigError(key: "mpd[\(index + 1)].name", message: "'\(scratch.mpd.name)' names two players; names must differ",
+                                  origin: "\(path):\(table.line(of: "name") ?? line)")
+            }
+            players.append(scratch.mpd)
+        }
+        guard !players.isEmpty else { throw ConfigError(key: "mpd", message: "[[mpd]] lists no player", origin: "\(path):\(line)") }
+        config.players = players
     }
 
     /// A known key that differs by at most two edits, for "did you mean" hints.
@@ -287,6 +337,21 @@ public enum ConfigLoader {
         },
         Setting(key: "mpd.reconnect_max_s", environment: []) { (input, c) throws(ConfigError) in
             c.mpd.reconnectMaxSeconds = try number(input, "mpd.reconnect_max_s", in: 0.05...3600)
+        },
+        Setting(key: "mpd.save_interval_s", environment: []) { (input, c) throws(ConfigError) in
+            c.mpd.saveIntervalSeconds = try number(input, "mpd.save_interval_s", in: 0.1...15)
+        },
+        Setting(key: "plays.min_track_s", environment: []) { (input, c) throws(ConfigError) in
+            c.playRule.minimumDuration = try number(input, "plays.min_track_s", in: 0...3600)
+        },
+        Setting(key: "plays.min_fraction", environment: []) { (input, c) throws(ConfigError) in
+            c.playRule.fraction = try number(input, "plays.min_fraction", in: 0.01...1)
+        },
+        Setting(key: "plays.always_count_after_s", environment: []) { (input, c) throws(ConfigError) in
+            c.playRule.sufficientSeconds = try number(input, "plays.always_count_after_s", in: 1...86400)
+        },
+        Setting(key: "plays.stream_count_after_s", environment: []) { (input, c) throws(ConfigError) in
+            c.playRule.streamSeconds = try number(input, "plays.stream_count_after_s", in: 1...86400)
         },
     ]
 

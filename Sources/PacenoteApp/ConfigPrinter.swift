@@ -46,14 +46,32 @@ public enum ConfigPrinter {
         out.append("[log]")
         out.append(line("log.level", q(c.logLevel.rawValue)))
         out.append("")
-        out.append("[mpd]")
-        out.append(line("mpd.name", q(c.mpd.name)))
-        out.append(line("mpd.host", q(host)))
-        out.append(line("mpd.port", c.mpd.port.map(String.init) ?? "6600"))
-        out.append(line("mpd.password", q(c.mpd.password == nil ? "" : "***")))
-        out.append(line("mpd.connect_timeout_s", "\(c.mpd.connectTimeoutSeconds)"))
-        out.append(line("mpd.reconnect_initial_s", "\(c.mpd.reconnectInitialSeconds)"))
-        out.append(line("mpd.reconnect_max_s", "\(c.mpd.reconnectMaxSeconds)"))
+        for (index, player) in c.players.enumerated() {
+            // Origins are known per key for the default player; the others come from the file.
+            func origin(_ key: String) -> String? { index == 0 ? nil : c.file.map { "\($0)" } }
+            func entry(_ key: String, _ value: String) -> String {
+                guard index > 0 else { return line(key, value) }
+                let name = String(key.split(separator: ".").last!)
+                return "\(name) = \(value)".padding(toLength: 40, withPad: " ", startingAt: 0) + " # \(origin(key) ?? "default")"
+            }
+            let shownHost = player.host.contains("@") && !player.host.hasPrefix("@")
+                ? "***@" + player.host.split(separator: "@").last! : player.host
+            out.append(c.players.count > 1 ? "[[mpd]]" : "[mpd]")
+            out.append(entry("mpd.name", q(player.name)))
+            out.append(entry("mpd.host", q(index == 0 ? host : shownHost)))
+            out.append(entry("mpd.port", player.port.map(String.init) ?? "6600"))
+            out.append(entry("mpd.password", q(player.password == nil ? "" : "***")))
+            out.append(entry("mpd.connect_timeout_s", "\(player.connectTimeoutSeconds)"))
+            out.append(entry("mpd.reconnect_initial_s", "\(player.reconnectInitialSeconds)"))
+            out.append(entry("mpd.reconnect_max_s", "\(player.reconnectMaxSeconds)"))
+            out.append(entry("mpd.save_interval_s", "\(player.saveIntervalSeconds)"))
+            out.append("")
+        }
+        out.append("[plays]")
+        out.append(line("plays.min_track_s", "\(c.playRule.minimumDuration)"))
+        out.append(line("plays.min_fraction", "\(c.playRule.fraction)"))
+        out.append(line("plays.always_count_after_s", "\(c.playRule.sufficientSeconds)"))
+        out.append(line("plays.stream_count_after_s", "\(c.playRule.streamSeconds)"))
         return out.joined(separator: "\n")
     }
 }

@@ -16,17 +16,20 @@ public struct StartupError: Error, Sendable, CustomStringConvertible {
 public final class PacenoteServer: Sendable {
     public let config: Config
     public let store: Store
-    public let watcher: MPDWatcher
+    public let events: EventBus
+    /// One per configured MPD, the default player first.
+    public let players: [PlayerService]
     private let web: WebServer
     private let logger: Logger
 
     /// The port the HTTP server is bound to (useful with `--http 127.0.0.1:0`).
     public var httpPort: UInt16 { web.port }
 
-    private init(config: Config, store: Store, watcher: MPDWatcher, web: WebServer, logger: Logger) {
+    private init(config: Config, store: Store, events: EventBus, players: [PlayerService], web: WebServer, logger: Logger) {
         self.config = config
         self.store = store
-        self.watcher = watcher
+        self.events = events
+        self.players = players
         self.web = web
         self.logger = logger
     }
@@ -36,23 +39,33 @@ public final class PacenoteServer: Sendable {
     public static func start(config: Config, logger: Logger) throws(StartupError) -> PacenoteServer {
         let started = Date()
         let store = try openStore(config: config)
-        let endpoint: MPDEndpoint
+        let events = EventBus()
+        var players: [PlayerService] = []
         do {
-            endpoint = try config.mpd.endpoint
-        } catch {
+            for player in config.players {
+                let watcher = MPDWatcher(
+                    settings: .init(
+                        name: player.name, endpoint: try player.endpoint,
+                        connectTimeoutMs: UInt32(player.connectTimeoutSeconds * 1000),
+                        reconnectInitial: player.reconnectInitialSeconds,
+                        reconnectMaximum: max(player.reconnectMaxSeconds, player.reconnectInitialSeconds),
+                        tickInterval: player.saveIntervalSeconds),
+                    logger: logger)
+                watcher.onStatusChange { events.publish(.playerConnection($0)) }
+                players.append(try PlayerService(
+                    name: player.name, watcher: watcher, rule: config.playRule, store: store, events: events, logger: logger))
+            }
+        } catch let error as ConfigError {
             try? store.close()
             throw StartupError(error.description)
+        } catch {
+            try? store.close()
+            throw StartupError("database.path: \(error)")
         }
-        let watcher = MPDWatcher(
-            settings: .init(
-                name: config.mpd.name, endpoint: endpoint,
-                connectTimeoutMs: UInt32(config.mpd.connectTimeoutSeconds * 1000),
-                reconnectInitial: config.mpd.reconnectInitialSeconds,
-                reconnectMaximum: max(config.mpd.reconnectMaxSeconds, config.mpd.reconnectInitialSeconds)),
-            logger: logger)
         let api = API(context: APIContext(
-            version: PacenoteVersion.current, startedAt: started, store: store,
-            players: { [watcher] in [watcher.status] }))
+            version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
+            players: { [players] in players.map(\.watcher.status) },
+            nowPlaying: { [players] in players.compactMap(\.nowPlaying) }))
         let web = WebServer(
             settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes),
             basePath: config.basePath, api: api, logger: logger)
@@ -62,8 +75,8 @@ public final class PacenoteServer: Sendable {
             try? store.close()
             throw StartupError(error.description)
         }
-        watcher.start()
-        let server = PacenoteServer(config: config, store: store, watcher: watcher, web: web, logger: logger)
+        for player in players { player.start() }
+        let server = PacenoteServer(config: config, store: store, events: events, players: players, web: web, logger: logger)
         let shownHost = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
         logger.info("serving http://\(shownHost):\(web.port)\(config.basePath)/ (database \(config.databasePath))")
         return server
@@ -93,7 +106,7 @@ public final class PacenoteServer: Sendable {
     public func stop() {
         logger.info("shutting down")
         web.stop()
-        watcher.stop()
+        for player in players { player.stop() }
         do {
             try store.close()
         } catch {

@@ -1,6 +1,6 @@
 /// A song as MPD describes it (`currentsong`, `listallinfo`): its URI and raw tags.
 /// `track` turns it into the `Track` Pacenote logs, with the fallbacks listeners expect.
-public struct SongInfo: Equatable, Sendable {
+public struct SongInfo: Equatable, Sendable, Codable {
     public var uri: String
     /// MPD's tags by name as MPD spells them (`Title`, `Artist`, `AlbumArtist`,
     /// `MUSICBRAINZ_TRACKID`, `Name` for a stream's station, …); first value of each.

@@ -90,3 +90,23 @@ public struct BPM: Equatable, Sendable {
         self.confidence = confidence
     }
 }
+
+extension BPM {
+    /// Reads a tempo from tag or sticker text: `128`, `128.00`, `127,5`, `128 BPM`.
+    /// Values outside 20–400 are not tempos (a mistyped tag, a year).
+    public static func parse(_ text: String) -> Double? {
+        let number = text.trimmingCharacters(in: .whitespaces).prefix { $0.isNumber || $0 == "." || $0 == "," }
+        guard let value = Double(number.replacingOccurrences(of: ",", with: ".")), (20...400).contains(value) else {
+            return nil
+        }
+        return value
+    }
+
+    /// The BPM in a file's comments (`readcomments`): `BPM`, ID3's `TBPM`, or `TEMPO`.
+    public static func fromComments(_ comments: [String: String]) -> Double? {
+        for key in ["BPM", "TBPM", "TEMPO"] {
+            if let text = comments[key], let value = parse(text) { return value }
+        }
+        return nil
+    }
+}

@@ -5,7 +5,7 @@ import PacenoteCore
 /// One connection to one MPD: the single owner of a `struct mpd_connection *`, freed in
 /// `deinit`. Not thread-safe; each watcher uses its own from its own thread.
 final class MPDConnection {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
 
     /// Connects and, if the endpoint carries one, sends the password.
     init(endpoint: MPDEndpoint, timeoutMs: UInt32) throws(MPDError) {
@@ -77,11 +77,14 @@ final class MPDConnection {
         return events
     }
 
-    /// Leaves idle mode early (to shut down, or to send a command).
-    func cancelIdle() throws(MPDError) {
+    /// Leaves idle mode early (to shut down, save progress or send a command); returns
+    /// the events that arrived meanwhile, if any.
+    @discardableResult
+    func cancelIdle() throws(MPDError) -> mpd_idle {
         _ = mpd_send_noidle(handle)
-        _ = mpd_recv_idle(handle, false)
+        let events = mpd_recv_idle(handle, false)
         try check()
+        return events
     }
 
     private static func expandTilde(_ path: String) -> String {

@@ -5,6 +5,51 @@ import Logging
 import PacenoteCore
 import Synchronization
 
+/// Receives what a watcher sees, on the watcher's own thread, in order.
+public protocol MPDWatcherDelegate: AnyObject, Sendable {
+    /// A fresh look at the player: after connecting, and after every `player` or
+    /// `playlist` event.
+    func watcher(_ watcher: MPDWatcher, observed snapshot: PlayerSnapshot, at time: Date)
+    /// The connection broke (or the watcher is stopping) at `time`.
+    func watcher(_ watcher: MPDWatcher, lostConnectionAt time: Date)
+    /// Periodically (every `tickInterval`) while MPD is playing, to save progress.
+    func watcher(_ watcher: MPDWatcher, tickAt time: Date)
+    /// MPD's library may have changed: read it through `library` while this call lasts.
+    func watcher(_ watcher: MPDWatcher, libraryMayHaveChanged library: borrowing MPDLibrary, because reason: LibraryChange)
+}
+
+/// Why the library should be looked at again.
+public enum LibraryChange: Sendable {
+    /// Just connected: the library may have changed while we were away.
+    case connected
+    /// MPD's `database` event: its database was updated.
+    case database
+    /// MPD's `sticker` event: only stickers changed.
+    case stickers
+}
+
+/// Read access to one MPD's library, valid only during
+/// `MPDWatcherDelegate.watcher(_:libraryMayHaveChanged:)`.
+public struct MPDLibrary: ~Copyable {
+    let connection: MPDConnection
+
+    /// MPD's last database update (Unix time), to skip a library that has not changed.
+    public func updateTime() throws(MPDError) -> Int { try connection.databaseUpdateTime() }
+
+    /// Every song in the library, one at a time.
+    public func forEachSong(_ body: (SongInfo) -> Void) throws(MPDError) { try connection.forEachSong(body) }
+
+    /// The Vorbis/FLAC/APE comments (and ID3 TXXX frames) of files, upper-cased keys.
+    public func comments(of uris: [String]) throws(MPDError) -> [String: [String: String]] {
+        try connection.readComments(uris)
+    }
+
+    /// Every song's sticker `name`, URI → value.
+    public func stickers(named name: String) throws(MPDError) -> [String: String] {
+        try connection.stickers(named: name)
+    }
+}
+
 /// Follows one MPD: connects, waits in `idle` on a dedicated thread (no polling, no CPU
 /// while nothing changes), and reconnects with backoff when MPD goes away.
 ///
@@ -18,14 +63,17 @@ public final class MPDWatcher: Sendable {
         public var connectTimeoutMs: UInt32
         public var reconnectInitial: Double
         public var reconnectMaximum: Double
+        /// How often progress is saved while playing (at least every 15 s).
+        public var tickInterval: Double
 
         public init(name: String, endpoint: MPDEndpoint, connectTimeoutMs: UInt32 = 5000,
-                    reconnectInitial: Double = 1, reconnectMaximum: Double = 30) {
+                    reconnectInitial: Double = 1, reconnectMaximum: Double = 30, tickInterval: Double = 15) {
             self.name = name
             self.endpoint = endpoint
             self.connectTimeoutMs = connectTimeoutMs
             self.reconnectInitial = reconnectInitial
             self.reconnectMaximum = reconnectMaximum
+            self.tickInterval = tickInterval
         }
     }
 
@@ -38,6 +86,10 @@ public final class MPDWatcher: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
     private let listeners = Mutex<[@Sendable (PlayerStatus) -> Void]>([])
+
+    /// Set once by `start(delegate:)` before the watcher's thread exists, then only read
+    /// from that thread: thread creation orders the write before every read.
+    nonisolated(unsafe) private var delegate: (any MPDWatcherDelegate)?
 
     public init(settings: Settings, logger: Logger) {
         self.settings = settings
@@ -70,8 +122,10 @@ public final class MPDWatcher: Sendable {
         listeners.withLock { $0.append(listener) }
     }
 
-    public func start() {
+    /// Starts the watcher's thread; `delegate` receives everything it sees.
+    public func start(delegate: (any MPDWatcherDelegate)? = nil) {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        self.delegate = delegate
         let thread = Thread { [self] in
             run()
             finished.signal()
@@ -101,7 +155,9 @@ public final class MPDWatcher: Sendable {
                 logger.info("connected to MPD \(connection.serverVersion) at \(settings.endpoint)")
                 update(connected: true, version: connection.serverVersion, error: nil)
                 try follow(connection)
+                delegate?.watcher(self, lostConnectionAt: Date())
             } catch {
+                if status.connected { delegate?.watcher(self, lostConnectionAt: Date()) }
                 if isStopping { break }
                 let delay = backoff.failed()
                 if status.connected || status.lastError != error.message {
@@ -116,31 +172,73 @@ public final class MPDWatcher: Sendable {
         update(connected: false, version: nil, error: nil)
     }
 
-    /// Waits in `idle` until MPD reports events or `stop()` is called. Returns when
-    /// stopping; throws when the connection breaks.
+    /// Looks at the player, then waits in `idle` until MPD reports events or `stop()` is
+    /// called. Returns when stopping; throws when the connection breaks.
     private func follow(_ connection: MPDConnection) throws(MPDError) {
+        var playing = try look(connection)
+        delegate?.watcher(self, libraryMayHaveChanged: MPDLibrary(connection: connection), because: .connected)
         let mask = mpd_idle(MPD_IDLE_DATABASE.rawValue | MPD_IDLE_QUEUE.rawValue
             | MPD_IDLE_PLAYER.rawValue | MPD_IDLE_STICKER.rawValue)
         while !isStopping {
             try connection.sendIdle(mask)
-            guard waitReadable(connection.fileDescriptor) else {
+            // While playing, wake up every tickInterval to save progress; otherwise sleep
+            // until MPD or stop() wakes us: no CPU at all while paused or stopped.
+            switch waitReadable(connection.fileDescriptor, timeout: playing ? settings.tickInterval : nil) {
+            case .stopping:
                 try? connection.cancelIdle()
                 return
+            case .timedOut:
+                let events = try connection.cancelIdle()
+                delegate?.watcher(self, tickAt: Date())
+                if events.rawValue != 0 { playing = try handle(events, connection) }
+            case .readable:
+                playing = try handle(try connection.receiveIdle(), connection)
             }
-            let events = try connection.receiveIdle()
-            logger.trace("idle events 0x\(String(events.rawValue, radix: 16))")
         }
     }
 
-    /// Sleeps in poll(2) until `fd` is readable (true) or the watcher is stopped (false).
-    private func waitReadable(_ fd: Int32) -> Bool {
+    private func handle(_ events: mpd_idle, _ connection: MPDConnection) throws(MPDError) -> Bool {
+        logger.trace("idle events 0x\(String(events.rawValue, radix: 16))")
+        var playing = currentlyPlaying
+        if events.rawValue & (MPD_IDLE_PLAYER.rawValue | MPD_IDLE_QUEUE.rawValue) != 0 {
+            playing = try look(connection)
+        }
+        if events.rawValue & MPD_IDLE_DATABASE.rawValue != 0 {
+            delegate?.watcher(self, libraryMayHaveChanged: MPDLibrary(connection: connection), because: .database)
+        } else if events.rawValue & MPD_IDLE_STICKER.rawValue != 0 {
+            delegate?.watcher(self, libraryMayHaveChanged: MPDLibrary(connection: connection), because: .stickers)
+        }
+        return playing
+    }
+
+    private let playingNow = Atomic<Bool>(false)
+    private var currentlyPlaying: Bool { playingNow.load(ordering: .relaxed) }
+
+    /// Reads status and current song and hands them to the delegate; returns whether MPD plays.
+    private func look(_ connection: MPDConnection) throws(MPDError) -> Bool {
+        let snapshot = try connection.snapshot()
+        delegate?.watcher(self, observed: snapshot, at: Date())
+        playingNow.store(snapshot.state == .play, ordering: .relaxed)
+        return snapshot.state == .play
+    }
+
+    private enum Wake { case readable, timedOut, stopping }
+
+    /// Sleeps in poll(2) until `fd` is readable, `timeout` seconds pass, or the watcher is stopped.
+    private func waitReadable(_ fd: Int32, timeout: Double?) -> Wake {
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
+        let deadline = timeout.map { Date().addingTimeInterval($0) }
         while true {
-            let n = poll(&fds, 2, -1)
+            let ms = deadline.map { Int32(max(0, $0.timeIntervalSinceNow) * 1000) + 1 } ?? -1
+            let n = poll(&fds, 2, ms)
             if n < 0 && errno == EINTR { continue }
-            if fds[1].revents != 0 || isStopping { return false }
-            return true
+            if fds[1].revents != 0 || isStopping { return .stopping }
+            if n == 0 {
+                if let deadline, deadline.timeIntervalSinceNow > 0 { continue }
+                return .timedOut
+            }
+            return .readable
         }
     }
 

@@ -138,12 +138,15 @@ enum Schema {
             CREATE TABLE open_plays (
               player        TEXT PRIMARY KEY NOT NULL,
               track_id      INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+              song_uri      TEXT NOT NULL,              -- MPD's URI (a stream URL for streams)
+              song_json     TEXT NOT NULL,              -- the song's tags and duration, to resume exactly
               mpd_song_id   INTEGER,
               started_at_ms INTEGER NOT NULL,
               played_s      REAL NOT NULL DEFAULT 0 CHECK (played_s >= 0),
               state         TEXT NOT NULL CHECK (state IN ('play', 'pause')),
               position_s    REAL,                       -- elapsed time in the song when saved
-              saved_at_ms   INTEGER NOT NULL
+              saved_at_ms   INTEGER NOT NULL,
+              lost_at_ms    INTEGER                     -- when the player was lost from sight, if it was
             ) WITHOUT ROWID;
             """)
     }

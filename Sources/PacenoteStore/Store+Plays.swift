@@ -37,17 +37,30 @@ extension Store {
         ])
     }
 
-    /// Plays, newest first, with their tracks; `before` is the paging cursor (a play id).
-    public func recentPlays(limit: Int, beforeID: Int64? = nil) throws(StoreError) -> [PlayWithTrack] {
+    /// Where a page of plays continues: the last play shown (newest-first order).
+    public struct PlayCursor: Equatable, Sendable {
+        public var startedAtMs: Int64
+        public var id: Int64
+        public init(startedAtMs: Int64, id: Int64) {
+            self.startedAtMs = startedAtMs
+            self.id = id
+        }
+    }
+
+    /// Plays, newest first, with their tracks: those that started in [`from`, `to`), after
+    /// `cursor` (exclusive), at most `limit`.
+    public func plays(limit: Int, after cursor: PlayCursor? = nil, from: Date? = nil, to: Date? = nil) throws(StoreError) -> [PlayWithTrack] {
         try read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT p.id AS play_id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
                        p.source, p.player, p.hr_avg, p.hr_max, p.zone, p.workout_id, t.*
                 FROM plays p JOIN tracks t ON t.id = p.track_id
-                WHERE (?1 IS NULL OR p.id < ?1)
+                WHERE (?1 IS NULL OR (p.started_at_ms, p.id) < (?1, ?2))
+                  AND (?3 IS NULL OR p.started_at_ms >= ?3)
+                  AND (?4 IS NULL OR p.started_at_ms < ?4)
                 ORDER BY p.started_at_ms DESC, p.id DESC
-                LIMIT ?2
-                """, arguments: [beforeID, limit])
+                LIMIT ?5
+                """, arguments: [cursor?.startedAtMs, cursor?.id, from.map(Store.milliseconds), to.map(Store.milliseconds), limit])
             return rows.map { row in
                 PlayWithTrack(
                     play: Play(
@@ -60,6 +73,11 @@ extension Store {
                     track: Store.track(from: row))
             }
         }
+    }
+
+    /// The newest plays first (a convenience over `plays(limit:)`).
+    public func recentPlays(limit: Int) throws(StoreError) -> [PlayWithTrack] {
+        try plays(limit: limit)
     }
 
     public func counts() throws(StoreError) -> StoreCounts {

@@ -38,14 +38,40 @@ extension Store {
               duration_s = excluded.duration_s, mb_recording_id = excluded.mb_recording_id,
               mb_release_id = excluded.mb_release_id, mb_artist_id = excluded.mb_artist_id,
               mb_album_artist_id = excluded.mb_album_artist_id, mb_release_track_id = excluded.mb_release_track_id,
-              -- A hand-set or analysed BPM is not overwritten by a later library scan without one.
-              bpm = COALESCE(excluded.bpm, tracks.bpm),
-              bpm_source = CASE WHEN excluded.bpm IS NULL THEN tracks.bpm_source ELSE excluded.bpm_source END,
-              bpm_confidence = CASE WHEN excluded.bpm IS NULL THEN tracks.bpm_confidence ELSE excluded.bpm_confidence END,
-              match_key = excluded.match_key, in_library = 1, updated_at_ms = excluded.updated_at_ms
+              -- A known BPM is kept: it changes only through setBPM, which weighs its source.
+              bpm = COALESCE(tracks.bpm, excluded.bpm),
+              bpm_source = CASE WHEN tracks.bpm IS NULL THEN excluded.bpm_source ELSE tracks.bpm_source END,
+              bpm_confidence = CASE WHEN tracks.bpm IS NULL THEN excluded.bpm_confidence ELSE tracks.bpm_confidence END,
+              match_key = excluded.match_key, updated_at_ms = excluded.updated_at_ms
             RETURNING id
             """)
         return try Int64.fetchOne(statement, arguments: arguments)!
+    }
+
+    /// Sets (or clears) a track's BPM unless it already has one from a more trusted source
+    /// (manual > tag > sticker > analysis > import). `replacingSource` also lets a value
+    /// from that same source be replaced or cleared (a re-tagged file, a removed sticker).
+    public func setBPM(trackID: Int64, _ bpm: BPM?) throws(StoreError) {
+        try write { db in try Store.setBPM(trackID: trackID, bpm, in: db) }
+    }
+
+    static func setBPM(trackID: Int64, _ bpm: BPM?, clearingSource: BPM.Source? = nil, in db: Database) throws {
+        if let bpm {
+            try db.cachedStatement(sql: """
+                UPDATE tracks SET bpm = ?2, bpm_source = ?3, bpm_confidence = ?4
+                WHERE id = ?1 AND (bpm IS NULL OR bpm_source = ?3 OR \(rank("bpm_source")) <= \(rank("?3")))
+                """).execute(arguments: [trackID, bpm.value, bpm.source.rawValue, bpm.confidence])
+        } else if let clearingSource {
+            try db.cachedStatement(sql: """
+                UPDATE tracks SET bpm = NULL, bpm_source = NULL, bpm_confidence = NULL
+                WHERE id = ?1 AND bpm_source = ?2
+                """).execute(arguments: [trackID, clearingSource.rawValue])
+        }
+    }
+
+    /// How much a BPM source is trusted, as SQL.
+    static func rank(_ column: String) -> String {
+        "(CASE \(column) WHEN 'manual' THEN 5 WHEN 'tag' THEN 4 WHEN 'sticker' THEN 3 WHEN 'analysis' THEN 2 WHEN 'import' THEN 1 ELSE 0 END)"
     }
 
     /// The track with this id, if any.

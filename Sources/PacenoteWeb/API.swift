@@ -7,27 +7,40 @@ public struct APIContext: Sendable {
     public var version: String
     public var startedAt: Date
     public var store: Store
+    /// The display time zone: local days in `from`/`to` follow it.
+    public var timeZone: TimeZone
     /// The configured players (MPDs), the first being the default one.
     public var players: @Sendable () -> [PlayerStatus]
+    /// What each player plays now (players that play nothing are absent).
+    public var nowPlaying: @Sendable () -> [NowPlaying]
 
-    public init(version: String, startedAt: Date, store: Store, players: @escaping @Sendable () -> [PlayerStatus]) {
+    public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
+                players: @escaping @Sendable () -> [PlayerStatus],
+                nowPlaying: @escaping @Sendable () -> [NowPlaying] = { [] }) {
         self.version = version
         self.startedAt = startedAt
         self.store = store
+        self.timeZone = timeZone
         self.players = players
+        self.nowPlaying = nowPlaying
     }
 }
 
 /// The JSON API: routes in, responses out, every error through `HTTPResponse(apiError:)`.
 public struct API: Sendable {
     let context: APIContext
+    let localTime: LocalTime
 
-    public init(context: APIContext) { self.context = context }
+    public init(context: APIContext) {
+        self.context = context
+        self.localTime = LocalTime(timeZone: context.timeZone)
+    }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
             switch try Route.match(method: request.method, path: request.path).get() {
             case .status: return .json(try status())
+            case .listens: return .json(try listens(request.query))
             }
         } catch let error as APIError {
             return HTTPResponse(apiError: error)
@@ -38,61 +51,150 @@ public struct API: Sendable {
         }
     }
 
-    func status() throws -> StatusBody {
-        let players = context.players().map(StatusBody.Player.init)
+    // MARK: GET /api/v1/status
+
+    func status() throws -> JSONValue {
+        let now = context.nowPlaying()
+        let players = context.players().map { p in
+            APIJSON.player(p, nowPlaying: now.first { $0.player == p.name })
+        }
         let counts = try context.store.counts()
-        return StatusBody(
-            version: context.version,
-            uptime_s: Int(Date().timeIntervalSince(context.startedAt)),
-            mpd: players.first ?? StatusBody.Player(name: "default", endpoint: "", connected: false, server_version: nil, error: nil, since: nil),
-            players: players,
-            database: .init(plays: counts.plays, tracks: counts.tracks))
+        let defaultName = context.players().first?.name
+        return .object([
+            ("version", .string(context.version)),
+            ("uptime_s", .int(Int64(Date().timeIntervalSince(context.startedAt)))),
+            ("mpd", players.first ?? .null),
+            ("now_playing", now.first { $0.player == defaultName }.map(APIJSON.nowPlaying) ?? .null),
+            ("players", .array(players)),
+            ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
+        ])
+    }
+
+    // MARK: GET /api/v1/listens
+
+    static let defaultLimit = 50
+    static let maxLimit = 500
+
+    func listens(_ query: [String: String]) throws -> JSONValue {
+        let limit = try Query.int(query, "limit", default: Self.defaultLimit, in: 1...Self.maxLimit)
+        let from = try Query.instant(query, "from", localTime)
+        let to = try Query.instant(query, "to", localTime, endOfDay: true)
+        if let from, let to, from >= to { throw APIError.badRequest("'from' must be before 'to'", code: "invalid_range") }
+        let cursor = try query["cursor"].map { text throws(APIError) in
+            guard let cursor = ListenCursor.decode(text) else {
+                throw APIError.badRequest("'cursor' is not a cursor this server gave out", code: "invalid_cursor")
+            }
+            return cursor
+        }
+        // One more than asked tells whether another page follows.
+        let rows = try context.store.plays(limit: limit + 1, after: cursor, from: from, to: to)
+        let page = rows.prefix(limit)
+        let next = rows.count > limit ? page.last.map { ListenCursor.encode(startedAt: $0.play.startedAt, id: $0.play.id ?? 0) } : nil
+        return .object([
+            ("listens", .array(page.map(APIJSON.listen))),
+            ("next_cursor", .optional(next)),
+        ])
     }
 }
 
-/// `GET /api/v1/status`. Field names are the API's (snake_case), documented in docs/API.md.
-struct StatusBody: Encodable {
-    struct Player: Encodable {
-        var name: String
-        var endpoint: String
-        var connected: Bool
-        var server_version: String?
-        var error: String?
-        var since: String?
+/// The API's JSON shapes, documented in docs/API.md.
+enum APIJSON {
+    static func timestamp(_ date: Date?) -> JSONValue { .optional(date.map(ISO8601.string)) }
 
-        init(name: String, endpoint: String, connected: Bool, server_version: String?, error: String?, since: String?) {
-            self.name = name
-            self.endpoint = endpoint
-            self.connected = connected
-            self.server_version = server_version
-            self.error = error
-            self.since = since
-        }
-
-        init(_ s: PlayerStatus) {
-            self.init(name: s.name, endpoint: s.endpoint, connected: s.connected, server_version: s.serverVersion,
-                      error: s.lastError, since: ISO8601.string(s.since))
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(name, forKey: .name)
-            try c.encode(endpoint, forKey: .endpoint)
-            try c.encode(connected, forKey: .connected)
-            // Absent values are explicit nulls, so clients can rely on every key.
-            try c.encode(server_version, forKey: .server_version)
-            try c.encode(error, forKey: .error)
-            try c.encode(since, forKey: .since)
-        }
-        enum CodingKeys: String, CodingKey { case name, endpoint, connected, server_version, error, since }
+    static func track(_ t: Track) -> JSONValue {
+        .object([
+            ("id", .optional(t.id)),
+            ("title", .string(t.title)),
+            ("artist", .optional(t.artist)),
+            ("album", .optional(t.album)),
+            ("album_artist", .optional(t.albumArtist)),
+            ("uri", .optional(t.uri)),
+            ("duration_s", .optional(t.durationSeconds)),
+            ("bpm", .optional(t.bpm?.value)),
+            ("bpm_source", .optional(t.bpm?.source.rawValue)),
+            ("musicbrainz_recording_id", .optional(t.musicBrainz.recording)),
+        ])
     }
-    struct Database: Encodable {
-        var plays: Int
-        var tracks: Int
+
+    static func listen(_ p: PlayWithTrack) -> JSONValue {
+        .object([
+            ("id", .optional(p.play.id)),
+            ("started_at", timestamp(p.play.startedAt)),
+            ("ended_at", timestamp(p.play.endedAt)),
+            ("played_s", .double(p.play.playedSeconds)),
+            ("counted", .bool(p.play.counted)),
+            ("source", .string(p.play.source)),
+            ("player", .optional(p.play.player)),
+            ("zone", .optional(p.play.zone?.rawValue)),
+            ("hr_avg", .optional(p.play.heartRateAverage)),
+            ("hr_max", .optional(p.play.heartRateMax)),
+            ("workout_id", .optional(p.play.workoutID)),
+            ("track", track(p.track)),
+        ])
     }
-    var version: String
-    var uptime_s: Int
-    var mpd: Player
-    var players: [Player]
-    var database: Database
+
+    static func nowPlaying(_ n: NowPlaying) -> JSONValue {
+        // Positions move on while playing: report them as of now, not of the last event.
+        let since = n.state == .play ? max(0, Date().timeIntervalSince(n.at)) : 0
+        return .object([
+            ("player", .string(n.player)),
+            ("state", .string(n.state.rawValue)),
+            ("started_at", timestamp(n.startedAt)),
+            ("played_s", .double(n.playedSeconds + since)),
+            ("elapsed_s", .optional(n.elapsed.map { $0 + since })),
+            ("duration_s", .optional(n.duration)),
+            ("track", track(n.track)),
+        ])
+    }
+
+    static func player(_ s: PlayerStatus, nowPlaying: NowPlaying?) -> JSONValue {
+        .object([
+            ("name", .string(s.name)),
+            ("endpoint", .string(s.endpoint)),
+            ("connected", .bool(s.connected)),
+            ("server_version", .optional(s.serverVersion)),
+            ("error", .optional(s.lastError)),
+            ("since", timestamp(s.since)),
+            ("now_playing", nowPlaying.map(APIJSON.nowPlaying) ?? .null),
+        ])
+    }
+}
+
+/// Opaque paging cursors: `<started_at_ms>.<id>` in base64url, so clients do not build them.
+enum ListenCursor {
+    static func encode(startedAt: Date, id: Int64) -> String {
+        let raw = "\(Int64((startedAt.timeIntervalSince1970 * 1000).rounded())).\(id)"
+        return Data(raw.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: String) -> Store.PlayCursor? {
+        var b64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while b64.count % 4 != 0 { b64 += "=" }
+        guard text.count <= 64, let data = Data(base64Encoded: b64) else { return nil }
+        let parts = String(decoding: data, as: UTF8.self).split(separator: ".")
+        guard parts.count == 2, let ms = Int64(parts[0]), let id = Int64(parts[1]) else { return nil }
+        return Store.PlayCursor(startedAtMs: ms, id: id)
+    }
+}
+
+/// Query-string parameters, each error naming its parameter.
+enum Query {
+    static func int(_ q: [String: String], _ name: String, default value: Int, in range: ClosedRange<Int>) throws(APIError) -> Int {
+        guard let text = q[name] else { return value }
+        guard let n = Int(text), range.contains(n) else {
+            throw .badRequest("'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)", code: "invalid_\(name)")
+        }
+        return n
+    }
+
+    static func instant(_ q: [String: String], _ name: String, _ local: LocalTime, endOfDay: Bool = false) throws(APIError) -> Date? {
+        guard let text = q[name] else { return nil }
+        guard let date = Instant.parse(text, in: local, endOfDay: endOfDay) else {
+            throw .badRequest("'\(name)' must be a date (YYYY-MM-DD), an ISO 8601 time with offset, or Unix seconds",
+                              code: "invalid_\(name)")
+        }
+        return date
+    }
 }

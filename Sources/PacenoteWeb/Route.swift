@@ -2,6 +2,7 @@
 /// method and path to a route, or to the error that explains why there is none.
 public enum Route: Equatable, Sendable {
     case status
+    case listens
 
     /// Resolves a request path (already stripped of any base path) and method.
     public static func match(method: String, path: String) -> Result<Route, APIError> {
@@ -11,6 +12,9 @@ public enum Route: Equatable, Sendable {
         switch segments {
         case ["api", "v1", "status"]:
             route = .status
+            allowed = ["GET", "HEAD"]
+        case ["api", "v1", "listens"]:
+            route = .listens
             allowed = ["GET", "HEAD"]
         default:
             return .failure(.notFound("no route for \(path)"))

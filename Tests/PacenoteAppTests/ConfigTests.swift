@@ -118,3 +118,41 @@ import Testing
         }
     }
 }
+
+@Suite struct PlayersConfigTests {
+    private func load(_ toml: String, env: [String: String] = [:]) throws -> Config {
+        let dir = try TemporaryDirectory()
+        try toml.write(toFile: dir.file("c.toml"), atomically: true, encoding: .utf8)
+        return try ConfigLoader.load(flags: ConfigFlags(config: dir.file("c.toml")), environment: ["HOME": dir.path].merging(env) { $1 })
+    }
+
+    @Test func severalPlayersFromArrayTables() throws {
+        let c = try load("""
+            [[mpd]]
+            name = "kitchen"
+            host = "kitchen.lan"
+            [[mpd]]
+            name = "studio"
+            host = "pw@/run/mpd/socket"
+            [plays]
+            min_track_s = 10
+            """, env: ["MPD_PORT": "6601"])
+        #expect(c.players.map(\.name) == ["kitchen", "studio"])
+        #expect(try c.players[0].endpoint == MPDEndpoint(location: .tcp(host: "kitchen.lan", port: 6601)))
+        #expect(try c.players[1].endpoint == MPDEndpoint(location: .unixSocket("/run/mpd/socket"), password: "pw"))
+        #expect(c.playRule.minimumDuration == 10)
+        #expect(ConfigPrinter.toml(c).contains("[[mpd]]"))
+    }
+
+    @Test func playerErrorsNameTheirTable() {
+        #expect {
+            _ = try load("[[mpd]]\nname = \"a\"\n[[mpd]]\nname = \"a\"\n")
+        } throws: { ($0 as? ConfigError)?.key == "mpd[2].name" }
+        #expect {
+            _ = try load("[[mpd]]\nhost = \"a\"\n[[mpd]]\nprot = 1\n")
+        } throws: { ($0 as? ConfigError)?.description.contains("mpd[2].prot") == true }
+        #expect {
+            _ = try load("[plays]\nmin_fraction = 2\n")
+        } throws: { ($0 as? ConfigError)?.key == "plays.min_fraction" }
+    }
+}

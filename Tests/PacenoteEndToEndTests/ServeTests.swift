@@ -4,51 +4,7 @@ import Testing
 
 /// `pacenote serve` as users run it: the built binary, a real MPD, real HTTP.
 @Suite struct ServeTests {
-    /// Starts `pacenote serve` on a free port with a fresh database and the given MPD.
-    final class Daemon {
-        let dir: TemporaryDirectory
-        let process: PacenoteProcess
-        private(set) var port: UInt16 = 0
-        var db: String { dir.file("pacenote.sqlite") }
-        var statusURL: String { "http://127.0.0.1:\(port)/api/v1/status" }
-
-        init(mpd: String, extraConfig: String = "", arguments: [String] = [], environment: [String: String] = [:]) throws {
-            dir = try TemporaryDirectory("pacenote-e2e")
-            // Short reconnect delays keep the tests quick; the default rule is tested in PacenoteCoreTests.
-            try """
-                [mpd]
-                reconnect_initial_s = 0.2
-                reconnect_max_s = 0.5
-                \(extraConfig)
-                """.write(toFile: dir.file("config.toml"), atomically: true, encoding: .utf8)
-            process = try PacenoteProcess(
-                ["serve", "--config", dir.file("config.toml"), "--db", dir.file("pacenote.sqlite"),
-                 "--http", "127.0.0.1:0", "--mpd", mpd] + arguments,
-                environment: environment.merging(["HOME": dir.path]) { a, _ in a })
-            port = try waitForPort()
-        }
-
-        private func waitForPort() throws -> UInt16 {
-            var found: UInt16?
-            _ = eventually(timeout: 15) {
-                guard let range = process.stderr.range(of: "serving http://127.0.0.1:") else { return !process.process.isRunning }
-                found = UInt16(process.stderr[range.upperBound...].prefix { $0.isNumber })
-                return true
-            }
-            guard let found else { throw HarnessError("pacenote did not start:\n\(process.stderr)") }
-            return found
-        }
-
-        func status() throws -> [String: Any] {
-            let r = try HTTP.get(statusURL)
-            guard r.status == 200, let json = r.json else { throw HarnessError("status answered \(r.status): \(r.text)") }
-            return json
-        }
-
-        func mpdConnected() throws -> Bool {
-            try (status()["mpd"] as? [String: Any])?["connected"] as? Bool ?? false
-        }
-    }
+    typealias Daemon = PacenoteDaemon
 
     @Test func statusFollowsMPDComingAndGoing() throws {
         let mpd = try MPDInstance(start: false)
@@ -69,8 +25,7 @@ import Testing
         try mpd.start()
         #expect(try eventually(timeout: 10) { try daemon.mpdConnected() }, "pacenote did not reconnect")
 
-        daemon.process.signal(SIGTERM)
-        #expect(try daemon.process.wait() == 0)
+        try daemon.stop()
     }
 
     @Test func connectsThroughAUnixSocketWithAPassword() throws {

@@ -84,10 +84,11 @@ public final class MPDInstance: @unchecked Sendable {
     public var hostForClients: String { password.map { "\($0)@127.0.0.1" } ?? "127.0.0.1" }
 
     /// Starts MPD (again), waits for its port and indexes the music directory.
-    public func start() throws {
+    /// MPD restores its queue and "play" from its state file; by default each start
+    /// begins from nothing (`keepState` restarts where a stopped MPD left off).
+    public func start(keepState: Bool = false) throws {
         guard process == nil else { return }
-        // MPD restores "play" from its state file on start; each start begins stopped.
-        try? FileManager.default.removeItem(atPath: directory.file("state"))
+        if !keepState { try? FileManager.default.removeItem(atPath: directory.file("state")) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: mpdPath)
         p.arguments = ["--no-daemon", directory.file("mpd.conf")]
@@ -113,11 +114,51 @@ public final class MPDInstance: @unchecked Sendable {
         process = nil
     }
 
+    /// Kills MPD with SIGKILL: no state is saved.
+    public func kill9() {
+        guard let p = process else { return }
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        process = nil
+    }
+
     public var isRunning: Bool { process?.isRunning ?? false }
+
+    /// Sends one raw protocol command (e.g. `seekcur 7`) and returns MPD's answer.
+    @discardableResult
+    public func command(_ line: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard ok else { throw HarnessError("cannot connect to mpd on \(port)") }
+        var text = ""
+        if let password { text += "password \(password)\n" }
+        text += line + "\nclose\n"
+        _ = text.withCString { send(fd, $0, strlen($0), 0) }
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+        }
+        let reply = String(decoding: answer, as: UTF8.self)
+        if reply.contains("ACK ") { throw HarnessError("mpd refused '\(line)': \(reply)") }
+        return reply
+    }
 
     /// Runs `mpc` against this MPD and returns its standard output.
     @discardableResult
-    public func mpc(_ arguments: String...) throws -> String {
+    public func mpc(_ arguments: String...) throws -> String { try mpc(arguments) }
+
+    @discardableResult
+    public func mpc(_ arguments: [String]) throws -> String {
         try run(mpcPath, ["--host", hostForClients, "--port", String(port)] + arguments).stdout
     }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import Synchronization
+
+/// What is playing on one player right now.
+public struct NowPlaying: Equatable, Sendable {
+    public enum State: String, Sendable { case play, pause }
+
+    public var player: String
+    public var state: State
+    public var track: Track
+    public var startedAt: Date
+    /// Real playing time of this play so far, as of `at`.
+    public var playedSeconds: Double
+    /// Position in the song, as of `at`.
+    public var elapsed: Double?
+    public var duration: Double?
+    public var at: Date
+
+    public init(player: String, state: State, track: Track, startedAt: Date, playedSeconds: Double,
+                elapsed: Double?, duration: Double?, at: Date) {
+        self.player = player
+        self.state = state
+        self.track = track
+        self.startedAt = startedAt
+        self.playedSeconds = playedSeconds
+        self.elapsed = elapsed
+        self.duration = duration
+        self.at = at
+    }
+}
+
+/// Something that happened, for whoever listens (the live event stream, the dashboard).
+public enum PacenoteEvent: Equatable, Sendable {
+    /// What a player plays changed (song, pause/resume, seek); `nil`: it stopped.
+    case nowPlaying(player: String, NowPlaying?)
+    /// A play was stored.
+    case playLogged(id: Int64, play: Play, track: Track)
+    /// A player (MPD) connected or went away.
+    case playerConnection(PlayerStatus)
+}
+
+/// In-process publish/subscribe. Subscribers are called synchronously on the publisher's
+/// thread, in subscription order, so they must return quickly (queue work elsewhere).
+public final class EventBus: Sendable {
+    public struct Subscription: Hashable, Sendable { let id: Int }
+
+    private let subscribers = Mutex<(next: Int, handlers: [(Int, @Sendable (PacenoteEvent) -> Void)])>((0, []))
+
+    public init() {}
+
+    @discardableResult
+    public func subscribe(_ handler: @escaping @Sendable (PacenoteEvent) -> Void) -> Subscription {
+        subscribers.withLock { state in
+            state.next += 1
+            state.handlers.append((state.next, handler))
+            return Subscription(id: state.next)
+        }
+    }
+
+    public func unsubscribe(_ subscription: Subscription) {
+        subscribers.withLock { $0.handlers.removeAll { $0.0 == subscription.id } }
+    }
+
+    public func publish(_ event: PacenoteEvent) {
+        for (_, handler) in subscribers.withLock({ $0.handlers }) { handler(event) }
+    }
+}

@@ -1,0 +1,148 @@
+import CMPDClient
+import Foundation
+import PacenoteCore
+
+extension MPDConnection {
+    /// `status` and `currentsong` in one command list, so that the two always describe the
+    /// same moment (MPD sends several `player` events per change; PLATFORM.md).
+    func snapshot() throws(MPDError) -> PlayerSnapshot {
+        _ = mpd_command_list_begin(handle, true)
+        _ = mpd_send_status(handle)
+        _ = mpd_send_current_song(handle)
+        _ = mpd_command_list_end(handle)
+        try check()
+        guard let status = mpd_recv_status(handle) else {
+            try check()
+            throw MPDError(kind: .other, message: "MPD sent no status")
+        }
+        defer { mpd_status_free(status) }
+        _ = mpd_response_next(handle)
+        var song: OpaquePointer?
+        if let s = mpd_recv_song(handle) { song = s }
+        defer { if let song { mpd_song_free(song) } }
+        _ = mpd_response_finish(handle)
+        try check()
+
+        let state: PlayerSnapshot.State
+        switch mpd_status_get_state(status) {
+        case MPD_STATE_PLAY: state = .play
+        case MPD_STATE_PAUSE: state = .pause
+        default: state = .stop
+        }
+        guard let song else { return PlayerSnapshot(state: .stop) }
+        var info = Self.songInfo(song)
+        let total = mpd_status_get_total_time(status)
+        if info.durationSeconds == nil, total > 0, !info.isStream { info.durationSeconds = Double(total) }
+        let id = mpd_status_get_song_id(status)
+        return PlayerSnapshot(
+            state: state, song: info, songID: id >= 0 ? Int(id) : Int(mpd_song_get_id(song)),
+            elapsed: Double(mpd_status_get_elapsed_ms(status)) / 1000)
+    }
+
+    /// MPD's time of its last database update (`stats`), to skip unchanged libraries.
+    func databaseUpdateTime() throws(MPDError) -> Int {
+        guard let stats = mpd_run_stats(handle) else {
+            try check()
+            return 0
+        }
+        defer { mpd_stats_free(stats) }
+        return Int(mpd_stats_get_db_update_time(stats))
+    }
+
+    /// Every song in MPD's database (`listallinfo`), streamed to `body` one at a time.
+    func forEachSong(_ body: (SongInfo) -> Void) throws(MPDError) {
+        _ = mpd_send_list_all_meta(handle, "")
+        try check()
+        while let entity = mpd_recv_entity(handle) {
+            if mpd_entity_get_type(entity) == MPD_ENTITY_TYPE_SONG, let song = mpd_entity_get_song(entity) {
+                body(Self.songInfo(song))
+            }
+            mpd_entity_free(entity)
+        }
+        try check()
+        _ = mpd_response_finish(handle)
+        try check()
+    }
+
+    /// `readcomments` for many files, in command lists of `batch` (one round trip each).
+    /// A file MPD cannot read is left out; the others are still read.
+    func readComments(_ uris: [String], batch: Int = 256) throws(MPDError) -> [String: [String: String]] {
+        var result: [String: [String: String]] = [:]
+        var start = 0
+        while start < uris.count {
+            let slice = Array(uris[start..<min(start + batch, uris.count)])
+            _ = mpd_command_list_begin(handle, true)
+            for uri in slice { _ = mpd_send_read_comments(handle, uri) }
+            _ = mpd_command_list_end(handle)
+            try check()
+            var index = 0
+            var failedAt: Int?
+            while index < slice.count {
+                var comments: [String: String] = [:]
+                while let pair = mpd_recv_pair(handle) {
+                    let name = String(cString: pair.pointee.name).uppercased()
+                    if comments[name] == nil { comments[name] = String(cString: pair.pointee.value) }
+                    mpd_return_pair(handle, pair)
+                }
+                if mpd_connection_get_error(handle) != MPD_ERROR_SUCCESS {
+                    // An ACK aborts the rest of the list; it names the failing command.
+                    failedAt = Int(mpd_connection_get_server_error_location(handle))
+                    break
+                }
+                if !comments.isEmpty { result[slice[index]] = comments }
+                index += 1
+                if index < slice.count { _ = mpd_response_next(handle) }
+            }
+            if let failedAt {
+                do { try check() } catch where !error.isFatal {}
+                start += max(failedAt, index) + 1
+                continue
+            }
+            _ = mpd_response_finish(handle)
+            try check()
+            start += slice.count
+        }
+        return result
+    }
+
+    /// Every song's sticker `name` (`sticker find song "" NAME`): URI → value.
+    func stickers(named name: String) throws(MPDError) -> [String: String] {
+        _ = mpd_send_sticker_find(handle, "song", "", name)
+        try check()
+        var result: [String: String] = [:]
+        var uri: String?
+        while let pair = mpd_recv_pair(handle) {
+            let key = String(cString: pair.pointee.name)
+            let value = String(cString: pair.pointee.value)
+            if key == "file" {
+                uri = value
+            } else if key == "sticker", let uri, let eq = value.firstIndex(of: "=") {
+                if value[..<eq] == name { result[uri] = String(value[value.index(after: eq)...]) }
+            }
+            mpd_return_pair(handle, pair)
+        }
+        do {
+            try check()
+        } catch where !error.isFatal {
+            return [:]  // no sticker database configured: no stickers
+        }
+        _ = mpd_response_finish(handle)
+        try check()
+        return result
+    }
+
+    static func songInfo(_ song: OpaquePointer) -> SongInfo {
+        var tags: [String: String] = [:]
+        for raw in 0..<MPD_TAG_COUNT.rawValue {
+            let type = mpd_tag_type(rawValue: raw)
+            guard let value = mpd_song_get_tag(song, type, 0), let name = mpd_tag_name(type) else { continue }
+            tags[String(cString: name)] = String(cString: value)
+        }
+        let ms = mpd_song_get_duration_ms(song)
+        let modified = mpd_song_get_last_modified(song)
+        return SongInfo(
+            uri: String(cString: mpd_song_get_uri(song)), tags: tags,
+            durationSeconds: ms > 0 ? Double(ms) / 1000 : nil,
+            lastModified: modified > 0 ? Double(modified) : nil)
+    }
+}

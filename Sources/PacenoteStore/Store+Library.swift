@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import PacenoteCore
+
+/// What one library mirror pass changed.
+public struct LibraryMirrorSummary: Equatable, Sendable {
+    public var added = 0
+    public var updated = 0
+    public var removed = 0
+    public var bpmFromTags = 0
+    public var bpmFromStickers = 0
+}
+
+extension Store {
+    /// The library as last mirrored: URI → MPD's Last-Modified (ms), for files in the library.
+    public func libraryIndex() throws(StoreError) -> [String: Int64] {
+        try read { db in
+            var index: [String: Int64] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT uri, library_modified_at_ms FROM tracks WHERE uri IS NOT NULL AND in_library = 1")
+            while let row = try rows.next() { index[row[0]] = row[1] ?? -1 }
+            return index
+        }
+    }
+
+    /// The MPD database update time last mirrored for `player`.
+    public func libraryUpdateTime(player: String) throws(StoreError) -> Int? {
+        try read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: ["library_update:\(player)"]).flatMap { Int($0) }
+        }
+    }
+
+    /// Applies one mirror pass in one transaction: new and changed songs (with the BPM
+    /// from their tags), files gone from the library (kept, marked `in_library = 0`, so
+    /// their plays stay), and the `bpm` stickers when they were read.
+    public func applyLibrary(
+        changed: [SongInfo], tagBPM: [String: Double], removed: [String], stickers: [String: Double]?,
+        updateTime: Int?, player: String, now: Date = Date()
+    ) throws(StoreError) -> LibraryMirrorSummary {
+        try write { db in
+            var summary = LibraryMirrorSummary()
+            let known = try Set(String.fetchAll(db, sql: "SELECT uri FROM tracks WHERE uri IS NOT NULL"))
+            let setModified = try db.makeStatement(sql: "UPDATE tracks SET library_modified_at_ms = ?, in_library = 1 WHERE id = ?")
+            for song in changed {
+                if known.contains(song.uri) { summary.updated += 1 } else { summary.added += 1 }
+                let id = try Store.saveTrack(song.track, at: now, in: db)
+                try setModified.execute(arguments: [song.lastModified.map { Int64($0 * 1000) } ?? -1, id])
+                if let value = tagBPM[song.uri] {
+                    try Store.setBPM(trackID: id, BPM(value: value, source: .tag, confidence: 1), in: db)
+                    summary.bpmFromTags += 1
+                } else {
+                    try Store.setBPM(trackID: id, nil, clearingSource: .tag, in: db)
+                }
+            }
+            let remove = try db.makeStatement(sql: "UPDATE tracks SET in_library = 0 WHERE uri = ?")
+            for uri in removed {
+                try remove.execute(arguments: [uri])
+                summary.removed += db.changesCount
+            }
+            if let stickers {
+                try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS sticker_uris (uri TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM temp.sticker_uris")
+                let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO temp.sticker_uris (uri) VALUES (?)")
+                for (uri, value) in stickers {
+                    try insert.execute(arguments: [uri])
+                    guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE uri = ?", arguments: [uri]) else { continue }
+                    try Store.setBPM(trackID: id, BPM(value: value, source: .sticker), in: db)
+                    summary.bpmFromStickers += 1
+                }
+                // A sticker that was deleted takes its BPM with it.
+                try db.execute(sql: """
+                    UPDATE tracks SET bpm = NULL, bpm_source = NULL, bpm_confidence = NULL
+                    WHERE bpm_source = 'sticker' AND uri NOT IN (SELECT uri FROM temp.sticker_uris)
+                    """)
+                try db.execute(sql: "DELETE FROM temp.sticker_uris")
+            }
+            if let updateTime {
+                try db.execute(
+                    sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    arguments: ["library_update:\(player)", String(updateTime)])
+            }
+            return summary
+        }
+    }
+
+    /// The track stored for an MPD URI.
+    public func track(uri: String) throws(StoreError) -> Track? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM tracks WHERE uri = ?", arguments: [uri]).map(Store.track(from:))
+        }
+    }
+
+    /// Whether the track with this URI is still in MPD's library.
+    public func isInLibrary(uri: String) throws(StoreError) -> Bool? {
+        try read { db in try Bool.fetchOne(db, sql: "SELECT in_library FROM tracks WHERE uri = ?", arguments: [uri]) }
+    }
+}

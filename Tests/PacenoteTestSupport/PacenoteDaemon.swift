@@ -1,0 +1,105 @@
+import Foundation
+
+/// `pacenote serve` on a free port with its own database and configuration, as a user
+/// runs it; restartable (gracefully or with SIGKILL) on the same database.
+public final class PacenoteDaemon: @unchecked Sendable {
+    // @unchecked Sendable: used by the one test that owns it.
+    public let dir: TemporaryDirectory
+    public private(set) var process: PacenoteProcess
+    public private(set) var port: UInt16 = 0
+    private let arguments: [String]
+    private let environment: [String: String]
+
+    public var db: String { dir.file("pacenote.sqlite") }
+    public var base: String { "http://127.0.0.1:\(port)" }
+    public var statusURL: String { base + "/api/v1/status" }
+
+    /// - Parameters:
+    ///   - mpd: `--mpd` (omit when the configuration lists the players).
+    ///   - config: TOML appended to the test defaults (short reconnect delays).
+    public init(mpd: String?, config: String = "", arguments: [String] = [], environment: [String: String] = [:]) throws {
+        dir = try TemporaryDirectory("pacenote-e2e")
+        let hasPlayers = config.contains("[[mpd]]")
+        // Short reconnect delays keep the tests quick; the default rule is tested in PacenoteCoreTests.
+        let defaults = hasPlayers ? "" : "[mpd]\nreconnect_initial_s = 0.2\nreconnect_max_s = 0.5\nsave_interval_s = 1\n"
+        try (defaults + config).write(toFile: dir.file("config.toml"), atomically: true, encoding: .utf8)
+        var args = ["serve", "--config", dir.file("config.toml"), "--db", dir.file("pacenote.sqlite"), "--http", "127.0.0.1:0"]
+        if let mpd { args += ["--mpd", mpd] }
+        self.arguments = args + arguments
+        self.environment = environment.merging(["HOME": dir.path]) { a, _ in a }
+        process = try PacenoteProcess(self.arguments, environment: self.environment)
+        port = try waitForPort()
+    }
+
+    private func waitForPort() throws -> UInt16 {
+        var found: UInt16?
+        let marker = "serving http://127.0.0.1:"
+        _ = eventually(timeout: 15) {
+            let text = process.stderr
+            guard let range = text.range(of: marker, options: .backwards) else { return !process.process.isRunning }
+            found = UInt16(text[range.upperBound...].prefix { $0.isNumber })
+            return true
+        }
+        guard let found else { throw HarnessError("pacenote did not start:\n\(process.stderr)") }
+        return found
+    }
+
+    /// Stops the daemon (SIGTERM, or SIGKILL with `kill9`) and starts it again on the same
+    /// database and configuration.
+    public func restart(kill9: Bool = false, pause: Double = 0) throws {
+        if process.process.isRunning { try stop(kill9: kill9) }
+        if pause > 0 { usleep(UInt32(pause * 1_000_000)) }
+        process = try PacenoteProcess(arguments, environment: environment)
+        port = try waitForPort()
+    }
+
+    public func stop(kill9: Bool = false) throws {
+        process.signal(kill9 ? SIGKILL : SIGTERM)
+        let status = try process.wait()
+        if !kill9 && status != 0 { throw HarnessError("pacenote exited \(status):\n\(process.stderr)") }
+    }
+
+    public func status() throws -> [String: Any] {
+        let r = try HTTP.get(statusURL)
+        guard r.status == 200, let json = r.json else { throw HarnessError("status answered \(r.status): \(r.text)") }
+        return json
+    }
+
+    public func mpdConnected() throws -> Bool {
+        try (status()["mpd"] as? [String: Any])?["connected"] as? Bool ?? false
+    }
+
+    /// Every stored play, oldest first, read through `GET /api/v1/listens`.
+    public func listens() throws -> [Listen] {
+        var all: [Listen] = []
+        var cursor: String?
+        repeat {
+            var url = base + "/api/v1/listens?limit=500"
+            if let cursor { url += "&cursor=\(cursor)" }
+            let r = try HTTP.get(url)
+            guard r.status == 200, let json = r.json, let items = json["listens"] as? [[String: Any]] else {
+                throw HarnessError("listens answered \(r.status): \(r.text)")
+            }
+            all += items.map(Listen.init)
+            cursor = json["next_cursor"] as? String
+        } while cursor != nil
+        return all.reversed()
+    }
+
+    /// One play as the API returns it.
+    public struct Listen: CustomStringConvertible {
+        public var json: [String: Any]
+        public var track: [String: Any] { json["track"] as? [String: Any] ?? [:] }
+        public var title: String? { track["title"] as? String }
+        public var artist: String? { track["artist"] as? String }
+        public var uri: String? { track["uri"] as? String }
+        public var counted: Bool { json["counted"] as? Bool ?? false }
+        public var playedSeconds: Double { (json["played_s"] as? NSNumber)?.doubleValue ?? -1 }
+        public var player: String? { json["player"] as? String }
+        public var startedAt: Date? { (json["started_at"] as? String).flatMap { try? Date($0, strategy: .iso8601) } }
+        public var endedAt: Date? { (json["ended_at"] as? String).flatMap { try? Date($0, strategy: .iso8601) } }
+        public var description: String {
+            "\(title ?? "?") \(counted ? "counted" : "skip") \(String(format: "%.2f", playedSeconds)) s on \(player ?? "-")"
+        }
+    }
+}
