@@ -221,6 +221,31 @@ import Testing
         }
     }
 
+    @Test func eachTitleInAStreamIsItsOwnPlay() throws {
+        // A real radio station: another MPD streaming Ogg Vorbis over HTTP, whose titles
+        // ("Artist - Title", as stations send them) change with each song.
+        let station = try MPDInstance(tracks: (1...4).map {
+            TestTrack("t\($0).flac", seconds: 3, tags: ["TITLE": "Artist\($0) - Title \($0)"])
+        }, stream: true)
+        try station.mpc("add", "/")
+        try station.mpc("play")
+        let rig = try Rig([TestTrack("unused.flac", seconds: 1)], config: "[plays]\nstream_count_after_s = 2\n")
+        let url = "http://127.0.0.1:\(station.streamPort!)/"
+        try rig.mpc("add", url)
+        try rig.mpc("play")
+        sleep(9.5)
+        try rig.mpc("stop")
+        let plays = try rig.plays(3)
+        let second = plays.first { $0.title == "Title 2" }
+        #expect(second?.artist == "Artist2", "\(plays)")
+        #expect(second?.uri == nil)
+        #expect(second?.counted == true)
+        if let second { Self.expectPlayed(second, 3) }
+        #expect(plays.contains { $0.title == "Title 3" && $0.counted }, "\(plays)")
+        // Every stream play is one title: none lasts longer than one song.
+        #expect(plays.allSatisfy { $0.playedSeconds < 4.5 }, "\(plays)")
+    }
+
     @Test func severalPlayersRecordTheirNames() throws {
         let kitchen = try MPDInstance(tracks: [TestTrack("k.flac", seconds: 2, title: "Kitchen Song")])
         let studio = try MPDInstance(tracks: [TestTrack("s.flac", seconds: 2, title: "Studio Song")])

@@ -31,6 +31,9 @@ public final class MPDInstance: @unchecked Sendable {
     public let directory: TemporaryDirectory
     public let port: UInt16
     public let password: String?
+    /// With `stream: true`, the port of MPD's `httpd` output: an Ogg Vorbis radio station
+    /// at `http://127.0.0.1:PORT/` whose titles change with each song.
+    public let streamPort: UInt16?
     public var socketPath: String { directory.file("mpd.socket") }
     public var musicDirectory: String { directory.file("music") }
     private let mpdPath: String
@@ -38,12 +41,13 @@ public final class MPDInstance: @unchecked Sendable {
     private var process: Process?
 
     public init(tracks: [TestTrack] = [TestTrack("a.flac", title: "Alpha", artist: "Tester")],
-                password: String? = nil, start: Bool = true) throws {
+                password: String? = nil, stream: Bool = false, start: Bool = true) throws {
         mpdPath = try Tools.require("mpd")
         mpcPath = try Tools.require("mpc")
         let sox = try Tools.require("sox")
         directory = try TemporaryDirectory("pacenote-mpd")
         port = try Ports.free()
+        streamPort = stream ? try Ports.free() : nil
         self.password = password
         try FileManager.default.createDirectory(atPath: directory.file("music"), withIntermediateDirectories: true)
         for track in tracks {
@@ -66,14 +70,32 @@ public final class MPDInstance: @unchecked Sendable {
             bind_to_address     "\(directory.file("mpd.socket"))"
             port                "\(port)"
             auto_update         "no"
-            audio_output {
-                type        "null"
-                name        "null"
-                sync        "yes"
-                mixer_type  "none"
-            }
 
             """
+        if let streamPort {
+            config += """
+                audio_output {
+                    type            "httpd"
+                    name            "station"
+                    encoder         "vorbis"
+                    quality         "2"
+                    format          "44100:16:2"
+                    bind_to_address "127.0.0.1"
+                    port            "\(streamPort)"
+                }
+
+                """
+        } else {
+            config += """
+                audio_output {
+                    type        "null"
+                    name        "null"
+                    sync        "yes"
+                    mixer_type  "none"
+                }
+
+                """
+        }
         if let password { config += "password \"\(password)@read,add,control,admin\"\n" }
         try config.write(toFile: directory.file("mpd.conf"), atomically: true, encoding: .utf8)
         if start { try self.start() }
