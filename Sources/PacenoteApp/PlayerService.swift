@@ -64,7 +64,7 @@ public final class PlayerService: MPDWatcherDelegate {
         }
     }
 
-    public func watcher(_ watcher: MPDWatcher, libraryMayHaveChanged library: borrowing MPDLibrary, because reason: LibraryChange) {
+    public func watcher(_ watcher: MPDWatcher, libraryMayHaveChanged library: MPDLibrary, because reason: LibraryChange) {
         do {
             let started = Date()
             let updateTime = try library.updateTime()

@@ -15,7 +15,7 @@ public protocol MPDWatcherDelegate: AnyObject, Sendable {
     /// Periodically (every `tickInterval`) while MPD is playing, to save progress.
     func watcher(_ watcher: MPDWatcher, tickAt time: Date)
     /// MPD's library may have changed: read it through `library` while this call lasts.
-    func watcher(_ watcher: MPDWatcher, libraryMayHaveChanged library: borrowing MPDLibrary, because reason: LibraryChange)
+    func watcher(_ watcher: MPDWatcher, libraryMayHaveChanged library: MPDLibrary, because reason: LibraryChange)
 }
 
 /// Why the library should be looked at again.
@@ -29,8 +29,11 @@ public enum LibraryChange: Sendable {
 }
 
 /// Read access to one MPD's library, valid only during
-/// `MPDWatcherDelegate.watcher(_:libraryMayHaveChanged:)`.
-public struct MPDLibrary: ~Copyable {
+/// `MPDWatcherDelegate.watcher(_:libraryMayHaveChanged:because:)` (it uses the watcher's
+/// connection). Not `~Copyable`, though it should be: swiftc 6.3.1 crashes in release
+/// builds when inlining a non-copyable struct here ("Cannot initialize a nonCopyable type
+/// with a guaranteed value").
+public struct MPDLibrary {
     let connection: MPDConnection
 
     /// MPD's last database update (Unix time), to skip a library that has not changed.
