@@ -49,19 +49,31 @@ extension MPDConnection {
         return Int(mpd_stats_get_db_update_time(stats))
     }
 
-    /// Every song in MPD's database (`listallinfo`), streamed to `body` one at a time.
-    func forEachSong(_ body: (SongInfo) -> Void) throws(MPDError) {
-        _ = mpd_send_list_all_meta(handle, "")
-        try check()
-        while let entity = mpd_recv_entity(handle) {
-            if mpd_entity_get_type(entity) == MPD_ENTITY_TYPE_SONG, let song = mpd_entity_get_song(entity) {
+    /// Every song in MPD's database, streamed to `body` one at a time.
+    ///
+    /// Read in windows of `page` songs (`find "(modified-since '0')" window A:B`), not with
+    /// one `listallinfo`: MPD closes a client whose answer outgrows `max_output_buffer_size`
+    /// (8 MiB by default), which a library of ~30,000 songs does.
+    func forEachSong(page: Int = 5000, _ body: (SongInfo) -> Void) throws(MPDError) {
+        var start: UInt32 = 0
+        while true {
+            _ = mpd_search_db_songs(handle, false)
+            _ = mpd_search_add_modified_since_constraint(handle, MPD_OPERATOR_DEFAULT, 0)
+            _ = mpd_search_add_window(handle, start, start + UInt32(page))
+            _ = mpd_search_commit(handle)
+            try check()
+            var count = 0
+            while let song = mpd_recv_song(handle) {
                 body(Self.songInfo(song))
+                mpd_song_free(song)
+                count += 1
             }
-            mpd_entity_free(entity)
+            try check()
+            _ = mpd_response_finish(handle)
+            try check()
+            if count < page { return }
+            start += UInt32(page)
         }
-        try check()
-        _ = mpd_response_finish(handle)
-        try check()
     }
 
     /// `readcomments` for many files, in command lists of `batch` (one round trip each).

@@ -31,37 +31,18 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    /// A JSON response. Keys are sorted so that responses (and their ETags) are stable.
-    public static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {
-        do {
-            let data = try JSONCoding.encoder.encode(value)
-            return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(data))
-        } catch {
-            return HTTPResponse(apiError: .internal("could not encode the response: \(error)"))
-        }
-    }
-
     /// The one way an error becomes a response: `{"error": {"code", "message"}}` with its status.
     public init(apiError: APIError) {
-        struct Body: Encodable { var error: APIError }
-        let data = (try? JSONCoding.encoder.encode(Body(error: apiError))).map(Array.init) ?? Array(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8)
-        self.init(status: apiError.status, headers: [("Content-Type", "application/json; charset=utf-8")], body: Array(data))
+        let body: JSONValue = .object([("error", .object([("code", .string(apiError.code)), ("message", .string(apiError.message))]))])
+        self.init(status: apiError.status, headers: [("Content-Type", "application/json; charset=utf-8")], body: body.serialized())
         if case .methodNotAllowed(let allowed) = apiError.kind {
             headers.append(("Allow", allowed.joined(separator: ", ")))
         }
     }
 }
 
-enum JSONCoding {
-    static let encoder: JSONEncoder = {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return e
-    }()
-}
-
 /// An error that knows its HTTP status and its stable machine-readable code.
-public struct APIError: Error, Equatable, Sendable, Encodable {
+public struct APIError: Error, Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         case badRequest
         case unauthorized
@@ -109,6 +90,4 @@ public struct APIError: Error, Equatable, Sendable, Encodable {
     public static func `internal`(_ message: String) -> APIError {
         APIError(kind: .internal, code: "internal", message: message)
     }
-
-    enum CodingKeys: String, CodingKey { case code, message }
 }

@@ -189,6 +189,23 @@ import Testing
         if let play = plays.first { Self.expectPlayed(play, 4) }  // the time MPD was down is not played
     }
 
+    @Test func mpdKilledHardEndsThePlayWhenItWasLost() throws {
+        let rig = try Rig([TestTrack("a.flac", seconds: 20, title: "A")])
+        try rig.mpc("add", "a.flac")
+        try rig.mpc("play")
+        sleep(2)
+        let killedAt = Date()
+        rig.mpd.kill9()           // no state saved: MPD comes back stopped
+        #expect(try eventually(timeout: 10) { try !rig.pacenote.mpdConnected() })
+        try rig.mpd.start(keepState: true)
+        let plays = try rig.plays(1)
+        #expect(plays.count == 1, "\(plays)")
+        if let play = plays.first {
+            Self.expectPlayed(play, 2)
+            #expect(abs((play.endedAt ?? .distantPast).timeIntervalSince(killedAt)) < 1, "\(play)")
+        }
+    }
+
     @Test func pacenoteKilledMidSongContinuesThePlay() throws {
         let rig = try Rig([TestTrack("a.flac", seconds: 20, title: "A"), TestTrack("b.flac", seconds: 20, title: "B")])
         try rig.mpc("add", "/")

@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteStore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteWeb
+
+@Suite struct ListensAPITests {
+    /// 7 plays, one per hour from 2026-01-01T20:00Z, alternating counted/skip.
+    final class Site {
+        let dir: TemporaryDirectory
+        let store: Store
+        let web: WebServer
+        var base: String { "http://127.0.0.1:\(web.port)/api/v1/listens" }
+
+        init() throws {
+            dir = try TemporaryDirectory()
+            let berlin = TimeZone(identifier: "Europe/Berlin")!
+            store = try Store.open(path: dir.file("p.sqlite"), timeZone: berlin)
+            let track = try store.saveTrack(Track(uri: "a/b.flac", title: "Song <script>", artist: "Ärtist", durationSeconds: 200,
+                                                  bpm: BPM(value: 128, source: .tag)))
+            for i in 0..<7 {
+                let start = Date(timeIntervalSince1970: 1_767_297_600 + Double(i) * 3600)
+                try store.insertPlay(Play(trackID: track, startedAt: start, endedAt: start.addingTimeInterval(150),
+                                          playedSeconds: i % 2 == 0 ? 150 : 20, counted: i % 2 == 0, source: "mpd", player: "default"))
+            }
+            let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: berlin, players: { [] }))
+            web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)), basePath: "", api: api,
+                            logger: Logger(label: "test"))
+            try web.start()
+        }
+
+        deinit {
+            web.stop()
+            try? store.close()
+        }
+
+        func get(_ query: String) throws -> (Int, [String: Any]) {
+            let r = try HTTP.get(base + query)
+            return (r.status, r.json ?? [:])
+        }
+    }
+
+    @Test func pagesNewestFirstWithACursor() throws {
+        let site = try Site()
+        var (status, json) = try site.get("?limit=3")
+        #expect(status == 200)
+        var listens = json["listens"] as? [[String: Any]] ?? []
+        #expect(listens.map { $0["started_at"] as? String } == ["2026-01-02T02:00:00.000Z", "2026-01-02T01:00:00.000Z", "2026-01-02T00:00:00.000Z"])
+        var seen = listens.count
+        while let cursor = json["next_cursor"] as? String {
+            (status, json) = try site.get("?limit=3&cursor=\(cursor)")
+            listens = json["listens"] as? [[String: Any]] ?? []
+            seen += listens.count
+        }
+        #expect(seen == 7)
+        #expect(listens.last?["started_at"] as? String == "2026-01-01T20:00:00.000Z")
+    }
+
+    @Test func aListenHasEveryDocumentedField() throws {
+        let site = try Site()
+        let (_, json) = try site.get("?limit=1")
+        let listen = try #require((json["listens"] as? [[String: Any]])?.first)
+        for key in ["id", "started_at", "ended_at", "played_s", "counted", "source", "player", "zone", "hr_avg", "hr_max", "workout_id", "track"] {
+            #expect(listen.keys.contains(key), "missing \(key)")
+        }
+        let track = try #require(listen["track"] as? [String: Any])
+        #expect(track["title"] as? String == "Song <script>")
+        #expect(track["artist"] as? String == "Ärtist")
+        #expect(track["uri"] as? String == "a/b.flac")
+        #expect(track["duration_s"] as? Int == 200)
+        #expect(track["bpm"] as? Int == 128)
+        #expect(listen["zone"] is NSNull)
+        let raw = try HTTP.get(site.base + "?limit=1").text
+        #expect(!raw.contains("<script>"), "markup characters are escaped in JSON")
+    }
+
+    @Test func filtersByLocalDaysAndInstants() throws {
+        let site = try Site()
+        // In Berlin (UTC+1) 2026-01-01 ends at 23:00Z: the plays at 20, 21 and 22Z.
+        var (_, json) = try site.get("?to=2026-01-01")
+        #expect((json["listens"] as? [Any])?.count == 3)
+        (_, json) = try site.get("?from=2026-01-02")
+        #expect((json["listens"] as? [Any])?.count == 4)
+        (_, json) = try site.get("?from=2026-01-01T21:30:00Z&to=2026-01-02T00:00:00%2B00:00")
+        #expect((json["listens"] as? [Any])?.count == 2)
+        (_, json) = try site.get("?from=1767312000")  // Unix seconds: 2026-01-02T00:00Z
+        #expect((json["listens"] as? [Any])?.count == 3)
+    }
+
+    @Test(arguments: [
+        ("?limit=0", "invalid_limit"), ("?limit=501", "invalid_limit"), ("?limit=ten", "invalid_limit"),
+        ("?from=yesterday", "invalid_from"), ("?to=2026-02-30", "invalid_to"), ("?from=2026-13-01", "invalid_from"),
+        ("?from=2026-01-02&to=2026-01-01", "invalid_range"), ("?cursor=bm9wZQ", "invalid_cursor"), ("?cursor=%FF", "invalid_cursor"),
+    ])
+    func badParametersAre400WithTheirName(query: String, code: String) throws {
+        let (status, json) = try Site().get(query)
+        #expect(status == 400)
+        #expect((json["error"] as? [String: Any])?["code"] as? String == code)
+    }
+}
