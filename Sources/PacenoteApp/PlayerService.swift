@@ -22,6 +22,30 @@ public final class PlayerService: MPDWatcherDelegate {
         var nowPlaying: NowPlaying?
         /// The stored track of the song playing now (its id and BPM), looked up once per song.
         var storedTrack: (uri: String, track: Track?)?
+        /// Files of the library mirror whose tags are still to be read.
+        var tagQueue: TagQueue?
+    }
+
+    /// The files of one mirror pass whose tags remain to be read, in order.
+    struct TagQueue {
+        var files: [(uri: String, modifiedMs: Int64)]
+        var position = 0
+        let updateTime: Int
+        let started = Date()
+        var withBPM = 0
+        var total: Int { files.count }
+        var isDone: Bool { position >= files.count }
+
+        init(files: [(uri: String, modifiedMs: Int64)], updateTime: Int) {
+            self.files = files
+            self.updateTime = updateTime
+        }
+
+        mutating func next(_ count: Int) -> ArraySlice<(uri: String, modifiedMs: Int64)> {
+            let slice = files[position..<min(position + count, files.count)]
+            position = slice.endIndex
+            return slice
+        }
     }
     private let state: Mutex<State>
 
@@ -68,10 +92,6 @@ public final class PlayerService: MPDWatcherDelegate {
         do {
             let started = Date()
             let updateTime = try library.updateTime()
-            var changed: [SongInfo] = []
-            var removed: [String] = []
-            var tagBPM: [String: Double] = [:]
-            var listed = false
             // MPD's update time has a one-second resolution: after a `database` event the
             // library is listed whatever it says; on connecting, an unchanged time skips it.
             let needsListing = switch reason {
@@ -79,38 +99,82 @@ public final class PlayerService: MPDWatcherDelegate {
             case .database: true
             case .stickers: false
             }
+            var changed: [SongInfo] = []
+            var removed: [String] = []
             if needsListing {
                 let known = try store.libraryIndex()
                 var seen = Set<String>()
                 seen.reserveCapacity(known.count)
                 try library.forEachSong { song in
                     seen.insert(song.uri)
-                    let modified = song.lastModified.map { Int64($0 * 1000) } ?? -1
-                    if known[song.uri] != modified { changed.append(song) }
+                    if known[song.uri] != Self.modifiedMs(song) { changed.append(song) }
                 }
                 removed = known.keys.filter { !seen.contains($0) }
-                for (uri, comments) in try library.comments(of: changed.map(\.uri)) {
-                    if let bpm = BPM.fromComments(comments) { tagBPM[uri] = bpm }
-                }
-                listed = true
             }
             let stickers = try library.stickers(named: "bpm").compactMapValues(BPM.parse)
-            let summary = try store.applyLibrary(
-                changed: changed, tagBPM: tagBPM, removed: removed, stickers: stickers,
-                updateTime: listed ? updateTime : nil, player: name)
-            if listed {
-                logger.info("""
-                    library mirrored in \(String(format: "%.2f", Date().timeIntervalSince(started))) s: \
-                    \(summary.added) added, \(summary.updated) updated, \(summary.removed) removed, \
-                    BPM from \(summary.bpmFromTags) tags and \(summary.bpmFromStickers) stickers
-                    """)
+            let summary = try store.applyLibrary(changed: changed, removed: removed, stickers: stickers)
+            refreshNowPlaying()
+            guard needsListing else { return }
+            // Tags (for BPM) are read file by file by MPD: slow for a large library, so
+            // in small steps between player events (see doBackgroundWorkWith).
+            state.withLock {
+                $0.tagQueue = TagQueue(files: changed.map { ($0.uri, Self.modifiedMs($0)) }, updateTime: updateTime)
             }
+            logger.info("""
+                library mirrored in \(String(format: "%.2f", Date().timeIntervalSince(started))) s: \
+                \(summary.added) added, \(summary.updated) updated, \(summary.removed) removed, \
+                BPM from \(summary.bpmFromStickers) stickers; reading the tags of \(changed.count) files
+                """)
         } catch let error as MPDError {
             logger.warning("mirroring the library: \(error.message)")
-            if error.isFatal { return }
         } catch {
             logger.error("mirroring the library: \(error)")
         }
+    }
+
+    public func watcherHasBackgroundWork(_ watcher: MPDWatcher) -> Bool {
+        state.withLock { $0.tagQueue != nil }
+    }
+
+    /// Reads the tags of the next files of the library mirror (one MPD command list).
+    public func watcher(_ watcher: MPDWatcher, doBackgroundWorkWith library: MPDLibrary) {
+        guard let batch = state.withLock({ $0.tagQueue?.next(Self.tagBatch) }) else { return }
+        do {
+            let comments = try library.comments(of: batch.map(\.uri))
+            let withBPM = try store.applyTagBPM(batch.map { file in
+                (file.uri, file.modifiedMs, comments[file.uri].flatMap(BPM.fromComments))
+            })
+            if let uri = state.withLock({ $0.tracker.current?.song.uri }), batch.contains(where: { $0.uri == uri }) {
+                refreshNowPlaying()
+            }
+            let finished = state.withLock { s -> TagQueue? in
+                s.tagQueue?.withBPM += withBPM
+                guard let queue = s.tagQueue, queue.isDone else { return nil }
+                s.tagQueue = nil
+                return queue
+            }
+            if let finished {
+                try store.setLibraryUpdateTime(finished.updateTime, player: name)
+                logger.info("""
+                    tags of \(finished.total) files read in \
+                    \(String(format: "%.2f", Date().timeIntervalSince(finished.started))) s: \(finished.withBPM) with a BPM
+                    """)
+            }
+        } catch let error as MPDError {
+            // The files stay marked as not yet read: the next mirror pass picks them up.
+            logger.warning("reading tags: \(error.message)")
+            if !error.isFatal { state.withLock { $0.tagQueue = nil } }
+        } catch {
+            logger.error("reading tags: \(error)")
+            state.withLock { $0.tagQueue = nil }
+        }
+    }
+
+    /// Files per `readcomments` command list: about 30 ms of MPD's time.
+    static let tagBatch = 256
+
+    static func modifiedMs(_ song: SongInfo) -> Int64 {
+        song.lastModified.map { Int64($0 * 1000) } ?? 0
     }
 
     // MARK: Applying the tracker's decisions
@@ -143,6 +207,12 @@ public final class PlayerService: MPDWatcherDelegate {
             logger.error("storing \(toStore.count) play(s) failed, will retry: \(error.description)")
         }
         publishNowPlaying(at: time)
+    }
+
+    /// The stored track of the current song may have changed (its BPM): look it up again.
+    private func refreshNowPlaying() {
+        state.withLock { $0.storedTrack = nil }
+        publishNowPlaying(at: Date())
     }
 
     private func publishNowPlaying(at time: Date) {

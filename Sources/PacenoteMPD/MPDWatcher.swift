@@ -14,6 +14,11 @@ public protocol MPDWatcherDelegate: AnyObject, Sendable {
     func watcher(_ watcher: MPDWatcher, lostConnectionAt time: Date)
     /// Periodically (every `tickInterval`) while MPD is playing, to save progress.
     func watcher(_ watcher: MPDWatcher, tickAt time: Date)
+    /// Whether the delegate has slow work to do in small steps between events (reading the
+    /// tags of a large library), so that play logging is never held up by it.
+    func watcherHasBackgroundWork(_ watcher: MPDWatcher) -> Bool
+    /// Do one short step (tens of milliseconds) of that work through `library`.
+    func watcher(_ watcher: MPDWatcher, doBackgroundWorkWith library: MPDLibrary)
     /// MPD's library may have changed: read it through `library` while this call lasts.
     func watcher(_ watcher: MPDWatcher, libraryMayHaveChanged library: MPDLibrary, because reason: LibraryChange)
 }
@@ -182,20 +187,35 @@ public final class MPDWatcher: Sendable {
         delegate?.watcher(self, libraryMayHaveChanged: MPDLibrary(connection: connection), because: .connected)
         let mask = mpd_idle(MPD_IDLE_DATABASE.rawValue | MPD_IDLE_QUEUE.rawValue
             | MPD_IDLE_PLAYER.rawValue | MPD_IDLE_STICKER.rawValue)
+        var nextTick = Date().addingTimeInterval(settings.tickInterval)
         while !isStopping {
             try connection.sendIdle(mask)
-            // While playing, wake up every tickInterval to save progress; otherwise sleep
-            // until MPD or stop() wakes us: no CPU at all while paused or stopped.
-            switch waitReadable(connection.fileDescriptor, timeout: playing ? settings.tickInterval : nil) {
+            let hasWork = delegate?.watcherHasBackgroundWork(self) ?? false
+            // With background work pending, only check for events (MPD answers `idle` at
+            // once when something happened) and then do one step of it. While playing, wake
+            // up to save progress every tickInterval. Otherwise sleep until MPD or stop()
+            // wakes us: no CPU at all while paused or stopped.
+            let timeout: Double? = hasWork ? 0 : (playing ? max(0, nextTick.timeIntervalSinceNow) : nil)
+            let events: mpd_idle
+            switch waitReadable(connection.fileDescriptor, timeout: timeout) {
             case .stopping:
                 try? connection.cancelIdle()
                 return
             case .timedOut:
-                let events = try connection.cancelIdle()
-                delegate?.watcher(self, tickAt: Date())
-                if events.rawValue != 0 { playing = try handle(events, connection) }
+                events = try connection.cancelIdle()
             case .readable:
-                playing = try handle(try connection.receiveIdle(), connection)
+                events = try connection.receiveIdle()
+            }
+            if events.rawValue != 0 { playing = try handle(events, connection) }
+            let now = Date()
+            if !playing {
+                nextTick = now.addingTimeInterval(settings.tickInterval)
+            } else if now >= nextTick {
+                delegate?.watcher(self, tickAt: now)
+                nextTick = now.addingTimeInterval(settings.tickInterval)
+            }
+            if hasWork && events.rawValue == 0 {
+                delegate?.watcher(self, doBackgroundWorkWith: MPDLibrary(connection: connection))
             }
         }
     }

@@ -7,7 +7,6 @@ public struct LibraryMirrorSummary: Equatable, Sendable {
     public var added = 0
     public var updated = 0
     public var removed = 0
-    public var bpmFromTags = 0
     public var bpmFromStickers = 0
 }
 
@@ -29,27 +28,21 @@ extension Store {
         }
     }
 
-    /// Applies one mirror pass in one transaction: new and changed songs (with the BPM
-    /// from their tags), files gone from the library (kept, marked `in_library = 0`, so
-    /// their plays stay), and the `bpm` stickers when they were read.
+    /// Applies one mirror pass in one transaction: new and changed songs, files gone from
+    /// the library (kept, marked `in_library = 0`, so their plays stay), and the `bpm`
+    /// stickers when they were read. Changed songs are stored with their Last-Modified
+    /// unknown until `applyTagBPM` has read their tags, so an interrupted pass resumes.
     public func applyLibrary(
-        changed: [SongInfo], tagBPM: [String: Double], removed: [String], stickers: [String: Double]?,
-        updateTime: Int?, player: String, now: Date = Date()
+        changed: [SongInfo], removed: [String], stickers: [String: Double]?, now: Date = Date()
     ) throws(StoreError) -> LibraryMirrorSummary {
         try write { db in
             var summary = LibraryMirrorSummary()
             let known = try Set(String.fetchAll(db, sql: "SELECT uri FROM tracks WHERE uri IS NOT NULL"))
-            let setModified = try db.makeStatement(sql: "UPDATE tracks SET library_modified_at_ms = ?, in_library = 1 WHERE id = ?")
+            let markPending = try db.makeStatement(sql: "UPDATE tracks SET library_modified_at_ms = -1, in_library = 1 WHERE id = ?")
             for song in changed {
                 if known.contains(song.uri) { summary.updated += 1 } else { summary.added += 1 }
                 let id = try Store.saveTrack(song.track, at: now, in: db)
-                try setModified.execute(arguments: [song.lastModified.map { Int64($0 * 1000) } ?? -1, id])
-                if let value = tagBPM[song.uri] {
-                    try Store.setBPM(trackID: id, BPM(value: value, source: .tag, confidence: 1), in: db)
-                    summary.bpmFromTags += 1
-                } else {
-                    try Store.setBPM(trackID: id, nil, clearingSource: .tag, in: db)
-                }
+                try markPending.execute(arguments: [id])
             }
             let remove = try db.makeStatement(sql: "UPDATE tracks SET in_library = 0 WHERE uri = ?")
             for uri in removed {
@@ -72,12 +65,37 @@ extension Store {
                     """)
                 try db.execute(sql: "DELETE FROM temp.sticker_uris")
             }
-            if let updateTime {
-                try db.execute(
-                    sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    arguments: ["library_update:\(player)", String(updateTime)])
-            }
             return summary
+        }
+    }
+
+    /// Stores what the tags of some files say about their BPM (`BPM`, `TBPM`, `TEMPO`),
+    /// and their Last-Modified, which marks them as mirrored. Returns how many had a BPM.
+    @discardableResult
+    public func applyTagBPM(_ files: [(uri: String, modifiedMs: Int64, bpm: Double?)]) throws(StoreError) -> Int {
+        try write { db in
+            var withBPM = 0
+            let setModified = try db.makeStatement(sql: "UPDATE tracks SET library_modified_at_ms = ? WHERE id = ?")
+            for file in files {
+                guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE uri = ?", arguments: [file.uri]) else { continue }
+                if let value = file.bpm {
+                    try Store.setBPM(trackID: id, BPM(value: value, source: .tag, confidence: 1), in: db)
+                    withBPM += 1
+                } else {
+                    try Store.setBPM(trackID: id, nil, clearingSource: .tag, in: db)
+                }
+                try setModified.execute(arguments: [file.modifiedMs, id])
+            }
+            return withBPM
+        }
+    }
+
+    /// Records that `player`'s library is mirrored as of MPD's database update `time`.
+    public func setLibraryUpdateTime(_ time: Int, player: String) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: ["library_update:\(player)", String(time)])
         }
     }
 
