@@ -38,8 +38,9 @@ public struct Config: Sendable, Equatable {
         /// How often the play in progress is saved while playing.
         public var saveIntervalSeconds = 15.0
 
-        /// Where to connect: `host` parsed as MPD clients do; a password written in the
-        /// host (`secret@host`) wins over `password`.
+        /// Where to connect: `host` parsed as MPD clients do, with `password` unless the
+        /// host carries one (`secret@host`). Whichever of the two was set by the later
+        /// layer (file, environment, flags) wins: setting one clears the other.
         public var endpoint: MPDEndpoint {
             get throws(ConfigError) {
                 do {
@@ -139,9 +140,16 @@ public enum ConfigLoader {
             try setting.apply(.text(value), to: &config, origin: flag)
         }
         if let mpd = flags.mpd {
-            // --mpd HOST[:PORT] sets both, so an MPD_PORT in the environment cannot win over it.
-            if let split = MPDEndpoint.splitHostPort(mpd), !mpd.hasPrefix("/") {
-                try setting("mpd.host").apply(.text(split.host), to: &config, origin: "--mpd")
+            // --mpd [PASSWORD@]HOST[:PORT] sets both, so an MPD_PORT in the environment
+            // cannot win over it. The password may itself contain ':' or '@'.
+            var password = ""
+            var hostPort = Substring(mpd)
+            if let at = mpd.lastIndex(of: "@"), at != mpd.startIndex {
+                password = String(mpd[...at])
+                hostPort = mpd[mpd.index(after: at)...]
+            }
+            if let split = MPDEndpoint.splitHostPort(String(hostPort)), !hostPort.hasPrefix("/"), !hostPort.hasPrefix("@") {
+                try setting("mpd.host").apply(.text(password + split.host), to: &config, origin: "--mpd")
                 try setting("mpd.port").apply(.text(split.port), to: &config, origin: "--mpd")
             } else {
                 try setting("mpd.host").apply(.text(mpd), to: &config, origin: "--mpd")
@@ -151,6 +159,10 @@ public enum ConfigLoader {
         config.databasePath = dirs.expand(config.databasePath)
         config.databaseIsDefault = config.origins["database.path"] == "default"
         for player in config.players { _ = try player.endpoint }  // validates host and port together
+        if let duplicate = Dictionary(grouping: config.players, by: \.name).first(where: { $0.value.count > 1 })?.key {
+            throw ConfigError(key: "mpd.name", message: "'\(duplicate)' names two players; names must differ",
+                              origin: config.origins["mpd.name"])
+        }
         return config
     }
 
@@ -315,12 +327,15 @@ public enum ConfigLoader {
         },
         Setting(key: "mpd.host", environment: ["MPD_HOST"]) { (input, c) throws(ConfigError) in
             let text = try string(input, "mpd.host")
+            let parsed: MPDEndpoint
             do {
-                _ = try MPDEndpoint.parse(host: text)
+                parsed = try MPDEndpoint.parse(host: text)
             } catch {
                 throw ConfigError(key: "mpd.host", message: "'\(text)' is not a host, password@host or socket path")
             }
             c.mpd.host = text
+            // A password in the host replaces one set by an earlier layer.
+            if parsed.password != nil { c.mpd.password = nil }
         },
         Setting(key: "mpd.port", environment: ["MPD_PORT"]) { (input, c) throws(ConfigError) in
             c.mpd.port = UInt16(try integer(input, "mpd.port", in: 1...65535))
@@ -328,6 +343,11 @@ public enum ConfigLoader {
         Setting(key: "mpd.password", environment: ["PACENOTE_MPD_PASSWORD"]) { (input, c) throws(ConfigError) in
             let text = try string(input, "mpd.password")
             c.mpd.password = text.isEmpty ? nil : text
+            // ...and a password set later replaces one written in the host.
+            if let parsed = try? MPDEndpoint.parse(host: c.mpd.host), parsed.password != nil,
+               let at = c.mpd.host.lastIndex(of: "@") {
+                c.mpd.host = String(c.mpd.host[c.mpd.host.index(after: at)...])
+            }
         },
         Setting(key: "mpd.connect_timeout_s", environment: []) { (input, c) throws(ConfigError) in
             c.mpd.connectTimeoutSeconds = try number(input, "mpd.connect_timeout_s", in: 0.1...60)

@@ -106,7 +106,15 @@ public final class PacenoteServer: Sendable {
     public func stop() {
         logger.info("shutting down")
         web.stop()
-        for player in players { player.stop() }
+        // Wake every watcher first, then wait for each: they stop in parallel.
+        for player in players { player.requestStop() }
+        let stuck = players.filter { !$0.waitUntilStopped(timeout: 10) }
+        guard stuck.isEmpty else {
+            // A watcher still inside a call to MPD may yet write: leave the database open
+            // (SQLite's WAL keeps it consistent when the process exits).
+            logger.error("players \(stuck.map(\.name)) did not stop within 10 s; exiting without closing the database")
+            return
+        }
         do {
             try store.close()
         } catch {

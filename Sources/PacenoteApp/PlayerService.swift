@@ -24,6 +24,8 @@ public final class PlayerService: MPDWatcherDelegate {
         var storedTrack: (uri: String, track: Track?)?
         /// Files of the library mirror whose tags are still to be read.
         var tagQueue: TagQueue?
+        /// Files that were in a batch that broke the connection: read one at a time.
+        var suspectFiles: Set<String> = []
     }
 
     /// The files of one mirror pass whose tags remain to be read, in order.
@@ -41,10 +43,23 @@ public final class PlayerService: MPDWatcherDelegate {
             self.updateTime = updateTime
         }
 
-        mutating func next(_ count: Int) -> ArraySlice<(uri: String, modifiedMs: Int64)> {
-            let slice = files[position..<min(position + count, files.count)]
-            position = slice.endIndex
-            return slice
+        /// The next `count` files, or just one if it is among `alone`; a batch stops
+        /// before such a file.
+        mutating func next(_ count: Int, alone: Set<String>) -> [(uri: String, modifiedMs: Int64)] {
+            var batch: [(uri: String, modifiedMs: Int64)] = []
+            while position < files.count, batch.count < count {
+                let file = files[position]
+                if alone.contains(file.uri) {
+                    if batch.isEmpty {
+                        batch.append(file)
+                        position += 1
+                    }
+                    break
+                }
+                batch.append(file)
+                position += 1
+            }
+            return batch
         }
     }
     private let state: Mutex<State>
@@ -68,6 +83,8 @@ public final class PlayerService: MPDWatcherDelegate {
 
     public func start() { watcher.start(delegate: self) }
     public func stop() { watcher.stop() }
+    public func requestStop() { watcher.requestStop() }
+    public func waitUntilStopped(timeout: Double) -> Bool { watcher.waitUntilStopped(timeout: timeout) }
 
     // MARK: MPDWatcherDelegate
 
@@ -102,7 +119,7 @@ public final class PlayerService: MPDWatcherDelegate {
             var changed: [SongInfo] = []
             var removed: [String] = []
             if needsListing {
-                let known = try store.libraryIndex()
+                let known = try store.libraryIndex(player: name)
                 var seen = Set<String>()
                 seen.reserveCapacity(known.count)
                 try library.forEachSong { song in
@@ -111,8 +128,8 @@ public final class PlayerService: MPDWatcherDelegate {
                 }
                 removed = known.keys.filter { !seen.contains($0) }
             }
-            let stickers = try library.stickers(named: "bpm").compactMapValues(BPM.parse)
-            let summary = try store.applyLibrary(changed: changed, removed: removed, stickers: stickers)
+            let stickers = try library.stickers(named: "bpm")?.compactMapValues(BPM.parse)
+            let summary = try store.applyLibrary(player: name, changed: changed, removed: removed, stickers: stickers)
             refreshNowPlaying()
             guard needsListing else { return }
             // Tags (for BPM) are read file by file by MPD: slow for a large library, so
@@ -138,10 +155,12 @@ public final class PlayerService: MPDWatcherDelegate {
 
     /// Reads the tags of the next files of the library mirror (one MPD command list).
     public func watcher(_ watcher: MPDWatcher, doBackgroundWorkWith library: MPDLibrary) {
-        guard let batch = state.withLock({ $0.tagQueue?.next(Self.tagBatch) }) else { return }
+        // A file that broke a batch before (a comment too long for libmpdclient, say) is
+        // read on its own, so one bad file cannot stop the others.
+        guard let batch = state.withLock({ s in s.tagQueue?.next(Self.tagBatch, alone: s.suspectFiles) }) else { return }
         do {
             let comments = try library.comments(of: batch.map(\.uri))
-            let withBPM = try store.applyTagBPM(batch.map { file in
+            let withBPM = try store.applyTagBPM(player: name, batch.map { file in
                 (file.uri, file.modifiedMs, comments[file.uri].flatMap(BPM.fromComments))
             })
             if let uri = state.withLock({ $0.tracker.current?.song.uri }), batch.contains(where: { $0.uri == uri }) {
@@ -160,10 +179,19 @@ public final class PlayerService: MPDWatcherDelegate {
                     \(String(format: "%.2f", Date().timeIntervalSince(finished.started))) s: \(finished.withBPM) with a BPM
                     """)
             }
+        } catch let error as MPDError where batch.count == 1 {
+            // This file alone breaks the connection: give up on its tags, keep the file.
+            logger.warning("cannot read the tags of \(batch[0].uri): \(error.message)")
+            _ = try? store.applyTagBPM(player: name, [(batch[0].uri, batch[0].modifiedMs, nil)])
+            state.withLock { $0.suspectFiles.remove(batch[0].uri) }
         } catch let error as MPDError {
-            // The files stay marked as not yet read: the next mirror pass picks them up.
+            // The files stay marked unread; after reconnecting, the next pass reads this
+            // batch file by file.
             logger.warning("reading tags: \(error.message)")
-            if !error.isFatal { state.withLock { $0.tagQueue = nil } }
+            state.withLock { s in
+                for file in batch { s.suspectFiles.insert(file.uri) }
+                if !error.isFatal { s.tagQueue = nil }
+            }
         } catch {
             logger.error("reading tags: \(error)")
             state.withLock { $0.tagQueue = nil }
@@ -202,6 +230,16 @@ public final class PlayerService: MPDWatcherDelegate {
                     (\(String(format: "%.1f", entry.play.playedSeconds)) s)
                     """)
                 events.publish(.playLogged(id: entry.id, play: entry.play, track: entry.track))
+            }
+        } catch .constraint(let message) {
+            // The database refuses these rows (a clock that ran backwards, say): retrying
+            // would block every later play behind them. Log them in full and move on.
+            state.withLock { $0.pending.removeAll() }
+            for play in toStore {
+                logger.error("""
+                    play refused by the database (\(message)): \(play.song.uri) from \(ISO8601.string(play.startedAt)) \
+                    to \(ISO8601.string(play.endedAt)), \(play.playedSeconds) s played
+                    """)
             }
         } catch {
             logger.error("storing \(toStore.count) play(s) failed, will retry: \(error.description)")

@@ -137,10 +137,10 @@ public struct PlayTracker: Sendable {
 
         if var play = current {
             play.advance(to: t)
-            if continues(play, with: snapshot) {
+            if continues(play, with: snapshot, at: t) {
                 if let lostAt = play.lostAt, let elapsed = snapshot.elapsed, let position = play.position {
                     // MPD kept playing while we could not see it: its position moved on.
-                    play.playedSeconds += min(max(elapsed - position, 0), t.timeIntervalSince(lostAt))
+                    play.playedSeconds += min(max(elapsed - position, 0), max(t.timeIntervalSince(lostAt), 0))
                 }
                 play.lostAt = nil
                 play.isPlaying = snapshot.state == .play
@@ -164,7 +164,8 @@ public struct PlayTracker: Sendable {
         let elapsed = max(0, snapshot.elapsed ?? 0)
         // Joining a song already under way, assume it played from its start. A song seen
         // starting while we watch can only have played since our previous look.
-        var played = joined ? elapsed : min(elapsed, t.timeIntervalSince(previousLook ?? t))
+        // (The wall clock can jump back: a negative interval counts as none.)
+        var played = joined ? elapsed : min(elapsed, max(t.timeIntervalSince(previousLook ?? t), 0))
         // A stream's position runs across titles; a new title starts when it is seen.
         if song.isStream { played = 0 }
         let play = OpenPlay(
@@ -176,7 +177,7 @@ public struct PlayTracker: Sendable {
     }
 
     /// Whether `snapshot` shows the same play still going.
-    private func continues(_ play: OpenPlay, with snapshot: PlayerSnapshot) -> Bool {
+    private func continues(_ play: OpenPlay, with snapshot: PlayerSnapshot, at t: Date) -> Bool {
         guard snapshot.state != .stop, let song = snapshot.song, song.uri == play.song.uri else { return false }
         if song.isStream {
             // Each title inside a stream is its own play.
@@ -186,10 +187,13 @@ public struct PlayTracker: Sendable {
             return false  // the same file queued again
         }
         guard let elapsed = snapshot.elapsed, let position = play.position else { return true }
-        if play.lostAt != nil {
-            // Song ids may have been renumbered (MPD restarted): the file and a position
-            // that has not gone back make it the same play.
+        if let lostAt = play.lostAt {
+            // Song ids may have been renumbered (MPD restarted): the file, and a position
+            // that has neither gone back nor moved on further than the time we were away
+            // allows, make it the same play. Days later at the same spot is a new listen.
+            let away = max(t.timeIntervalSince(lostAt), 0)
             return elapsed + Self.positionTolerance >= position
+                && elapsed <= position + away + Self.positionTolerance
         }
         // Back at the very start, after the play counted or reached its end: the song
         // again (repeat, single mode, or a seek to the start once it had counted).

@@ -79,8 +79,9 @@ struct TOMLParser {
     /// Inline tables and static arrays are sealed: nothing may be added to them later.
     private var sealed: Set<String> = []
 
-    /// A step into the document: a key, or (for arrays of tables) the last element of a key.
-    enum PathStep: Hashable { case key(String), lastElement(String) }
+    /// A step into the document: a key, or (for arrays of tables) one element of a key's
+    /// array; the index keeps each `[[x]]` element's tables apart.
+    enum PathStep: Hashable { case key(String), element(String, Int) }
 
     init(_ scalars: [Unicode.Scalar]) { s = scalars }
 
@@ -217,8 +218,8 @@ struct TOMLParser {
         let last = key.last!
         let name = pathName(path + [.key(last)])
         if isArray {
-            try appendTableToArray(at: path, key: last, line: headerLine)
-            current = path + [.lastElement(last)]
+            let index = try appendTableToArray(at: path, key: last, line: headerLine)
+            current = path + [.element(last, index)]
         } else {
             if definedTables.contains(name) { throw fail("the table [\(key.joined(separator: "."))] is defined twice") }
             if sealed.contains(name) { throw fail("[\(key.joined(separator: "."))] extends an inline table") }
@@ -246,20 +247,23 @@ struct TOMLParser {
             guard case .table? = items.last, !sealed.contains(pathName(path + [.key(part)])) else {
                 throw fail("'\(part)' is an array, not a table")
             }
-            return path + [.lastElement(part)]
+            return path + [.element(part, items.count - 1)]
         case let other?:
             throw fail("'\(part)' is already \(other.kindDescription), not a table")
         }
     }
 
-    private mutating func appendTableToArray(at path: [PathStep], key: String, line: Int) throws(TOMLError) {
+    /// Appends an empty table to the array `key` and returns its index.
+    private mutating func appendTableToArray(at path: [PathStep], key: String, line: Int) throws(TOMLError) -> Int {
         let full = path + [.key(key)]
         switch lookup(full) {
         case nil:
             try setValue(.array([.table(TOMLTable())]), at: path, key: key, line: line)
+            return 0
         case .array(var items)? where !sealed.contains(pathName(full)):
             items.append(.table(TOMLTable()))
             try setValue(.array(items), at: path, key: key, line: line)
+            return items.count - 1
         case let other?:
             throw fail("[[\(key)]] is already \(other.kindDescription)")
         }
@@ -291,7 +295,7 @@ struct TOMLParser {
         path.map { step -> String in
             switch step {
             case .key(let k): k
-            case .lastElement(let k): k + "[]"
+            case .element(let k, let i): "\(k)[\(i)]"
             }
         }.joined(separator: "\u{1F}")
     }
@@ -303,9 +307,9 @@ struct TOMLParser {
             case (.key(let k), .table(let t)):
                 guard let v = t[k] else { return nil }
                 value = v
-            case (.lastElement(let k), .table(let t)):
-                guard case .array(let items)? = t[k], let last = items.last else { return nil }
-                value = last
+            case (.element(let k, let i), .table(let t)):
+                guard case .array(let items)? = t[k], items.indices.contains(i) else { return nil }
+                value = items[i]
             default:
                 return nil
             }
@@ -324,10 +328,10 @@ struct TOMLParser {
                 guard case .table(var inner)? = table[k] else { return false }
                 guard update(&inner, rest.dropFirst()) else { return false }
                 table.set(k, .table(inner), line: table.line(of: k) ?? line)
-            case .lastElement(let k):
-                guard case .array(var items)? = table[k], case .table(var inner)? = items.last else { return false }
+            case .element(let k, let i):
+                guard case .array(var items)? = table[k], items.indices.contains(i), case .table(var inner) = items[i] else { return false }
                 guard update(&inner, rest.dropFirst()) else { return false }
-                items[items.count - 1] = .table(inner)
+                items[i] = .table(inner)
                 table.set(k, .array(items), line: table.line(of: k) ?? line)
             }
             return true
@@ -398,7 +402,7 @@ struct TOMLParser {
             let n = e == "u" ? 4 : 8
             guard i + n <= s.count else { throw fail("incomplete \\\(e) escape") }
             let digits = String(String.UnicodeScalarView(s[i..<(i + n)]))
-            guard let v = UInt32(digits, radix: 16), let scalar = Unicode.Scalar(v) else {
+            guard digits.allSatisfy(\.isHexDigit), let v = UInt32(digits, radix: 16), let scalar = Unicode.Scalar(v) else {
                 throw fail("\\\(e)\(digits) is not a Unicode scalar value")
             }
             i += n
@@ -532,6 +536,7 @@ struct TOMLParser {
             throw fail("dates and times are not used by any Pacenote setting; write a string instead")
         }
         if let v = parseInteger(text) { return .integer(v) }
+        if isIntegerShaped(text) { throw fail("'\(text)' does not fit in a 64-bit integer") }
         if let v = parseFloat(text) { return .float(v) }
         throw fail("'\(text)' is not a valid value (strings need quotes)")
     }
@@ -551,6 +556,14 @@ struct TOMLParser {
         guard validUnderscores(body), body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "_") }) else { return nil }
         if body.count > 1 && body.first == "0" { return nil }  // leading zeros are not allowed
         return Int64(text.replacingOccurrences(of: "_", with: ""))
+    }
+
+    /// Digits only (with sign and underscores): an integer, if it fits.
+    private func isIntegerShaped(_ text: String) -> Bool {
+        var body = Substring(text)
+        if body.first == "+" || body.first == "-" { body = body.dropFirst() }
+        return validUnderscores(body) && !(body.count > 1 && body.first == "0")
+            && body.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "_") }
     }
 
     private func parseFloat(_ text: String) -> Double? {

@@ -77,7 +77,9 @@ extension MPDConnection {
     }
 
     /// `readcomments` for many files, in command lists of `batch` (one round trip each).
-    /// A file MPD cannot read is left out; the others are still read.
+    /// A file MPD cannot read (an ACK) is left out and the others are still read. A
+    /// connection error (timeout, MPD gone, a comment longer than libmpdclient's 4 KiB
+    /// line buffer) throws, so the caller can set the batch aside.
     func readComments(_ uris: [String], batch: Int = 256) throws(MPDError) -> [String: [String: String]] {
         var result: [String: [String: String]] = [:]
         var start = 0
@@ -96,11 +98,14 @@ extension MPDConnection {
                     if comments[name] == nil { comments[name] = String(cString: pair.pointee.value) }
                     mpd_return_pair(handle, pair)
                 }
-                if mpd_connection_get_error(handle) != MPD_ERROR_SUCCESS {
+                let code = mpd_connection_get_error(handle)
+                if code == MPD_ERROR_SERVER {
                     // An ACK aborts the rest of the list; it names the failing command.
+                    // (The location may only be asked for after a server error.)
                     failedAt = Int(mpd_connection_get_server_error_location(handle))
                     break
                 }
+                if code != MPD_ERROR_SUCCESS { try check() }
                 if !comments.isEmpty { result[slice[index]] = comments }
                 index += 1
                 if index < slice.count { _ = mpd_response_next(handle) }
@@ -117,8 +122,9 @@ extension MPDConnection {
         return result
     }
 
-    /// Every song's sticker `name` (`sticker find song "" NAME`): URI → value.
-    func stickers(named name: String) throws(MPDError) -> [String: String] {
+    /// Every song's sticker `name` (`sticker find song "" NAME`): URI → value; `nil` when
+    /// MPD has no sticker database.
+    func stickers(named name: String) throws(MPDError) -> [String: String]? {
         _ = mpd_send_sticker_find(handle, "song", "", name)
         try check()
         var result: [String: String] = [:]
@@ -136,7 +142,7 @@ extension MPDConnection {
         do {
             try check()
         } catch where !error.isFatal {
-            return [:]  // no sticker database configured: no stickers
+            return nil  // no sticker database configured (or stickers refused): unknown
         }
         _ = mpd_response_finish(handle)
         try check()

@@ -52,8 +52,8 @@ public struct MPDLibrary {
         try connection.readComments(uris)
     }
 
-    /// Every song's sticker `name`, URI → value.
-    public func stickers(named name: String) throws(MPDError) -> [String: String] {
+    /// Every song's sticker `name`, URI → value; `nil` when MPD has no sticker database.
+    public func stickers(named name: String) throws(MPDError) -> [String: String]? {
         try connection.stickers(named: name)
     }
 }
@@ -143,14 +143,29 @@ public final class MPDWatcher: Sendable {
     }
 
     /// Wakes the watcher and waits (up to `timeout` seconds) for its thread to finish.
-    public func stop(timeout: Double = 10) {
+    /// Returns whether it did.
+    @discardableResult
+    public func stop(timeout: Double = 10) -> Bool {
+        requestStop()
+        return waitUntilStopped(timeout: timeout)
+    }
+
+    /// Asks the watcher's thread to finish, without waiting (to stop several at once).
+    public func requestStop() {
         stopping.store(true, ordering: .releasing)
         var byte: UInt8 = 1
         _ = write(wakePipe.write, &byte, 1)
-        if started.load(ordering: .acquiring) {
-            _ = finished.wait(timeout: .now() + timeout)
-        }
     }
+
+    /// Waits up to `timeout` seconds for the thread to finish; true if it has (or never ran).
+    public func waitUntilStopped(timeout: Double) -> Bool {
+        guard started.load(ordering: .acquiring), !joined.load(ordering: .acquiring) else { return true }
+        guard finished.wait(timeout: .now() + timeout) == .success else { return false }
+        joined.store(true, ordering: .releasing)
+        return true
+    }
+
+    private let joined = Atomic<Bool>(false)
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 

@@ -53,8 +53,7 @@ enum Schema {
               bpm_source          TEXT CHECK (bpm_source IN ('tag', 'sticker', 'analysis', 'manual', 'import')),
               bpm_confidence      REAL CHECK (bpm_confidence IS NULL OR bpm_confidence BETWEEN 0 AND 1),
               match_key           TEXT NOT NULL,        -- normalised artist + title (PacenoteCore.MatchKey)
-              in_library          INTEGER NOT NULL DEFAULT 1 CHECK (in_library IN (0, 1)),
-              library_modified_at_ms INTEGER,           -- MPD's Last-Modified, for incremental mirroring
+              in_library          INTEGER NOT NULL DEFAULT 0 CHECK (in_library IN (0, 1)),  -- in some player's library_files
               first_seen_at_ms    INTEGER NOT NULL,
               updated_at_ms       INTEGER NOT NULL,
               CHECK ((bpm IS NULL) = (bpm_source IS NULL))
@@ -62,6 +61,23 @@ enum Schema {
             CREATE INDEX tracks_match_key ON tracks(match_key);
             CREATE INDEX tracks_artist ON tracks(artist COLLATE NOCASE);
             CREATE INDEX tracks_album ON tracks(album COLLATE NOCASE);
+
+            -- Which files each player's MPD has, as last mirrored. Players (rooms) may have
+            -- different libraries; a track is in_library while any player has it.
+            CREATE TABLE library_files (
+              player         TEXT NOT NULL,
+              track_id       INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+              modified_at_ms INTEGER NOT NULL,          -- MPD's Last-Modified; -1 until its tags are read
+              PRIMARY KEY (player, track_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX library_files_track ON library_files(track_id);
+            CREATE TRIGGER library_files_insert AFTER INSERT ON library_files BEGIN
+              UPDATE tracks SET in_library = 1 WHERE id = NEW.track_id;
+            END;
+            CREATE TRIGGER library_files_delete AFTER DELETE ON library_files BEGIN
+              UPDATE tracks SET in_library = EXISTS (SELECT 1 FROM library_files WHERE track_id = OLD.track_id)
+              WHERE id = OLD.track_id;
+            END;
             """)
     }
 

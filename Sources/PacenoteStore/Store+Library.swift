@@ -11,12 +11,16 @@ public struct LibraryMirrorSummary: Equatable, Sendable {
 }
 
 extension Store {
-    /// The library as last mirrored: URI → MPD's Last-Modified (ms), for files in the library.
-    public func libraryIndex() throws(StoreError) -> [String: Int64] {
+    /// `player`'s library as last mirrored: URI → MPD's Last-Modified (ms; -1 while its
+    /// tags are still to be read).
+    public func libraryIndex(player: String) throws(StoreError) -> [String: Int64] {
         try read { db in
             var index: [String: Int64] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT uri, library_modified_at_ms FROM tracks WHERE uri IS NOT NULL AND in_library = 1")
-            while let row = try rows.next() { index[row[0]] = row[1] ?? -1 }
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT t.uri, f.modified_at_ms FROM library_files f JOIN tracks t ON t.id = f.track_id
+                WHERE f.player = ?
+                """, arguments: [player])
+            while let row = try rows.next() { index[row[0]] = row[1] }
             return index
         }
     }
@@ -28,25 +32,33 @@ extension Store {
         }
     }
 
-    /// Applies one mirror pass in one transaction: new and changed songs, files gone from
-    /// the library (kept, marked `in_library = 0`, so their plays stay), and the `bpm`
-    /// stickers when they were read. Changed songs are stored with their Last-Modified
-    /// unknown until `applyTagBPM` has read their tags, so an interrupted pass resumes.
+    /// Applies one mirror pass of `player`'s library in one transaction: new and changed
+    /// songs, files gone from it (the track is kept, so its plays stay; it leaves
+    /// `in_library` when no player has it), and the `bpm` stickers when they were read.
+    /// Changed songs are stored with their Last-Modified unknown until `applyTagBPM` has
+    /// read their tags, so an interrupted pass resumes.
     public func applyLibrary(
-        changed: [SongInfo], removed: [String], stickers: [String: Double]?, now: Date = Date()
+        player: String, changed: [SongInfo], removed: [String], stickers: [String: Double]?, now: Date = Date()
     ) throws(StoreError) -> LibraryMirrorSummary {
         try write { db in
             var summary = LibraryMirrorSummary()
-            let known = try Set(String.fetchAll(db, sql: "SELECT uri FROM tracks WHERE uri IS NOT NULL"))
-            let markPending = try db.makeStatement(sql: "UPDATE tracks SET library_modified_at_ms = -1, in_library = 1 WHERE id = ?")
+            let known = try Set(String.fetchAll(
+                db, sql: "SELECT t.uri FROM library_files f JOIN tracks t ON t.id = f.track_id WHERE f.player = ?",
+                arguments: [player]))
+            let markPending = try db.makeStatement(sql: """
+                INSERT INTO library_files (player, track_id, modified_at_ms) VALUES (?, ?, -1)
+                ON CONFLICT (player, track_id) DO UPDATE SET modified_at_ms = -1
+                """)
             for song in changed {
                 if known.contains(song.uri) { summary.updated += 1 } else { summary.added += 1 }
                 let id = try Store.saveTrack(song.track, at: now, in: db)
-                try markPending.execute(arguments: [id])
+                try markPending.execute(arguments: [player, id])
             }
-            let remove = try db.makeStatement(sql: "UPDATE tracks SET in_library = 0 WHERE uri = ?")
+            let remove = try db.makeStatement(sql: """
+                DELETE FROM library_files WHERE player = ? AND track_id = (SELECT id FROM tracks WHERE uri = ?)
+                """)
             for uri in removed {
-                try remove.execute(arguments: [uri])
+                try remove.execute(arguments: [player, uri])
                 summary.removed += db.changesCount
             }
             if let stickers {
@@ -58,11 +70,12 @@ extension Store {
                     try Store.setBPM(trackID: id, BPM(value: value, source: .sticker), in: db)
                     summary.bpmFromStickers += 1
                 }
-                // A sticker that was deleted takes its BPM with it.
+                // A sticker deleted from this player's MPD takes its BPM with it.
                 try db.execute(sql: """
                     UPDATE tracks SET bpm = NULL, bpm_source = NULL, bpm_confidence = NULL
                     WHERE bpm_source = 'sticker' AND uri NOT IN (SELECT uri FROM temp.sticker_uris)
-                    """)
+                      AND id IN (SELECT track_id FROM library_files WHERE player = ?)
+                    """, arguments: [player])
                 try db.execute(sql: "DELETE FROM temp.sticker_uris")
             }
             return summary
@@ -72,10 +85,10 @@ extension Store {
     /// Stores what the tags of some files say about their BPM (`BPM`, `TBPM`, `TEMPO`),
     /// and their Last-Modified, which marks them as mirrored. Returns how many had a BPM.
     @discardableResult
-    public func applyTagBPM(_ files: [(uri: String, modifiedMs: Int64, bpm: Double?)]) throws(StoreError) -> Int {
+    public func applyTagBPM(player: String, _ files: [(uri: String, modifiedMs: Int64, bpm: Double?)]) throws(StoreError) -> Int {
         try write { db in
             var withBPM = 0
-            let setModified = try db.makeStatement(sql: "UPDATE tracks SET library_modified_at_ms = ? WHERE id = ?")
+            let setModified = try db.makeStatement(sql: "UPDATE library_files SET modified_at_ms = ? WHERE player = ? AND track_id = ?")
             for file in files {
                 guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM tracks WHERE uri = ?", arguments: [file.uri]) else { continue }
                 if let value = file.bpm {
@@ -84,7 +97,7 @@ extension Store {
                 } else {
                     try Store.setBPM(trackID: id, nil, clearingSource: .tag, in: db)
                 }
-                try setModified.execute(arguments: [file.modifiedMs, id])
+                try setModified.execute(arguments: [file.modifiedMs, player, id])
             }
             return withBPM
         }

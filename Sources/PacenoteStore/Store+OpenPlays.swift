@@ -49,7 +49,9 @@ extension Store {
         // The track row is written once per song; later saves of the same song reuse it.
         let existing = try Row.fetchOne(
             db, sql: "SELECT track_id, song_uri, song_json FROM open_plays WHERE player = ?", arguments: [player])
-        let json = String(decoding: try JSONEncoder().encode(open.song), as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys  // stable text, so an unchanged song compares equal
+        let json = String(decoding: try encoder.encode(open.song), as: UTF8.self)
         let trackID: Int64
         if let existing, existing["song_uri"] == open.song.uri, existing["song_json"] == json {
             trackID = existing["track_id"]

@@ -88,6 +88,9 @@ struct Serve: ParsableCommand {
             config: storage.config, db: storage.db, http: server.http, mpd: server.mpd,
             basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel))
         let logger = Pacenote.makeLogger(level: config.logLevel)
+        // libmpdclient writes without MSG_NOSIGNAL: a write to an MPD that just went away
+        // must be an error to handle (EPIPE), not a signal that ends the process.
+        signal(SIGPIPE, SIG_IGN)
 
         // Signals are turned into a semaphore signal; the main thread waits on it.
         let done = DispatchSemaphore(value: 0)

@@ -68,6 +68,12 @@ import Testing
         #expect(try withPassword.mpd.endpoint.password == "hunter2")
         let embeddedWins = try load("[mpd]\npassword = \"hunter2\"", env: ["MPD_HOST": "other@music.lan"])
         #expect(try embeddedWins.mpd.endpoint.password == "other")
+        // The later layer wins between a password in the host and mpd.password.
+        let envPasswordWins = try load("[mpd]\nhost = \"old@music.lan\"", env: ["PACENOTE_MPD_PASSWORD": "new"])
+        #expect(try envPasswordWins.mpd.endpoint == MPDEndpoint(location: .tcp(host: "music.lan", port: 6600), password: "new"))
+        // A password with ':' and '@' in --mpd, and the port given there wins over MPD_PORT.
+        let flag = try load(env: ["MPD_PORT": "6602"], flags: ConfigFlags(mpd: "p:w@d@host:6601"))
+        #expect(try flag.mpd.endpoint == MPDEndpoint(location: .tcp(host: "host", port: 6601), password: "p:w@d"))
         let printed = ConfigPrinter.toml(embeddedWins)
         #expect(!printed.contains("hunter2") && !printed.contains("other@"))
     }
@@ -154,5 +160,8 @@ import Testing
         #expect {
             _ = try load("[plays]\nmin_fraction = 2\n")
         } throws: { ($0 as? ConfigError)?.key == "plays.min_fraction" }
+        #expect {
+            _ = try load("[[mpd]]\nname = \"a\"\n[[mpd]]\nname = \"b\"\n", env: ["PACENOTE_MPD_NAME": "b"])
+        } throws: { ($0 as? ConfigError)?.description.contains("'b' names two players") == true }
     }
 }

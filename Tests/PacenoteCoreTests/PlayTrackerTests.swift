@@ -182,6 +182,30 @@ import Testing
         #expect(tracker.current == nil)
     }
 
+    @Test func aPositionFurtherThanTheTimeAwayIsANewListen() {
+        let saved = OpenPlay(song: a, songID: 3, startedAt: at(0), playedSeconds: 45, isPlaying: true, asOf: at(45), position: 45)
+        // Back 10 s later, but the song is 150 s further on: not the same listen.
+        var tracker = PlayTracker(rule: .lastFM, resuming: saved)
+        let plays = finished(&tracker, [(55, look(.play, a, id: 3, elapsed: 150))])
+        #expect(plays.map(\.playedSeconds) == [45])
+        #expect(tracker.current?.startedAt == at(55 - 150))
+    }
+
+    @Test func aClockJumpingBackNeverMakesNegativeTime() {
+        var tracker = PlayTracker(rule: .lastFM)
+        var plays = finished(&tracker, [
+            (100, look(.play, a, id: 1, elapsed: 0)),
+            (50, look(.play, b, id: 2, elapsed: 3)),   // the clock went back 50 s
+            (60, look(.stop, nil)),
+        ])
+        #expect(plays.allSatisfy { $0.playedSeconds >= 0 && $0.endedAt >= $0.startedAt })
+        tracker = PlayTracker(rule: .lastFM)
+        _ = tracker.observe(look(.play, a, elapsed: 0), at: at(100))
+        _ = tracker.lost(at: at(110))
+        plays = finished(&tracker, [(20, look(.play, a, elapsed: 10)), (30, look(.stop, nil))])
+        #expect(plays.allSatisfy { $0.playedSeconds >= 0 && $0.endedAt >= $0.startedAt })
+    }
+
     @Test func eachStreamTitleIsItsOwnPlay() {
         let station = "http://radio.example/live"
         func stream(_ title: String) -> SongInfo { SongInfo(uri: station, tags: ["Title": title, "Name": "Radio"]) }

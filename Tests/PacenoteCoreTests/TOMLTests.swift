@@ -98,6 +98,39 @@ import Testing
         }
     }
 
+    @Test func eachArrayElementHasItsOwnSubTables() throws {
+        // The example from TOML 1.0 §Array of Tables.
+        let doc = try TOML.parse("""
+            [[fruits]]
+            name = "apple"
+            [fruits.physical]
+            color = "red"
+            [[fruits.varieties]]
+            name = "red delicious"
+            [[fruits]]
+            name = "banana"
+            [fruits.physical]
+            color = "yellow"
+            [[fruits.varieties]]
+            name = "plantain"
+            """)
+        guard case .array(let fruits)? = doc["fruits"], fruits.count == 2,
+              case .table(let banana) = fruits[1], case .table(let physical)? = banana["physical"],
+              case .array(let varieties)? = banana["varieties"], case .table(let plantain)? = varieties.first else {
+            Issue.record("unexpected shape: \(doc)")
+            return
+        }
+        #expect(physical["color"] == .string("yellow"))
+        #expect(plantain["name"] == .string("plantain"))
+    }
+
+    @Test func rejectsSignedUnicodeEscapesAndHugeIntegers() {
+        #expect(throws: TOMLError.self) { try TOML.parse(#"a = "\u+041""#) }
+        #expect { try TOML.parse("a = 99999999999999999999") } throws: {
+            ($0 as? TOMLError)?.message.contains("64-bit") == true
+        }
+    }
+
     @Test func acceptsSpecialFloatsAndSignedNumbers() throws {
         let doc = try TOML.parse("a = +inf\nb = -1.5e3\nc = +42\nd = 0o17\ne = 0b101")
         #expect(doc["a"] == .float(.infinity))

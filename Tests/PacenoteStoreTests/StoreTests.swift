@@ -47,6 +47,12 @@ private func schema(_ path: String) throws -> String {
         #expect(totals.count == 1)
         #expect(totals.first?.plays == 2)
         #expect(totals.first?.skips == 1)
+        #expect(try store.isInLibrary(uri: "Artist/Album/01 Run.flac") == true)
+        #expect(try store.libraryIndex(player: "default") == ["Artist/Album/01 Run.flac": 1_763_769_000_000])
+        // The play that was in progress resumes.
+        let open = try #require(try store.openPlay(player: "default"))
+        #expect(open.song.uri == "Artist/Album/01 Run.flac")
+        #expect(open.playedSeconds == 12.5 && open.isPlaying && open.songID == 7)
     }
 
     @Test func aDatabaseFromANewerVersionIsRefused() throws {
@@ -139,5 +145,31 @@ private func schema(_ path: String) throws -> String {
         #expect(totals.map(\.day) == ["2026-01-02"])
         #expect(totals.map(\.plays) == [2])
         #expect(totals.map(\.seconds) == [380])
+    }
+}
+
+@Suite struct LibraryMirrorStoreTests {
+    @Test func eachPlayerHasItsOwnLibrary() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
+        defer { try? store.close() }
+        let shared = SongInfo(uri: "shared.flac", tags: ["Title": "Shared"], lastModified: 100)
+        let kitchenOnly = SongInfo(uri: "kitchen.flac", tags: ["Title": "Kitchen"], lastModified: 100)
+        try store.applyLibrary(player: "kitchen", changed: [shared, kitchenOnly], removed: [], stickers: ["kitchen.flac": 90])
+        try store.applyLibrary(player: "studio", changed: [shared], removed: [], stickers: [:])
+        #expect(try store.libraryIndex(player: "kitchen") == ["shared.flac": -1, "kitchen.flac": -1])
+        #expect(try store.libraryIndex(player: "studio") == ["shared.flac": -1])
+        // The studio's empty sticker list does not clear the kitchen's stickers.
+        #expect(try store.track(uri: "kitchen.flac")?.bpm == BPM(value: 90, source: .sticker))
+        // Tags read: the files are mirrored as of their Last-Modified.
+        #expect(try store.applyTagBPM(player: "kitchen", [("shared.flac", 100_000, 120), ("kitchen.flac", 100_000, nil)]) == 1)
+        #expect(try store.libraryIndex(player: "kitchen") == ["shared.flac": 100_000, "kitchen.flac": 100_000])
+        #expect(try store.track(uri: "shared.flac")?.bpm == BPM(value: 120, source: .tag, confidence: 1))
+        #expect(try store.track(uri: "kitchen.flac")?.bpm == BPM(value: 90, source: .sticker))
+        // Gone from the kitchen, still in the studio: still in the library.
+        try store.applyLibrary(player: "kitchen", changed: [], removed: ["shared.flac", "kitchen.flac"], stickers: nil)
+        #expect(try store.isInLibrary(uri: "shared.flac") == true)
+        #expect(try store.isInLibrary(uri: "kitchen.flac") == false)
+        #expect(try store.track(uri: "kitchen.flac") != nil)
     }
 }

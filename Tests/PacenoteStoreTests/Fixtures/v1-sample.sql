@@ -7,6 +7,11 @@ VALUES (1, 'Artist/Album/01 Run.flac', 'Run', 'Artist', 'Album', 'Artist', 'Elec
         '6b9a509f-6907-4a6e-9345-2f12da09ba4b', 128, 'tag', 1, 'artist' || char(31) || 'run', 1763769600000, 1763769600000),
        (2, NULL, 'Imported Song', 'Other Artist', NULL, NULL, NULL, NULL, NULL,
         NULL, NULL, NULL, 'other artist' || char(31) || 'imported song', 1763769600000, 1763769600000);
+INSERT INTO library_files (player, track_id, modified_at_ms) VALUES ('default', 1, 1763769000000);
+INSERT INTO open_plays (player, track_id, song_uri, song_json, mpd_song_id, started_at_ms, played_s, state, position_s, saved_at_ms)
+VALUES ('default', 1, 'Artist/Album/01 Run.flac',
+        '{"durationSeconds":215.5,"tags":{"Artist":"Artist","Title":"Run"},"uri":"Artist\/Album\/01 Run.flac"}',
+        7, 1763810000000, 12.5, 'play', 12.5, 1763810012500);
 INSERT INTO zone_settings (id, effective_from_ms, model, max_hr, created_at_ms) VALUES (1, 1763769600000, 'percent_max', 190, 1763769600000);
 INSERT INTO workouts (id, started_at_ms, ended_at_ms, kind, zone_settings_id, hr_avg, hr_max, z2_s, z3_s)
 VALUES (1, 1763794800000, 1763796600000, 'auto', 1, 138.5, 171, 900, 900);
