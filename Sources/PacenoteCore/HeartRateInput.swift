@@ -1,0 +1,190 @@
+import Foundation
+
+/// Reads heart rate as the apps people own send it, to `POST /api/v1/hr` and `hr-feed`.
+///
+/// - JSON: an object with the value under `bpm`, `hr`, `heart_rate`, `heartRate` or
+///   `heartrate`, at the top or nested under `data` or `payload` (Pulsoid sends
+///   `{"measured_at":…,"data":{"heart_rate":72}}`); an optional time under `ts`,
+///   `measured_at`, `time` or `timestamp` as Unix seconds, Unix milliseconds (> 1e12) or
+///   ISO 8601; optional `rr` intervals in ms. A batch is `{"samples":[…]}` or an array.
+///   A bare JSON number is one sample.
+/// - Text (Health Data Server): `72` or `heartRate:72`, one per line.
+/// - Form (HeartRateToWeb): `bpm=72` or `x=72`.
+/// A sample without a time is "now". Values outside 25–250 bpm and times in the future
+/// are rejected, naming the field.
+public enum HeartRateInput {
+    public static let valueKeys = ["bpm", "hr", "heart_rate", "heartRate", "heartrate"]
+    public static let timeKeys = ["ts", "measured_at", "time", "timestamp"]
+    public static let rrKeys = ["rr", "rr_intervals", "rrIntervals"]
+    /// Clocks disagree a little: a sample this far ahead is still "now".
+    public static let futureTolerance = 5.0
+
+    /// Why a sample (or a whole body) was rejected; `field` names what was wrong.
+    public struct Rejection: Error, Equatable, Sendable {
+        public var field: String
+        public var message: String
+    }
+
+    /// A parsed body: the samples (or why each was rejected), in order, and the source
+    /// the body names, if any (`"source": "polar-h10"`).
+    public struct Batch: Equatable, Sendable {
+        public var items: [Result<HeartRateSample, Rejection>]
+        public var source: String?
+    }
+
+    public enum Format: String, Sendable, CaseIterable { case json, text, form }
+
+    /// The format a `Content-Type` names; JSON when unsure (most apps send JSON).
+    public static func format(contentType: String?) -> Format {
+        let type = (contentType ?? "").lowercased()
+        if type.hasPrefix("text/plain") { return .text }
+        if type.hasPrefix("application/x-www-form-urlencoded") { return .form }
+        return .json
+    }
+
+    public static func parse(_ body: [UInt8], format: Format, now: Date) throws(Rejection) -> Batch {
+        switch format {
+        case .json: return try parseJSON(body, now: now)
+        case .text:
+            let text = String(decoding: body, as: UTF8.self)
+            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !lines.isEmpty else { throw Rejection(field: "body", message: "the body is empty") }
+            return Batch(items: lines.map { parseTextLine($0, now: now) }, source: nil)
+        case .form:
+            let text = String(decoding: body, as: UTF8.self)
+            var fields: [String: String] = [:]
+            for pair in text.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+                if parts.count == 2 { fields[parts[0]] = parts[1] }
+            }
+            guard let (key, value) = (valueKeys + ["x", "rate"]).lazy.compactMap({ k in fields[k].map { (k, $0) } }).first else {
+                throw Rejection(field: "bpm", message: "no bpm field (bpm=72 or x=72)")
+            }
+            let sample = sampleFrom(value: .string(value), valueField: key, time: fields["ts"].map { .string($0) },
+                                    rr: nil, now: now)
+            return Batch(items: [sample], source: fields["source"])
+        }
+    }
+
+    /// One line of text: `72`, `72.0`, `heartRate:72`, `bpm: 72`.
+    public static func parseTextLine(_ line: String, now: Date) -> Result<HeartRateSample, Rejection> {
+        var value = Substring(line)
+        if let colon = line.firstIndex(of: ":") { value = line[line.index(after: colon)...] }
+        return sampleFrom(value: .string(String(value).trimmingCharacters(in: .whitespaces)), valueField: "bpm",
+                          time: nil, rr: nil, now: now)
+    }
+
+    // MARK: JSON
+
+    static func parseJSON(_ body: [UInt8], now: Date) throws(Rejection) -> Batch {
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+        } catch {
+            throw Rejection(field: "body", message: "the body is not valid JSON")
+        }
+        if let number = root as? NSNumber, !(root is Bool) {
+            return Batch(items: [sampleFrom(value: .number(number.doubleValue), valueField: "bpm", time: nil, rr: nil, now: now)], source: nil)
+        }
+        if let array = root as? [Any] {
+            return Batch(items: try batchItems(array, now: now), source: nil)
+        }
+        guard let object = root as? [String: Any] else {
+            throw Rejection(field: "body", message: "expected a JSON object, array or number")
+        }
+        let source = object["source"] as? String
+        if let samples = object["samples"] {
+            guard let array = samples as? [Any] else { throw Rejection(field: "samples", message: "must be an array") }
+            return Batch(items: try batchItems(array, now: now), source: source)
+        }
+        return Batch(items: [sampleFrom(object: object, now: now)], source: source)
+    }
+
+    private static func batchItems(_ array: [Any], now: Date) throws(Rejection) -> [Result<HeartRateSample, Rejection>] {
+        guard !array.isEmpty else { throw Rejection(field: "samples", message: "the batch is empty") }
+        return array.map { item in
+            if let object = item as? [String: Any] { return sampleFrom(object: object, now: now) }
+            if let number = item as? NSNumber, !(item is Bool) {
+                return sampleFrom(value: .number(number.doubleValue), valueField: "bpm", time: nil, rr: nil, now: now)
+            }
+            return .failure(Rejection(field: "samples", message: "each sample must be an object or a number"))
+        }
+    }
+
+    enum Scalar { case number(Double), string(String) }
+
+    static func scalar(_ any: Any?) -> Scalar? {
+        if let n = any as? NSNumber, !(any is Bool) { return .number(n.doubleValue) }
+        if let s = any as? String { return .string(s) }
+        return nil
+    }
+
+    static func sampleFrom(object: [String: Any], now: Date) -> Result<HeartRateSample, Rejection> {
+        // Look at the top level, then inside `data` or `payload`.
+        var scopes: [[String: Any]] = [object]
+        for key in ["data", "payload"] { if let nested = object[key] as? [String: Any] { scopes.append(nested) } }
+        func find(_ keys: [String]) -> (String, Any)? {
+            for scope in scopes { for key in keys { if let v = scope[key], !(v is NSNull) { return (key, v) } } }
+            return nil
+        }
+        guard let (valueKey, value) = find(valueKeys) else {
+            return .failure(Rejection(field: "bpm", message: "no heart rate (one of \(valueKeys.joined(separator: ", ")))"))
+        }
+        guard let valueScalar = scalar(value) else {
+            return .failure(Rejection(field: valueKey, message: "must be a number"))
+        }
+        var rr: [Double]?
+        if let (rrKey, rrValue) = find(rrKeys) {
+            guard let list = rrValue as? [Any], let numbers = Optional(list.compactMap { ($0 as? NSNumber)?.doubleValue }),
+                  numbers.count == list.count, numbers.allSatisfy({ $0 > 0 && $0 < 5000 }) else {
+                return .failure(Rejection(field: rrKey, message: "must be an array of intervals in ms"))
+            }
+            rr = numbers
+        }
+        let time = find(timeKeys)
+        return sampleFrom(value: valueScalar, valueField: valueKey, time: time.flatMap { scalar($0.1) },
+                          timeField: time?.0 ?? "ts", rr: rr, now: now)
+    }
+
+    static func sampleFrom(value: Scalar, valueField: String, time: Scalar?, timeField: String = "ts",
+                           rr: [Double]?, now: Date) -> Result<HeartRateSample, Rejection> {
+        let number: Double?
+        switch value {
+        case .number(let n): number = n
+        case .string(let s): number = Double(s.trimmingCharacters(in: .whitespaces))
+        }
+        guard let number, number.isFinite else {
+            return .failure(Rejection(field: valueField, message: "must be a number"))
+        }
+        let bpm = Int(number.rounded())
+        guard HeartRateSample.validRange.contains(bpm) else {
+            return .failure(Rejection(field: valueField, message: "\(bpm) is outside 25–250 bpm"))
+        }
+        var at = now
+        if let time {
+            guard let parsed = parseTime(time) else {
+                return .failure(Rejection(field: timeField, message: "must be Unix seconds, Unix milliseconds or ISO 8601"))
+            }
+            guard parsed.timeIntervalSince(now) <= futureTolerance else {
+                return .failure(Rejection(field: timeField, message: "is in the future"))
+            }
+            at = parsed
+        }
+        return .success(HeartRateSample(at: at, bpm: bpm, rr: rr ?? []))
+    }
+
+    /// Unix seconds, Unix milliseconds (> 1e12) or ISO 8601.
+    static func parseTime(_ value: Scalar) -> Date? {
+        func fromNumber(_ n: Double) -> Date? {
+            guard n.isFinite, n > 0 else { return nil }
+            return Date(timeIntervalSince1970: n > 1e12 ? n / 1000 : n)
+        }
+        switch value {
+        case .number(let n): return fromNumber(n)
+        case .string(let s):
+            if let n = Double(s) { return fromNumber(n) }
+            if let d = try? Date(s, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return d }
+            return try? Date(s, strategy: Date.ISO8601FormatStyle())
+        }
+    }
+}
