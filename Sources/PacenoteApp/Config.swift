@@ -24,6 +24,45 @@ public struct Config: Sendable, Equatable {
     }
     /// When a play counts (Last.fm's rule by default).
     public var playRule: PlayRule = .lastFM
+    public var heartRate = HeartRate()
+
+    /// `[heart_rate]`: zones and workout detection.
+    public struct HeartRate: Sendable, Equatable {
+        public var zoneModel = "percent_max"
+        public var maxHR: Int?
+        public var age: Int?
+        public var restingHR: Int?
+        public var lthr: Int?
+        public var zoneBounds: [Int]?
+        public var workoutStartAfterSeconds = 60.0
+        public var workoutEndAfterSeconds = 300.0
+        /// The current heart rate is shown while its last reading is at most this old.
+        public var freshForSeconds = 15.0
+
+        /// The maximum heart rate: measured if given, else Tanaka's formula from the age,
+        /// else 190.
+        public var effectiveMaxHR: Int { maxHR ?? age.map(ZoneModel.tanakaMaxHR(age:)) ?? 190 }
+
+        public var model: ZoneModel {
+            get throws(ConfigError) {
+                switch zoneModel {
+                case "percent_max": return .percentMax(maxHR: effectiveMaxHR)
+                case "hrr":
+                    guard let restingHR else { throw ConfigError(key: "heart_rate.resting_hr", message: "the hrr zone model needs resting_hr") }
+                    guard restingHR < effectiveMaxHR else { throw ConfigError(key: "heart_rate.resting_hr", message: "must be below the maximum heart rate") }
+                    return .heartRateReserve(maxHR: effectiveMaxHR, restingHR: restingHR)
+                case "lthr_run", "lthr_bike":
+                    guard let lthr else { throw ConfigError(key: "heart_rate.lthr", message: "the \(zoneModel) zone model needs lthr") }
+                    return .lactateThreshold(lthr: lthr, sport: zoneModel == "lthr_run" ? .run : .bike)
+                default:
+                    guard let zoneBounds, zoneBounds.count == 5, zip(zoneBounds, zoneBounds.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                        throw ConfigError(key: "heart_rate.zone_bounds", message: "the custom zone model needs 5 ascending bpm values (the lower bounds of Z1 to Z5)")
+                    }
+                    return .custom(lowerBounds: zoneBounds)
+                }
+            }
+        }
+    }
 
     public struct MPD: Sendable, Equatable {
         /// The player's name, recorded with every play (useful with several rooms).
@@ -159,6 +198,7 @@ public enum ConfigLoader {
         config.databasePath = dirs.expand(config.databasePath)
         config.databaseIsDefault = config.origins["database.path"] == "default"
         for player in config.players { _ = try player.endpoint }  // validates host and port together
+        _ = try config.heartRate.model  // validates the zone settings together
         if let duplicate = Dictionary(grouping: config.players, by: \.name).first(where: { $0.value.count > 1 })?.key {
             throw ConfigError(key: "mpd.name", message: "'\(duplicate)' names two players; names must differ",
                               origin: config.origins["mpd.name"])
@@ -360,6 +400,58 @@ public enum ConfigLoader {
         },
         Setting(key: "mpd.save_interval_s", environment: []) { (input, c) throws(ConfigError) in
             c.mpd.saveIntervalSeconds = try number(input, "mpd.save_interval_s", in: 0.1...15)
+        },
+        Setting(key: "heart_rate.zone_model", environment: ["PACENOTE_ZONE_MODEL"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "heart_rate.zone_model")
+            let models = ["percent_max", "hrr", "lthr_run", "lthr_bike", "custom"]
+            guard models.contains(text) else {
+                throw ConfigError(key: "heart_rate.zone_model", message: "'\(text)' is not one of \(models.joined(separator: ", "))")
+            }
+            c.heartRate.zoneModel = text
+        },
+        Setting(key: "heart_rate.max_hr", environment: ["PACENOTE_MAX_HR"]) { (input, c) throws(ConfigError) in
+            c.heartRate.maxHR = Int(try integer(input, "heart_rate.max_hr", in: 100...250))
+        },
+        Setting(key: "heart_rate.age", environment: []) { (input, c) throws(ConfigError) in
+            c.heartRate.age = Int(try integer(input, "heart_rate.age", in: 5...110))
+        },
+        Setting(key: "heart_rate.resting_hr", environment: []) { (input, c) throws(ConfigError) in
+            c.heartRate.restingHR = Int(try integer(input, "heart_rate.resting_hr", in: 25...120))
+        },
+        Setting(key: "heart_rate.lthr", environment: []) { (input, c) throws(ConfigError) in
+            c.heartRate.lthr = Int(try integer(input, "heart_rate.lthr", in: 80...230))
+        },
+        Setting(key: "heart_rate.zone_bounds", environment: []) { (input, c) throws(ConfigError) in
+            let items: [Int64]
+            switch input {
+            case .toml(.array(let values)):
+                items = try values.map { (v: TOMLValue) throws(ConfigError) -> Int64 in
+                    guard case .integer(let i) = v else { throw ConfigError(key: "heart_rate.zone_bounds", message: "expected integers") }
+                    return i
+                }
+            case .text(let text):
+                items = try text.split(separator: ",").map { (part: Substring) throws(ConfigError) -> Int64 in
+                    guard let i = Int64(part.trimmingCharacters(in: .whitespaces)) else {
+                        throw ConfigError(key: "heart_rate.zone_bounds", message: "expected integers")
+                    }
+                    return i
+                }
+            case .toml(let other):
+                throw ConfigError(key: "heart_rate.zone_bounds", message: "expected an array of 5 integers, got \(other.kindDescription)")
+            }
+            guard items.allSatisfy({ (25...250).contains($0) }) else {
+                throw ConfigError(key: "heart_rate.zone_bounds", message: "values must be 25–250 bpm")
+            }
+            c.heartRate.zoneBounds = items.map { Int($0) }
+        },
+        Setting(key: "heart_rate.workout_start_after_s", environment: []) { (input, c) throws(ConfigError) in
+            c.heartRate.workoutStartAfterSeconds = try number(input, "heart_rate.workout_start_after_s", in: 1...3600)
+        },
+        Setting(key: "heart_rate.workout_end_after_s", environment: []) { (input, c) throws(ConfigError) in
+            c.heartRate.workoutEndAfterSeconds = try number(input, "heart_rate.workout_end_after_s", in: 1...86400)
+        },
+        Setting(key: "heart_rate.fresh_for_s", environment: []) { (input, c) throws(ConfigError) in
+            c.heartRate.freshForSeconds = try number(input, "heart_rate.fresh_for_s", in: 1...3600)
         },
         Setting(key: "plays.min_track_s", environment: []) { (input, c) throws(ConfigError) in
             c.playRule.minimumDuration = try number(input, "plays.min_track_s", in: 0...3600)

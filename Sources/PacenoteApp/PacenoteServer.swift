@@ -19,17 +19,20 @@ public final class PacenoteServer: Sendable {
     public let events: EventBus
     /// One per configured MPD, the default player first.
     public let players: [PlayerService]
+    public let heartRate: HeartRateService
     private let web: WebServer
     private let logger: Logger
 
     /// The port the HTTP server is bound to (useful with `--http 127.0.0.1:0`).
     public var httpPort: UInt16 { web.port }
 
-    private init(config: Config, store: Store, events: EventBus, players: [PlayerService], web: WebServer, logger: Logger) {
+    private init(config: Config, store: Store, events: EventBus, players: [PlayerService], heartRate: HeartRateService,
+                 web: WebServer, logger: Logger) {
         self.config = config
         self.store = store
         self.events = events
         self.players = players
+        self.heartRate = heartRate
         self.web = web
         self.logger = logger
     }
@@ -62,8 +65,18 @@ public final class PacenoteServer: Sendable {
             try? store.close()
             throw StartupError("database.path: \(error)")
         }
+        let heartRate: HeartRateService
+        let apiKey: String
+        do {
+            apiKey = try APIKey.load(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
+            heartRate = try HeartRateService(store: store, events: events, settings: config.heartRate, logger: logger)
+        } catch {
+            try? store.close()
+            throw (error as? StartupError) ?? StartupError("heart_rate: \(error)")
+        }
         let api = API(context: APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
+            apiKey: apiKey, heartRate: heartRate,
             players: { [players] in players.map(\.watcher.status) },
             nowPlaying: { [players] in players.compactMap(\.nowPlaying) }))
         let web = WebServer(
@@ -72,11 +85,13 @@ public final class PacenoteServer: Sendable {
         do {
             try web.start()
         } catch {
+            heartRate.stop()
             try? store.close()
             throw StartupError(error.description)
         }
         for player in players { player.start() }
-        let server = PacenoteServer(config: config, store: store, events: events, players: players, web: web, logger: logger)
+        let server = PacenoteServer(config: config, store: store, events: events, players: players, heartRate: heartRate,
+                                    web: web, logger: logger)
         let shownHost = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
         logger.info("serving http://\(shownHost):\(web.port)\(config.basePath)/ (database \(config.databasePath))")
         return server
@@ -109,6 +124,7 @@ public final class PacenoteServer: Sendable {
         // Wake every watcher first, then wait for each: they stop in parallel.
         for player in players { player.requestStop() }
         let stuck = players.filter { !$0.waitUntilStopped(timeout: 10) }
+        heartRate.stop()
         guard stuck.isEmpty else {
             // A watcher still inside a call to MPD may yet write: leave the database open
             // (SQLite's WAL keeps it consistent when the process exits).

@@ -37,6 +37,12 @@ public enum PacenoteEvent: Equatable, Sendable {
     case playLogged(id: Int64, play: Play, track: Track)
     /// A player (MPD) connected or went away.
     case playerConnection(PlayerStatus)
+    /// A new live heart-rate value (smoothed) and its zone.
+    case heartRate(bpm: Double, zone: Zone, at: Date)
+    /// The live zone changed.
+    case zoneChanged(from: Zone?, to: Zone)
+    case workoutStarted(id: Int64, at: Date)
+    case workoutEnded(id: Int64, at: Date)
 }
 
 /// In-process publish/subscribe. Subscribers are called synchronously on the publisher's

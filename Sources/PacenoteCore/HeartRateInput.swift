@@ -34,8 +34,13 @@ public enum HeartRateInput {
 
     public enum Format: String, Sendable, CaseIterable { case json, text, form }
 
-    /// The format a `Content-Type` names; JSON when unsure (most apps send JSON).
-    public static func format(contentType: String?) -> Format {
+    /// The format a `Content-Type` names; JSON when unsure (most apps send JSON), and
+    /// whenever the body plainly is JSON (`curl -d '{…}'` labels it a form).
+    public static func format(contentType: String?, body: [UInt8] = []) -> Format {
+        if let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
+           first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            return .json
+        }
         let type = (contentType ?? "").lowercased()
         if type.hasPrefix("text/plain") { return .text }
         if type.hasPrefix("application/x-www-form-urlencoded") { return .form }
@@ -83,8 +88,8 @@ public enum HeartRateInput {
         } catch {
             throw Rejection(field: "body", message: "the body is not valid JSON")
         }
-        if let number = root as? NSNumber, !(root is Bool) {
-            return Batch(items: [sampleFrom(value: .number(number.doubleValue), valueField: "bpm", time: nil, rr: nil, now: now)], source: nil)
+        if let number = number(root) {
+            return Batch(items: [sampleFrom(value: .number(number), valueField: "bpm", time: nil, rr: nil, now: now)], source: nil)
         }
         if let array = root as? [Any] {
             return Batch(items: try batchItems(array, now: now), source: nil)
@@ -104,8 +109,8 @@ public enum HeartRateInput {
         guard !array.isEmpty else { throw Rejection(field: "samples", message: "the batch is empty") }
         return array.map { item in
             if let object = item as? [String: Any] { return sampleFrom(object: object, now: now) }
-            if let number = item as? NSNumber, !(item is Bool) {
-                return sampleFrom(value: .number(number.doubleValue), valueField: "bpm", time: nil, rr: nil, now: now)
+            if let number = number(item) {
+                return sampleFrom(value: .number(number), valueField: "bpm", time: nil, rr: nil, now: now)
             }
             return .failure(Rejection(field: "samples", message: "each sample must be an object or a number"))
         }
@@ -113,8 +118,15 @@ public enum HeartRateInput {
 
     enum Scalar { case number(Double), string(String) }
 
+    /// A JSON number (not `true`/`false`, which Foundation also hands out as NSNumber:
+    /// their type encoding is `c`, a char).
+    static func number(_ any: Any?) -> Double? {
+        guard let n = any as? NSNumber, String(cString: n.objCType) != "c" else { return nil }
+        return n.doubleValue
+    }
+
     static func scalar(_ any: Any?) -> Scalar? {
-        if let n = any as? NSNumber, !(any is Bool) { return .number(n.doubleValue) }
+        if let n = number(any) { return .number(n) }
         if let s = any as? String { return .string(s) }
         return nil
     }
@@ -135,7 +147,7 @@ public enum HeartRateInput {
         }
         var rr: [Double]?
         if let (rrKey, rrValue) = find(rrKeys) {
-            guard let list = rrValue as? [Any], let numbers = Optional(list.compactMap { ($0 as? NSNumber)?.doubleValue }),
+            guard let list = rrValue as? [Any], let numbers = Optional(list.compactMap(number)),
                   numbers.count == list.count, numbers.allSatisfy({ $0 > 0 && $0 < 5000 }) else {
                 return .failure(Rejection(field: rrKey, message: "must be an array of intervals in ms"))
             }
@@ -185,6 +197,56 @@ public enum HeartRateInput {
             if let n = Double(s) { return fromNumber(n) }
             if let d = try? Date(s, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return d }
             return try? Date(s, strategy: Date.ISO8601FormatStyle())
+        }
+    }
+}
+
+extension HeartRateInput {
+    /// How `hr-feed` reads each line of its input.
+    public enum LineFormat: String, Sendable, CaseIterable {
+        /// JSON lines (`{…}`), `gatttool` notification lines, else text.
+        case auto
+        /// A bare number per line.
+        case number
+        case json
+        /// `72` or `heartRate:72`.
+        case text
+        /// Heart Rate Measurement bytes (0x2A37) in hex, or `gatttool --listen` lines.
+        case ble
+    }
+
+    /// The samples on one line of `hr-feed`'s input; an empty line gives none.
+    public static func parseLine(_ line: String, format: LineFormat, now: Date) -> [Result<HeartRateSample, Rejection>] {
+        let text = line.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { return [] }
+        var format = format
+        if format == .auto {
+            format = text.hasPrefix("{") || text.hasPrefix("[") ? .json : text.contains("value:") ? .ble : .text
+        }
+        switch format {
+        case .json:
+            do {
+                return try parseJSON(Array(text.utf8), now: now).items
+            } catch {
+                return [.failure(error)]
+            }
+        case .ble:
+            // gatttool also prints status lines ("Characteristic value was written
+            // successfully"): lines that are neither notifications nor hex carry no reading.
+            if !text.contains("value:"), text.contains(where: { !$0.isHexDigit && !" x:-".contains($0) }) { return [] }
+            do {
+                let m = try BLEHeartRateMeasurement(bytes: BLEHeartRateMeasurement.bytes(fromHex: text))
+                guard m.isUsable else {
+                    return [.failure(Rejection(field: "contact", message: "the sensor reports no skin contact"))]
+                }
+                return [.success(HeartRateSample(at: now, bpm: m.bpm, rr: m.rr))]
+            } catch {
+                return [.failure(Rejection(field: "ble", message: "not a Heart Rate Measurement: \(text)"))]
+            }
+        case .number:
+            return [sampleFrom(value: .string(text), valueField: "bpm", time: nil, rr: nil, now: now)]
+        case .text, .auto:
+            return [parseTextLine(text, now: now)]
         }
     }
 }

@@ -13,14 +13,20 @@ public struct APIContext: Sendable {
     public var players: @Sendable () -> [PlayerStatus]
     /// What each player plays now (players that play nothing are absent).
     public var nowPlaying: @Sendable () -> [NowPlaying]
+    /// The key every write needs (`Authorization: Token KEY` or `X-API-Key: KEY`).
+    public var apiKey: String
+    public var heartRate: (any HeartRateBackend)?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
+                apiKey: String, heartRate: (any HeartRateBackend)? = nil,
                 players: @escaping @Sendable () -> [PlayerStatus],
                 nowPlaying: @escaping @Sendable () -> [NowPlaying] = { [] }) {
         self.version = version
         self.startedAt = startedAt
         self.store = store
         self.timeZone = timeZone
+        self.apiKey = apiKey
+        self.heartRate = heartRate
         self.players = players
         self.nowPlaying = nowPlaying
     }
@@ -38,9 +44,16 @@ public struct API: Sendable {
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         do {
-            switch try Route.match(method: request.method, path: request.path).get() {
+            let route = try Route.match(method: request.method, path: request.path).get()
+            if route.isWrite || request.method == "POST" { try Authorization.require(context.apiKey, in: request) }
+            switch route {
             case .status: return .json(try status())
             case .listens: return .json(try listens(request.query))
+            case .heartRate: return try ingestHeartRate(request)
+            case .workouts where request.method == "POST": return try startWorkout(request)
+            case .workouts: return .json(try workouts(request.query))
+            case .workout(let id): return .json(try workout(id))
+            case .stopWorkout(let id): return .json(try stopWorkout(id))
             }
         } catch let error as APIError {
             return HTTPResponse(apiError: error)
@@ -65,6 +78,7 @@ public struct API: Sendable {
             ("uptime_s", .int(Int64(Date().timeIntervalSince(context.startedAt)))),
             ("mpd", players.first ?? .null),
             ("now_playing", now.first { $0.player == defaultName }.map(APIJSON.nowPlaying) ?? .null),
+            ("heart_rate", context.heartRate?.current(now: Date()).map(APIJSON.heartRate) ?? .null),
             ("players", .array(players)),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
         ])
@@ -144,6 +158,15 @@ enum APIJSON {
             ("elapsed_s", .optional(n.elapsed.map { $0 + since })),
             ("duration_s", .optional(n.duration)),
             ("track", track(n.track)),
+        ])
+    }
+
+    static func heartRate(_ h: LiveHeartRate) -> JSONValue {
+        .object([
+            ("bpm", .int(Int64(h.bpm.rounded()))),
+            ("zone", .int(Int64(h.zone.rawValue))),
+            ("at", timestamp(h.at)),
+            ("workout_id", .optional(h.workoutID)),
         ])
     }
 

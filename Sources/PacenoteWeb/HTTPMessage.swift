@@ -48,6 +48,7 @@ public struct APIError: Error, Equatable, Sendable {
         case unauthorized
         case notFound
         case methodNotAllowed([String])
+        case conflict
         case payloadTooLarge
         case unsupportedMediaType
         case unavailable
@@ -64,6 +65,7 @@ public struct APIError: Error, Equatable, Sendable {
         case .unauthorized: 401
         case .notFound: 404
         case .methodNotAllowed: 405
+        case .conflict: 409
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
         case .unavailable: 503

@@ -3,6 +3,18 @@
 public enum Route: Equatable, Sendable {
     case status
     case listens
+    case heartRate
+    case workouts
+    case workout(Int64)
+    case stopWorkout(Int64)
+
+    /// Routes that change something: they need the API key.
+    public var isWrite: Bool {
+        switch self {
+        case .heartRate, .stopWorkout: true
+        default: false
+        }
+    }
 
     /// Resolves a request path (already stripped of any base path) and method.
     public static func match(method: String, path: String) -> Result<Route, APIError> {
@@ -16,6 +28,21 @@ public enum Route: Equatable, Sendable {
         case ["api", "v1", "listens"]:
             route = .listens
             allowed = ["GET", "HEAD"]
+        case ["api", "v1", "hr"]:
+            route = .heartRate
+            allowed = ["POST"]
+        case ["api", "v1", "workouts"]:
+            // GET lists; POST starts a workout by hand.
+            route = .workouts
+            allowed = ["GET", "HEAD", "POST"]
+        case let s where s.count == 4 && s[0] == "api" && s[1] == "v1" && s[2] == "workouts":
+            guard let id = Int64(s[3]), id > 0 else { return .failure(.notFound("no workout \(s[3])")) }
+            route = .workout(id)
+            allowed = ["GET", "HEAD"]
+        case let s where s.count == 5 && s[0] == "api" && s[1] == "v1" && s[2] == "workouts" && s[4] == "stop":
+            guard let id = Int64(s[3]), id > 0 else { return .failure(.notFound("no workout \(s[3])")) }
+            route = .stopWorkout(id)
+            allowed = ["POST"]
         default:
             return .failure(.notFound("no route for \(path)"))
         }

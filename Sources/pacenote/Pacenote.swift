@@ -5,6 +5,9 @@ import Logging
 import PacenoteApp
 import PacenoteCore
 import PacenoteStore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @main
 struct Pacenote: ParsableCommand {
@@ -17,7 +20,7 @@ struct Pacenote: ParsableCommand {
             Every key is documented in docs/pacenote.example.toml.
             """,
         version: PacenoteVersion.current,
-        subcommands: [Serve.self, Migrate.self, ShowConfig.self],
+        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -151,5 +154,88 @@ struct ShowConfig: ParsableCommand {
             config: storage.config, db: storage.db, http: server.http, mpd: server.mpd,
             basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel))
         print(ConfigPrinter.toml(config))
+    }
+}
+
+struct Key: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the API key that writes need (created on first use, mode 0600).",
+        discussion: "Send it as 'Authorization: Token KEY' or 'X-API-Key: KEY'. PACENOTE_API_KEY overrides the stored key.")
+
+    @OptionGroup var storage: StorageOptions
+
+    func run() throws {
+        let config = try Pacenote.loadConfig(ConfigFlags(config: storage.config, db: storage.db))
+        do {
+            if config.databaseIsDefault {
+                // Create the data directory the same way serve does.
+                try PacenoteServer.openStore(config: config).close()
+            }
+            print(try APIKey.load(database: config.databasePath, environment: ProcessInfo.processInfo.environment))
+        } catch let error as StartupError {
+            Pacenote.fail(error.description)
+        } catch {
+            Pacenote.fail("database.path: \(error)")
+        }
+    }
+}
+
+struct HRFeed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hr-feed",
+        abstract: "Send heart rate read from standard input to a running pacenote.",
+        discussion: """
+            Each line is a reading: a number, `heartRate:72`, a JSON object as POST /api/v1/hr takes, or \
+            (with --format ble) Heart Rate Measurement bytes in hex as `gatttool --listen` prints them:
+              gatttool -b MAC --char-write-req --handle=0x0010 --value=0100 --listen | pacenote hr-feed --format ble
+            While the server cannot be reached, readings are kept in a file (--buffer) and sent when it answers.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: ArgumentHelp("The server. Default: the configured server.http.", valueName: "url"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("auto, number, json, text or ble.", valueName: "format"))
+    var format: String = "auto"
+
+    @Option(help: ArgumentHelp("Name of this source (samples are unique per source and time).", valueName: "name"))
+    var source: String = "feed"
+
+    @Option(help: ArgumentHelp("Readings per request at most.", valueName: "n"))
+    var batch: Int = 100
+
+    @Option(help: ArgumentHelp("Where to keep readings while the server is away. Default: beside the database.", valueName: "path"))
+    var buffer: String?
+
+    func run() throws {
+        let config = try Pacenote.loadConfig(ConfigFlags(config: storage.config, db: storage.db))
+        guard let lineFormat = HeartRateInput.LineFormat(rawValue: format) else {
+            Pacenote.fail("--format: '\(format)' is not one of \(HeartRateInput.LineFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard (1...10_000).contains(batch) else { Pacenote.fail("--batch: 1 to 10000") }
+        let host = config.http.host == "0.0.0.0" || config.http.host == "::" ? "127.0.0.1" : config.http.host
+        let defaultURL = "http://\(host.contains(":") ? "[\(host)]" : host):\(config.http.port)\(config.basePath)/"
+        guard let server = URL(string: url ?? defaultURL), server.scheme == "http" || server.scheme == "https" else {
+            Pacenote.fail("--url: '\(url ?? "")' is not an http(s) URL")
+        }
+        let key: String
+        do {
+            key = try APIKey.load(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            Pacenote.fail(error.description)
+        }
+        let bufferPath = buffer ?? ((config.databasePath as NSString).deletingLastPathComponent + "/hr-feed-buffer.jsonl")
+        let feed = HeartRateFeed(
+            settings: .init(url: server, key: key, format: lineFormat, source: source, batchSize: batch, bufferPath: bufferPath),
+            log: { FileHandle.standardError.write(Data("pacenote hr-feed: \($0)\n".utf8)) })
+        do {
+            let left = try feed.run(input: FileHandle.standardInput)
+            if left > 0 {
+                Pacenote.fail("\(left) readings kept in \(bufferPath); the next hr-feed sends them")
+            }
+        } catch {
+            Pacenote.fail("\(error)")
+        }
     }
 }

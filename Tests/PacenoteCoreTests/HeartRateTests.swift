@@ -67,6 +67,8 @@ import Testing
         #expect(sample.at == Date(timeIntervalSince1970: 1_799_999_990.123))
         #expect(sample.rr == [750, 760.5])
         #expect(try json(#"{"bpm": 80, "ts": 1799999990}"#).items[0].get().at == Date(timeIntervalSince1970: 1_799_999_990))
+        #expect(try json(#"{"bpm": 80, "ts": 1}"#).items[0].get().at == Date(timeIntervalSince1970: 1))
+        #expect(throws: (any Error).self) { try json(#"{"bpm": true}"#).items[0].get() }
         #expect(try json(#"{"bpm": 80, "time": "2027-01-15T07:59:50Z"}"#).items[0].get().at == Date(timeIntervalSince1970: 1_799_999_990))
     }
 

@@ -46,10 +46,13 @@ public final class PacenoteDaemon: @unchecked Sendable {
 
     /// Stops the daemon (SIGTERM, or SIGKILL with `kill9`) and starts it again on the same
     /// database and configuration.
-    public func restart(kill9: Bool = false, pause: Double = 0) throws {
+    /// `samePort` restarts on the port it had (clients keep their URL).
+    public func restart(kill9: Bool = false, pause: Double = 0, samePort: Bool = false) throws {
         if process.process.isRunning { try stop(kill9: kill9) }
         if pause > 0 { usleep(UInt32(pause * 1_000_000)) }
-        process = try PacenoteProcess(arguments, environment: environment)
+        var args = arguments
+        if samePort, let i = args.firstIndex(of: "--http") { args[i + 1] = "127.0.0.1:\(port)" }
+        process = try PacenoteProcess(args, environment: environment)
         port = try waitForPort()
     }
 
@@ -57,6 +60,23 @@ public final class PacenoteDaemon: @unchecked Sendable {
         process.signal(kill9 ? SIGKILL : SIGTERM)
         let status = try process.wait()
         if !kill9 && status != 0 { throw HarnessError("pacenote exited \(status):\n\(process.stderr)") }
+    }
+
+    /// The API key the daemon created beside its database.
+    public var apiKey: String {
+        ((try? String(contentsOfFile: dir.file("api-key"), encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A request with the API key.
+    public func post(_ path: String, body: String, contentType: String = "application/json",
+                     key: String? = nil) throws -> HTTPResult {
+        try HTTP.request("POST", base + path, headers: ["Authorization": "Token \(key ?? apiKey)", "Content-Type": contentType],
+                         body: Data(body.utf8))
+    }
+
+    /// Rows from the daemon's database through the sqlite3 command line.
+    public func sql(_ query: String) throws -> String {
+        try run(try Tools.require("sqlite3"), [db, query]).stdout
     }
 
     public func status() throws -> [String: Any] {

@@ -25,7 +25,7 @@ import Testing
                 try store.insertPlay(Play(trackID: track, startedAt: start, endedAt: start.addingTimeInterval(150),
                                           playedSeconds: i % 2 == 0 ? 150 : 20, counted: i % 2 == 0, source: "mpd", player: "default"))
             }
-            let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: berlin, players: { [] }))
+            let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: berlin, apiKey: "test-key-0123456789", players: { [] }))
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)), basePath: "", api: api,
                             logger: Logger(label: "test"))
             try web.start()

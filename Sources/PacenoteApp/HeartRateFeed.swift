@@ -1,0 +1,269 @@
+import Foundation
+import PacenoteCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `pacenote hr-feed`: heart rate from standard input (a strap bridge, `gatttool`, a
+/// script) to a running server, in batches. While the server cannot be reached, samples go
+/// to a bounded file on disk and are sent, oldest first, when it answers again: nothing is
+/// lost across a server restart, or across a restart of hr-feed itself.
+public final class HeartRateFeed: @unchecked Sendable {
+    // @unchecked Sendable: `pending` and the buffer file are only touched on `queue`.
+    public struct Settings: Sendable {
+        public var url: URL
+        public var key: String
+        public var format: HeartRateInput.LineFormat
+        public var source: String
+        public var batchSize: Int
+        public var flushInterval: Double
+        public var bufferPath: String
+        public var bufferLimit: Int
+
+        public init(url: URL, key: String, format: HeartRateInput.LineFormat, source: String, batchSize: Int = 100,
+                    flushInterval: Double = 1, bufferPath: String, bufferLimit: Int = 1_000_000) {
+            self.url = url
+            self.key = key
+            self.format = format
+            self.source = source
+            self.batchSize = batchSize
+            self.flushInterval = flushInterval
+            self.bufferPath = bufferPath
+            self.bufferLimit = bufferLimit
+        }
+    }
+
+    public enum FeedError: Error, CustomStringConvertible {
+        case refused(String)
+        public var description: String {
+            switch self { case .refused(let m): m }
+        }
+    }
+
+    let settings: Settings
+    let log: @Sendable (String) -> Void
+    private let queue = DispatchQueue(label: "pacenote.hr-feed")
+    private var pending: [HeartRateSample] = []
+    private var lastAttempt = Date.distantPast
+    private var reachable = true
+    private(set) public var sent = 0
+    private(set) public var rejected = 0
+    private var fatal: FeedError?
+    /// The time of the previous reading: readings are unique per source and millisecond,
+    /// so lines read within the same millisecond are spread 1 ms apart.
+    private var previous: Double?
+
+    public init(settings: Settings, log: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.log = log
+    }
+
+    /// Reads `input` to its end, sending as it goes, then sends what is left. Returns the
+    /// number of samples still buffered on disk (0 when everything reached the server).
+    public func run(input: FileHandle) throws -> Int {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + settings.flushInterval, repeating: settings.flushInterval)
+        timer.setEventHandler { [self] in flush() }
+        timer.resume()
+        defer { timer.cancel() }
+
+        // Lines are timestamped as they are read: a reading is "now" when it arrives.
+        var lineNumber = 0
+        for line in LineReader(input) {
+            lineNumber += 1
+            let results = HeartRateInput.parseLine(line, format: settings.format, now: Date())
+            queue.sync {
+                for result in results {
+                    switch result {
+                    case .success(var sample):
+                        // Whole milliseconds, as the server stores them; a reading in the
+                        // same millisecond as the one before moves to the next one.
+                        var ms = (sample.at.timeIntervalSince1970 * 1000).rounded()
+                        if let previous, ms <= previous, previous - ms < 1000 { ms = previous + 1 }
+                        previous = ms
+                        sample.at = Date(timeIntervalSince1970: ms / 1000)
+                        pending.append(sample)
+                    case .failure(let r):
+                        rejected += 1
+                        log("line \(lineNumber): \(r.field): \(r.message)")
+                    }
+                }
+                if pending.count >= settings.batchSize { flush() }
+            }
+            if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
+        }
+        // End of input: send everything, retrying for a while if the server is away.
+        let deadline = Date().addingTimeInterval(10)
+        var left = 0
+        repeat {
+            queue.sync { lastAttempt = .distantPast; flush() }
+            if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
+            left = queue.sync { pending.count + bufferedCount() }
+            if left > 0 { Thread.sleep(forTimeInterval: 0.5) }
+        } while left > 0 && Date() < deadline
+        return left
+    }
+
+    /// On `queue`: sends the buffer file first (oldest first), then what is pending; what
+    /// cannot be sent goes to the buffer file.
+    private func flush() {
+        guard fatal == nil else { return }
+        // While the server is away, try again at most every 2 s.
+        if !reachable, Date().timeIntervalSince(lastAttempt) < 2 {
+            spill()
+            return
+        }
+        lastAttempt = Date()
+        do {
+            var buffered = readBuffer()
+            while !buffered.isEmpty {
+                let chunk = Array(buffered.prefix(10_000))
+                try post(chunk)
+                buffered.removeFirst(chunk.count)
+                try writeBuffer(buffered)
+            }
+            while !pending.isEmpty {
+                let chunk = Array(pending.prefix(10_000))
+                try post(chunk)
+                pending.removeFirst(chunk.count)
+            }
+            if !reachable { log("server reachable again") }
+            reachable = true
+        } catch let error as FeedError {
+            fatal = error
+        } catch {
+            if reachable { log("server unreachable (\(error.localizedDescription)); buffering in \(settings.bufferPath)") }
+            reachable = false
+            spill()
+        }
+    }
+
+    private func post(_ samples: [HeartRateSample]) throws {
+        var request = URLRequest(url: settings.url.appendingPathComponent("api/v1/hr"))
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Token \(settings.key)", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 10
+        request.httpBody = Self.encode(samples, source: settings.source)
+        let (status, body) = try Self.send(request)
+        switch status {
+        case 200: sent += samples.count
+        case 401: throw FeedError.refused("the server refused the API key (see pacenote key): \(body)")
+        case 400..<500: throw FeedError.refused("the server refused the samples (\(status)): \(body)")
+        default: throw URLError(.badServerResponse)
+        }
+    }
+
+    static func encode(_ samples: [HeartRateSample], source: String) -> Data {
+        var out = "{\"source\":\(jsonString(source)),\"samples\":["
+        for (i, s) in samples.enumerated() {
+            if i > 0 { out += "," }
+            out += "{\"bpm\":\(s.bpm),\"ts\":\(Int64((s.at.timeIntervalSince1970 * 1000).rounded()))"
+            if !s.rr.isEmpty { out += ",\"rr\":[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]" }
+            out += "}"
+        }
+        return Data((out + "]}").utf8)
+    }
+
+    static func jsonString(_ s: String) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: [s])) ?? Data("[\"\"]".utf8), as: UTF8.self)
+            .dropFirst().dropLast().description
+    }
+
+    private static func send(_ request: URLRequest) throws -> (Int, String) {
+        final class Box: @unchecked Sendable {
+            // @unchecked Sendable: written by the callback before the semaphore signals.
+            var result: (Int, String)?
+            var error: (any Error)?
+        }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            box.error = error
+            if let http = response as? HTTPURLResponse {
+                box.result = (http.statusCode, String(decoding: data ?? Data(), as: UTF8.self))
+            }
+            done.signal()
+        }.resume()
+        done.wait()
+        if let error = box.error { throw error }
+        guard let result = box.result else { throw URLError(.badServerResponse) }
+        return result
+    }
+
+    // MARK: The buffer file (one JSON sample per line)
+
+    private func spill() {
+        guard !pending.isEmpty else { return }
+        var all = readBuffer() + pending
+        pending = []
+        if all.count > settings.bufferLimit {
+            log("buffer full: dropping the oldest \(all.count - settings.bufferLimit) samples")
+            all.removeFirst(all.count - settings.bufferLimit)
+        }
+        do {
+            try writeBuffer(all)
+        } catch {
+            log("cannot write the buffer \(settings.bufferPath): \(error.localizedDescription); keeping samples in memory")
+            pending = all
+        }
+    }
+
+    private func bufferedCount() -> Int { readBuffer().count }
+
+    private func readBuffer() -> [HeartRateSample] {
+        guard let text = try? String(contentsOfFile: settings.bufferPath, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let bpm = object["bpm"] as? Int, let ts = (object["ts"] as? NSNumber)?.doubleValue else { return nil }
+            return HeartRateSample(at: Date(timeIntervalSince1970: ts / 1000), bpm: bpm,
+                                   rr: (object["rr"] as? [NSNumber])?.map(\.doubleValue) ?? [])
+        }
+    }
+
+    private func writeBuffer(_ samples: [HeartRateSample]) throws {
+        if samples.isEmpty {
+            try? FileManager.default.removeItem(atPath: settings.bufferPath)
+            return
+        }
+        var text = ""
+        for s in samples {
+            text += "{\"bpm\":\(s.bpm),\"ts\":\(Int64((s.at.timeIntervalSince1970 * 1000).rounded()))"
+            if !s.rr.isEmpty { text += ",\"rr\":[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]" }
+            text += "}\n"
+        }
+        // Write-then-rename: a crash leaves the old buffer or the new one, never half of one.
+        let temporary = settings.bufferPath + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        if rename(temporary, settings.bufferPath) != 0 { throw CocoaError(.fileWriteUnknown) }
+    }
+}
+
+/// Lines of a file handle as they arrive (standard input from a pipe), without waiting
+/// for its end.
+struct LineReader: Sequence, IteratorProtocol {
+    let handle: FileHandle
+    private var buffer = Data()
+    private var finished = false
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return String(decoding: line, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+            }
+            if finished {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            let chunk = handle.availableData
+            if chunk.isEmpty { finished = true } else { buffer.append(chunk) }
+        }
+    }
+}

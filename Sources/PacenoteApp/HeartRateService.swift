@@ -1,0 +1,209 @@
+import Dispatch
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteStore
+import PacenoteWeb
+
+/// Heart rate in, zones and workouts out: stores samples, keeps the live (smoothed) heart
+/// rate and zone, detects workouts, and gives plays their heart rate (back-filling when
+/// samples arrive late). Everything runs on one serial queue, in order.
+public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
+    // @unchecked Sendable: every mutable property is touched only on `queue`.
+    private let store: Store
+    private let events: EventBus
+    private let logger: Logger
+    private let settings: Config.HeartRate
+    private let queue = DispatchQueue(label: "pacenote.heart-rate")
+    private let timer: DispatchSourceTimer
+
+    private var zoneSettings: [ZoneSettings]
+    private var smoother = HeartRateSmoother()
+    private var detector: WorkoutDetector
+    private var liveZone: Zone?
+    private var workoutID: Int64?
+    private var subscription: EventBus.Subscription?
+
+    init(store: Store, events: EventBus, settings: Config.HeartRate, logger: Logger) throws {
+        self.store = store
+        self.events = events
+        self.settings = settings
+        self.logger = logger
+        // Settings carry the date they apply from; a change applies from now on.
+        try store.recordZoneSettings(try settings.model, from: Date())
+        zoneSettings = try store.zoneSettings()
+        detector = WorkoutDetector(startAfter: settings.workoutStartAfterSeconds, endAfter: settings.workoutEndAfterSeconds)
+        if let open = try store.openWorkout() {
+            detector.resume(workoutStartedAt: open.startedAt, lastReading: try store.latestSampleTime(), manual: open.kind == "manual")
+            workoutID = open.id
+        }
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in self?.tick() }
+        timer.resume()
+        queue.async { [weak self] in self?.tick() }  // a workout left open may have ended while we were away
+        subscription = events.subscribe { [weak self] event in
+            guard case .playLogged(_, let play, _) = event, let self else { return }
+            queue.async { [weak self] in self?.tagPlays(from: play.startedAt, to: play.endedAt) }
+        }
+    }
+
+    func stop() {
+        if let subscription { events.unsubscribe(subscription) }
+        timer.cancel()
+        queue.sync {}
+    }
+
+    // MARK: HeartRateBackend
+
+    public func ingest(_ samples: [HeartRateSample], source: String) throws(StoreError) -> Int {
+        let result = queue.sync { () -> Result<Int, StoreError> in
+            do throws(StoreError) {
+                return .success(try ingestOnQueue(samples.sorted { $0.at < $1.at }, source: source))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    public func current(now: Date) -> LiveHeartRate? {
+        queue.sync {
+            guard let current = smoother.current, now.timeIntervalSince(current.at) <= settings.freshForSeconds else { return nil }
+            return LiveHeartRate(bpm: current.bpm, zone: zone(at: current.at, bpm: current.bpm), at: current.at, workoutID: workoutID)
+        }
+    }
+
+    public func zone(at date: Date, bpm: Double) -> Zone {
+        let model = zoneSettings.last { $0.effectiveFrom <= date }?.model ?? zoneSettings.first?.model ?? .percentMax(maxHR: 190)
+        return model.zone(for: bpm)
+    }
+
+    public func startWorkout(name: String?, now: Date) throws(StoreError) -> Int64 {
+        try queue.sync { () -> Result<Int64, StoreError> in
+            if let workoutID {
+                _ = detector.startManually(at: now)  // the one in progress becomes manual
+                return .success(workoutID)
+            }
+            _ = detector.startManually(at: now)
+            do throws(StoreError) {
+                return .success(try begin(at: now, kind: "manual", name: name))
+            } catch {
+                return .failure(error)
+            }
+        }.get()
+    }
+
+    public func stopWorkout(id: Int64, now: Date) throws(StoreError) -> Bool {
+        try queue.sync { () -> Result<Bool, StoreError> in
+            guard id == workoutID else { return .success(false) }
+            for case .ended(let end) in detector.stopManually(at: now) {
+                do throws(StoreError) { try finish(at: end) } catch { return .failure(error) }
+            }
+            return .success(true)
+        }.get()
+    }
+
+    // MARK: On the queue
+
+    private func ingestOnQueue(_ samples: [HeartRateSample], source: String) throws(StoreError) -> Int {
+        guard let first = samples.first, let last = samples.last else { return 0 }
+        let inserted = try store.insertSamples(samples, source: source)
+        // Samples newer than what we have seen are live; older ones arrived late (a watch
+        // syncing after the run) and only back-fill.
+        let liveFrom = detector.lastReading ?? .distantPast
+        let live = samples.filter { $0.at >= liveFrom }
+        let late = samples.filter { $0.at < liveFrom }
+        for sample in live {
+            if let value = smoother.add(sample) {
+                let zone = zone(at: sample.at, bpm: value)
+                if zone != liveZone {
+                    events.publish(.zoneChanged(from: liveZone, to: zone))
+                    liveZone = zone
+                }
+            }
+            for event in detector.add(sample.at) { try handle(event) }
+        }
+        if let current = smoother.current, !live.isEmpty {
+            events.publish(.heartRate(bpm: current.bpm, zone: zone(at: current.at, bpm: current.bpm), at: current.at))
+        }
+        if !late.isEmpty { try backfillWorkouts(late) }
+        tagPlays(from: first.at, to: last.at)
+        armTimer()
+        return inserted
+    }
+
+    private func handle(_ event: WorkoutDetector.Event) throws(StoreError) {
+        switch event {
+        case .started(let at): _ = try begin(at: at, kind: "auto", name: nil)
+        case .ended(let at): try finish(at: at)
+        }
+    }
+
+    private func begin(at: Date, kind: String, name: String?) throws(StoreError) -> Int64 {
+        let settingsID = zoneSettings.last { $0.effectiveFrom <= at }?.id ?? zoneSettings.first?.id
+        let id = try store.startWorkout(at: at, kind: kind, name: name, zoneSettingsID: settingsID)
+        workoutID = id
+        logger.info("workout \(id) started (\(kind))")
+        events.publish(.workoutStarted(id: id, at: at))
+        return id
+    }
+
+    private func finish(at end: Date) throws(StoreError) {
+        guard let id = workoutID, let workout = try store.workout(id: id) else { return }
+        try summarise(workout, end: end)
+        workoutID = nil
+        logger.info("workout \(id) ended")
+        events.publish(.workoutEnded(id: id, at: end))
+    }
+
+    /// Average, maximum and time in zone of a workout from its samples, with the zone
+    /// settings that applied when it began.
+    private func summarise(_ workout: Workout, end: Date) throws(StoreError) {
+        let samples = try store.samples(from: workout.startedAt, to: end)
+        let model = zoneSettings.first { $0.id == workout.zoneSettingsID }?.model
+            ?? zoneSettings.last { $0.effectiveFrom <= workout.startedAt }?.model ?? .percentMax(maxHR: 190)
+        try store.updateWorkout(
+            id: workout.id, endedAt: end,
+            average: samples.isEmpty ? nil : (HeartRateLift.average(samples) * 10).rounded() / 10,
+            max: samples.map(\.bpm).max(),
+            secondsInZone: TimeInZone.seconds(samples, model: model, until: end))
+        tagPlays(from: workout.startedAt, to: end)
+    }
+
+    /// Workouts in a late upload that no stored workout covers yet.
+    private func backfillWorkouts(_ samples: [HeartRateSample]) throws(StoreError) {
+        for (start, end) in WorkoutDetector.workouts(in: samples.map(\.at), startAfter: settings.workoutStartAfterSeconds,
+                                                     endAfter: settings.workoutEndAfterSeconds)
+        where try !store.workoutOverlaps(from: start, to: end) {
+            let settingsID = zoneSettings.last { $0.effectiveFrom <= start }?.id
+            let id = try store.startWorkout(at: start, kind: "auto", zoneSettingsID: settingsID)
+            if let workout = try store.workout(id: id) { try summarise(workout, end: end) }
+            logger.info("workout \(id) found in samples uploaded late")
+        }
+    }
+
+    private func tagPlays(from: Date, to: Date) {
+        do {
+            try store.tagPlays(from: from, to: to) { [unowned self] at, bpm in zone(at: at, bpm: bpm) }
+        } catch {
+            logger.error("tagging plays with heart rate: \(error.description)")
+        }
+    }
+
+    private func tick() {
+        for event in detector.tick(now: Date()) {
+            do { try handle(event) } catch { logger.error("ending the workout: \(error.description)") }
+        }
+        armTimer()
+    }
+
+    /// Wakes up when the workout in progress would end for lack of readings; no timer runs
+    /// while there is none.
+    private func armTimer() {
+        if let endsAt = detector.endsAt {
+            timer.schedule(deadline: .now() + max(0, endsAt.timeIntervalSinceNow) + 0.1)
+        } else {
+            timer.schedule(deadline: .distantFuture)
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+extension API {
+    static let maxBatch = 10_000
+
+    private var backend: any HeartRateBackend {
+        get throws(APIError) {
+            guard let backend = context.heartRate else { throw APIError.unavailable("heart rate is not enabled") }
+            return backend
+        }
+    }
+
+    // MARK: POST /api/v1/hr
+
+    func ingestHeartRate(_ request: HTTPRequest) throws -> HTTPResponse {
+        let backend = try backend
+        let now = Date()
+        let batch: HeartRateInput.Batch
+        do {
+            let format = HeartRateInput.format(contentType: request.header("Content-Type"), body: request.body)
+            batch = try HeartRateInput.parse(request.body, format: format, now: now)
+        } catch {
+            throw APIError.badRequest("\(error.field): \(error.message)", code: "invalid_\(error.field)")
+        }
+        guard batch.items.count <= Self.maxBatch else {
+            throw APIError.badRequest("samples: at most \(Self.maxBatch) in one request", code: "invalid_samples")
+        }
+        let source = try Self.source(request.query["source"] ?? request.header("X-Source") ?? batch.source)
+        var good: [HeartRateSample] = []
+        var rejected: [JSONValue] = []
+        for (index, item) in batch.items.enumerated() {
+            switch item {
+            case .success(let sample): good.append(sample)
+            case .failure(let r):
+                rejected.append(.object([("index", .int(Int64(index))), ("field", .string(r.field)), ("message", .string(r.message))]))
+            }
+        }
+        if good.isEmpty, case .failure(let first)? = batch.items.first {
+            // Nothing usable: the whole request is refused, naming the field.
+            let body: JSONValue = .object([
+                ("error", .object([("code", .string("invalid_\(first.field)")), ("message", .string("\(first.field): \(first.message)"))])),
+                ("rejected", .array(rejected)),
+            ])
+            return .json(body, status: 400)
+        }
+        let stored = try backend.ingest(good, source: source)
+        return .json(.object([
+            ("stored", .int(Int64(stored))),
+            ("duplicates", .int(Int64(good.count - stored))),
+            ("rejected", .array(rejected)),
+            ("source", .string(source)),
+        ]))
+    }
+
+    /// Samples are unique per source and time: the source names the device or app.
+    static func source(_ raw: String?) throws(APIError) -> String {
+        guard let raw, !raw.isEmpty else { return "http" }
+        guard raw.count <= 64, raw.allSatisfy({ $0.isLetter || $0.isNumber || "-_.:@ ".contains($0) }) else {
+            throw APIError.badRequest("source: at most 64 letters, digits and - _ . : @", code: "invalid_source")
+        }
+        return raw
+    }
+
+    // MARK: Workouts
+
+    func workouts(_ query: [String: String]) throws -> JSONValue {
+        let limit = try Query.int(query, "limit", default: 50, in: 1...500)
+        let before = try Query.instant(query, "before", localTime)
+        return .object([("workouts", .array(try context.store.workouts(limit: limit, before: before).map(APIJSON.workout)))])
+    }
+
+    func workout(_ id: Int64) throws -> JSONValue {
+        guard let w = try context.store.workout(id: id) else { throw APIError.notFound("no workout \(id)") }
+        let end = w.endedAt ?? Date()
+        // A little before the start too: the first song's lift needs the 30 s before it.
+        let samples = try context.store.samples(from: w.startedAt.addingTimeInterval(-30), to: end)
+        let during = samples.filter { $0.at >= w.startedAt }
+        let plays = try context.store.plays(overlapping: w.startedAt, end)
+        var fields: [(String, JSONValue)] = []
+        if case .object(let base) = APIJSON.workout(w) { fields = base }
+        fields.append(("samples", .array(Downsample.series(during, points: 600).map { point in
+            .object([("at", APIJSON.timestamp(point.at)), ("bpm", .double((point.bpm * 10).rounded() / 10))])
+        })))
+        fields.append(("plays", .array(plays.map { p in
+            let lift = HeartRateLift.lift(samples: samples, start: p.play.startedAt, end: p.play.endedAt)
+            var item: [(String, JSONValue)] = []
+            if case .object(let listen) = APIJSON.listen(p) { item = listen }
+            item.append(("hr_lift", .optional(lift.map { ($0 * 10).rounded() / 10 })))
+            return .object(item)
+        })))
+        return .object(fields)
+    }
+
+    func startWorkout(_ request: HTTPRequest) throws -> HTTPResponse {
+        var name: String?
+        if !request.body.isEmpty {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+                throw APIError.badRequest("body: expected a JSON object such as {\"name\": \"Intervals\"}", code: "invalid_body")
+            }
+            if let n = object["name"] {
+                guard let text = n as? String, text.count <= 200 else {
+                    throw APIError.badRequest("name: a text of at most 200 characters", code: "invalid_name")
+                }
+                name = text
+            }
+        }
+        let id = try backend.startWorkout(name: name, now: Date())
+        return .json(.object([("id", .int(id))]), status: 201)
+    }
+
+    func stopWorkout(_ id: Int64) throws -> JSONValue {
+        guard try context.store.workout(id: id) != nil else { throw APIError.notFound("no workout \(id)") }
+        guard try backend.stopWorkout(id: id, now: Date()) else {
+            throw APIError(kind: .conflict, code: "not_in_progress", message: "workout \(id) is not in progress")
+        }
+        return .object([("id", .int(id)), ("stopped", .bool(true))])
+    }
+}
+
+/// Fewer points for charts: the average of equal time buckets.
+enum Downsample {
+    static func series(_ samples: [HeartRateSample], points: Int) -> [(at: Date, bpm: Double)] {
+        guard samples.count > points, let first = samples.first?.at, let last = samples.last?.at else {
+            return samples.map { ($0.at, Double($0.bpm)) }
+        }
+        let span = last.timeIntervalSince(first) / Double(points)
+        var buckets: [Int: (Double, Double, Int)] = [:]  // index: (sum of times, sum of bpm, count)
+        for s in samples {
+            let i = min(points - 1, Int(s.at.timeIntervalSince(first) / span))
+            let b = buckets[i] ?? (0, 0, 0)
+            buckets[i] = (b.0 + s.at.timeIntervalSince1970, b.1 + Double(s.bpm), b.2 + 1)
+        }
+        return buckets.keys.sorted().map { i in
+            let b = buckets[i]!
+            return (Date(timeIntervalSince1970: b.0 / Double(b.2)), b.1 / Double(b.2))
+        }
+    }
+}
+
+extension APIJSON {
+    static func workout(_ w: Workout) -> JSONValue {
+        let end = w.endedAt ?? Date()
+        return .object([
+            ("id", .int(w.id)),
+            ("started_at", timestamp(w.startedAt)),
+            ("ended_at", timestamp(w.endedAt)),
+            ("in_progress", .bool(w.endedAt == nil)),
+            ("duration_s", .double(end.timeIntervalSince(w.startedAt).rounded())),
+            ("kind", .string(w.kind)),
+            ("name", .optional(w.name)),
+            ("hr_avg", .optional(w.heartRateAverage)),
+            ("hr_max", .optional(w.heartRateMax)),
+            ("time_in_zone_s", .array(w.secondsInZone.map { .double(($0 * 10).rounded() / 10) })),
+        ])
+    }
+}

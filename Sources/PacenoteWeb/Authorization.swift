@@ -1,0 +1,29 @@
+/// The API key check, in one place.
+enum Authorization {
+    /// Accepts `Authorization: Token KEY` (ListenBrainz's form), `Authorization: Bearer KEY`
+    /// and `X-API-Key: KEY`. The comparison takes the same time whatever the key sent, so
+    /// it cannot be guessed byte by byte.
+    static func require(_ key: String, in request: HTTPRequest) throws(APIError) {
+        var sent = request.header("X-API-Key")
+        if sent == nil, let header = request.header("Authorization") {
+            for scheme in ["Token ", "Bearer "] where header.lowercased().hasPrefix(scheme.lowercased()) {
+                sent = String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        guard let sent else {
+            throw APIError(kind: .unauthorized, code: "unauthorized",
+                           message: "this needs the API key: send 'Authorization: Token KEY' or 'X-API-Key: KEY' (pacenote key shows it)")
+        }
+        guard constantTimeEquals(Array(sent.utf8), Array(key.utf8)) else {
+            throw APIError(kind: .unauthorized, code: "invalid_key", message: "the API key is not valid")
+        }
+    }
+
+    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for i in 0..<max(a.count, b.count) {
+            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// Heart rate through the real entry points: POST /api/v1/hr, `pacenote hr-feed`, and plays
+/// on a real MPD while samples stream in.
+@Suite struct HeartRateIngestTests {
+    func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
+
+    @Test func everyShapeAppsSendIsStored() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let now = Int(Date().timeIntervalSince1970)
+        let bodies: [(String, String)] = [
+            (#"{"bpm": 70, "ts": \#(now - 100)}"#, "application/json"),
+            (#"{"hr": 71, "ts": \#(now - 99)}"#, "application/json"),
+            (#"{"heart_rate": 72, "time": \#((now - 98) * 1000)}"#, "application/json"),
+            (#"{"heartRate": 73, "ts": "\#(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(now - 97))))"}"#, "application/json"),
+            (#"{"heartrate": 74, "ts": \#(now - 96)}"#, "application/json"),
+            (#"{"measured_at": \#((now - 95) * 1000), "data": {"heart_rate": 75}}"#, "application/json"),
+            (#"{"payload": {"bpm": 76, "ts": \#(now - 94), "rr": [800, 790]}}"#, "application/json"),
+            ("heartRate:77", "text/plain"),
+            ("bpm=78", "application/x-www-form-urlencoded"),
+        ]
+        for (i, (body, type)) in bodies.enumerated() {
+            let r = try daemon.post("/api/v1/hr?source=app\(i)", body: body, contentType: type)
+            #expect(r.status == 200, "\(body): \(r.text)")
+            #expect(r.json?["stored"] as? Int == 1, "\(body): \(r.text)")
+        }
+        #expect(try daemon.sql("SELECT group_concat(bpm) FROM (SELECT bpm FROM hr_samples ORDER BY bpm)") == "70,71,72,73,74,75,76,77,78\n")
+        #expect(try daemon.sql("SELECT rr_ms FROM hr_samples WHERE bpm = 76") == "[800.0,790.0]\n")
+        let status = try daemon.status()["heart_rate"] as? [String: Any]
+        #expect(status?["bpm"] as? Int != nil)
+    }
+
+    @Test func batchesDuplicatesAndBadInput() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let base = Int(Date().timeIntervalSince1970 * 1000) - 60_000
+        let samples = (0..<10_000).map { #"{"bpm": \#(60 + $0 % 100), "ts": \#(base + $0)}"# }.joined(separator: ",")
+        var r = try daemon.post("/api/v1/hr", body: #"{"source": "strap", "samples": [\#(samples)]}"#)
+        #expect(r.status == 200)
+        #expect(r.json?["stored"] as? Int == 10_000)
+        // The same batch again: stored once.
+        r = try daemon.post("/api/v1/hr", body: #"{"source": "strap", "samples": [\#(samples)]}"#)
+        #expect(r.json?["stored"] as? Int == 0)
+        #expect(r.json?["duplicates"] as? Int == 10_000)
+        // Over the limit.
+        r = try daemon.post("/api/v1/hr", body: "[" + Array(repeating: "70", count: 10_001).joined(separator: ",") + "]")
+        #expect(r.status == 400)
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "invalid_samples")
+        // Some bad samples: the good ones stored, the bad ones named by index and field.
+        r = try daemon.post("/api/v1/hr", body: #"{"samples": [{"bpm": 90}, {"bpm": 20}, {"bpm": 91, "ts": 99999999999999}]}"#)
+        #expect(r.status == 200)
+        #expect(r.json?["stored"] as? Int == 1)
+        let rejected = r.json?["rejected"] as? [[String: Any]] ?? []
+        #expect(rejected.map { $0["index"] as? Int } == [1, 2])
+        #expect(rejected.map { $0["field"] as? String } == ["bpm", "ts"])
+        // Nothing usable: 400 naming the field; the database is untouched.
+        let before = try daemon.sql("SELECT COUNT(*) FROM hr_samples")
+        for (body, type, code) in [("{bpm: 7", "application/json", "invalid_body"), (#"{"bpm": 300}"#, "application/json", "invalid_bpm"),
+                                   (#"{"rate": 80}"#, "application/json", "invalid_bpm"), ("<script>", "text/plain", "invalid_bpm"),
+                                   (#"{"bpm": 80, "ts": "yesterday"}"#, "application/json", "invalid_ts")] {
+            r = try daemon.post("/api/v1/hr", body: body, contentType: type)
+            #expect(r.status == 400, "\(body)")
+            #expect((r.json?["error"] as? [String: Any])?["code"] as? String == code, "\(body): \(r.text)")
+        }
+        #expect(try daemon.sql("SELECT COUNT(*) FROM hr_samples") == before)
+    }
+
+    @Test func writesNeedTheKey() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        var r = try HTTP.request("POST", daemon.base + "/api/v1/hr", body: Data(#"{"bpm": 70}"#.utf8))
+        #expect(r.status == 401)
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "unauthorized")
+        r = try daemon.post("/api/v1/hr", body: #"{"bpm": 70}"#, key: "pn_wrong")
+        #expect(r.status == 401)
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "invalid_key")
+        r = try HTTP.request("POST", daemon.base + "/api/v1/hr", headers: ["X-API-Key": daemon.apiKey], body: Data(#"{"bpm": 70}"#.utf8))
+        #expect(r.status == 200)
+        let mode = try FileManager.default.attributesOfItem(atPath: daemon.dir.file("api-key"))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let shown = try PacenoteProcess.run(["key", "--db", daemon.db])
+        #expect(shown.stdout == daemon.apiKey + "\n")
+    }
+
+    @Test func hrFeedReadsEveryLineFormat() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        func feed(_ lines: [String], format: String, source: String) throws -> (Int32, String) {
+            let input = daemon.dir.file("in-\(source).txt")
+            try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+            let r = try run("/bin/sh", ["-c", "'\(try PacenoteProcess.binary())' hr-feed --db '\(daemon.db)' --url \(daemon.base)/ --format \(format) --source \(source) < '\(input)'"])
+            return (0, r.stderr)
+        }
+        _ = try feed(["61", "heartRate:62", #"{"bpm": 63}"#, "", "Notification handle = 0x000f value: 06 40"], format: "auto", source: "auto")
+        _ = try feed(["65", "66"], format: "number", source: "number")
+        _ = try feed(["heartRate: 67"], format: "text", source: "text")
+        _ = try feed([#"{"hr": 68, "rr": [900]}"#], format: "json", source: "json")
+        // BLE: uint8 with RR; uint16 with energy and RR; contact supported but not detected (dropped).
+        _ = try feed(["16 45 00 04", "19 46 00 10 00 00 04 00 02", "04 47", "Characteristic value was written successfully"],
+                     format: "ble", source: "ble")
+        let rows = try daemon.sql("SELECT source || ':' || bpm || ':' || COALESCE(rr_ms, '') FROM hr_samples ORDER BY source, bpm")
+        #expect(rows.split(separator: "\n") == [
+            "auto:61:", "auto:62:", "auto:63:", "auto:64:",
+            "ble:69:[1000.0]", "ble:70:[1000.0,500.0]",
+            "json:68:[900.0]", "number:65:", "number:66:", "text:67:",
+        ])
+    }
+
+    @Test func hrFeedLosesNothingAcrossAServerRestart() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let port = daemon.port
+        // hr-feed reads from a pipe we write to, line by line, with pauses.
+        let feed = Process()
+        feed.executableURL = URL(fileURLWithPath: try PacenoteProcess.binary())
+        feed.arguments = ["hr-feed", "--db", daemon.db, "--url", "http://127.0.0.1:\(port)/", "--batch", "5"]
+        feed.environment = PacenoteProcess.cleanEnvironment(["HOME": daemon.dir.path])
+        let stdin = Pipe()
+        feed.standardInput = stdin
+        feed.standardError = FileHandle.nullDevice
+        try feed.run()
+        func send(_ values: ClosedRange<Int>) {
+            for v in values {
+                stdin.fileHandleForWriting.write(Data("\(v)\n".utf8))
+                usleep(20_000)
+            }
+        }
+        send(60...79)
+        sleep(1.5)
+        try daemon.stop()                     // the server goes away...
+        send(80...109)                        // ...while readings keep coming
+        sleep(2.5)
+        try daemon.restart(pause: 0, samePort: true)
+        send(110...119)
+        try stdin.fileHandleForWriting.close()
+        feed.waitUntilExit()
+        #expect(feed.terminationStatus == 0)
+        #expect(try daemon.sql("SELECT COUNT(*), MIN(bpm), MAX(bpm) FROM hr_samples") == "60|60|119\n")
+    }
+}
