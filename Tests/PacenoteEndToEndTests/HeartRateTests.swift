@@ -136,3 +136,92 @@ import Testing
         #expect(try daemon.sql("SELECT COUNT(*), MIN(bpm), MAX(bpm) FROM hr_samples") == "60|60|119\n")
     }
 }
+
+/// Plays on a real MPD while heart rate streams in: zones, the detected workout, its time
+/// in zone and each song's HR lift.
+@Suite struct WorkoutTests {
+    func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
+
+    /// Streams `bpm` every 0.25 s for `seconds`, timestamped now.
+    func stream(_ daemon: PacenoteDaemon, bpm: Int, seconds: Double) throws {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            let r = try daemon.post("/api/v1/hr?source=strap", body: #"{"bpm": \#(bpm)}"#)
+            guard r.status == 200 else { throw HarnessError("hr: \(r.status) \(r.text)") }
+            sleep(0.25)
+        }
+    }
+
+    @Test func playsGetZonesAndTheWorkoutItsFigures() throws {
+        let mpd = try MPDInstance(tracks: [TestTrack("warm.flac", seconds: 3, title: "Warm Up"),
+                                           TestTrack("push.flac", seconds: 3, title: "Push")])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: """
+            [plays]
+            min_track_s = 1
+            [heart_rate]
+            max_hr = 200
+            workout_start_after_s = 2
+            workout_end_after_s = 3
+            """)
+        #expect(try eventually { try daemon.mpdConnected() })
+        try mpd.mpc("add", "warm.flac")
+        try mpd.mpc("add", "push.flac")
+        try stream(daemon, bpm: 100, seconds: 3)   // Z1 (50 %): the baseline before the songs
+        try mpd.mpc("play")                        // Warm Up, then Push, 3 s each
+        try stream(daemon, bpm: 130, seconds: 3)   // Z2 (65 %)
+        try stream(daemon, bpm: 170, seconds: 3)   // Z4 (85 %)
+        // No more samples: the workout ends 3 s after the last one.
+        var workouts: [[String: Any]] = []
+        #expect(try eventually(timeout: 10) {
+            workouts = (try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]]) ?? []
+            return workouts.first?["in_progress"] as? Bool == false
+        }, "\(workouts)")
+        let workout = try #require(workouts.first)
+        #expect(workouts.count == 1)
+        #expect(workout["kind"] as? String == "auto")
+        let duration = (workout["duration_s"] as? NSNumber)?.doubleValue ?? 0
+        #expect(abs(duration - 9) < 1.5, "\(workout)")
+        let inZone = (workout["time_in_zone_s"] as? [NSNumber] ?? []).map(\.doubleValue)
+        #expect(abs(inZone.reduce(0, +) - duration) <= 1, "time in zone \(inZone) vs duration \(duration)")
+        #expect(inZone.count == 6 && inZone[1] > 2 && inZone[2] > 2 && inZone[4] > 2, "\(inZone)")
+        #expect((workout["hr_max"] as? Int) == 170)
+
+        let id = try #require(workout["id"] as? Int)
+        let detail = try #require(try HTTP.get(daemon.base + "/api/v1/workouts/\(id)").json)
+        let plays = detail["plays"] as? [[String: Any]] ?? []
+        #expect(plays.compactMap { ($0["track"] as? [String: Any])?["title"] as? String } == ["Warm Up", "Push"], "\(plays)")
+        #expect(plays.map { $0["zone"] as? Int } == [2, 4], "\(plays)")
+        let lifts = plays.map { ($0["hr_lift"] as? NSNumber)?.doubleValue ?? -999 }
+        #expect(lifts.count == 2 && lifts[0] > 20 && lifts[1] > 20, "HR lift \(lifts)")
+        #expect((detail["samples"] as? [Any])?.isEmpty == false)
+        // The listens API shows the same heart rate.
+        let listens = try daemon.listens()
+        #expect(listens.map { $0.json["workout_id"] as? Int } == [id, id])
+        #expect(listens.compactMap { ($0.json["hr_avg"] as? NSNumber)?.doubleValue }.count == 2)
+    }
+
+    @Test func manualWorkoutsAndLateUploads() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        var r = try daemon.post("/api/v1/workouts", body: #"{"name": "Intervals"}"#)
+        #expect(r.status == 201)
+        let id = try #require(r.json?["id"] as? Int)
+        r = try daemon.post("/api/v1/workouts/\(id)/stop", body: "")
+        #expect(r.status == 200)
+        r = try daemon.post("/api/v1/workouts/\(id)/stop", body: "")
+        #expect(r.status == 409)
+        #expect(try daemon.post("/api/v1/workouts/99999/stop", body: "").status == 404)
+        #expect(try HTTP.request("POST", daemon.base + "/api/v1/workouts").status == 401)
+
+        // A watch syncs a run from an hour ago: the workout is found in the upload.
+        let start = Int(Date().timeIntervalSince1970) - 3600
+        let samples = (0..<600).map { #"{"bpm": \#(120 + $0 / 10), "ts": \#(start + $0)}"# }.joined(separator: ",")
+        // A live sample first, so the upload is "late".
+        _ = try daemon.post("/api/v1/hr", body: #"{"bpm": 80}"#)
+        r = try daemon.post("/api/v1/hr?source=watch", body: "[\(samples)]")
+        #expect(r.json?["stored"] as? Int == 600)
+        let workouts = try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]] ?? []
+        let late = workouts.first { $0["name"] is NSNull && $0["in_progress"] as? Bool == false }
+        #expect((late?["duration_s"] as? NSNumber)?.doubleValue == 599, "\(workouts)")
+        #expect(workouts.contains { $0["name"] as? String == "Intervals" })
+    }
+}
