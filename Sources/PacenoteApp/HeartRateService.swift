@@ -24,7 +24,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private var workoutID: Int64?
     private var subscription: EventBus.Subscription?
 
-    init(store: Store, events: EventBus, settings: Config.HeartRate, logger: Logger) throws {
+    public init(store: Store, events: EventBus, settings: Config.HeartRate, logger: Logger) throws {
         self.store = store
         self.events = events
         self.settings = settings
@@ -47,7 +47,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         }
     }
 
-    func stop() {
+    public func stop() {
         if let subscription { events.unsubscribe(subscription) }
         timer.cancel()
         queue.sync {}
@@ -100,6 +100,28 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                 do throws(StoreError) { try finish(at: end) } catch { return .failure(error) }
             }
             return .success(true)
+        }.get()
+    }
+
+    /// Stores a workout read from a file (TCX, GPX): its samples, the workout spanning
+    /// them, and the heart rate of the plays of that time. Returns the workout's id, or nil
+    /// when a stored workout already covers that time (importing twice adds nothing).
+    public func importWorkout(_ file: WorkoutFile, source: String) throws(StoreError) -> (id: Int64?, stored: Int) {
+        try queue.sync { () -> Result<(Int64?, Int), StoreError> in
+            do throws(StoreError) {
+                guard let first = file.samples.first?.at, let last = file.samples.last?.at else { return .success((nil, 0)) }
+                let stored = try store.insertSamples(file.samples, source: source)
+                if try store.workoutOverlaps(from: first, to: last) {
+                    tagPlays(from: first, to: last)
+                    return .success((nil, stored))
+                }
+                let settingsID = zoneSettings.last { $0.effectiveFrom <= first }?.id ?? zoneSettings.first?.id
+                let id = try store.startWorkout(at: first, kind: "import", name: file.name, zoneSettingsID: settingsID)
+                if let workout = try store.workout(id: id) { try summarise(workout, end: last) }
+                return .success((id, stored))
+            } catch {
+                return .failure(error)
+            }
         }.get()
     }
 

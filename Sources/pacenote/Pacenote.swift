@@ -20,7 +20,7 @@ struct Pacenote: ParsableCommand {
             Every key is documented in docs/pacenote.example.toml.
             """,
         version: PacenoteVersion.current,
-        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self],
+        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self, Import.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -237,5 +237,54 @@ struct HRFeed: ParsableCommand {
         } catch {
             Pacenote.fail("\(error)")
         }
+    }
+}
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import workouts with heart rate (TCX, GPX) into the database.",
+        discussion: """
+            Each file becomes a workout with its heart-rate samples, and the plays of that time get their \
+            heart rate and zone. Importing a file twice adds nothing.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Argument(help: ArgumentHelp("TCX or GPX files.", valueName: "file"))
+    var files: [String]
+
+    func run() throws {
+        let config = try Pacenote.loadConfig(ConfigFlags(config: storage.config, db: storage.db))
+        let logger = Pacenote.makeLogger(level: .warning)
+        var failed = 0
+        do {
+            let store = try PacenoteServer.openStore(config: config)
+            defer { try? store.close() }
+            let service = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, logger: logger)
+            defer { service.stop() }
+            for path in files {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    FileHandle.standardError.write(Data("pacenote: \(path): cannot read the file\n".utf8))
+                    failed += 1
+                    continue
+                }
+                do {
+                    let file = try WorkoutFile.parse(data)
+                    let result = try service.importWorkout(file, source: "import:\(file.format.rawValue)")
+                    let what = result.id.map { "workout \($0)" } ?? "already imported"
+                    print("\(path): \(file.samples.count) samples (\(result.stored) new), \(what)")
+                } catch let error as WorkoutFile.ParseError {
+                    FileHandle.standardError.write(Data("pacenote: \(path): \(error.description)\n".utf8))
+                    failed += 1
+                }
+            }
+        } catch let error as StartupError {
+            Pacenote.fail(error.description)
+        } catch let error as StoreError {
+            Pacenote.fail("database.path: \(error.description)")
+        } catch {
+            Pacenote.fail("\(error)")
+        }
+        if failed > 0 { throw ExitCode.failure }
     }
 }

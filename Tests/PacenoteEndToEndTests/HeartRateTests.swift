@@ -225,3 +225,91 @@ import Testing
         #expect(workouts.contains { $0["name"] as? String == "Intervals" })
     }
 }
+
+/// `pacenote import` of workout files from watches.
+@Suite struct WorkoutFileImportTests {
+    static let start = 1_763_794_800  // 2025-11-22T07:00:00Z
+
+    static func iso(_ offset: Int) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(start + offset)))
+    }
+
+    /// A Garmin TCX export: 10 minutes, a point every 5 s, heart rate climbing 110 → 169.
+    static var tcx: String {
+        let points = stride(from: 0, to: 600, by: 5).map { t in """
+                <Trackpoint>
+                  <Time>\(iso(t))</Time>
+                  <Position><LatitudeDegrees>52.5</LatitudeDegrees><LongitudeDegrees>13.4</LongitudeDegrees></Position>
+                  <HeartRateBpm><Value>\(110 + t / 10)</Value></HeartRateBpm>
+                </Trackpoint>
+            """ }.joined(separator: "\n")
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <TrainingCenterDatabase xmlns="http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2">
+              <Activities>
+                <Activity Sport="Running">
+                  <Id>\(iso(0))</Id>
+                  <Lap StartTime="\(iso(0))"><Track>
+            \(points)
+                  </Track></Lap>
+                  <Notes>Morning run</Notes>
+                </Activity>
+              </Activities>
+            </TrainingCenterDatabase>
+            """
+    }
+
+    /// A GPX track with Garmin's TrackPointExtension, an hour later.
+    static var gpx: String {
+        let points = stride(from: 3600, to: 3900, by: 2).map { t in """
+                  <trkpt lat="52.5" lon="13.4"><ele>34</ele><time>\(iso(t))</time>
+                    <extensions><gpxtpx:TrackPointExtension><gpxtpx:hr>\(140 + (t % 20))</gpxtpx:hr></gpxtpx:TrackPointExtension></extensions>
+                  </trkpt>
+            """ }.joined(separator: "\n")
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="Watch" xmlns="http://www.topografix.com/GPX/1/1"
+                 xmlns:gpxtpx="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+              <trk><name>Ride &amp; Tempo</name><trkseg>
+            \(points)
+              </trkseg></trk>
+            </gpx>
+            """
+    }
+
+    @Test func tcxAndGpxBecomeWorkoutsAndTagThePlaysOfThatTime() throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        #expect(try PacenoteProcess.run(["migrate", "--db", db]).status == 0)
+        let sqlite = try Tools.require("sqlite3")
+        // A play during the run (minutes 5 to 8), stored before the file arrives.
+        try run(sqlite, [db, """
+            INSERT INTO tracks (id, uri, title, match_key, first_seen_at_ms, updated_at_ms) VALUES (1, 'a.flac', 'A', 'a', 0, 0);
+            INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, local_day, local_hour)
+            VALUES (1, \((Self.start + 300) * 1000), \((Self.start + 480) * 1000), 180, 1, 'mpd', '2025-11-22', 7);
+            """])
+        try Self.tcx.write(toFile: dir.file("run.tcx"), atomically: true, encoding: .utf8)
+        try Self.gpx.write(toFile: dir.file("ride.gpx"), atomically: true, encoding: .utf8)
+        var r = try PacenoteProcess.run(["import", "--db", db, dir.file("run.tcx"), dir.file("ride.gpx")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("run.tcx: 120 samples (120 new), workout 1"), "\(r.stdout)")
+        #expect(r.stdout.contains("ride.gpx: 150 samples (150 new), workout 2"), "\(r.stdout)")
+        let workouts = try run(sqlite, [db, "SELECT kind, name, ended_at_ms - started_at_ms, hr_max FROM workouts ORDER BY id"]).stdout
+        #expect(workouts == "import|Morning run|595000|169\nimport|Ride & Tempo|298000|158\n", "\(workouts.replacingOccurrences(of: "\n", with: " / "))")
+        // The play got the heart rate of minutes 5–8 (140–158 bpm, 148.8 on average: Z3 of 190).
+        let play = try run(sqlite, [db, "SELECT hr_avg, hr_max, zone, workout_id FROM plays"]).stdout
+        #expect(play == "148.8|158|3|1\n", "\(play)")
+        // Again: nothing new.
+        r = try PacenoteProcess.run(["import", "--db", db, dir.file("run.tcx")])
+        #expect(r.stdout.contains("120 samples (0 new), already imported"), "\(r.stdout)")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM workouts"]).stdout == "2\n")
+        // A broken file is a clear error and changes nothing.
+        try "<gpx><trk><trkpt".write(toFile: dir.file("broken.gpx"), atomically: true, encoding: .utf8)
+        try "hello".write(toFile: dir.file("notes.txt"), atomically: true, encoding: .utf8)
+        r = try PacenoteProcess.run(["import", "--db", db, dir.file("broken.gpx"), dir.file("notes.txt")])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("broken.gpx: "), "\(r.stderr)")
+        #expect(r.stderr.contains("notes.txt: not a TCX or GPX file"), "\(r.stderr)")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM hr_samples"]).stdout == "270\n")
+    }
+}
