@@ -67,6 +67,19 @@ public enum ConfigPrinter {
             out.append(entry("mpd.save_interval_s", "\(player.saveIntervalSeconds)"))
             out.append("")
         }
+        out.append("[heart_rate]")
+        out.append(line("heart_rate.zone_model", q(c.heartRate.zoneModel)))
+        out.append(line("heart_rate.max_hr", String(c.heartRate.effectiveMaxHR)))
+        if let age = c.heartRate.age { out.append(line("heart_rate.age", String(age))) }
+        if let resting = c.heartRate.restingHR { out.append(line("heart_rate.resting_hr", String(resting))) }
+        if let lthr = c.heartRate.lthr { out.append(line("heart_rate.lthr", String(lthr))) }
+        if let bounds = c.heartRate.zoneBounds {
+            out.append(line("heart_rate.zone_bounds", "[" + bounds.map(String.init).joined(separator: ", ") + "]"))
+        }
+        out.append(line("heart_rate.workout_start_after_s", "\(c.heartRate.workoutStartAfterSeconds)"))
+        out.append(line("heart_rate.workout_end_after_s", "\(c.heartRate.workoutEndAfterSeconds)"))
+        out.append(line("heart_rate.fresh_for_s", "\(c.heartRate.freshForSeconds)"))
+        out.append("")
         out.append("[plays]")
         out.append(line("plays.min_track_s", "\(c.playRule.minimumDuration)"))
         out.append(line("plays.min_fraction", "\(c.playRule.fraction)"))
