@@ -5,6 +5,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <netinet/in.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
@@ -45,6 +47,16 @@ static inline struct MHD_Daemon *pn_mhd_start(
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_END);
+}
+
+/// Why: MHD_get_connection_info is variadic. Copies the client's address into `out`;
+/// returns 0 when there is none.
+static inline int pn_mhd_client_address(struct MHD_Connection *connection, struct sockaddr_storage *out) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return 0;
+    size_t length = info->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    memcpy(out, info->client_addr, length);
+    return 1;
 }
 
 #endif

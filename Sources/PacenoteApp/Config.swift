@@ -10,6 +10,10 @@ public struct Config: Sendable, Equatable {
     /// Prefix for every URL when served behind a reverse proxy: `/pacenote`, or empty.
     public var basePath: String = ""
     public var maxBodyBytes: Int = 1 << 20
+    /// Clients that may read history and heart rate without the key.
+    public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
+    /// Reverse proxies whose X-Forwarded-For is believed.
+    public var trustedProxies: [IPNetwork] = []
     public var databasePath: String
     /// The time zone in which days start and end (SOTD, rollups, charts).
     public var timeZone: TimeZone = .current
@@ -130,9 +134,11 @@ public struct ConfigFlags: Sendable, Equatable {
     public var basePath: String?
     public var timeZone: String?
     public var logLevel: String?
+    public var trustedNetworks: String?
 
     public init(config: String? = nil, db: String? = nil, http: String? = nil, mpd: String? = nil,
-                basePath: String? = nil, timeZone: String? = nil, logLevel: String? = nil) {
+                basePath: String? = nil, timeZone: String? = nil, logLevel: String? = nil, trustedNetworks: String? = nil) {
+        self.trustedNetworks = trustedNetworks
         self.config = config
         self.db = db
         self.http = http
@@ -172,7 +178,7 @@ public enum ConfigLoader {
         let flagValues: [(String, String?, String)] = [
             ("database.path", flags.db, "--db"), ("server.http", flags.http, "--http"),
             ("server.base_path", flags.basePath, "--base-path"), ("display.timezone", flags.timeZone, "--timezone"),
-            ("log.level", flags.logLevel, "--log-level"),
+            ("log.level", flags.logLevel, "--log-level"), ("server.trusted_networks", flags.trustedNetworks, "--trusted-networks"),
         ]
         for (key, value, flag) in flagValues {
             guard let value, let setting = settings.first(where: { $0.key == key }) else { continue }
@@ -341,6 +347,12 @@ public enum ConfigLoader {
         Setting(key: "server.max_body_bytes", environment: ["PACENOTE_MAX_BODY_BYTES"]) { (input, c) throws(ConfigError) in
             c.maxBodyBytes = Int(try integer(input, "server.max_body_bytes", in: 1024...(1 << 30)))
         },
+        Setting(key: "server.trusted_networks", environment: ["PACENOTE_TRUSTED_NETWORKS"]) { (input, c) throws(ConfigError) in
+            c.trustedNetworks = try networks(input, "server.trusted_networks")
+        },
+        Setting(key: "server.trusted_proxies", environment: ["PACENOTE_TRUSTED_PROXIES"]) { (input, c) throws(ConfigError) in
+            c.trustedProxies = try networks(input, "server.trusted_proxies")
+        },
         Setting(key: "database.path", environment: ["PACENOTE_DB"]) { (input, c) throws(ConfigError) in
             let text = try string(input, "database.path")
             guard !text.isEmpty else { throw ConfigError(key: "database.path", message: "must not be empty") }
@@ -466,6 +478,29 @@ public enum ConfigLoader {
             c.playRule.streamSeconds = try number(input, "plays.stream_count_after_s", in: 1...86400)
         },
     ]
+
+    /// CIDR networks: a TOML array of strings, or comma-separated text; `none` for none.
+    private static func networks(_ input: Input, _ key: String) throws(ConfigError) -> [IPNetwork] {
+        var items: [String]
+        switch input {
+        case .text(let text): items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        case .toml(.string(let text)): items = [text]
+        case .toml(.array(let values)):
+            items = try values.map { (v: TOMLValue) throws(ConfigError) -> String in
+                guard case .string(let s) = v else { throw ConfigError(key: key, message: "expected strings such as \"192.168.0.0/16\"") }
+                return s
+            }
+        case .toml(let other): throw ConfigError(key: key, message: "expected an array of networks, got \(other.kindDescription)")
+        }
+        items = items.filter { !$0.isEmpty }
+        if items == ["none"] { return [] }
+        return try items.map { (item: String) throws(ConfigError) -> IPNetwork in
+            guard let network = IPNetwork(item) else {
+                throw ConfigError(key: key, message: "'\(item)' is not a network (e.g. 192.168.0.0/16, fd00::/8, 127.0.0.1) or none")
+            }
+            return network
+        }
+    }
 
     private static func string(_ input: Input, _ key: String) throws(ConfigError) -> String {
         switch input {

@@ -36,6 +36,11 @@ public enum ConfigPrinter {
         out.append(line("server.http", q(c.http.description)))
         out.append(line("server.base_path", q(c.basePath)))
         out.append(line("server.max_body_bytes", String(c.maxBodyBytes)))
+        func list(_ networks: [IPNetwork]) -> String {
+            networks.isEmpty ? "\"none\"" : "[" + networks.map { q($0.description) }.joined(separator: ", ") + "]"
+        }
+        out.append(line("server.trusted_networks", list(c.trustedNetworks)))
+        out.append(line("server.trusted_proxies", list(c.trustedProxies)))
         out.append("")
         out.append("[database]")
         out.append(line("database.path", q(c.databasePath)))

@@ -74,11 +74,14 @@ public final class PacenoteServer: Sendable {
             try? store.close()
             throw (error as? StartupError) ?? StartupError("heart_rate: \(error)")
         }
-        let api = API(context: APIContext(
+        var context = APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
             apiKey: apiKey, heartRate: heartRate,
             players: { [players] in players.map(\.watcher.status) },
-            nowPlaying: { [players] in players.compactMap(\.nowPlaying) }))
+            nowPlaying: { [players] in players.compactMap(\.nowPlaying) })
+        context.trustedNetworks = config.trustedNetworks
+        context.trustedProxies = config.trustedProxies
+        let api = API(context: context)
         let web = WebServer(
             settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes),
             basePath: config.basePath, api: api, logger: logger)

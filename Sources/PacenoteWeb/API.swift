@@ -16,6 +16,10 @@ public struct APIContext: Sendable {
     /// The key every write needs (`Authorization: Token KEY` or `X-API-Key: KEY`).
     public var apiKey: String
     public var heartRate: (any HeartRateBackend)?
+    /// Clients in these networks read history and heart rate without the key.
+    public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
+    /// Reverse proxies whose `X-Forwarded-For` is believed (none unless configured).
+    public var trustedProxies: [IPNetwork] = []
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -46,8 +50,14 @@ public struct API: Sendable {
         do {
             let route = try Route.match(method: request.method, path: request.path).get()
             if route.isWrite || request.method == "POST" { try Authorization.require(context.apiKey, in: request) }
+            let mayReadPrivate = Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
+                || (try? Authorization.require(context.apiKey, in: request)) != nil
+            if route.isPrivate && !mayReadPrivate {
+                throw APIError(kind: .forbidden, code: "forbidden",
+                               message: "listening history and heart rate are private: from outside the trusted networks, send the API key")
+            }
             switch route {
-            case .status: return .json(try status())
+            case .status: return .json(try status(showPrivate: mayReadPrivate))
             case .listens: return .json(try listens(request.query))
             case .heartRate: return try ingestHeartRate(request)
             case .workouts where request.method == "POST": return try startWorkout(request)
@@ -66,8 +76,9 @@ public struct API: Sendable {
 
     // MARK: GET /api/v1/status
 
-    func status() throws -> JSONValue {
-        let now = context.nowPlaying()
+    /// `showPrivate`: what plays now and the heart rate are shown only to trusted clients.
+    func status(showPrivate: Bool) throws -> JSONValue {
+        let now = showPrivate ? context.nowPlaying() : []
         let players = context.players().map { p in
             APIJSON.player(p, nowPlaying: now.first { $0.player == p.name })
         }
@@ -78,7 +89,7 @@ public struct API: Sendable {
             ("uptime_s", .int(Int64(Date().timeIntervalSince(context.startedAt)))),
             ("mpd", players.first ?? .null),
             ("now_playing", now.first { $0.player == defaultName }.map(APIJSON.nowPlaying) ?? .null),
-            ("heart_rate", context.heartRate?.current(now: Date()).map(APIJSON.heartRate) ?? .null),
+            ("heart_rate", (showPrivate ? context.heartRate?.current(now: Date()) : nil).map(APIJSON.heartRate) ?? .null),
             ("players", .array(players)),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
         ])

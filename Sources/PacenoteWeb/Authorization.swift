@@ -1,4 +1,6 @@
-/// The API key check, in one place.
+import PacenoteCore
+
+/// The API key check and the trusted-network rule, in one place.
 enum Authorization {
     /// Accepts `Authorization: Token KEY` (ListenBrainz's form), `Authorization: Bearer KEY`
     /// and `X-API-Key: KEY`. The comparison takes the same time whatever the key sent, so
@@ -17,6 +19,18 @@ enum Authorization {
         guard constantTimeEquals(Array(sent.utf8), Array(key.utf8)) else {
             throw APIError(kind: .unauthorized, code: "invalid_key", message: "the API key is not valid")
         }
+    }
+
+    /// Whether the client is in a trusted network. Behind a trusted reverse proxy, the
+    /// client is the rightmost `X-Forwarded-For` address that is not a proxy itself;
+    /// otherwise the header is ignored (anyone can send it).
+    static func isTrusted(_ request: HTTPRequest, networks: [IPNetwork], proxies: [IPNetwork]) -> Bool {
+        guard var client = request.peerAddress else { return false }
+        if proxies.containsAddress(client), let forwarded = request.header("X-Forwarded-For") {
+            let chain = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            client = chain.last { !proxies.containsAddress($0) } ?? chain.first ?? client
+        }
+        return networks.containsAddress(client)
     }
 
     static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {

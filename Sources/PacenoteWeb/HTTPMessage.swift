@@ -8,13 +8,17 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     public var headers: [String: String]
     public var body: [UInt8]
+    /// The peer's IP address (`127.0.0.1`, `::1`), as the socket reports it.
+    public var peerAddress: String?
 
-    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: [UInt8] = []) {
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:],
+                body: [UInt8] = [], peerAddress: String? = nil) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
         self.body = body
+        self.peerAddress = peerAddress
     }
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
@@ -46,6 +50,7 @@ public struct APIError: Error, Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         case badRequest
         case unauthorized
+        case forbidden
         case notFound
         case methodNotAllowed([String])
         case conflict
@@ -63,6 +68,7 @@ public struct APIError: Error, Equatable, Sendable {
         switch kind {
         case .badRequest: 400
         case .unauthorized: 401
+        case .forbidden: 403
         case .notFound: 404
         case .methodNotAllowed: 405
         case .conflict: 409

@@ -177,7 +177,8 @@ public final class HTTPServer: @unchecked Sendable {
             path: url.map { String(cString: $0) } ?? "/",
             query: values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND),
             headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND),
-            body: state.body)
+            body: state.body,
+            peerAddress: peerAddress(of: connection))
         let response = state.tooLarge
             ? HTTPResponse(apiError: .payloadTooLarge(limit: server.settings.maxBodyBytes))
             : server.respond(to: request)
@@ -204,6 +205,30 @@ public final class HTTPServer: @unchecked Sendable {
             return MHD_Result.YES
         }, context)
         return withExtendedLifetime(box) { box.values }
+    }
+
+    private static func peerAddress(of connection: OpaquePointer) -> String? {
+        var storage = sockaddr_storage()
+        guard pn_mhd_client_address(connection, &storage) != 0 else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = Int32(storage.ss_family)
+        let ok: Bool = withUnsafePointer(to: &storage) { pointer in
+            switch family {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                    var addr = v4.pointee.sin_addr
+                    return inet_ntop(AF_INET, &addr, &text, socklen_t(text.count)) != nil
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                    var addr = v6.pointee.sin6_addr
+                    return inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count)) != nil
+                }
+            default:
+                return false
+            }
+        }
+        return ok ? String(cString: text) : nil
     }
 
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {

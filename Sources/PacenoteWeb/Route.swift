@@ -8,6 +8,15 @@ public enum Route: Equatable, Sendable {
     case workout(Int64)
     case stopWorkout(Int64)
 
+    /// Routes that read listening history or health data: open to trusted networks, and
+    /// to anyone with the key.
+    public var isPrivate: Bool {
+        switch self {
+        case .listens, .workouts, .workout: true
+        default: false
+        }
+    }
+
     /// Routes that change something: they need the API key.
     public var isWrite: Bool {
         switch self {

@@ -46,6 +46,10 @@ struct ServerOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("IANA time zone for days and charts. Default: the system's.", valueName: "zone"))
     var timezone: String?
+
+    @Option(name: .customLong("trusted-networks"),
+            help: ArgumentHelp("Networks that read history and heart rate without the key (CIDR, comma-separated, or none). Default: loopback and private ranges.", valueName: "cidrs"))
+    var trustedNetworks: String?
 }
 
 struct LogOptions: ParsableArguments {
@@ -89,7 +93,8 @@ struct Serve: ParsableCommand {
     func run() throws {
         let config = try Pacenote.loadConfig(ConfigFlags(
             config: storage.config, db: storage.db, http: server.http, mpd: server.mpd,
-            basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel))
+            basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel,
+            trustedNetworks: server.trustedNetworks))
         let logger = Pacenote.makeLogger(level: config.logLevel)
         // libmpdclient writes without MSG_NOSIGNAL: a write to an MPD that just went away
         // must be an error to handle (EPIPE), not a signal that ends the process.
@@ -152,7 +157,8 @@ struct ShowConfig: ParsableCommand {
     func run() throws {
         let config = try Pacenote.loadConfig(ConfigFlags(
             config: storage.config, db: storage.db, http: server.http, mpd: server.mpd,
-            basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel))
+            basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel,
+            trustedNetworks: server.trustedNetworks))
         print(ConfigPrinter.toml(config))
     }
 }

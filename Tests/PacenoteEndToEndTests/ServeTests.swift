@@ -163,3 +163,42 @@ import Testing
         #expect(!r.stdout.contains("secret"))
     }
 }
+
+/// History and heart rate are private: trusted networks read them, others need the key.
+@Suite struct PrivacyTests {
+    @Test func untrustedClientsNeedTheKeyForPrivateReads() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
+        _ = try daemon.post("/api/v1/hr", body: #"{"bpm": 90}"#)
+        for path in ["/api/v1/listens", "/api/v1/workouts", "/api/v1/workouts/1"] {
+            let r = try HTTP.get(daemon.base + path)
+            #expect(r.status == 403, "\(path)")
+            #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "forbidden")
+        }
+        #expect(try HTTP.get(daemon.base + "/api/v1/listens", headers: ["Authorization": "Token \(daemon.apiKey)"]).status == 200)
+        // The status stays public, without what plays now or the heart rate.
+        let status = try #require(try HTTP.get(daemon.statusURL).json)
+        #expect(status["heart_rate"] is NSNull)
+        #expect(status["version"] as? String == "0.1.0")
+        let withKey = try #require(try HTTP.get(daemon.statusURL, headers: ["X-API-Key": daemon.apiKey]).json)
+        #expect((withKey["heart_rate"] as? [String: Any])?["bpm"] as? Int == 90)
+    }
+
+    @Test func forwardedForIsBelievedOnlyFromTrustedProxies() throws {
+        let direct = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[server]\ntrusted_networks = [\"10.0.0.0/8\"]\n")
+        // Anyone can send the header: without a trusted proxy it is ignored.
+        #expect(try HTTP.get(direct.base + "/api/v1/listens", headers: ["X-Forwarded-For": "10.1.2.3"]).status == 403)
+        let proxied = try PacenoteDaemon(mpd: "127.0.0.1:1", config: """
+            [server]
+            trusted_networks = ["10.0.0.0/8"]
+            trusted_proxies = ["127.0.0.1"]
+            """)
+        #expect(try HTTP.get(proxied.base + "/api/v1/listens", headers: ["X-Forwarded-For": "10.1.2.3"]).status == 200)
+        #expect(try HTTP.get(proxied.base + "/api/v1/listens", headers: ["X-Forwarded-For": "10.1.2.3, 8.8.8.8"]).status == 403)
+        #expect(try HTTP.get(proxied.base + "/api/v1/listens").status == 403)  // the proxy itself is not trusted
+    }
+
+    @Test func homeNetworksAreTrustedByDefault() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        #expect(try HTTP.get(daemon.base + "/api/v1/listens").status == 200)
+    }
+}
