@@ -94,7 +94,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PacenoteEndToEndTests",
-            dependencies: ["pacenote", "PacenoteApp", "PacenoteCore", "PacenoteTestSupport"]
+            dependencies: ["pacenote", "PacenoteApp", "PacenoteCore", "PacenoteTestSupport"],
+            exclude: ["Clients"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -81,9 +81,10 @@ public final class PacenoteServer: Sendable {
             nowPlaying: { [players] in players.compactMap(\.nowPlaying) })
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
+        context.events = events
         let api = API(context: context)
         let web = WebServer(
-            settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes),
+            settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, takesLargeBody: Route.takesLargeBody),
             basePath: config.basePath, api: api, logger: logger)
         do {
             try web.start()

@@ -120,7 +120,7 @@ public enum HeartRateInput {
 
     /// A JSON number (not `true`/`false`, which Foundation also hands out as NSNumber:
     /// their type encoding is `c`, a char).
-    static func number(_ any: Any?) -> Double? {
+    public static func number(_ any: Any?) -> Double? {
         guard let n = any as? NSNumber, String(cString: n.objCType) != "c" else { return nil }
         return n.doubleValue
     }

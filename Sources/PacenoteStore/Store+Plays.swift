@@ -98,3 +98,30 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// Stores listens that a client reports (ListenBrainz submissions, imports) in one
+    /// transaction: each finds or adds its track and is a counted play that began at
+    /// `startedAt`. A listen already stored (same track and start) is kept once.
+    /// Returns the plays that were new.
+    public func recordListens(_ listens: [(track: Track, startedAt: Date, client: String?)], source: String,
+                              now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
+        try write { db in
+            var logged: [LoggedPlay] = []
+            for listen in listens {
+                let trackID = try Store.saveTrack(listen.track, at: now, in: db)
+                let duration = listen.track.durationSeconds ?? 0
+                var play = Play(trackID: trackID, startedAt: listen.startedAt,
+                                endedAt: listen.startedAt.addingTimeInterval(duration), playedSeconds: duration,
+                                counted: true, source: source, player: listen.client)
+                if let id = try Store.insertPlay(play, localTime: localTime, in: db) {
+                    play.id = id
+                    var track = listen.track
+                    track.id = trackID
+                    logged.append(LoggedPlay(id: id, play: play, track: track))
+                }
+            }
+            return logged
+        }
+    }
+}

@@ -4,7 +4,9 @@ import PacenoteCore
 
 extension Store {
     /// Inserts a track, or updates the one with the same URI, and returns its id.
-    /// A track without a URI (an imported listen) is matched by its normalised artist and title.
+    /// A track without a URI (a submitted or imported listen, a stream title) is the
+    /// stored track with the same normalised artist and title, if there is one — a file in
+    /// the library first — and is not changed by it.
     @discardableResult
     public func saveTrack(_ track: Track, at now: Date = Date()) throws(StoreError) -> Int64 {
         try write { db in try Store.saveTrack(track, at: now, in: db) }
@@ -14,7 +16,7 @@ extension Store {
         let nowMs = milliseconds(now)
         if t.uri == nil {
             if let id = try Int64.fetchOne(
-                db, sql: "SELECT id FROM tracks WHERE uri IS NULL AND match_key = ? ORDER BY id LIMIT 1",
+                db, sql: "SELECT id FROM tracks WHERE match_key = ? ORDER BY uri IS NULL, in_library DESC, id LIMIT 1",
                 arguments: [t.matchKey]) {
                 return id
             }

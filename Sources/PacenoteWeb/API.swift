@@ -20,6 +20,8 @@ public struct APIContext: Sendable {
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose `X-Forwarded-For` is believed (none unless configured).
     public var trustedProxies: [IPNetwork] = []
+    /// Where stored plays are announced (the heart-rate service tags them).
+    public var events: EventBus?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -47,8 +49,15 @@ public struct API: Sendable {
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var listenBrainz = false
         do {
             let route = try Route.match(method: request.method, path: request.path).get()
+            listenBrainz = route.isListenBrainz
+            if route == .listenBrainzValidateToken { return .json(validateToken(request)) }
+            if route == .listenBrainzSubmit {
+                try ListenBrainzAuthorization.require(context.apiKey, in: request)
+                return try submitListens(request)
+            }
             if route.isWrite || request.method == "POST" { try Authorization.require(context.apiKey, in: request) }
             let mayReadPrivate = Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
                 || (try? Authorization.require(context.apiKey, in: request)) != nil
@@ -64,11 +73,13 @@ public struct API: Sendable {
             case .workouts: return .json(try workouts(request.query))
             case .workout(let id): return .json(try workout(id))
             case .stopWorkout(let id): return .json(try stopWorkout(id))
+            case .listenBrainzSubmit, .listenBrainzValidateToken: throw APIError.internal("routed above")
             }
         } catch let error as APIError {
-            return HTTPResponse(apiError: error)
+            return HTTPResponse(apiError: listenBrainz ? error.inListenBrainzStyle : error)
         } catch let error as StoreError {
-            return HTTPResponse(apiError: .unavailable(error.description))
+            let apiError = APIError.unavailable(error.description)
+            return HTTPResponse(apiError: listenBrainz ? apiError.inListenBrainzStyle : apiError)
         } catch {
             return HTTPResponse(apiError: .internal(String(describing: error)))
         }

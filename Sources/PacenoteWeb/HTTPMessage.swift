@@ -35,9 +35,13 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
-    /// The one way an error becomes a response: `{"error": {"code", "message"}}` with its status.
+    /// The one way an error becomes a response: `{"error": {"code", "message"}}` with its
+    /// status — or, on the ListenBrainz-compatible routes, ListenBrainz's own shape
+    /// `{"code": 400, "error": "message"}`, which its clients read.
     public init(apiError: APIError) {
-        let body: JSONValue = .object([("error", .object([("code", .string(apiError.code)), ("message", .string(apiError.message))]))])
+        let body: JSONValue = apiError.style == .listenBrainz
+            ? .object([("code", .int(Int64(apiError.status))), ("error", .string(apiError.message))])
+            : .object([("error", .object([("code", .string(apiError.code)), ("message", .string(apiError.message))]))])
         self.init(status: apiError.status, headers: [("Content-Type", "application/json; charset=utf-8")], body: body.serialized())
         if case .methodNotAllowed(let allowed) = apiError.kind {
             headers.append(("Allow", allowed.joined(separator: ", ")))
@@ -63,6 +67,23 @@ public struct APIError: Error, Equatable, Sendable {
     public var kind: Kind
     public var code: String
     public var message: String
+    /// How the error body is written.
+    public var style: Style = .pacenote
+
+    public enum Style: Sendable { case pacenote, listenBrainz }
+
+    public init(kind: Kind, code: String, message: String) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+    }
+
+    /// The same error, written as ListenBrainz writes errors.
+    public var inListenBrainzStyle: APIError {
+        var copy = self
+        copy.style = .listenBrainz
+        return copy
+    }
 
     public var status: Int {
         switch kind {

@@ -26,13 +26,19 @@ public final class HTTPServer: @unchecked Sendable {
         public var maxBodyBytes: Int
         public var connectionLimit: Int
         public var connectionTimeoutSeconds: Int
+        /// The limit for paths that take large bodies (imports, ListenBrainz batches).
+        public var largeBodyBytes: Int
+        public var takesLargeBody: @Sendable (String) -> Bool
 
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: Int = 512,
-                    connectionTimeoutSeconds: Int = 60) {
+                    connectionTimeoutSeconds: Int = 60, largeBodyBytes: Int = 16 << 20,
+                    takesLargeBody: @escaping @Sendable (String) -> Bool = { _ in false }) {
             self.address = address
             self.maxBodyBytes = maxBodyBytes
             self.connectionLimit = connectionLimit
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.largeBodyBytes = max(largeBodyBytes, maxBodyBytes)
+            self.takesLargeBody = takesLargeBody
         }
     }
 
@@ -147,6 +153,8 @@ public final class HTTPServer: @unchecked Sendable {
     final class RequestState {
         var body: [UInt8] = []
         var tooLarge = false
+        let limit: Int
+        init(limit: Int) { self.limit = limit }
     }
 
     private static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, conCls in
@@ -154,13 +162,15 @@ public final class HTTPServer: @unchecked Sendable {
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
         guard let stateRef = conCls.pointee else {
             // First call: headers are in; the body (if any) comes in the next calls.
-            conCls.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+            let path = url.map { String(cString: $0) } ?? "/"
+            let limit = server.settings.takesLargeBody(path) ? server.settings.largeBodyBytes : server.settings.maxBodyBytes
+            conCls.pointee = Unmanaged.passRetained(RequestState(limit: limit)).toOpaque()
             return MHD_Result.YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(stateRef).takeUnretainedValue()
         if uploadSize.pointee > 0 {
             let n = uploadSize.pointee
-            if !state.tooLarge, state.body.count + n <= server.settings.maxBodyBytes, let uploadData {
+            if !state.tooLarge, state.body.count + n <= state.limit, let uploadData {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: n) {
                     state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
                 }
@@ -180,7 +190,7 @@ public final class HTTPServer: @unchecked Sendable {
             body: state.body,
             peerAddress: peerAddress(of: connection))
         let response = state.tooLarge
-            ? HTTPResponse(apiError: .payloadTooLarge(limit: server.settings.maxBodyBytes))
+            ? HTTPResponse(apiError: .payloadTooLarge(limit: state.limit))
             : server.respond(to: request)
         return queue(response, on: connection)
     }

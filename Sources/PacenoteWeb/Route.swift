@@ -7,6 +7,19 @@ public enum Route: Equatable, Sendable {
     case workouts
     case workout(Int64)
     case stopWorkout(Int64)
+    /// ListenBrainz-compatible, under `/apis/listenbrainz/1/…` and at the root `/1/…`.
+    case listenBrainzSubmit
+    case listenBrainzValidateToken
+
+    /// Routes that speak ListenBrainz's dialect (its error shape, its auth messages).
+    public var isListenBrainz: Bool {
+        self == .listenBrainzSubmit || self == .listenBrainzValidateToken
+    }
+
+    /// Requests to this path may carry a large body (imports, ListenBrainz batches).
+    public static func takesLargeBody(_ path: String) -> Bool {
+        path.hasSuffix("/1/submit-listens")
+    }
 
     /// Routes that read listening history or health data: open to trusted networks, and
     /// to anyone with the key.
@@ -20,7 +33,7 @@ public enum Route: Equatable, Sendable {
     /// Routes that change something: they need the API key.
     public var isWrite: Bool {
         switch self {
-        case .heartRate, .stopWorkout: true
+        case .heartRate, .stopWorkout, .listenBrainzSubmit: true
         default: false
         }
     }
@@ -52,6 +65,12 @@ public enum Route: Equatable, Sendable {
             guard let id = Int64(s[3]), id > 0 else { return .failure(.notFound("no workout \(s[3])")) }
             route = .stopWorkout(id)
             allowed = ["POST"]
+        case ["apis", "listenbrainz", "1", "submit-listens"], ["1", "submit-listens"]:
+            route = .listenBrainzSubmit
+            allowed = ["POST"]
+        case ["apis", "listenbrainz", "1", "validate-token"], ["1", "validate-token"]:
+            route = .listenBrainzValidateToken
+            allowed = ["GET", "HEAD"]
         default:
             return .failure(.notFound("no route for \(path)"))
         }

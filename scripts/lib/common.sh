@@ -31,3 +31,17 @@ ensure_packages() {
         "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
     fi
 }
+
+# ensure_python_packages SPEC...: pip-installs Python packages the tests use, if missing.
+ensure_python_packages() {
+    command -v python3 >/dev/null 2>&1 || ensure_packages python3
+    python3 -m pip --version >/dev/null 2>&1 || ensure_packages python3-pip
+    local missing=()
+    for spec in "$@"; do
+        python3 -m pip show -q "${spec%%[=<>]*}" >/dev/null 2>&1 || missing+=("$spec")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "installing (pip): ${missing[*]}" >&2
+    python3 -m pip install --quiet --disable-pip-version-check "${missing[@]}" \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${missing[@]}"
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// A `submit-listens` request as ListenBrainz defines it
+/// (https://listenbrainz.readthedocs.io/en/latest/users/json.html), read with the same
+/// limits and the same error messages ListenBrainz gives, so that its clients behave the
+/// same against Pacenote.
+public struct ListenBrainzSubmission: Equatable, Sendable {
+    public enum ListenType: String, Sendable { case single, playingNow = "playing_now", `import` }
+
+    public struct Listen: Equatable, Sendable {
+        /// When playback began (`listened_at`); nil for `playing_now`.
+        public var listenedAt: Date?
+        public var track: Track
+        /// The player or client that sent it (`media_player`, `submission_client`, `listening_from`).
+        public var client: String?
+    }
+
+    public var type: ListenType
+    public var listens: [Listen]
+
+    /// ListenBrainz's limits (listenbrainz.webserver.views.api_tools).
+    public static let maxListensPerRequest = 1000
+    public static let maxListenBytes = 10_240
+    public static let maxPayloadBytes = 10_240 * 1000
+    /// The earliest accepted `listened_at`: 2002-10-01, before which no scrobbling existed.
+    public static let minimumTimestamp = 1_033_430_400
+    /// The longest accepted duration: 24 days, in seconds.
+    public static let maxDurationSeconds = 2_073_600
+
+    public struct Rejection: Error, Equatable, Sendable {
+        public var message: String
+    }
+
+    public static func parse(_ body: [UInt8]) throws(Rejection) -> ListenBrainzSubmission {
+        guard body.count <= maxPayloadBytes else { throw Rejection(message: "Payload too large.") }
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: Data(body))
+        } catch {
+            throw Rejection(message: "Cannot parse JSON document.")
+        }
+        guard let object = root as? [String: Any] else { throw Rejection(message: "Invalid JSON document submitted.") }
+        guard let typeText = object["listen_type"] as? String else {
+            throw Rejection(message: "JSON document must contain the key listen_type at the top level.")
+        }
+        guard let type = ListenType(rawValue: typeText) else {
+            throw Rejection(message: "JSON document requires a valid listen_type key: 'single', 'playing_now' or 'import'.")
+        }
+        guard let payload = object["payload"] else {
+            throw Rejection(message: "JSON document must contain the key payload at the top level.")
+        }
+        guard let items = payload as? [Any] else { throw Rejection(message: "The payload must be a list of listens.") }
+        guard !items.isEmpty else { throw Rejection(message: "JSON document does not contain any listens in the payload.") }
+        if type != .import, items.count != 1 {
+            throw Rejection(message: "JSON document should contain exactly one listen in the payload for listen_type \(typeText).")
+        }
+        guard items.count <= maxListensPerRequest else {
+            throw Rejection(message: "Too many listens. You may not submit more than \(maxListensPerRequest) listens at once.")
+        }
+        var listens: [Listen] = []
+        for item in items {
+            listens.append(try listen(item, type: type))
+        }
+        return ListenBrainzSubmission(type: type, listens: listens)
+    }
+
+    private static func listen(_ item: Any, type: ListenType) throws(Rejection) -> Listen {
+        guard let object = item as? [String: Any] else { throw Rejection(message: "Each listen in the payload must be a JSON object.") }
+        if let data = try? JSONSerialization.data(withJSONObject: object), data.count > maxListenBytes {
+            throw Rejection(message: "JSON document is too large. In aggregate, listens may not be larger than \(maxListenBytes) characters.")
+        }
+        var listenedAt: Date?
+        switch (type, object["listened_at"]) {
+        case (.playingNow, nil), (.playingNow, is NSNull): break
+        case (.playingNow, _):
+            throw Rejection(message: "JSON document must not contain listened_at while submitting playing_now.")
+        case (_, nil), (_, is NSNull):
+            throw Rejection(message: "JSON document must contain the key listened_at at the top level.")
+        case (_, let value?):
+            guard let seconds = HeartRateInput.number(value), seconds == seconds.rounded() else {
+                throw Rejection(message: "JSON document must contain an int value for listened_at.")
+            }
+            guard Int(seconds) >= minimumTimestamp else {
+                throw Rejection(message: "Value for key listened_at is too low. listened_at timestamp should be greater than \(minimumTimestamp).")
+            }
+            listenedAt = Date(timeIntervalSince1970: seconds)
+        }
+        guard let metadata = object["track_metadata"] as? [String: Any] else {
+            throw Rejection(message: "JSON document must contain the key track_metadata at the top level.")
+        }
+        func text(_ key: String, in dict: [String: Any]) -> String? {
+            (dict[key] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+        }
+        guard let artist = text("artist_name", in: metadata) else {
+            throw Rejection(message: "JSON document does not contain required track_metadata.artist_name.")
+        }
+        guard let title = text("track_name", in: metadata) else {
+            throw Rejection(message: "JSON document does not contain required track_metadata.track_name.")
+        }
+        var info: [String: Any] = [:]
+        if let raw = metadata["additional_info"], !(raw is NSNull) {
+            guard let dict = raw as? [String: Any] else {
+                throw Rejection(message: "The additional_info of a listen must be a JSON object.")
+            }
+            info = dict
+        }
+        var duration: Double?
+        switch (info["duration_ms"], info["duration"]) {
+        case (.some, .some):
+            throw Rejection(message: "JSON document should not contain both duration and duration_ms.")
+        case (let ms?, nil):
+            guard let value = HeartRateInput.number(ms), value == value.rounded(), value > 0,
+                  value / 1000 <= Double(maxDurationSeconds) else {
+                throw Rejection(message: "Value for duration_ms is invalid, should be a positive integer.")
+            }
+            duration = value / 1000
+        case (nil, let s?):
+            guard let value = HeartRateInput.number(s), value == value.rounded(), value > 0, value <= Double(maxDurationSeconds) else {
+                throw Rejection(message: "Value for duration is invalid, should be a positive integer.")
+            }
+            duration = value
+        case (nil, nil): break
+        }
+        let artistMBIDs = info["artist_mbids"] as? [String]
+        let track = Track(
+            title: title, artist: artist, album: text("release_name", in: metadata),
+            trackNumber: (info["tracknumber"] as? Int) ?? (info["tracknumber"] as? String).flatMap { Int($0) },
+            durationSeconds: duration,
+            musicBrainz: MusicBrainzIDs(
+                recording: text("recording_mbid", in: info), release: text("release_mbid", in: info),
+                artist: artistMBIDs?.first))
+        let client = text("media_player", in: info) ?? text("submission_client", in: info) ?? text("listening_from", in: info)
+        return Listen(listenedAt: listenedAt, track: track, client: client)
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// The ListenBrainz-compatible API, driven by ListenBrainz's own client library.
+@Suite struct ListenBrainzTests {
+    static var clientScript: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/listenbrainz_client.py").path
+    }
+
+    /// python3 with liblistenbrainz (scripts/test installs it); missing is a failure, not a skip.
+    static func python() throws -> String {
+        let python = try Tools.require("python3")
+        let check = try run(python, ["-c", "import liblistenbrainz"], allowFailure: true)
+        guard check.status == 0 else {
+            throw HarnessError("liblistenbrainz is not installed: python3 -m pip install liblistenbrainz (scripts/test does)")
+        }
+        return python
+    }
+
+    @Test func liblistenbrainzSubmitsSinglePlayingNowAndImport() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let listenedAt = Int(Date().timeIntervalSince1970) - 7200
+        let r = try run(try Self.python(), [Self.clientScript, daemon.base + "/", daemon.apiKey, String(listenedAt)], allowFailure: true)
+        #expect(r.status == 0, "\(r.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        #expect(result["token_valid"] as? Bool == true)
+        for key in ["single", "single_again", "playing_now", "import"] {
+            #expect((result[key] as? [String: Any])?["status"] as? String == "ok", "\(key): \(result)")
+        }
+        #expect(result["bad_token"] as? String == "invalid")
+        #expect((result["bad_submit"] as? [Any])?.first as? Int == 401, "\(result)")
+        #expect((result["bad_submit"] as? [Any])?.last as? String == "Invalid authorization token.")
+
+        let listens = try daemon.listens()
+        #expect(listens.count == 6, "\(listens)")   // single (once) + 5 imported; playing_now is not a play
+        let single = try #require(listens.first)
+        #expect(single.title == "Vantablack" && single.artist == "Dool")
+        #expect(single.json["source"] as? String == "listenbrainz")
+        #expect(single.player == "liblistenbrainz test")
+        #expect(single.counted)
+        #expect(single.startedAt == Date(timeIntervalSince1970: Double(listenedAt)))
+        #expect(single.playedSeconds == 215.5)
+        #expect((single.track["musicbrainz_recording_id"] as? String) == "e225fb84-dc9a-419e-adcd-9890f59ec432")
+        #expect(listens.dropFirst().map(\.title) == (0..<5).map { "Song \($0)" })
+    }
+
+    @Test func errorsAreListenBrainzShapedOnBothPaths() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        for prefix in ["/apis/listenbrainz", ""] {
+            let url = daemon.base + prefix + "/1/submit-listens"
+            var r = try HTTP.request("POST", url, headers: ["Authorization": "Token \(daemon.apiKey)"], body: Data("{oops".utf8))
+            #expect(r.status == 400)
+            #expect(r.json?["code"] as? Int == 400)
+            #expect((r.json?["error"] as? String)?.contains("Cannot parse JSON") == true, "\(r.text)")
+            r = try HTTP.request("POST", url, body: Data("{}".utf8))
+            #expect(r.status == 401)
+            #expect(r.json?["error"] as? String == "You need to provide an Authorization header.")
+            let valid = try HTTP.get(daemon.base + prefix + "/1/validate-token?token=\(daemon.apiKey)")
+            #expect(valid.json?["valid"] as? Bool == true)
+            let invalid = try HTTP.get(daemon.base + prefix + "/1/validate-token", headers: ["Authorization": "Token nope"])
+            #expect(invalid.status == 200)
+            #expect(invalid.json?["valid"] as? Bool == false)
+        }
+        // A ListenBrainz import batch may be larger than the 1 MiB default limit.
+        let listen = #"{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "\#(String(repeating: "x", count: 1500))"}}"#
+        let body = #"{"listen_type": "import", "payload": ["# + Array(repeating: listen, count: 1000).joined(separator: ",") + "]}"
+        #expect(body.utf8.count > 1 << 20)
+        let r = try HTTP.request("POST", daemon.base + "/1/submit-listens", headers: ["Authorization": "Token \(daemon.apiKey)"],
+                                 body: Data(body.utf8))
+        #expect(r.status == 200, "\(r.text)")
+        #expect(try daemon.listens().count == 1)  // the same listen 1000 times: stored once
+    }
+}
