@@ -14,6 +14,8 @@ public struct Config: Sendable, Equatable {
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose X-Forwarded-For is believed.
     public var trustedProxies: [IPNetwork] = []
+    /// The site's static files; found beside the executable or its checkout when unset.
+    public var publicDirectory: String?
     public var databasePath: String
     /// The time zone in which days start and end (SOTD, rollups, charts).
     public var timeZone: TimeZone = .current
@@ -352,6 +354,14 @@ public enum ConfigLoader {
         },
         Setting(key: "server.trusted_proxies", environment: ["PACENOTE_TRUSTED_PROXIES"]) { (input, c) throws(ConfigError) in
             c.trustedProxies = try networks(input, "server.trusted_proxies")
+        },
+        Setting(key: "server.public_dir", environment: ["PACENOTE_PUBLIC_DIR"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "server.public_dir")
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: text, isDirectory: &isDir), isDir.boolValue else {
+                throw ConfigError(key: "server.public_dir", message: "'\(text)' is not a directory")
+            }
+            c.publicDirectory = text
         },
         Setting(key: "database.path", environment: ["PACENOTE_DB"]) { (input, c) throws(ConfigError) in
             let text = try string(input, "database.path")

@@ -1,4 +1,5 @@
 import PacenoteCore
+import PacenoteWeb
 
 /// Renders the effective configuration as TOML, each line annotated with its origin.
 /// Secrets are masked.
@@ -41,6 +42,7 @@ public enum ConfigPrinter {
         }
         out.append(line("server.trusted_networks", list(c.trustedNetworks)))
         out.append(line("server.trusted_proxies", list(c.trustedProxies)))
+        out.append(line("server.public_dir", q(c.publicDirectory ?? StaticFiles.locate(configured: nil) ?? "")))
         out.append("")
         out.append("[database]")
         out.append(line("database.path", q(c.databasePath)))

@@ -22,6 +22,7 @@ public struct APIContext: Sendable {
     public var trustedProxies: [IPNetwork] = []
     /// Where stored plays are announced (the heart-rate service tags them).
     public var events: EventBus?
+    public var staticFiles = StaticFiles(root: nil)
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -53,6 +54,14 @@ public struct API: Sendable {
         do {
             let route = try Route.match(method: request.method, path: request.path).get()
             listenBrainz = route.isListenBrainz
+            switch route {
+            case .health:
+                return .json(.object([("status", .string("ok")), ("version", .string(context.version))]))
+            case .staticFile(let path):
+                guard let response = context.staticFiles.response(for: path) else { throw APIError.notFound("no file \(path)") }
+                return response
+            default: break
+            }
             if route == .listenBrainzValidateToken { return .json(validateToken(request)) }
             if route == .listenBrainzSubmit {
                 try ListenBrainzAuthorization.require(context.apiKey, in: request)
@@ -73,7 +82,7 @@ public struct API: Sendable {
             case .workouts: return .json(try workouts(request.query))
             case .workout(let id): return .json(try workout(id))
             case .stopWorkout(let id): return .json(try stopWorkout(id))
-            case .listenBrainzSubmit, .listenBrainzValidateToken: throw APIError.internal("routed above")
+            case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile: throw APIError.internal("routed above")
             }
         } catch let error as APIError {
             return HTTPResponse(apiError: listenBrainz ? error.inListenBrainzStyle : error)

@@ -10,6 +10,10 @@ public enum Route: Equatable, Sendable {
     /// ListenBrainz-compatible, under `/apis/listenbrainz/1/…` and at the root `/1/…`.
     case listenBrainzSubmit
     case listenBrainzValidateToken
+    /// Liveness for monitors and load balancers: no database, no MPD.
+    case health
+    /// A file from `Public/`, by its path below it.
+    case staticFile(String)
 
     /// Routes that speak ListenBrainz's dialect (its error shape, its auth messages).
     public var isListenBrainz: Bool {
@@ -65,6 +69,15 @@ public enum Route: Equatable, Sendable {
             guard let id = Int64(s[3]), id > 0 else { return .failure(.notFound("no workout \(s[3])")) }
             route = .stopWorkout(id)
             allowed = ["POST"]
+        case ["healthz"]:
+            route = .health
+            allowed = ["GET", "HEAD"]
+        case ["favicon.svg"], ["robots.txt"]:
+            route = .staticFile(String(segments[0]))
+            allowed = ["GET", "HEAD"]
+        case let s where s.first == "static" && s.count > 1:
+            route = .staticFile(s.dropFirst().joined(separator: "/"))
+            allowed = ["GET", "HEAD"]
         case ["apis", "listenbrainz", "1", "submit-listens"], ["1", "submit-listens"]:
             route = .listenBrainzSubmit
             allowed = ["POST"]

@@ -202,3 +202,29 @@ import Testing
         #expect(try HTTP.get(daemon.base + "/api/v1/listens").status == 200)
     }
 }
+
+@Suite struct StaticAndHealthTests {
+    @Test func servesPublicFilesAndRefusesTraversal() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let icon = try HTTP.get(daemon.base + "/favicon.svg")
+        #expect(icon.status == 200)
+        #expect(icon.header("Content-Type") == "image/svg+xml")
+        #expect(icon.text.contains("<svg"))
+        let robots = try HTTP.get(daemon.base + "/static/robots.txt")
+        #expect(robots.status == 200 && robots.header("Content-Type") == "text/plain; charset=utf-8")
+        #expect(try HTTP.get(daemon.base + "/static/robots.txt", headers: ["If-None-Match": robots.header("ETag") ?? ""]).status == 304)
+        for path in ["/static/../Package.swift", "/static/%2e%2e/Package.swift", "/static/..%2fPackage.swift",
+                     "/static/%2e%2e%2f%2e%2e%2fetc/passwd", "/static//etc/passwd", "/static/.hidden", "/static/"] {
+            let r = try HTTP.get(daemon.base + path)
+            #expect(r.status == 404, "\(path): \(r.status)")
+            #expect(!r.text.contains("swift-tools-version") && !r.text.contains("root:"), "\(path)")
+        }
+    }
+
+    @Test func healthzAnswersAlways() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
+        let r = try HTTP.get(daemon.base + "/healthz")
+        #expect(r.status == 200)
+        #expect(r.json?["status"] as? String == "ok")
+    }
+}
