@@ -82,6 +82,7 @@ public final class PacenoteServer: Sendable {
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
         context.events = events
+        context.eventHub = EventStreamHub(bus: events)
         context.staticFiles = StaticFiles(root: StaticFiles.locate(configured: config.publicDirectory))
         let api = API(context: context)
         let web = WebServer(

@@ -6,6 +6,11 @@ import PacenoteCore
 public struct PlayWithTrack: Equatable, Sendable {
     public var play: Play
     public var track: Track
+
+    public init(play: Play, track: Track) {
+        self.play = play
+        self.track = track
+    }
 }
 
 /// Sizes of the main tables, for `/api/v1/status`.

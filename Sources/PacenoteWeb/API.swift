@@ -23,6 +23,7 @@ public struct APIContext: Sendable {
     /// Where stored plays are announced (the heart-rate service tags them).
     public var events: EventBus?
     public var staticFiles = StaticFiles(root: nil)
+    public var eventHub: EventStreamHub?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -82,6 +83,7 @@ public struct API: Sendable {
             case .workouts: return .json(try workouts(request.query))
             case .workout(let id): return .json(try workout(id))
             case .stopWorkout(let id): return .json(try stopWorkout(id))
+            case .events: return try events(request)
             case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile: throw APIError.internal("routed above")
             }
         } catch let error as APIError {
@@ -92,6 +94,21 @@ public struct API: Sendable {
         } catch {
             return HTTPResponse(apiError: .internal(String(describing: error)))
         }
+    }
+
+    // MARK: GET /api/v1/events
+
+    func events(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let hub = context.eventHub else { throw APIError.unavailable("live events are not enabled") }
+        let last = (request.header("Last-Event-ID") ?? request.query["last_event_id"]).flatMap { Int($0) }
+        var response = HTTPResponse(status: 200, headers: [
+            ("Content-Type", "text/event-stream; charset=utf-8"),
+            ("Cache-Control", "no-cache"),
+            // nginx would otherwise buffer the stream.
+            ("X-Accel-Buffering", "no"),
+        ])
+        response.stream = hub.open(lastEventID: last)
+        return response
     }
 
     // MARK: GET /api/v1/status

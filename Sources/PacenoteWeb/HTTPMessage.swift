@@ -28,6 +28,8 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// For a Server-Sent Events response: the stream that feeds it (the body is unused).
+    var stream: EventStream?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -90,8 +90,15 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Stops accepting, closes every connection and joins libmicrohttpd's thread.
+    /// Called before the daemon stops: libmicrohttpd must not be stopped with suspended
+    /// connections (event streams), so their owner ends them here.
+    public var beforeStop: (@Sendable () -> Void)?
+
     public func stop() {
         guard let d = daemon else { return }
+        beforeStop?()
+        // Let the resumed streams reach their end before the daemon goes.
+        usleep(50_000)
         let fd = MHD_quiesce_daemon(d)
         MHD_stop_daemon(d)
         if fd >= 0 { close(fd) }
@@ -242,8 +249,27 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        let mhdResponse = response.body.withUnsafeBytes { raw in
-            MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        let mhdResponse: OpaquePointer?
+        if let stream = response.stream {
+            stream.connection = connection
+            // The response owns one reference to the stream, released when it is freed.
+            mhdResponse = MHD_create_response_from_callback(
+                UInt64.max, 4096,
+                { cls, _, buffer, max in
+                    guard let cls, let buffer else { return -1 }
+                    return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
+                },
+                Unmanaged.passRetained(stream).toOpaque(),
+                { cls in
+                    guard let cls else { return }
+                    let stream = Unmanaged<EventStream>.fromOpaque(cls).takeRetainedValue()
+                    stream.close()
+                    stream.onFinished?(stream)
+                })
+        } else {
+            mhdResponse = response.body.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+            }
         }
         guard let mhdResponse else { return MHD_Result.NO }
         for (name, value) in response.headers {
@@ -260,7 +286,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// and 304 when the client already has that version.
     func respond(to request: HTTPRequest) -> HTTPResponse {
         var response = handler(request)
-        guard request.method == "GET" || request.method == "HEAD", response.status == 200,
+        guard request.method == "GET" || request.method == "HEAD", response.status == 200, response.stream == nil,
               !response.headers.contains(where: { $0.0.lowercased() == "etag" }) else { return response }
         let tag = "W/\"\(Self.fnv1a(response.body))\""
         response.headers.append(("ETag", tag))

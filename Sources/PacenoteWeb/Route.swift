@@ -10,6 +10,8 @@ public enum Route: Equatable, Sendable {
     /// ListenBrainz-compatible, under `/apis/listenbrainz/1/…` and at the root `/1/…`.
     case listenBrainzSubmit
     case listenBrainzValidateToken
+    /// Live events (Server-Sent Events).
+    case events
     /// Liveness for monitors and load balancers: no database, no MPD.
     case health
     /// A file from `Public/`, by its path below it.
@@ -29,7 +31,7 @@ public enum Route: Equatable, Sendable {
     /// to anyone with the key.
     public var isPrivate: Bool {
         switch self {
-        case .listens, .workouts, .workout: true
+        case .listens, .workouts, .workout, .events: true
         default: false
         }
     }
@@ -69,6 +71,9 @@ public enum Route: Equatable, Sendable {
             guard let id = Int64(s[3]), id > 0 else { return .failure(.notFound("no workout \(s[3])")) }
             route = .stopWorkout(id)
             allowed = ["POST"]
+        case ["api", "v1", "events"]:
+            route = .events
+            allowed = ["GET"]
         case ["healthz"]:
             route = .health
             allowed = ["GET", "HEAD"]

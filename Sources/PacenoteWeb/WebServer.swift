@@ -19,6 +19,9 @@ public final class WebServer: Sendable {
             }
             return api.handle(request)
         }
+        if let hub = api.context.eventHub {
+            http.beforeStop = { hub.closeAll() }
+        }
     }
 
     public func start() throws(HTTPServerError) { try http.start() }

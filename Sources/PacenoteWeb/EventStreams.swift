@@ -1,0 +1,178 @@
+import CMicroHTTPD
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+/// One client of `GET /api/v1/events` (Server-Sent Events).
+///
+/// No thread waits for events: when nothing is queued, libmicrohttpd's content reader
+/// suspends the connection (`MHD_suspend_connection`, from inside the reader as the manual
+/// requires) and returns 0; a publisher queues bytes and resumes it. Idle subscribers cost
+/// a socket and a few bytes each.
+final class EventStream: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field is guarded by `lock`, and libmicrohttpd's
+    // suspend/resume calls are made while holding it, so "suspended" is always true state.
+    let id: Int
+    private let lock = NSLock()
+    private var pending: [UInt8] = []
+    private var suspended = false
+    private var closed = false
+    /// The connection, set when the response is queued (before libmicrohttpd can call
+    /// the reader); used under `lock` after that.
+    var connection: OpaquePointer?
+    /// Called once when libmicrohttpd frees the response (the client went away).
+    var onFinished: (@Sendable (EventStream) -> Void)?
+
+    /// A client that lets this much pile up is not reading: it is dropped.
+    static let maxPending = 1 << 20
+
+    init(id: Int, initial: [UInt8]) {
+        self.id = id
+        self.pending = initial
+    }
+
+    func push(_ bytes: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !closed else { return }
+        pending += bytes
+        if pending.count > Self.maxPending { closed = true; pending = [] }
+        wake()
+    }
+
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        closed = true
+        wake()
+    }
+
+    var isClosed: Bool { lock.withLock { closed } }
+
+    /// Under `lock`: resumes the connection if the reader suspended it.
+    private func wake() {
+        if suspended, let connection {
+            suspended = false
+            MHD_resume_connection(connection)
+        }
+    }
+
+    /// libmicrohttpd's content reader, on its thread.
+    func read(into buffer: UnsafeMutablePointer<CChar>, max: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        if !pending.isEmpty {
+            let n = min(max, pending.count)
+            pending.withUnsafeBytes { raw in
+                UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress!, byteCount: n)
+            }
+            pending.removeFirst(n)
+            return n
+        }
+        if closed { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM
+        if let connection {
+            suspended = true
+            MHD_suspend_connection(connection)
+        }
+        return 0
+    }
+}
+
+/// Turns events on the bus into Server-Sent Events for every subscriber, keeps the last
+/// `replay` events so a client reconnecting with `Last-Event-ID` misses nothing, and sends
+/// a comment every `heartbeat` seconds so dead connections are noticed and proxies keep
+/// the stream open.
+public final class EventStreamHub: @unchecked Sendable {
+    // @unchecked Sendable: `streams`, `ring`, `nextID` and `nextStream` are guarded by `lock`.
+    private let lock = NSLock()
+    private var streams: [Int: EventStream] = [:]
+    private var ring: [(id: Int, frame: [UInt8])] = []
+    private var nextID = 1
+    private var nextStream = 1
+    private let replay: Int
+    private let timer: DispatchSourceTimer
+    private var subscription: EventBus.Subscription?
+    private let bus: EventBus?
+
+    public init(bus: EventBus?, replay: Int = 500, heartbeat: Double = 15) {
+        self.bus = bus
+        self.replay = replay
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "pacenote.sse-heartbeat"))
+        timer.schedule(deadline: .now() + heartbeat, repeating: heartbeat)
+        timer.setEventHandler { [weak self] in self?.heartbeat() }
+        timer.resume()
+        subscription = bus?.subscribe { [weak self] event in self?.publish(event) }
+    }
+
+    deinit {
+        timer.cancel()
+        if let subscription { bus?.unsubscribe(subscription) }
+    }
+
+    public var subscriberCount: Int { lock.withLock { streams.count } }
+
+    /// Queues an event for every subscriber.
+    public func publish(_ event: PacenoteEvent) {
+        let (name, data) = EventStreamHub.encode(event)
+        lock.lock()
+        let id = nextID
+        nextID += 1
+        let frame = Array("id: \(id)\nevent: \(name)\ndata: ".utf8) + data.serialized() + Array("\n\n".utf8)
+        ring.append((id, frame))
+        if ring.count > replay { ring.removeFirst(ring.count - replay) }
+        let targets = Array(streams.values)
+        lock.unlock()
+        for stream in targets { stream.push(frame) }
+    }
+
+    /// A new subscriber; with `lastEventID`, the events it missed come first.
+    func open(lastEventID: Int?) -> EventStream {
+        lock.lock()
+        defer { lock.unlock() }
+        var initial = Array("retry: 3000\n: connected\n\n".utf8)
+        if let lastEventID {
+            for entry in ring where entry.id > lastEventID { initial += entry.frame }
+        }
+        let stream = EventStream(id: nextStream, initial: initial)
+        stream.onFinished = { [weak self] stream in self?.remove(stream) }
+        nextStream += 1
+        streams[stream.id] = stream
+        return stream
+    }
+
+    func remove(_ stream: EventStream) {
+        lock.withLock { _ = streams.removeValue(forKey: stream.id) }
+    }
+
+    /// Ends every stream (before the server stops: no connection may stay suspended).
+    public func closeAll() {
+        let all = lock.withLock { Array(streams.values) }
+        for stream in all { stream.close() }
+    }
+
+    private func heartbeat() {
+        let all = lock.withLock { Array(streams.values) }
+        for stream in all { stream.push(Array(": keep-alive\n\n".utf8)) }
+    }
+
+    static func encode(_ event: PacenoteEvent) -> (String, JSONValue) {
+        switch event {
+        case .nowPlaying(let player, let now):
+            return ("now_playing", .object([("player", .string(player)), ("now_playing", now.map(APIJSON.nowPlaying) ?? .null)]))
+        case .playLogged(let id, var play, let track):
+            play.id = id
+            return ("play_logged", APIJSON.listen(PlayWithTrack(play: play, track: track)))
+        case .playerConnection(let status):
+            return ("player", APIJSON.player(status, nowPlaying: nil))
+        case .heartRate(let bpm, let zone, let at):
+            return ("heart_rate", .object([("bpm", .int(Int64(bpm.rounded()))), ("zone", .int(Int64(zone.rawValue))),
+                                           ("at", APIJSON.timestamp(at))]))
+        case .zoneChanged(let from, let to):
+            return ("zone_changed", .object([("from", .optional(from?.rawValue)), ("to", .int(Int64(to.rawValue)))]))
+        case .workoutStarted(let id, let at):
+            return ("workout_started", .object([("id", .int(id)), ("at", APIJSON.timestamp(at))]))
+        case .workoutEnded(let id, let at):
+            return ("workout_ended", .object([("id", .int(id)), ("at", APIJSON.timestamp(at))]))
+        }
+    }
+}

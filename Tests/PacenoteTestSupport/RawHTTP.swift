@@ -1,0 +1,56 @@
+import Foundation
+
+/// A raw HTTP connection on loopback, for responses that never end (Server-Sent Events)
+/// and for many idle clients at once.
+public final class RawHTTPConnection: @unchecked Sendable {
+    // @unchecked Sendable: used by the one test that owns it.
+    private let fd: Int32
+    public private(set) var received = ""
+
+    public init(port: UInt16, request: String) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard ok else {
+            close(fd)
+            throw HarnessError("cannot connect to 127.0.0.1:\(port)")
+        }
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    }
+
+    deinit { close(fd) }
+
+    /// Reads until `text` has arrived (true) or `timeout` passes (false).
+    public func waitFor(_ text: String, timeout: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while !received.contains(text) {
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 { return false }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return received.contains(text) }
+            received += String(decoding: buffer[0..<n], as: UTF8.self)
+        }
+        return true
+    }
+
+    public static func get(_ path: String, headers: [String: String] = [:]) -> String {
+        var text = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+        for (k, v) in headers { text += "\(k): \(v)\r\n" }
+        return text + "\r\n"
+    }
+}
+
+/// The number of threads of a process (Linux).
+public func threadCount(pid: Int32) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return nil }
+    return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
+}
