@@ -84,6 +84,7 @@ public struct API: Sendable {
             case .workout(let id): return .json(try workout(id))
             case .stopWorkout(let id): return .json(try stopWorkout(id))
             case .events: return try events(request)
+            case .stats: return .json(try stats(request.query))
             case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile: throw APIError.internal("routed above")
             }
         } catch let error as APIError {

@@ -4,6 +4,7 @@ public enum Route: Equatable, Sendable {
     case status
     case listens
     case heartRate
+    case stats
     case workouts
     case workout(Int64)
     case stopWorkout(Int64)
@@ -31,7 +32,7 @@ public enum Route: Equatable, Sendable {
     /// to anyone with the key.
     public var isPrivate: Bool {
         switch self {
-        case .listens, .workouts, .workout, .events: true
+        case .listens, .workouts, .workout, .events, .stats: true
         default: false
         }
     }
@@ -55,6 +56,9 @@ public enum Route: Equatable, Sendable {
             allowed = ["GET", "HEAD"]
         case ["api", "v1", "listens"]:
             route = .listens
+            allowed = ["GET", "HEAD"]
+        case ["api", "v1", "stats"]:
+            route = .stats
             allowed = ["GET", "HEAD"]
         case ["api", "v1", "hr"]:
             route = .heartRate
