@@ -78,6 +78,10 @@ public enum Route: Equatable, Sendable {
         case ["api", "v1", "events"]:
             route = .events
             allowed = ["GET"]
+        case ["api", "v1", "openapi.json"]:
+            // The OpenAPI document is a file of Public/, served as it is.
+            route = .staticFile("openapi.json")
+            allowed = ["GET", "HEAD"]
         case ["healthz"]:
             route = .health
             allowed = ["GET", "HEAD"]

@@ -1,0 +1,78 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// Real responses, in the states users see (MPD playing, heart rate streaming, errors),
+/// checked against the OpenAPI document the server serves.
+@Suite struct OpenAPITests {
+    struct Exchange {
+        var method: String
+        var path: String
+        var status: Int
+        var contentType: String
+        var body: Any
+    }
+
+    @Test func responsesMatchTheDocument() throws {
+        let python = try Tools.require("python3")
+        guard try run(python, ["-c", "import jsonschema, openapi_spec_validator, referencing"], allowFailure: true).status == 0 else {
+            throw HarnessError("python3 needs jsonschema and openapi-spec-validator (scripts/test installs them)")
+        }
+        let mpd = try MPDInstance(tracks: [TestTrack("a.flac", seconds: 2, title: "Doc", artist: "Spec", album: "API", bpm: 128)])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: "[plays]\nmin_track_s = 1\n")
+        #expect(try eventually { try daemon.mpdConnected() })
+        var exchanges: [Exchange] = []
+        func record(_ method: String, _ template: String, _ url: String, headers: [String: String] = [:], body: String? = nil) throws {
+            let r = try HTTP.request(method, daemon.base + url, headers: headers, body: body.map { Data($0.utf8) })
+            let json = (try? JSONSerialization.jsonObject(with: r.body, options: [.fragmentsAllowed])) ?? r.text
+            exchanges.append(Exchange(method: method, path: template, status: r.status, contentType: r.header("Content-Type") ?? "", body: json))
+        }
+        let key = ["Authorization": "Token \(daemon.apiKey)", "Content-Type": "application/json"]
+
+        try record("GET", "/api/v1/status", "/api/v1/status")
+        try mpd.mpc("add", "/")
+        try mpd.mpc("play")
+        _ = try daemon.post("/api/v1/hr", body: #"{"bpm": 130}"#)
+        #expect(try eventually { (try daemon.status()["now_playing"] as? [String: Any]) != nil })
+        try record("GET", "/api/v1/status", "/api/v1/status")
+        #expect(try eventually { try daemon.listens().count == 1 })
+        try record("GET", "/api/v1/listens", "/api/v1/listens?limit=1")
+        try record("GET", "/api/v1/listens", "/api/v1/listens?from=yesterday")
+        try record("GET", "/api/v1/stats", "/api/v1/stats?range=all")
+        try record("GET", "/api/v1/stats", "/api/v1/stats?range=never")
+        try record("POST", "/api/v1/hr", "/api/v1/hr", headers: key, body: #"{"samples": [{"bpm": 131}, {"bpm": 999}]}"#)
+        try record("POST", "/api/v1/hr", "/api/v1/hr", headers: key, body: #"{"bpm": "fast"}"#)
+        try record("POST", "/api/v1/hr", "/api/v1/hr", body: #"{"bpm": 131}"#)
+        try record("POST", "/api/v1/workouts", "/api/v1/workouts", headers: key, body: #"{"name": "Doc run"}"#)
+        try record("GET", "/api/v1/workouts", "/api/v1/workouts")
+        try record("GET", "/api/v1/workouts/{id}", "/api/v1/workouts/1")
+        try record("GET", "/api/v1/workouts/{id}", "/api/v1/workouts/999")
+        try record("POST", "/api/v1/workouts/{id}/stop", "/api/v1/workouts/1/stop", headers: key)
+        try record("POST", "/api/v1/workouts/{id}/stop", "/api/v1/workouts/1/stop", headers: key)
+        try record("GET", "/api/v1/workouts/{id}", "/api/v1/workouts/1")
+        try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key,
+                   body: #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#)
+        try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key, body: "{}")
+        try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", body: "{}")
+        try record("GET", "/apis/listenbrainz/1/validate-token", "/apis/listenbrainz/1/validate-token?token=\(daemon.apiKey)")
+        try record("GET", "/apis/listenbrainz/1/validate-token", "/apis/listenbrainz/1/validate-token?token=no")
+        try record("GET", "/healthz", "/healthz")
+
+        let served = try HTTP.get(daemon.base + "/api/v1/openapi.json")
+        #expect(served.status == 200 && served.header("Content-Type") == "application/json; charset=utf-8")
+        let dir = try TemporaryDirectory()
+        try served.body.write(to: URL(fileURLWithPath: dir.file("openapi.json")))
+        let payload = exchanges.map { ["method": $0.method, "path": $0.path, "status": $0.status, "content_type": $0.contentType, "body": $0.body] as [String: Any] }
+        try JSONSerialization.data(withJSONObject: payload).write(to: URL(fileURLWithPath: dir.file("exchanges.json")))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/validate_openapi.py").path
+        let result = try run("/bin/sh", ["-c", "'\(python)' '\(script)' '\(dir.file("openapi.json"))' < '\(dir.file("exchanges.json"))'"],
+                             allowFailure: true)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("\(exchanges.count) responses checked, 0 problems"), "\(result.stderr)")
+        // Every documented operation was exercised.
+        let documented = try #require(try JSONSerialization.jsonObject(with: served.body) as? [String: Any])["paths"] as? [String: [String: Any]] ?? [:]
+        let operations = Set(documented.flatMap { path, ops in ops.keys.map { "\($0.uppercased()) \(path)" } })
+        let exercised = Set(exchanges.map { "\($0.method) \($0.path)" })
+        #expect(operations.subtracting(exercised).subtracting(["GET /api/v1/events"]).isEmpty, "\(operations.subtracting(exercised))")
+    }
+}
