@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import PacenoteCore
 
@@ -9,19 +10,30 @@ public final class WebServer: Sendable {
     public init(settings: HTTPServer.Settings, basePath: String, api: API, logger: Logger) {
         let prefix = WebServer.normalise(basePath)
         http = HTTPServer(settings: settings, logger: logger) { request in
-            var request = request
-            if !prefix.isEmpty {
-                guard request.path == prefix || request.path.hasPrefix(prefix + "/") else {
-                    return HTTPResponse(apiError: .notFound("Pacenote is served under \(prefix)/"))
-                }
-                request.path = String(request.path.dropFirst(prefix.count))
-                if request.path.isEmpty { request.path = "/" }
+            let started = DispatchTime.now()
+            let response = WebServer.route(request, prefix: prefix, api: api)
+            // The access log, at debug level: never the body or the key.
+            if logger.logLevel <= .debug {
+                let ms = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+                logger.debug("\(request.peerAddress ?? "-") \(request.method) \(request.path) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
             }
-            return api.handle(request)
+            return response
         }
         if let hub = api.context.eventHub {
             http.beforeStop = { hub.closeAll() }
         }
+    }
+
+    static func route(_ request: HTTPRequest, prefix: String, api: API) -> HTTPResponse {
+        var request = request
+        if !prefix.isEmpty {
+            guard request.path == prefix || request.path.hasPrefix(prefix + "/") else {
+                return HTTPResponse(apiError: .notFound("Pacenote is served under \(prefix)/"))
+            }
+            request.path = String(request.path.dropFirst(prefix.count))
+            if request.path.isEmpty { request.path = "/" }
+        }
+        return api.handle(request)
     }
 
     public func start() throws(HTTPServerError) { try http.start() }
