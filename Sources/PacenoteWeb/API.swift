@@ -1,6 +1,7 @@
 import Foundation
 import PacenoteCore
 import PacenoteStore
+import Synchronization
 
 /// What the API reads from the running app. PacenoteApp fills it in; tests build their own.
 public struct APIContext: Sendable {
@@ -44,6 +45,9 @@ public struct APIContext: Sendable {
 public struct API: Sendable {
     let context: APIContext
     let localTime: LocalTime
+    /// Table sizes for the status, counted at most once a second: the status is what
+    /// monitors poll, and counting a million plays on every poll would make it slow.
+    private let counts = CountsCache()
 
     public init(context: APIContext) {
         self.context = context
@@ -120,7 +124,7 @@ public struct API: Sendable {
         let players = context.players().map { p in
             APIJSON.player(p, nowPlaying: now.first { $0.player == p.name })
         }
-        let counts = try context.store.counts()
+        let counts = try self.counts.get(from: context.store)
         let defaultName = context.players().first?.name
         return .object([
             ("version", .string(context.version)),
@@ -268,5 +272,16 @@ enum Query {
                               code: "invalid_\(name)")
         }
         return date
+    }
+}
+
+final class CountsCache: Sendable {
+    private let cached = Mutex<(value: StoreCounts, at: Date)?>(nil)
+
+    func get(from store: Store, maxAge: Double = 1) throws -> StoreCounts {
+        if let hit = cached.withLock({ $0 }), Date().timeIntervalSince(hit.at) < maxAge { return hit.value }
+        let value = try store.counts()
+        cached.withLock { $0 = (value, Date()) }
+        return value
     }
 }
