@@ -35,6 +35,7 @@ static inline struct MHD_Daemon *pn_mhd_start(
     unsigned int connection_limit,
     unsigned int connection_timeout_s,
     size_t connection_memory_limit,
+    unsigned int thread_pool_size,
     void **log_pair)
 {
     return MHD_start_daemon(
@@ -46,6 +47,7 @@ static inline struct MHD_Daemon *pn_mhd_start(
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
         MHD_OPTION_END);
 }
 

@@ -167,8 +167,43 @@ enum Schema {
             """)
     }
 
-    /// Per-day rollups, kept by triggers so that every writer (watcher, imports, deletes)
-    /// keeps them right. Charts over any range read at most one row per day and track.
+    /// Rollups, kept by triggers so that every writer (watcher, imports, deletes) keeps
+    /// them right: charts over any range read pre-summed rows, never every play.
+    /// - `rollup_day_track`, `rollup_day_hour`: per local day (any range; the listening clock);
+    /// - `rollup_year_track`: per local year (a year's chart reads one row per track);
+    /// - `rollup_track_total`: all time (the all-time chart reads one row per track).
+    static let rollups: [(table: String, keys: [(column: String, expression: String)])] = [
+        ("rollup_day_track", [("day", "local_day"), ("track_id", "track_id")]),
+        ("rollup_day_hour", [("day", "local_day"), ("hour", "local_hour")]),
+        ("rollup_year_track", [("year", "substr(local_day, 1, 4)"), ("track_id", "track_id")]),
+        ("rollup_track_total", [("track_id", "track_id")]),
+    ]
+
+    /// The statements that add (`NEW`) or remove (`OLD`) one play from every rollup.
+    static func rollupStatements(_ row: String, adding: Bool) -> String {
+        rollups.map { table, keys in
+            let columns = keys.map(\.column).joined(separator: ", ")
+            let rowValues = keys.map { key -> String in
+                key.expression.hasPrefix("substr(") ? "substr(\(row).local_day, 1, 4)" : "\(row).\(key.expression)"
+            }
+            let match = zip(keys, rowValues).map { "\($0.column) = \($1)" }.joined(separator: " AND ")
+            if adding {
+                return """
+                    INSERT INTO \(table) (\(columns), plays, skips, played_s)
+                      VALUES (\(rowValues.joined(separator: ", ")), \(row).counted, 1 - \(row).counted, \(row).played_s)
+                      ON CONFLICT (\(columns)) DO UPDATE SET
+                        plays = plays + excluded.plays, skips = skips + excluded.skips, played_s = played_s + excluded.played_s;
+                    """
+            }
+            return """
+                UPDATE \(table)
+                  SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted), played_s = played_s - \(row).played_s
+                  WHERE \(match);
+                DELETE FROM \(table) WHERE \(match) AND plays = 0 AND skips = 0;
+                """
+        }.joined(separator: "\n")
+    }
+
     private static func v1Rollups(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE rollup_day_track (
@@ -190,54 +225,36 @@ enum Schema {
               PRIMARY KEY (day, hour)
             ) WITHOUT ROWID;
 
+            CREATE TABLE rollup_year_track (
+              year     TEXT NOT NULL,                   -- 'YYYY' of local_day
+              track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL,
+              PRIMARY KEY (year, track_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX rollup_year_track_top ON rollup_year_track(year, plays DESC, played_s DESC);
+
+            CREATE TABLE rollup_track_total (
+              track_id INTEGER PRIMARY KEY REFERENCES tracks(id) ON DELETE CASCADE,
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL
+            );
+            CREATE INDEX rollup_track_total_top ON rollup_track_total(plays DESC, played_s DESC);
+
             CREATE TRIGGER plays_rollup_insert AFTER INSERT ON plays BEGIN
-              INSERT INTO rollup_day_track (day, track_id, plays, skips, played_s)
-                VALUES (NEW.local_day, NEW.track_id, NEW.counted, 1 - NEW.counted, NEW.played_s)
-                ON CONFLICT (day, track_id) DO UPDATE SET
-                  plays = plays + excluded.plays, skips = skips + excluded.skips,
-                  played_s = played_s + excluded.played_s;
-              INSERT INTO rollup_day_hour (day, hour, plays, skips, played_s)
-                VALUES (NEW.local_day, NEW.local_hour, NEW.counted, 1 - NEW.counted, NEW.played_s)
-                ON CONFLICT (day, hour) DO UPDATE SET
-                  plays = plays + excluded.plays, skips = skips + excluded.skips,
-                  played_s = played_s + excluded.played_s;
+            \(rollupStatements("NEW", adding: true))
             END;
 
             CREATE TRIGGER plays_rollup_delete AFTER DELETE ON plays BEGIN
-              UPDATE rollup_day_track
-                SET plays = plays - OLD.counted, skips = skips - (1 - OLD.counted), played_s = played_s - OLD.played_s
-                WHERE day = OLD.local_day AND track_id = OLD.track_id;
-              DELETE FROM rollup_day_track
-                WHERE day = OLD.local_day AND track_id = OLD.track_id AND plays = 0 AND skips = 0;
-              UPDATE rollup_day_hour
-                SET plays = plays - OLD.counted, skips = skips - (1 - OLD.counted), played_s = played_s - OLD.played_s
-                WHERE day = OLD.local_day AND hour = OLD.local_hour;
-              DELETE FROM rollup_day_hour
-                WHERE day = OLD.local_day AND hour = OLD.local_hour AND plays = 0 AND skips = 0;
+            \(rollupStatements("OLD", adding: false))
             END;
 
             CREATE TRIGGER plays_rollup_update
             AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
-              UPDATE rollup_day_track
-                SET plays = plays - OLD.counted, skips = skips - (1 - OLD.counted), played_s = played_s - OLD.played_s
-                WHERE day = OLD.local_day AND track_id = OLD.track_id;
-              DELETE FROM rollup_day_track
-                WHERE day = OLD.local_day AND track_id = OLD.track_id AND plays = 0 AND skips = 0;
-              UPDATE rollup_day_hour
-                SET plays = plays - OLD.counted, skips = skips - (1 - OLD.counted), played_s = played_s - OLD.played_s
-                WHERE day = OLD.local_day AND hour = OLD.local_hour;
-              DELETE FROM rollup_day_hour
-                WHERE day = OLD.local_day AND hour = OLD.local_hour AND plays = 0 AND skips = 0;
-              INSERT INTO rollup_day_track (day, track_id, plays, skips, played_s)
-                VALUES (NEW.local_day, NEW.track_id, NEW.counted, 1 - NEW.counted, NEW.played_s)
-                ON CONFLICT (day, track_id) DO UPDATE SET
-                  plays = plays + excluded.plays, skips = skips + excluded.skips,
-                  played_s = played_s + excluded.played_s;
-              INSERT INTO rollup_day_hour (day, hour, plays, skips, played_s)
-                VALUES (NEW.local_day, NEW.local_hour, NEW.counted, 1 - NEW.counted, NEW.played_s)
-                ON CONFLICT (day, hour) DO UPDATE SET
-                  plays = plays + excluded.plays, skips = skips + excluded.skips,
-                  played_s = played_s + excluded.played_s;
+            \(rollupStatements("OLD", adding: false))
+            \(rollupStatements("NEW", adding: true))
             END;
             """)
     }

@@ -16,7 +16,7 @@ extension Store {
             let local = LocalTime(timeZone: timeZone)
             let update = try db.makeStatement(sql: "UPDATE plays SET local_day = ?, local_hour = ? WHERE id = ?")
             // Triggers would adjust rollups row by row; dropping and rebuilding is faster.
-            try db.execute(sql: "DELETE FROM rollup_day_track; DELETE FROM rollup_day_hour")
+            for (table, _) in Schema.rollups { try db.execute(sql: "DELETE FROM \(table)") }
             let rows = try Row.fetchCursor(db, sql: "SELECT id, started_at_ms FROM plays")
             var changes: [(Int64, String, Int)] = []
             while let row = try rows.next() {
@@ -32,13 +32,15 @@ extension Store {
                 try update.execute(arguments: [day, hour, id])
             }
             if let trigger { try db.execute(sql: trigger) }
+            for (table, keys) in Schema.rollups {
+                let columns = keys.map(\.column).joined(separator: ", ")
+                let expressions = keys.map(\.expression).joined(separator: ", ")
+                try db.execute(sql: """
+                    INSERT INTO \(table) (\(columns), plays, skips, played_s)
+                      SELECT \(expressions), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY \(expressions)
+                    """)
+            }
             try db.execute(sql: """
-                INSERT INTO rollup_day_track (day, track_id, plays, skips, played_s)
-                  SELECT local_day, track_id, SUM(counted), SUM(1 - counted), SUM(played_s)
-                  FROM plays GROUP BY local_day, track_id;
-                INSERT INTO rollup_day_hour (day, hour, plays, skips, played_s)
-                  SELECT local_day, local_hour, SUM(counted), SUM(1 - counted), SUM(played_s)
-                  FROM plays GROUP BY local_day, local_hour;
                 INSERT INTO meta (key, value) VALUES ('rollup_timezone', ?)
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value;
                 """, arguments: [timeZone.identifier])

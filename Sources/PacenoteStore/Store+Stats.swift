@@ -18,13 +18,28 @@ public struct PeriodTotals: Equatable, Sendable {
 }
 
 extension Store {
-    /// From the day rollups: never a scan of the plays.
+    /// The smallest rollup that answers a range of days exactly, as a subquery of
+    /// (track_id, plays, skips, played_s) rows: all time, a whole year, or the days.
+    static func trackRollup(fromDay: String, toDay: String) -> (sql: String, arguments: StatementArguments) {
+        if fromDay <= "0000-01-01" && toDay >= "9999-12-31" {
+            return ("SELECT track_id, plays, skips, played_s FROM rollup_track_total", [])
+        }
+        if fromDay.hasSuffix("-01-01"), toDay.hasSuffix("-12-31"), fromDay.prefix(4) == toDay.prefix(4) {
+            return ("SELECT track_id, plays, skips, played_s FROM rollup_year_track WHERE year = ?", [String(fromDay.prefix(4))])
+        }
+        return ("""
+            SELECT track_id, SUM(plays) AS plays, SUM(skips) AS skips, SUM(played_s) AS played_s
+            FROM rollup_day_track WHERE day BETWEEN ? AND ? GROUP BY track_id
+            """, [fromDay, toDay])
+    }
+
+    /// From the rollups: never a scan of the plays.
     public func totals(fromDay: String, toDay: String) throws(StoreError) -> PeriodTotals {
         try read { db in
+            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             let row = try Row.fetchOne(db, sql: """
-                SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0)
-                FROM rollup_day_hour WHERE day BETWEEN ? AND ?
-                """, arguments: [fromDay, toDay])!
+                SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM (\(source.sql))
+                """, arguments: source.arguments)!
             return PeriodTotals(plays: row[0], skips: row[1], seconds: row[2])
         }
     }
@@ -32,13 +47,12 @@ extension Store {
     /// The most played tracks (counted plays, then listening time, then title).
     public func topTracks(fromDay: String, toDay: String, limit: Int) throws(StoreError) -> [ChartEntry] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT t.*, r.plays AS chart_plays, r.secs AS chart_secs FROM (
-                  SELECT track_id, SUM(plays) AS plays, SUM(played_s) AS secs FROM rollup_day_track
-                  WHERE day BETWEEN ? AND ? GROUP BY track_id HAVING SUM(plays) > 0
-                ) r JOIN tracks t ON t.id = r.track_id
-                ORDER BY r.plays DESC, r.secs DESC, t.title LIMIT ?
-                """, arguments: [fromDay, toDay, limit]).map { row in
+            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
+            return try Row.fetchAll(db, sql: """
+                SELECT t.*, r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
+                JOIN tracks t ON t.id = r.track_id WHERE r.plays > 0
+                ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?
+                """, arguments: source.arguments + [limit]).map { row in
                 ChartEntry(track: Store.track(from: row), artist: nil, album: nil, plays: row["chart_plays"], seconds: row["chart_secs"])
             }
         }
@@ -47,13 +61,14 @@ extension Store {
     /// The most played artists; a track without an artist counts for its album artist.
     public func topArtists(fromDay: String, toDay: String, limit: Int) throws(StoreError) -> [ChartEntry] {
         try read { db in
-            try Row.fetchAll(db, sql: """
+            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
+            return try Row.fetchAll(db, sql: """
                 SELECT MIN(COALESCE(t.artist, t.album_artist)) AS name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
-                FROM rollup_day_track r JOIN tracks t ON t.id = r.track_id
-                WHERE r.day BETWEEN ? AND ? AND COALESCE(t.artist, t.album_artist) IS NOT NULL
+                FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id
+                WHERE COALESCE(t.artist, t.album_artist) IS NOT NULL
                 GROUP BY COALESCE(t.artist, t.album_artist) COLLATE NOCASE HAVING SUM(r.plays) > 0
                 ORDER BY plays DESC, secs DESC, name LIMIT ?
-                """, arguments: [fromDay, toDay, limit]).map { row in
+                """, arguments: source.arguments + [limit]).map { row in
                 ChartEntry(track: nil, artist: row["name"], album: nil, plays: row["plays"], seconds: row["secs"])
             }
         }
@@ -62,14 +77,15 @@ extension Store {
     /// The most played albums, told apart by album and album artist.
     public func topAlbums(fromDay: String, toDay: String, limit: Int) throws(StoreError) -> [ChartEntry] {
         try read { db in
-            try Row.fetchAll(db, sql: """
+            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
+            return try Row.fetchAll(db, sql: """
                 SELECT MIN(t.album) AS album, MIN(COALESCE(t.album_artist, t.artist)) AS artist,
                        SUM(r.plays) AS plays, SUM(r.played_s) AS secs
-                FROM rollup_day_track r JOIN tracks t ON t.id = r.track_id
-                WHERE r.day BETWEEN ? AND ? AND t.album IS NOT NULL
+                FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id
+                WHERE t.album IS NOT NULL
                 GROUP BY t.album COLLATE NOCASE, COALESCE(t.album_artist, t.artist) COLLATE NOCASE HAVING SUM(r.plays) > 0
                 ORDER BY plays DESC, secs DESC, album LIMIT ?
-                """, arguments: [fromDay, toDay, limit]).map { row in
+                """, arguments: source.arguments + [limit]).map { row in
                 ChartEntry(track: nil, artist: row["artist"], album: row["album"], plays: row["plays"], seconds: row["secs"])
             }
         }

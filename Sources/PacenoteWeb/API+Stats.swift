@@ -1,6 +1,7 @@
 import Foundation
 import PacenoteCore
 import PacenoteStore
+import Synchronization
 
 extension API {
     /// `GET /api/v1/stats`: totals and the top tracks, artists and albums of a range of
@@ -19,6 +20,10 @@ extension API {
         } catch {
             throw APIError.badRequest("'from' must not be after 'to'", code: "invalid_range")
         }
+        let key = "\(range.from)|\(range.to)|\(limit)"
+        if let cached = charts.get(key) {
+            return Self.rangeHeader(range, cached)
+        }
         let store = context.store
         let totals = try store.totals(fromDay: range.from, toDay: range.to)
         func ranked(_ entries: [ChartEntry], _ item: (ChartEntry) -> [(String, JSONValue)]) -> JSONValue {
@@ -26,8 +31,7 @@ extension API {
                 .object([("rank", .int(Int64(i + 1)))] + item(e) + [("plays", .int(Int64(e.plays))), ("listening_s", .double(e.seconds.rounded()))])
             })
         }
-        return .object([
-            ("range", .object([("name", .string(range.name)), ("from", .string(range.from)), ("to", .string(range.to))])),
+        let body: [(String, JSONValue)] = [
             ("totals", .object([("plays", .int(Int64(totals.plays))), ("skips", .int(Int64(totals.skips))),
                                 ("listening_s", .double(totals.seconds.rounded()))])),
             ("top_tracks", ranked(try store.topTracks(fromDay: range.from, toDay: range.to, limit: limit)) { [("track", APIJSON.track($0.track!))] }),
@@ -35,6 +39,45 @@ extension API {
             ("top_albums", ranked(try store.topAlbums(fromDay: range.from, toDay: range.to, limit: limit)) {
                 [("album", .optional($0.album)), ("artist", .optional($0.artist))]
             }),
-        ])
+        ]
+        charts.put(key, body)
+        return Self.rangeHeader(range, body)
+    }
+
+    static func rangeHeader(_ range: StatsRange, _ body: [(String, JSONValue)]) -> JSONValue {
+        .object([("range", .object([("name", .string(range.name)), ("from", .string(range.from)), ("to", .string(range.to))]))] + body)
+    }
+}
+
+/// Charts computed once and kept until a play is stored (in this process: the event bus
+/// says so) or `maxAge` passes (another process, such as `pacenote import`, wrote).
+final class ChartCache: Sendable {
+    private let entries = Mutex<(generation: Int, values: [String: (generation: Int, at: Date, body: [(String, JSONValue)])])>((0, [:]))
+    let maxAge: Double
+
+    init(bus: EventBus?, maxAge: Double = 60) {
+        self.maxAge = maxAge
+        bus?.subscribe { [weak self] event in
+            if case .playLogged = event { self?.invalidate() }
+        }
+    }
+
+    func invalidate() {
+        entries.withLock { $0.generation += 1; $0.values.removeAll(keepingCapacity: true) }
+    }
+
+    func get(_ key: String) -> [(String, JSONValue)]? {
+        entries.withLock { state in
+            guard let hit = state.values[key], hit.generation == state.generation,
+                  Date().timeIntervalSince(hit.at) < maxAge else { return nil }
+            return hit.body
+        }
+    }
+
+    func put(_ key: String, _ body: [(String, JSONValue)]) {
+        entries.withLock { state in
+            if state.values.count > 256 { state.values.removeAll(keepingCapacity: true) }
+            state.values[key] = (state.generation, Date(), body)
+        }
     }
 }

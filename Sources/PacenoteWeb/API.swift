@@ -48,10 +48,12 @@ public struct API: Sendable {
     /// Table sizes for the status, counted at most once a second: the status is what
     /// monitors poll, and counting a million plays on every poll would make it slow.
     private let counts = CountsCache()
+    let charts: ChartCache
 
     public init(context: APIContext) {
         self.context = context
         self.localTime = LocalTime(timeZone: context.timeZone)
+        self.charts = ChartCache(bus: context.events)
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {

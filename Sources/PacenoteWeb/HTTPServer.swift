@@ -28,11 +28,15 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionTimeoutSeconds: Int
         /// The limit for paths that take large bodies (imports, ListenBrainz batches).
         public var largeBodyBytes: Int
+        /// libmicrohttpd worker threads, each with its own epoll: one slow request (a
+        /// chart over years) does not hold up the others.
+        public var threads: Int
         public var takesLargeBody: @Sendable (String) -> Bool
 
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: Int = 512,
                     connectionTimeoutSeconds: Int = 60, largeBodyBytes: Int = 16 << 20,
-                    takesLargeBody: @escaping @Sendable (String) -> Bool = { _ in false }) {
+                    takesLargeBody: @escaping @Sendable (String) -> Bool = { _ in false }, threads: Int = 4) {
+            self.threads = max(1, threads)
             self.address = address
             self.maxBodyBytes = maxBodyBytes
             self.connectionLimit = connectionLimit
@@ -79,7 +83,8 @@ public final class HTTPServer: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let d = pn_mhd_start(
             UInt32(flags), fd, HTTPServer.accessHandler, me, HTTPServer.completedHandler, me,
-            UInt32(settings.connectionLimit), UInt32(settings.connectionTimeoutSeconds), 256 * 1024, log)
+            UInt32(settings.connectionLimit), UInt32(settings.connectionTimeoutSeconds), 256 * 1024,
+            UInt32(settings.threads), log)
         else {
             close(fd)
             log.deallocate()

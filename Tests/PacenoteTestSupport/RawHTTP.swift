@@ -5,7 +5,36 @@ import Foundation
 public final class RawHTTPConnection: @unchecked Sendable {
     // @unchecked Sendable: used by the one test that owns it.
     private let fd: Int32
-    public private(set) var received = ""
+    private var raw: [UInt8] = []
+
+    /// The response so far: the head as sent, and the body with any chunked transfer
+    /// encoding undone (as an EventSource client sees it).
+    public var received: String {
+        let bytes = raw
+        guard let end = bytes.indices.dropLast(3).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10 }) else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let head = String(decoding: bytes[..<(end + 4)], as: UTF8.self)
+        var body = Array(bytes[(end + 4)...])
+        if head.lowercased().contains("transfer-encoding: chunked") { body = RawHTTPConnection.dechunk(body) }
+        return head + String(decoding: body, as: UTF8.self)
+    }
+
+    static func dechunk(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = 0
+        while i < data.count {
+            guard let lineEnd = data[i...].indices.dropLast().first(where: { data[$0] == 13 && data[$0 + 1] == 10 }),
+                  let size = Int(String(decoding: data[i..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16)
+            else { break }
+            let start = lineEnd + 2
+            if size == 0 { break }
+            let end = min(start + size, data.count)
+            out += data[start..<end]
+            i = end + 2
+        }
+        return out
+    }
 
     public init(port: UInt16, request: String) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -36,7 +65,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
             guard poll(&pfd, 1, Int32(left * 1000) + 1) > 0 else { continue }
             let n = recv(fd, &buffer, buffer.count, 0)
             if n <= 0 { return received.contains(text) }
-            received += String(decoding: buffer[0..<n], as: UTF8.self)
+            raw += buffer[0..<n]
         }
         return true
     }
