@@ -11,7 +11,9 @@ extension Store {
     /// Recomputes `local_day`/`local_hour` of every play for `timeZone` and rebuilds the
     /// rollups from scratch, if they were built for another zone.
     func alignRollups(to timeZone: TimeZone) throws(StoreError) {
-        guard try rollupTimeZone() != timeZone.identifier else { return }
+        // Compare zones, not spellings: Foundation names UTC "GMT" on Linux.
+        if let stored = try rollupTimeZone(), stored == timeZone.identifier
+            || TimeZone(identifier: stored)?.identifier == timeZone.identifier { return }
         try write { db in
             let local = LocalTime(timeZone: timeZone)
             let update = try db.makeStatement(sql: "UPDATE plays SET local_day = ?, local_hour = ? WHERE id = ?")

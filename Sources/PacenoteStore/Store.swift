@@ -39,10 +39,15 @@ public final class Store: Sendable {
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(5)
         config.label = "pacenote"
+        // Readers: one per HTTP worker thread is enough; each keeps its own page cache.
+        config.maximumReaderCount = 4
         config.prepareDatabase { db in
             // NORMAL is durable across application crashes in WAL mode; only a power loss
             // can roll back the last commits (https://sqlite.org/pragma.html#pragma_synchronous).
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // 1 MiB of page cache per connection (SQLite's default is 2 MiB): the rollups
+            // keep the hot set small, and a home server's memory is shared.
+            try db.execute(sql: "PRAGMA cache_size = -1024")
         }
         let pool: DatabasePool
         do {

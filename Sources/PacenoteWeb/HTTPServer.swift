@@ -83,7 +83,7 @@ public final class HTTPServer: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let d = pn_mhd_start(
             UInt32(flags), fd, HTTPServer.accessHandler, me, HTTPServer.completedHandler, me,
-            UInt32(settings.connectionLimit), UInt32(settings.connectionTimeoutSeconds), 256 * 1024,
+            UInt32(settings.connectionLimit), UInt32(settings.connectionTimeoutSeconds), 64 * 1024,
             UInt32(settings.threads), log)
         else {
             close(fd)
