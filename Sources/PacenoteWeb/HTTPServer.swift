@@ -9,12 +9,14 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
     public var description: String { message }
 }
 
-/// The HTTP server: libmicrohttpd with one internal epoll thread, on a socket we bind
-/// ourselves (so "address in use" is reported with the address, and port 0 works).
+/// The HTTP server: libmicrohttpd in epoll mode with a small pool of worker threads, on a
+/// socket we bind ourselves (so "address in use" is reported with the address, and port 0
+/// works).
 ///
-/// Requests are handled synchronously on libmicrohttpd's thread: handlers read from
-/// SQLite's WAL pool and return in microseconds. The body is collected across the access
-/// handler's calls and capped at `maxBodyBytes` (413 beyond it).
+/// Requests are handled synchronously on libmicrohttpd's threads: handlers read from
+/// SQLite's WAL pool and mostly return in microseconds; the pool keeps a slow one from
+/// holding up the rest. The body is collected across the access handler's calls and
+/// capped per path (`maxBodyBytes`, or `largeBodyBytes` for batches; 413 beyond it).
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `daemon` and `logContext` are written in start() before
     // libmicrohttpd's thread exists and cleared in stop() after it has been joined;
