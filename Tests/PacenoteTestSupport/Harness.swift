@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -61,22 +62,31 @@ public enum Ports {
         return UInt16(bigEndian: address.sin_port)
     }
 
+    /// A TCP connection to 127.0.0.1:`port` (the caller closes it), or nil.
+    public static func connect(_ port: UInt16) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        if connected { return fd }
+        close(fd)
+        return nil
+    }
+
     /// Waits until something accepts TCP connections on 127.0.0.1:`port`.
     public static func waitUntilListening(_ port: UInt16, timeout: Double = 10) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
+            if let fd = connect(port) {
+                close(fd)
+                return
             }
-            close(fd)
-            if connected { return }
             usleep(20_000)
         }
         throw HarnessError("nothing listens on 127.0.0.1:\(port) after \(timeout) s")

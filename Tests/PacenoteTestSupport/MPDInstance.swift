@@ -149,16 +149,8 @@ public final class MPDInstance: @unchecked Sendable {
     /// Sends one raw protocol command (e.g. `seekcur 7`) and returns MPD's answer.
     @discardableResult
     public func command(_ line: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let fd = Ports.connect(port) else { throw HarnessError("cannot connect to mpd on \(port)") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard ok else { throw HarnessError("cannot connect to mpd on \(port)") }
         var text = ""
         if let password { text += "password \(password)\n" }
         text += line + "\nclose\n"

@@ -37,18 +37,8 @@ public final class RawHTTPConnection: @unchecked Sendable {
     }
 
     public init(port: UInt16, request: String) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard ok else {
-            close(fd)
-            throw HarnessError("cannot connect to 127.0.0.1:\(port)")
-        }
+        guard let fd = Ports.connect(port) else { throw HarnessError("cannot connect to 127.0.0.1:\(port)") }
+        self.fd = fd
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
     }
 
