@@ -1,9 +1,13 @@
 import Foundation
+import Synchronization
 
 /// The API key that every write (heart rate, pins, queue, submissions, imports) needs.
 /// `PACENOTE_API_KEY` wins; otherwise it lives in `api-key` beside the database, created
-/// on first run with mode 0600 and shown by `pacenote key`.
+/// on first run with mode 0600 and shown by `pacenote key`. `pacenote key --new` replaces
+/// it and `--revoke` withdraws it; a running server notices within a second.
 public enum APIKey {
+    /// What the key file holds after `--revoke`: no key is valid until `--new`.
+    static let revokedMarker = "revoked"
     public static func path(forDatabase database: String) -> String {
         (database as NSString).deletingLastPathComponent + "/api-key"
     }
@@ -17,11 +21,27 @@ public enum APIKey {
         let file = path(forDatabase: database)
         if let text = try? String(contentsOfFile: file, encoding: .utf8) {
             let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if key.count >= 16 { return key }
+            if key.count >= 16 || key == revokedMarker { return key }
         }
-        let key = generate()
-        guard FileManager.default.createFile(atPath: file, contents: Data((key + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
+        return try write(generate(), to: file)
+    }
+
+    /// Replaces the key with a new one and returns it.
+    public static func rotate(database: String) throws(StartupError) -> String {
+        try write(generate(), to: path(forDatabase: database))
+    }
+
+    /// Withdraws the key: no write is accepted until `rotate`.
+    public static func revoke(database: String) throws(StartupError) {
+        _ = try write(revokedMarker, to: path(forDatabase: database))
+    }
+
+    /// Writes the key file atomically (a new file, mode 0600, renamed over the old one).
+    private static func write(_ key: String, to file: String) throws(StartupError) -> String {
+        let temporary = file + ".new"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data((key + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]),
+              rename(temporary, file) == 0 else {
             throw StartupError("api key: cannot write \(file)")
         }
         return key
@@ -34,5 +54,36 @@ public enum APIKey {
         return "pn_" + Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// The key as a running server sees it: the environment's, or the file's, re-read when
+/// the file changes (checked at most once a second).
+public final class APIKeySource: Sendable {
+    private let fixed: String?
+    private let file: String
+    private let state: Mutex<(key: String?, modified: Date?, checked: Date)>
+
+    public init(database: String, environment: [String: String]) throws(StartupError) {
+        let key = try APIKey.load(database: database, environment: environment)
+        fixed = environment["PACENOTE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        file = APIKey.path(forDatabase: database)
+        let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
+        state = Mutex((key == APIKey.revokedMarker ? nil : key, modified, Date()))
+    }
+
+    public func current() -> String? {
+        if let fixed { return fixed }
+        return state.withLock { s in
+            let now = Date()
+            guard now.timeIntervalSince(s.checked) >= 1 else { return s.key }
+            s.checked = now
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
+            guard modified != s.modified else { return s.key }
+            s.modified = modified
+            let text = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+            s.key = (text == nil || text == APIKey.revokedMarker || (text?.count ?? 0) < 16) ? nil : text
+            return s.key
+        }
     }
 }

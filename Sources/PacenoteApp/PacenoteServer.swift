@@ -66,9 +66,9 @@ public final class PacenoteServer: Sendable {
             throw StartupError("database.path: \(error)")
         }
         let heartRate: HeartRateService
-        let apiKey: String
+        let keys: APIKeySource
         do {
-            apiKey = try APIKey.load(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
+            keys = try APIKeySource(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
             heartRate = try HeartRateService(store: store, events: events, settings: config.heartRate, logger: logger)
         } catch {
             try? store.close()
@@ -76,9 +76,10 @@ public final class PacenoteServer: Sendable {
         }
         var context = APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
-            apiKey: apiKey, heartRate: heartRate,
+            apiKey: "", heartRate: heartRate,
             players: { [players] in players.map(\.watcher.status) },
             nowPlaying: { [players] in players.compactMap(\.nowPlaying) })
+        context.currentKey = { keys.current() }
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
         context.events = events

@@ -14,8 +14,10 @@ public struct APIContext: Sendable {
     public var players: @Sendable () -> [PlayerStatus]
     /// What each player plays now (players that play nothing are absent).
     public var nowPlaying: @Sendable () -> [NowPlaying]
-    /// The key every write needs (`Authorization: Token KEY` or `X-API-Key: KEY`).
-    public var apiKey: String
+    /// The key every write needs (`Authorization: Token KEY` or `X-API-Key: KEY`), read on
+    /// each use so that `pacenote key --new` and `--revoke` take effect at once; nil
+    /// when revoked.
+    public var currentKey: @Sendable () -> String?
     public var heartRate: (any HeartRateBackend)?
     /// Clients in these networks read history and heart rate without the key.
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
@@ -34,7 +36,7 @@ public struct APIContext: Sendable {
         self.startedAt = startedAt
         self.store = store
         self.timeZone = timeZone
-        self.apiKey = apiKey
+        self.currentKey = { apiKey }
         self.heartRate = heartRate
         self.players = players
         self.nowPlaying = nowPlaying
@@ -71,12 +73,13 @@ public struct API: Sendable {
             }
             if route == .listenBrainzValidateToken { return .json(validateToken(request)) }
             if route == .listenBrainzSubmit {
-                try ListenBrainzAuthorization.require(context.apiKey, in: request)
+                try ListenBrainzAuthorization.require(context.currentKey(), in: request)
                 return try submitListens(request)
             }
-            if route.isWrite || request.method == "POST" { try Authorization.require(context.apiKey, in: request) }
+            let key = context.currentKey()
+            if route.isWrite || request.method == "POST" { try Authorization.require(key, in: request) }
             let mayReadPrivate = Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
-                || (try? Authorization.require(context.apiKey, in: request)) != nil
+                || (try? Authorization.require(key, in: request)) != nil
             if route.isPrivate && !mayReadPrivate {
                 throw APIError(kind: .forbidden, code: "forbidden",
                                message: "listening history and heart rate are private: from outside the trusted networks, send the API key")

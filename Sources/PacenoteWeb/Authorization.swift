@@ -5,7 +5,7 @@ enum Authorization {
     /// Accepts `Authorization: Token KEY` (ListenBrainz's form), `Authorization: Bearer KEY`
     /// and `X-API-Key: KEY`. The comparison takes the same time whatever the key sent, so
     /// it cannot be guessed byte by byte.
-    static func require(_ key: String, in request: HTTPRequest) throws(APIError) {
+    static func require(_ key: String?, in request: HTTPRequest) throws(APIError) {
         var sent = request.header("X-API-Key")
         if sent == nil, let header = request.header("Authorization") {
             for scheme in ["Token ", "Bearer "] where header.lowercased().hasPrefix(scheme.lowercased()) {
@@ -15,6 +15,10 @@ enum Authorization {
         guard let sent else {
             throw APIError(kind: .unauthorized, code: "unauthorized",
                            message: "this needs the API key: send 'Authorization: Token KEY' or 'X-API-Key: KEY' (pacenote key shows it)")
+        }
+        guard let key else {
+            throw APIError(kind: .unauthorized, code: "key_revoked",
+                           message: "the API key was revoked: create a new one with pacenote key --new")
         }
         guard constantTimeEquals(Array(sent.utf8), Array(key.utf8)) else {
             throw APIError(kind: .unauthorized, code: "invalid_key", message: "the API key is not valid")

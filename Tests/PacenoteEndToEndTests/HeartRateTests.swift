@@ -313,3 +313,29 @@ import Testing
         #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM hr_samples"]).stdout == "270\n")
     }
 }
+
+@Suite struct KeyRotationTests {
+    @Test func newAndRevokedKeysTakeEffectWhileRunning() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let old = daemon.apiKey
+        #expect(try daemon.post("/api/v1/hr", body: #"{"bpm": 70}"#, key: old).status == 200)
+        let rotated = try PacenoteProcess.run(["key", "--new", "--db", daemon.db])
+        #expect(rotated.status == 0)
+        let new = rotated.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(new.hasPrefix("pn_") && new != old)
+        #expect(try eventually(timeout: 5) { try daemon.post("/api/v1/hr", body: #"{"bpm": 71}"#, key: old).status == 401 })
+        #expect(try daemon.post("/api/v1/hr", body: #"{"bpm": 72}"#, key: new).status == 200)
+
+        #expect(try PacenoteProcess.run(["key", "--revoke", "--db", daemon.db]).status == 0)
+        var r = try daemon.post("/api/v1/hr", body: #"{"bpm": 73}"#, key: new)
+        #expect(try eventually(timeout: 5) {
+            r = try daemon.post("/api/v1/hr", body: #"{"bpm": 73}"#, key: new)
+            return r.status == 401
+        })
+        #expect((r.json?["error"] as? [String: Any])?["code"] as? String == "key_revoked")
+        let shown = try PacenoteProcess.run(["key", "--db", daemon.db])
+        #expect(shown.status == 1 && shown.stderr.contains("revoked"))
+        let mode = try FileManager.default.attributesOfItem(atPath: daemon.dir.file("api-key"))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}
