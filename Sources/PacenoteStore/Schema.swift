@@ -62,6 +62,23 @@ enum Schema {
             CREATE INDEX tracks_artist ON tracks(artist COLLATE NOCASE);
             CREATE INDEX tracks_album ON tracks(album COLLATE NOCASE);
 
+            -- Full-text search over titles, artists and albums (FTS5, accents folded), kept in
+            -- step with tracks by triggers.
+            CREATE VIRTUAL TABLE tracks_fts USING fts5(
+              title, artist, album, content = 'tracks', content_rowid = 'id',
+              tokenize = 'unicode61 remove_diacritics 2'
+            );
+            CREATE TRIGGER tracks_fts_insert AFTER INSERT ON tracks BEGIN
+              INSERT INTO tracks_fts (rowid, title, artist, album) VALUES (NEW.id, NEW.title, NEW.artist, NEW.album);
+            END;
+            CREATE TRIGGER tracks_fts_delete AFTER DELETE ON tracks BEGIN
+              INSERT INTO tracks_fts (tracks_fts, rowid, title, artist, album) VALUES ('delete', OLD.id, OLD.title, OLD.artist, OLD.album);
+            END;
+            CREATE TRIGGER tracks_fts_update AFTER UPDATE OF title, artist, album ON tracks BEGIN
+              INSERT INTO tracks_fts (tracks_fts, rowid, title, artist, album) VALUES ('delete', OLD.id, OLD.title, OLD.artist, OLD.album);
+              INSERT INTO tracks_fts (rowid, title, artist, album) VALUES (NEW.id, NEW.title, NEW.artist, NEW.album);
+            END;
+
             -- Which files each player's MPD has, as last mirrored. Players (rooms) may have
             -- different libraries; a track is in_library while any player has it.
             CREATE TABLE library_files (

@@ -53,9 +53,12 @@ extension Store {
     }
 
     /// Plays, newest first, with their tracks: those that started in [`from`, `to`), after
-    /// `cursor` (exclusive), at most `limit`.
-    public func plays(limit: Int, after cursor: PlayCursor? = nil, from: Date? = nil, to: Date? = nil) throws(StoreError) -> [PlayWithTrack] {
-        try read { db in
+    /// `cursor` (exclusive), whose track matches `search` (every word, as a prefix, in its
+    /// title, artist or album; accents and case ignored), at most `limit`.
+    public func plays(limit: Int, after cursor: PlayCursor? = nil, from: Date? = nil, to: Date? = nil,
+                      search: String? = nil) throws(StoreError) -> [PlayWithTrack] {
+        let match = search.flatMap(Store.ftsQuery)
+        return try read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT p.id AS play_id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
                        p.source, p.player, p.hr_avg, p.hr_max, p.zone, p.workout_id, t.*
@@ -63,9 +66,10 @@ extension Store {
                 WHERE (?1 IS NULL OR (p.started_at_ms, p.id) < (?1, ?2))
                   AND (?3 IS NULL OR p.started_at_ms >= ?3)
                   AND (?4 IS NULL OR p.started_at_ms < ?4)
+                  AND (?6 IS NULL OR p.track_id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?6))
                 ORDER BY p.started_at_ms DESC, p.id DESC
                 LIMIT ?5
-                """, arguments: [cursor?.startedAtMs, cursor?.id, from.map(Store.milliseconds), to.map(Store.milliseconds), limit])
+                """, arguments: [cursor?.startedAtMs, cursor?.id, from.map(Store.milliseconds), to.map(Store.milliseconds), limit, match])
             return rows.map { row in
                 PlayWithTrack(
                     play: Play(
@@ -78,6 +82,15 @@ extension Store {
                     track: Store.track(from: row))
             }
         }
+    }
+
+    /// A user's search text as an FTS5 query: each word quoted (so no operator syntax
+    /// leaks through) and matched as a prefix; nil when there is no word.
+    static func ftsQuery(_ text: String) -> String? {
+        let words = text.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation || $0.isSymbol })
+            .map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"*" }
+            .prefix(16)
+        return words.isEmpty ? nil : words.joined(separator: " ")
     }
 
     /// The newest plays first (a convenience over `plays(limit:)`).

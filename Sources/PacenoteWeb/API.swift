@@ -159,7 +159,9 @@ public struct API: Sendable {
             return cursor
         }
         // One more than asked tells whether another page follows.
-        let rows = try context.store.plays(limit: limit + 1, after: cursor, from: from, to: to)
+        let search = query["q"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        if let search, search.count > 200 { throw APIError.badRequest("'q' is at most 200 characters", code: "invalid_q") }
+        let rows = try context.store.plays(limit: limit + 1, after: cursor, from: from, to: to, search: search)
         let page = rows.prefix(limit)
         let next = rows.count > limit ? page.last.map { ListenCursor.encode(startedAt: $0.play.startedAt, id: $0.play.id ?? 0) } : nil
         return .object([

@@ -89,6 +89,24 @@ import Testing
         #expect((json["listens"] as? [Any])?.count == 3)
     }
 
+    @Test func searchesTitlesArtistsAndAlbums() throws {
+        let site = try Site()
+        let other = try site.store.saveTrack(Track(uri: "c.flac", title: "Quiet Night", artist: "Someone", album: "Calm"))
+        try site.store.insertPlay(Play(trackID: other, startedAt: Date(timeIntervalSince1970: 1_767_400_000),
+                                       endedAt: Date(timeIntervalSince1970: 1_767_400_100), playedSeconds: 100, counted: true, source: "mpd"))
+        func count(_ q: String) throws -> Int {
+            let (status, json) = try site.get("?q=" + (q.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? q))
+            #expect(status == 200, "\(q): \(json)")
+            return (json["listens"] as? [Any])?.count ?? -1
+        }
+        #expect(try count("artist") == 7)           // accents folded: Ärtist
+        #expect(try count("son") == 7)              // a prefix of "Song"
+        #expect(try count("quiet calm") == 1)       // every word, title and album
+        #expect(try count("quiet artist") == 0)
+        #expect(try count("\" OR * NEAR(") == 0)    // operators are only text
+        #expect(try count("   ") == 8)              // no words: no filter
+    }
+
     @Test(arguments: [
         ("?limit=0", "invalid_limit"), ("?limit=501", "invalid_limit"), ("?limit=ten", "invalid_limit"),
         ("?from=yesterday", "invalid_from"), ("?to=2026-02-30", "invalid_to"), ("?from=2026-13-01", "invalid_from"),
