@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -52,6 +54,7 @@ let package = Package(
             dependencies: [
                 "PacenoteCore", "PacenoteStore", "CMicroHTTPD",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // Wiring: configuration -> services. What `serve` and the tests both call.
@@ -60,6 +63,8 @@ let package = Package(
             dependencies: [
                 "PacenoteCore", "PacenoteStore", "PacenoteMPD", "PacenoteWeb",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // @main, thin: argument parsing, then PacenoteApp.
@@ -69,6 +74,8 @@ let package = Package(
                 "PacenoteApp", "PacenoteCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
 

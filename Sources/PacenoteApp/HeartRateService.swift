@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Metrics
 import PacenoteCore
 import PacenoteStore
 import PacenoteWeb
@@ -130,6 +131,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private func ingestOnQueue(_ samples: [HeartRateSample], source: String) throws(StoreError) -> Int {
         guard let first = samples.first, let last = samples.last else { return 0 }
         let inserted = try store.insertSamples(samples, source: source)
+        Counter(label: "pacenote_hr_samples_total").increment(by: inserted)
         // Samples newer than what we have seen are live; older ones arrived late (a watch
         // syncing after the run) and only back-fill.
         let liveFrom = detector.lastReading ?? .distantPast

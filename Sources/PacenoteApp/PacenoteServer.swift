@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import Metrics
 import PacenoteCore
+import Prometheus
 import PacenoteMPD
 import PacenoteStore
 import PacenoteWeb
@@ -39,7 +41,9 @@ public final class PacenoteServer: Sendable {
 
     /// Opens and migrates the database, starts watching MPD (retrying in the background
     /// while it is down) and starts serving HTTP. Nothing is left running on failure.
-    public static func start(config: Config, logger: Logger) throws(StartupError) -> PacenoteServer {
+    /// `metrics`: where the process's metrics are collected (bootstrapped by the caller,
+    /// once per process); served at `/metrics`.
+    public static func start(config: Config, logger: Logger, metrics: PrometheusCollectorRegistry? = nil) throws(StartupError) -> PacenoteServer {
         let started = Date()
         let store = try openStore(config: config)
         let events = EventBus()
@@ -54,7 +58,12 @@ public final class PacenoteServer: Sendable {
                         reconnectMaximum: max(player.reconnectMaxSeconds, player.reconnectInitialSeconds),
                         tickInterval: player.saveIntervalSeconds),
                     logger: logger)
-                watcher.onStatusChange { events.publish(.playerConnection($0)) }
+                let connected = Gauge(label: "pacenote_mpd_connected", dimensions: [("player", player.name)])
+                connected.record(0)
+                watcher.onStatusChange { status in
+                    connected.record(status.connected ? 1 : 0)
+                    events.publish(.playerConnection(status))
+                }
                 players.append(try PlayerService(
                     name: player.name, watcher: watcher, rule: config.playRule, store: store, events: events, logger: logger))
             }
@@ -84,6 +93,13 @@ public final class PacenoteServer: Sendable {
         context.trustedProxies = config.trustedProxies
         context.events = events
         context.eventHub = EventStreamHub(bus: events)
+        if let metrics { context.metricsText = { metrics.emitToBuffer() } }
+        events.subscribe { event in
+            if case .playLogged(_, let play, _) = event {
+                Counter(label: "pacenote_plays_logged_total",
+                        dimensions: [("source", play.source), ("counted", play.counted ? "true" : "false")]).increment()
+            }
+        }
         context.staticFiles = StaticFiles(root: StaticFiles.locate(configured: config.publicDirectory))
         let api = API(context: context)
         let web = WebServer(

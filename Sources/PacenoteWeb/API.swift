@@ -27,6 +27,8 @@ public struct APIContext: Sendable {
     public var events: EventBus?
     public var staticFiles = StaticFiles(root: nil)
     public var eventHub: EventStreamHub?
+    /// The Prometheus text for `/metrics`, when metrics are collected.
+    public var metricsText: (@Sendable () -> [UInt8])?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -93,6 +95,9 @@ public struct API: Sendable {
             case .workout(let id): return .json(try workout(id))
             case .stopWorkout(let id): return .json(try stopWorkout(id))
             case .events: return try events(request)
+            case .metrics:
+                guard let text = context.metricsText else { throw APIError.notFound("metrics are not collected") }
+                return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: text())
             case .stats: return .json(try stats(request.query))
             case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile: throw APIError.internal("routed above")
             }

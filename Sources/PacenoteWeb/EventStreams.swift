@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Metrics
 import PacenoteCore
 import PacenoteStore
 
@@ -137,11 +138,16 @@ public final class EventStreamHub: @unchecked Sendable {
         stream.onFinished = { [weak self] stream in self?.remove(stream) }
         nextStream += 1
         streams[stream.id] = stream
+        Gauge(label: "pacenote_sse_subscribers").record(streams.count)
         return stream
     }
 
     func remove(_ stream: EventStream) {
-        lock.withLock { _ = streams.removeValue(forKey: stream.id) }
+        let count = lock.withLock { () -> Int in
+            streams.removeValue(forKey: stream.id)
+            return streams.count
+        }
+        Gauge(label: "pacenote_sse_subscribers").record(count)
     }
 
     /// Ends every stream (before the server stops: no connection may stay suspended).

@@ -13,10 +13,31 @@ public enum Route: Equatable, Sendable {
     case listenBrainzValidateToken
     /// Live events (Server-Sent Events).
     case events
+    /// Prometheus metrics.
+    case metrics
     /// Liveness for monitors and load balancers: no database, no MPD.
     case health
     /// A file from `Public/`, by its path below it.
     case staticFile(String)
+
+    /// A short, fixed name for metrics labels (never the raw path: ids would explode them).
+    public var metricName: String {
+        switch self {
+        case .status: "status"
+        case .listens: "listens"
+        case .heartRate: "hr"
+        case .stats: "stats"
+        case .workouts: "workouts"
+        case .workout: "workout"
+        case .stopWorkout: "workout_stop"
+        case .listenBrainzSubmit: "listenbrainz_submit"
+        case .listenBrainzValidateToken: "listenbrainz_validate"
+        case .events: "events"
+        case .metrics: "metrics"
+        case .health: "healthz"
+        case .staticFile: "static"
+        }
+    }
 
     /// Routes that speak ListenBrainz's dialect (its error shape, its auth messages).
     public var isListenBrainz: Bool {
@@ -32,7 +53,7 @@ public enum Route: Equatable, Sendable {
     /// to anyone with the key.
     public var isPrivate: Bool {
         switch self {
-        case .listens, .workouts, .workout, .events, .stats: true
+        case .listens, .workouts, .workout, .events, .stats, .metrics: true
         default: false
         }
     }
@@ -81,6 +102,9 @@ public enum Route: Equatable, Sendable {
         case ["api", "v1", "openapi.json"]:
             // The OpenAPI document is a file of Public/, served as it is.
             route = .staticFile("openapi.json")
+            allowed = ["GET", "HEAD"]
+        case ["metrics"]:
+            route = .metrics
             allowed = ["GET", "HEAD"]
         case ["healthz"]:
             route = .health

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import Metrics
 import PacenoteCore
 
 /// The site and API behind one HTTP server, optionally under a base path for running
@@ -12,9 +13,15 @@ public final class WebServer: Sendable {
         http = HTTPServer(settings: settings, logger: logger) { request in
             let started = DispatchTime.now()
             let response = WebServer.route(request, prefix: prefix, api: api)
+            let nanoseconds = DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds
+            let path = prefix.isEmpty ? request.path : String(request.path.dropFirst(prefix.count))
+            let name = (try? Route.match(method: "GET", path: path).get())?.metricName
+                ?? (try? Route.match(method: "POST", path: path).get())?.metricName ?? "unknown"
+            Counter(label: "pacenote_http_requests_total", dimensions: [("route", name), ("status", String(response.status))]).increment()
+            Timer(label: "pacenote_http_request_duration_seconds", dimensions: [("route", name)]).recordNanoseconds(Int64(nanoseconds))
             // The access log, at debug level: never the body or the key.
             if logger.logLevel <= .debug {
-                let ms = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e6
+                let ms = Double(nanoseconds) / 1e6
                 logger.debug("\(request.peerAddress ?? "-") \(request.method) \(request.path) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
             }
             return response

@@ -2,7 +2,9 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Logging
+import Metrics
 import PacenoteApp
+import Prometheus
 import PacenoteCore
 import PacenoteStore
 #if canImport(FoundationNetworking)
@@ -111,9 +113,13 @@ struct Serve: ParsableCommand {
             sources.append(source)
         }
 
+        // Metrics for /metrics, in Prometheus's text format.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+
         let daemon: PacenoteServer
         do {
-            daemon = try PacenoteServer.start(config: config, logger: logger)
+            daemon = try PacenoteServer.start(config: config, logger: logger, metrics: registry)
         } catch {
             Pacenote.fail(error.description)
         }

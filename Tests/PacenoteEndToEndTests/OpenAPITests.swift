@@ -57,6 +57,7 @@ import Testing
         try record("GET", "/apis/listenbrainz/1/validate-token", "/apis/listenbrainz/1/validate-token?token=\(daemon.apiKey)")
         try record("GET", "/apis/listenbrainz/1/validate-token", "/apis/listenbrainz/1/validate-token?token=no")
         try record("GET", "/healthz", "/healthz")
+        try record("GET", "/metrics", "/metrics")
 
         let served = try HTTP.get(daemon.base + "/api/v1/openapi.json")
         #expect(served.status == 200 && served.header("Content-Type") == "application/json; charset=utf-8")

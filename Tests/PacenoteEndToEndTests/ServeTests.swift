@@ -221,6 +221,23 @@ import Testing
         }
     }
 
+    @Test func metricsCountRequestsPlaysAndSamples() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        _ = try daemon.status()
+        _ = try daemon.post("/api/v1/hr", body: #"{"samples": [{"bpm": 80}, {"bpm": 81, "ts": 1763794800}]}"#)
+        _ = try HTTP.request("POST", daemon.base + "/1/submit-listens", headers: ["Authorization": "Token \(daemon.apiKey)"],
+                             body: Data(#"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#.utf8))
+        let r = try HTTP.get(daemon.base + "/metrics")
+        #expect(r.status == 200)
+        #expect(r.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        for line in [#"pacenote_http_requests_total{route="status",status="200"} 1"#, "pacenote_hr_samples_total 2",
+                     #"pacenote_plays_logged_total{source="listenbrainz",counted="true"} 1"#, #"pacenote_mpd_connected{player="default"} 0"#] {
+            #expect(r.text.contains(line), "missing \(line) in\n\(r.text)")
+        }
+        let untrusted = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
+        #expect(try HTTP.get(untrusted.base + "/metrics").status == 403)
+    }
+
     @Test func healthzAnswersAlways() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
         let r = try HTTP.get(daemon.base + "/healthz")
