@@ -93,6 +93,7 @@ public final class PacenoteServer: Sendable {
         context.trustedProxies = config.trustedProxies
         context.events = events
         context.eventHub = EventStreamHub(bus: events)
+        context.basePath = WebServer.normalise(config.basePath)
         if let metrics { context.metricsText = { metrics.emitToBuffer() } }
         events.subscribe { event in
             if case .playLogged(_, let play, _) = event {

@@ -29,6 +29,9 @@ public struct APIContext: Sendable {
     public var eventHub: EventStreamHub?
     /// The Prometheus text for `/metrics`, when metrics are collected.
     public var metricsText: (@Sendable () -> [UInt8])?
+    public var sessions = Sessions()
+    /// The URL prefix the site is served under (for cookie paths and redirects).
+    public var basePath = ""
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -78,9 +81,16 @@ public struct API: Sendable {
                 try ListenBrainzAuthorization.require(context.currentKey(), in: request)
                 return try submitListens(request)
             }
+            if route == .login { return try login(request) }
+            if route == .logout { return logout(request) }
             let key = context.currentKey()
-            if route.isWrite || request.method == "POST" { try Authorization.require(key, in: request) }
-            let mayReadPrivate = Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
+            let session = Sessions.cookie(in: request).map { context.sessions.isValid($0) } ?? false
+            if route.isWrite || request.method == "POST" {
+                // A logged-in browser may write too, from the page itself only (CSRF).
+                if !(session && Sessions.isSameOrigin(request)) { try Authorization.require(key, in: request) }
+            }
+            let mayReadPrivate = session
+                || Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
                 || (try? Authorization.require(key, in: request)) != nil
             if route.isPrivate && !mayReadPrivate {
                 throw APIError(kind: .forbidden, code: "forbidden",
@@ -99,7 +109,8 @@ public struct API: Sendable {
                 guard let text = context.metricsText else { throw APIError.notFound("metrics are not collected") }
                 return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: text())
             case .stats: return .json(try stats(request.query))
-            case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile: throw APIError.internal("routed above")
+            case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile, .login, .logout:
+                throw APIError.internal("routed above")
             }
         } catch let error as APIError {
             return HTTPResponse(apiError: listenBrainz ? error.inListenBrainzStyle : error)

@@ -13,6 +13,9 @@ public enum Route: Equatable, Sendable {
     case listenBrainzValidateToken
     /// Live events (Server-Sent Events).
     case events
+    /// Browser login with the API key (a session cookie), and logout.
+    case login
+    case logout
     /// Prometheus metrics.
     case metrics
     /// Liveness for monitors and load balancers: no database, no MPD.
@@ -34,6 +37,8 @@ public enum Route: Equatable, Sendable {
         case .listenBrainzValidateToken: "listenbrainz_validate"
         case .events: "events"
         case .metrics: "metrics"
+        case .login: "login"
+        case .logout: "logout"
         case .health: "healthz"
         case .staticFile: "static"
         }
@@ -103,6 +108,12 @@ public enum Route: Equatable, Sendable {
             // The OpenAPI document is a file of Public/, served as it is.
             route = .staticFile("openapi.json")
             allowed = ["GET", "HEAD"]
+        case ["login"]:
+            route = .login
+            allowed = ["GET", "HEAD", "POST"]
+        case ["logout"]:
+            route = .logout
+            allowed = ["POST"]
         case ["metrics"]:
             route = .metrics
             allowed = ["GET", "HEAD"]

@@ -48,7 +48,7 @@ public final class WebServer: Sendable {
     public var port: UInt16 { http.boundPort }
 
     /// `pacenote/` → `/pacenote`; `/` and `` → ``.
-    static func normalise(_ path: String) -> String {
+    public static func normalise(_ path: String) -> String {
         let trimmed = path.split(separator: "/").joined(separator: "/")
         return trimmed.isEmpty ? "" : "/" + trimmed
     }

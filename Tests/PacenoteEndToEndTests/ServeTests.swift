@@ -245,3 +245,56 @@ import Testing
         #expect(r.json?["status"] as? String == "ok")
     }
 }
+
+/// Logging in from a browser: a session cookie instead of the key.
+@Suite struct LoginTests {
+    func raw(_ daemon: PacenoteDaemon, _ method: String, _ path: String, headers: [String: String] = [:], body: String = "") throws -> String {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n"
+        for (k, v) in headers { text += "\(k): \(v)\r\n" }
+        let connection = try RawHTTPConnection(port: daemon.port, request: text + "\r\n" + body)
+        _ = connection.waitFor("\u{0}", timeout: 3)  // read until the server closes
+        return connection.received
+    }
+
+    @Test func aSessionCookieReadsPrivateDataAndWritesFromThePageOnly() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
+        let form = ["Content-Type": "application/x-www-form-urlencoded"]
+        #expect(try raw(daemon, "GET", "/login").contains("<form method=\"post\""))
+        let wrong = try raw(daemon, "POST", "/login", headers: form, body: "key=nope&next=%2Fstats")
+        #expect(wrong.hasPrefix("HTTP/1.1 401"))
+        #expect(!wrong.contains("Set-Cookie"))
+        let ok = try raw(daemon, "POST", "/login", headers: form, body: "key=\(daemon.apiKey)&next=%2Fstats")
+        #expect(ok.hasPrefix("HTTP/1.1 303"), "\(ok)")
+        #expect(ok.contains("Location: /stats"))
+        let cookieLine = try #require(ok.split(separator: "\r\n").first { $0.hasPrefix("Set-Cookie: ") })
+        #expect(cookieLine.contains("HttpOnly") && cookieLine.contains("SameSite=Strict"))
+        let cookie = String(cookieLine.dropFirst("Set-Cookie: ".count).split(separator: ";")[0])
+
+        #expect(try raw(daemon, "GET", "/api/v1/listens", headers: ["Cookie": cookie]).hasPrefix("HTTP/1.1 200"))
+        let hr = ["Cookie": cookie, "Content-Type": "application/json"]
+        let sameOrigin = try raw(daemon, "POST", "/api/v1/hr", headers: hr.merging(["Origin": "http://127.0.0.1:\(daemon.port)"]) { $1 },
+                                 body: #"{"bpm": 80}"#)
+        #expect(sameOrigin.hasPrefix("HTTP/1.1 200"), "\(sameOrigin)")
+        for extra in [["Origin": "http://evil.example"], ["Sec-Fetch-Site": "cross-site"]] {
+            let forged = try raw(daemon, "POST", "/api/v1/hr", headers: hr.merging(extra) { $1 }, body: #"{"bpm": 81}"#)
+            #expect(forged.hasPrefix("HTTP/1.1 401"), "\(extra): \(forged)")
+        }
+        let out = try raw(daemon, "POST", "/logout", headers: ["Cookie": cookie])
+        #expect(out.contains("Max-Age=0"))
+        #expect(try raw(daemon, "GET", "/api/v1/listens", headers: ["Cookie": cookie]).hasPrefix("HTTP/1.1 403"))
+    }
+
+    @Test func noOpenRedirectsAndNoGuessing() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let form = ["Content-Type": "application/x-www-form-urlencoded"]
+        for next in ["%2F%2Fevil.example", "https%3A%2F%2Fevil.example", "%2F%5Cevil.example"] {
+            let r = try raw(daemon, "POST", "/login", headers: form, body: "key=\(daemon.apiKey)&next=\(next)")
+            #expect(r.contains("Location: /\r\n"), "\(next): \(r)")
+        }
+        var last = ""
+        for _ in 0..<11 { last = try raw(daemon, "POST", "/login", headers: form, body: "key=guess") }
+        #expect(last.hasPrefix("HTTP/1.1 429"), "\(last)")
+        // Even the right key waits out the minute.
+        #expect(try raw(daemon, "POST", "/login", headers: form, body: "key=\(daemon.apiKey)").hasPrefix("HTTP/1.1 429"))
+    }
+}

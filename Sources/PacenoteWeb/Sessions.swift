@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// Browser sessions, made by logging in with the API key, kept in memory (a restart logs
+/// everyone out; no session secret is ever written to disk). The cookie is HttpOnly and
+/// SameSite=Strict; writes through a session must also come from the same origin.
+public final class Sessions: Sendable {
+    public static let cookieName = "pacenote_session"
+    public static let lifetime: Double = 30 * 86_400
+
+    private let sessions = Mutex<[String: Date]>([:])
+    /// Failed logins per client address in the current minute: at most `maxFailures`.
+    private let failures = Mutex<(minute: Int, counts: [String: Int])>((0, [:]))
+    static let maxFailures = 10
+
+    public init() {}
+
+    /// A new session id: 32 random bytes, base64url.
+    func create(now: Date = Date()) -> String {
+        var rng = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let id = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        sessions.withLock { s in
+            s = s.filter { $0.value > now }  // forget expired ones
+            s[id] = now.addingTimeInterval(Self.lifetime)
+        }
+        return id
+    }
+
+    func isValid(_ id: String, now: Date = Date()) -> Bool {
+        sessions.withLock { $0[id].map { $0 > now } ?? false }
+    }
+
+    func end(_ id: String) {
+        sessions.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    /// Counts a failed login; false once the client has failed too often this minute.
+    func recordFailure(from client: String, now: Date = Date()) -> Bool {
+        let minute = Int(now.timeIntervalSince1970 / 60)
+        return failures.withLock { f in
+            if f.minute != minute { f = (minute, [:]) }
+            f.counts[client, default: 0] += 1
+            return f.counts[client]! <= Self.maxFailures
+        }
+    }
+
+    func isLockedOut(_ client: String, now: Date = Date()) -> Bool {
+        let minute = Int(now.timeIntervalSince1970 / 60)
+        return failures.withLock { f in f.minute == minute && (f.counts[client] ?? 0) >= Self.maxFailures }
+    }
+
+    /// The session id in a request's cookies, if any.
+    static func cookie(in request: HTTPRequest) -> String? {
+        guard let header = request.header("Cookie") else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0] == cookieName { return pair[1] }
+        }
+        return nil
+    }
+
+    /// Whether a cookie-authenticated write comes from the page itself: browsers send
+    /// `Sec-Fetch-Site` and `Origin` with cross-site requests, so a write whose origin is
+    /// another site is refused even if a cookie came along.
+    static func isSameOrigin(_ request: HTTPRequest) -> Bool {
+        if let site = request.header("Sec-Fetch-Site"), site != "same-origin", site != "none" { return false }
+        if let origin = request.header("Origin"), let host = request.header("Host") {
+            let bare = origin.split(separator: "/").dropFirst(1).first.map(String.init) ?? ""
+            return bare == host
+        }
+        return true
+    }
+}
