@@ -85,7 +85,7 @@ public struct API: Sendable {
             if route == .logout { return logout(request) }
             let key = context.currentKey()
             let session = Sessions.cookie(in: request).map { context.sessions.isValid($0) } ?? false
-            if route.isWrite || request.method == "POST" {
+            if route.isWrite || ["POST", "PUT", "DELETE"].contains(request.method) {
                 // A logged-in browser may write too, from the page itself only (CSRF).
                 if !(session && Sessions.isSameOrigin(request)) { try Authorization.require(key, in: request) }
             }
@@ -109,6 +109,8 @@ public struct API: Sendable {
                 guard let text = context.metricsText else { throw APIError.notFound("metrics are not collected") }
                 return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: text())
             case .stats: return .json(try stats(request.query))
+            case .sotd(let day): return try songOfTheDay(day, request)
+            case .sotdMonth: return .json(try songsOfTheMonth(request.query))
             case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile, .login, .logout:
                 throw APIError.internal("routed above")
             }

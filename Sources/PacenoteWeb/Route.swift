@@ -5,6 +5,10 @@ public enum Route: Equatable, Sendable {
     case listens
     case heartRate
     case stats
+    /// The song of the day `YYYY-MM-DD`: GET (public, as its share page), PUT to pin, DELETE to unpin.
+    case sotd(String)
+    /// The songs of the days of a month (`?month=YYYY-MM`).
+    case sotdMonth
     case workouts
     case workout(Int64)
     case stopWorkout(Int64)
@@ -30,6 +34,8 @@ public enum Route: Equatable, Sendable {
         case .listens: "listens"
         case .heartRate: "hr"
         case .stats: "stats"
+        case .sotd: "sotd"
+        case .sotdMonth: "sotd_month"
         case .workouts: "workouts"
         case .workout: "workout"
         case .stopWorkout: "workout_stop"
@@ -58,7 +64,7 @@ public enum Route: Equatable, Sendable {
     /// to anyone with the key.
     public var isPrivate: Bool {
         switch self {
-        case .listens, .workouts, .workout, .events, .stats, .metrics: true
+        case .listens, .workouts, .workout, .events, .stats, .metrics, .sotdMonth: true
         default: false
         }
     }
@@ -67,6 +73,7 @@ public enum Route: Equatable, Sendable {
     public var isWrite: Bool {
         switch self {
         case .heartRate, .stopWorkout, .listenBrainzSubmit: true
+        case .sotd: false  // PUT and DELETE need the key: checked by method in API.handle
         default: false
         }
     }
@@ -86,6 +93,12 @@ public enum Route: Equatable, Sendable {
         case ["api", "v1", "stats"]:
             route = .stats
             allowed = ["GET", "HEAD"]
+        case ["api", "v1", "sotd"]:
+            route = .sotdMonth
+            allowed = ["GET", "HEAD"]
+        case let s where s.count == 4 && s[0] == "api" && s[1] == "v1" && s[2] == "sotd":
+            route = .sotd(String(s[3]))
+            allowed = ["GET", "HEAD", "PUT", "DELETE"]
         case ["api", "v1", "hr"]:
             route = .heartRate
             allowed = ["POST"]

@@ -50,3 +50,49 @@ import Testing
         #expect(bad.status == 400)
     }
 }
+
+@Suite struct SOTDAPITests {
+    @Test func theSongOfADayAcrossTheDisplayZoneAndPins() throws {
+        let dir = try TemporaryDirectory()
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: berlin)
+        defer { try? store.close() }
+        let a = try store.saveTrack(Track(uri: "a", title: "Morning", artist: "X", durationSeconds: 100))
+        let b = try store.saveTrack(Track(uri: "b", title: "Night <b>", artist: "Y", durationSeconds: 200))
+        func play(_ track: Int64, _ at: Double, counted: Bool = true) throws {
+            try store.insertPlay(Play(trackID: track, startedAt: Date(timeIntervalSince1970: at), endedAt: Date(timeIntervalSince1970: at + 100),
+                                      playedSeconds: 100, counted: counted, source: "mpd"))
+        }
+        // 2026-03-29 in Berlin (the day clocks go forward): 22:30Z on the 28th is already the 29th.
+        try play(a, 1_774_737_000)           // 2026-03-28T22:30Z = 23:30 CET, still the 28th
+        try play(b, 1_774_740_600)           // 2026-03-28T23:30Z = 00:30 on the 29th
+        try play(b, 1_774_744_200)
+        try play(a, 1_774_747_800, counted: false)
+        let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: berlin, apiKey: "key-0123456789abcdef",
+                                          players: { [] }))
+        func call(_ method: String, _ path: String, _ body: String = "", key: Bool = false, query: [String: String] = [:]) throws -> (Int, [String: Any]) {
+            let r = api.handle(HTTPRequest(method: method, path: path, query: query,
+                                           headers: key ? ["X-API-Key": "key-0123456789abcdef"] : [:], body: Array(body.utf8), peerAddress: "8.8.8.8"))
+            return (r.status, (try? JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]) ?? [:])
+        }
+        var (status, json) = try call("GET", "/api/v1/sotd/2026-03-29")
+        #expect(status == 200, "public, even from outside")
+        #expect((json["track"] as? [String: Any])?["title"] as? String == "Night <b>")
+        #expect(json["plays"] as? Int == 2 && json["pinned"] as? Bool == false)
+        (status, json) = try call("GET", "/api/v1/sotd/2026-03-28")
+        #expect((json["track"] as? [String: Any])?["title"] as? String == "Morning")
+        #expect(try call("GET", "/api/v1/sotd/2026-03-30").0 == 404)
+        #expect(try call("GET", "/api/v1/sotd/2026-02-30").0 == 400)
+        #expect(try call("PUT", "/api/v1/sotd/2026-03-29", #"{"track_id": \#(a)}"#).0 == 401)
+        (status, json) = try call("PUT", "/api/v1/sotd/2026-03-29", #"{"track_id": \#(a), "note": "for Sam"}"#, key: true)
+        #expect(status == 200)
+        #expect(json["pinned"] as? Bool == true && json["note"] as? String == "for Sam")
+        #expect((json["track"] as? [String: Any])?["title"] as? String == "Morning")
+        #expect(try call("PUT", "/api/v1/sotd/2026-03-29", #"{"track_id": 999}"#, key: true).0 == 404)
+        #expect(try call("GET", "/api/v1/sotd", query: ["month": "2026-03"]).0 == 403, "the month list is private")
+        (status, json) = try call("GET", "/api/v1/sotd", key: true, query: ["month": "2026-03"])
+        #expect((json["days"] as? [[String: Any]])?.map { $0["day"] as? String } == ["2026-03-28", "2026-03-29"])
+        #expect(try call("DELETE", "/api/v1/sotd/2026-03-29", key: true).0 == 200)
+        #expect((try call("GET", "/api/v1/sotd/2026-03-29").1["track"] as? [String: Any])?["title"] as? String == "Night <b>")
+    }
+}

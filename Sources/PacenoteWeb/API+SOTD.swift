@@ -1,0 +1,69 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+extension API {
+    /// `GET|PUT|DELETE /api/v1/sotd/YYYY-MM-DD`.
+    func songOfTheDay(_ day: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard localTime.startOfDay(day) != nil, day.count == 10 else {
+            throw APIError.badRequest("'\(day)' is not a day (YYYY-MM-DD)", code: "invalid_day")
+        }
+        switch request.method {
+        case "PUT":
+            guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+                throw APIError.badRequest("body: expected {\"track_id\": 12, \"note\": \"…\"}", code: "invalid_body")
+            }
+            guard let id = HeartRateInput.number(object["track_id"]), id == id.rounded(), id > 0 else {
+                throw APIError.badRequest("track_id: a track's id", code: "invalid_track_id")
+            }
+            var note: String?
+            if let raw = object["note"], !(raw is NSNull) {
+                guard let text = raw as? String, text.count <= 500 else {
+                    throw APIError.badRequest("note: a text of at most 500 characters", code: "invalid_note")
+                }
+                note = text.isEmpty ? nil : text
+            }
+            guard try context.store.pinSOTD(day: day, trackID: Int64(id), note: note) else {
+                throw APIError.notFound("no track \(Int64(id))")
+            }
+        case "DELETE":
+            guard try context.store.unpinSOTD(day: day) else { throw APIError.notFound("\(day) has no pinned song") }
+        default:
+            break
+        }
+        guard let body = try sotd(day) else { throw APIError.notFound("no song of the day for \(day): nothing was played") }
+        return .json(body)
+    }
+
+    /// The song of one day, or nil when nothing was played and nothing pinned.
+    func sotd(_ day: String) throws -> JSONValue? {
+        let store = context.store
+        guard let choice = SongOfTheDay.choose(try store.sotdCandidates(day: day), pin: try store.sotdPin(day: day)),
+              let track = try store.track(id: choice.trackID) else { return nil }
+        let figures = try store.dayFigures(day: day, trackID: choice.trackID)
+        return .object([
+            ("day", .string(day)),
+            ("pinned", .bool(choice.pinned)),
+            ("note", .optional(choice.note)),
+            ("plays", .int(Int64(figures.plays))),
+            ("listening_s", .double(figures.seconds.rounded())),
+            ("track", APIJSON.track(track)),
+        ])
+    }
+
+    /// `GET /api/v1/sotd?month=YYYY-MM` (private): every day of the month that has one.
+    func songsOfTheMonth(_ query: [String: String]) throws -> JSONValue {
+        let month = query["month"] ?? String(localTime.day(of: Date()).prefix(7))
+        guard month.count == 7, let first = localTime.startOfDay(month + "-01") else {
+            throw APIError.badRequest("month: YYYY-MM", code: "invalid_month")
+        }
+        var days: [JSONValue] = []
+        var date = first
+        while localTime.day(of: date).hasPrefix(month) {
+            if let entry = try sotd(localTime.day(of: date)) { days.append(entry) }
+            guard let next = localTime.startOfDay(after: date) else { break }
+            date = next
+        }
+        return .object([("month", .string(month)), ("days", .array(days))])
+    }
+}
