@@ -57,19 +57,19 @@ public enum APIKey {
     }
 }
 
-/// The key as a running server sees it: the environment's, or the file's, re-read when
-/// the file changes (checked at most once a second).
+/// The key as a running server sees it: the environment's, or the file's, read again at
+/// most once a second (a changed file is noticed whatever its timestamps say). A file that
+/// cannot be read keeps the key last read.
 public final class APIKeySource: Sendable {
     private let fixed: String?
     private let file: String
-    private let state: Mutex<(key: String?, modified: Date?, checked: Date)>
+    private let state: Mutex<(key: String?, checked: Date)>
 
     public init(database: String, environment: [String: String]) throws(StartupError) {
         let key = try APIKey.load(database: database, environment: environment)
         fixed = environment["PACENOTE_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         file = APIKey.path(forDatabase: database)
-        let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
-        state = Mutex((key == APIKey.revokedMarker ? nil : key, modified, Date()))
+        state = Mutex((key == APIKey.revokedMarker ? nil : key, Date()))
     }
 
     public func current() -> String? {
@@ -78,11 +78,9 @@ public final class APIKeySource: Sendable {
             let now = Date()
             guard now.timeIntervalSince(s.checked) >= 1 else { return s.key }
             s.checked = now
-            let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
-            guard modified != s.modified else { return s.key }
-            s.modified = modified
-            let text = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-            s.key = (text == nil || text == APIKey.revokedMarker || (text?.count ?? 0) < 16) ? nil : text
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return s.key }
+            let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            s.key = (key == APIKey.revokedMarker || key.count < 16) ? nil : key
             return s.key
         }
     }

@@ -31,7 +31,7 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
         public var message: String
     }
 
-    public static func parse(_ body: [UInt8]) throws(Rejection) -> ListenBrainzSubmission {
+    public static func parse(_ body: [UInt8], now: Date = Date()) throws(Rejection) -> ListenBrainzSubmission {
         guard body.count <= maxPayloadBytes else { throw Rejection(message: "Payload too large.") }
         let root: Any
         do {
@@ -59,12 +59,12 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
         }
         var listens: [Listen] = []
         for item in items {
-            listens.append(try listen(item, type: type))
+            listens.append(try listen(item, type: type, now: now))
         }
         return ListenBrainzSubmission(type: type, listens: listens)
     }
 
-    private static func listen(_ item: Any, type: ListenType) throws(Rejection) -> Listen {
+    private static func listen(_ item: Any, type: ListenType, now: Date) throws(Rejection) -> Listen {
         guard let object = item as? [String: Any] else { throw Rejection(message: "Each listen in the payload must be a JSON object.") }
         if let data = try? JSONSerialization.data(withJSONObject: object), data.count > maxListenBytes {
             throw Rejection(message: "JSON document is too large. In aggregate, listens may not be larger than \(maxListenBytes) characters.")
@@ -77,11 +77,15 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
         case (_, nil), (_, is NSNull):
             throw Rejection(message: "JSON document must contain the key listened_at at the top level.")
         case (_, let value?):
-            guard let seconds = HeartRateInput.number(value), seconds == seconds.rounded() else {
+            guard let seconds = HeartRateInput.number(value), let whole = Int(exactly: seconds) else {
                 throw Rejection(message: "JSON document must contain an int value for listened_at.")
             }
-            guard Int(seconds) >= minimumTimestamp else {
+            guard whole >= minimumTimestamp else {
                 throw Rejection(message: "Value for key listened_at is too low. listened_at timestamp should be greater than \(minimumTimestamp).")
+            }
+            // A listen cannot begin in the future (a day of clock skew is forgiven).
+            guard Double(whole) <= now.timeIntervalSince1970 + 86_400 else {
+                throw Rejection(message: "Value for key listened_at is too high: it is in the future.")
             }
             listenedAt = Date(timeIntervalSince1970: seconds)
         }

@@ -16,6 +16,12 @@ extension API {
         } catch {
             throw APIError.badRequest(error.message, code: "invalid_listens").inListenBrainzStyle
         }
+        if submission.type == .playingNow, let listen = submission.listens.first {
+            let player = listen.client ?? "listenbrainz"
+            context.events?.publish(.nowPlaying(player: player, NowPlaying(
+                player: player, state: .play, track: listen.track, startedAt: Date(), playedSeconds: 0,
+                elapsed: 0, duration: listen.track.durationSeconds, at: Date())))
+        }
         if submission.type != .playingNow {
             let logged = try context.store.recordListens(
                 submission.listens.map { ($0.track, $0.listenedAt ?? Date(), $0.client) }, source: "listenbrainz")

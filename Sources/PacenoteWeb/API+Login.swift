@@ -15,14 +15,15 @@ extension API {
             ?? (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["key"] as? String
         guard let sent, let key = context.currentKey(),
               Authorization.constantTimeEquals(Array(sent.trimmingCharacters(in: .whitespaces).utf8), Array(key.utf8)) else {
-            _ = context.sessions.recordFailure(from: client)
+            context.sessions.recordFailure(from: client)
             return Self.loginPage(next: next, message: "That is not the API key (pacenote key shows it).", status: 401)
         }
-        let id = context.sessions.create()
+        let id = context.sessions.create(key: key)
         let path = context.basePath.isEmpty ? "/" : context.basePath
         return HTTPResponse(status: 303, headers: [
             ("Location", context.basePath + next),
-            ("Set-Cookie", "\(Sessions.cookieName)=\(id); Path=\(path); Max-Age=\(Int(Sessions.lifetime)); HttpOnly; SameSite=Strict"),
+            ("Set-Cookie", "\(Sessions.cookieName)=\(id); Path=\(path); Max-Age=\(Int(Sessions.lifetime)); HttpOnly; SameSite=Strict"
+                + (request.header("X-Forwarded-Proto") == "https" ? "; Secure" : "")),
             ("Cache-Control", "no-store"),
         ])
     }
@@ -38,8 +39,12 @@ extension API {
 
     /// A path on this site only: an open redirect (`//evil.example`, `https://…`) becomes `/`.
     static func localPath(_ text: String) -> String {
+        // Browsers drop tabs and newlines from URLs ("/\t/evil" becomes "//evil"): any
+        // white space or control character makes it no local path.
         guard text.hasPrefix("/"), !text.hasPrefix("//"), !text.contains("\\"),
-              !text.contains(where: { $0.isNewline || $0 == "\r" }) else { return "/" }
+              !text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) else {
+            return "/"
+        }
         return text
     }
 

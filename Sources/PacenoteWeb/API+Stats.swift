@@ -24,6 +24,7 @@ extension API {
         if let cached = charts.get(key) {
             return Self.rangeHeader(range, cached)
         }
+        let generation = charts.generation
         let store = context.store
         let totals = try store.totals(fromDay: range.from, toDay: range.to)
         func ranked(_ entries: [ChartEntry], _ item: (ChartEntry) -> [(String, JSONValue)]) -> JSONValue {
@@ -40,7 +41,7 @@ extension API {
                 [("album", .optional($0.album)), ("artist", .optional($0.artist))]
             }),
         ]
-        charts.put(key, body)
+        charts.put(key, body, computedAt: generation)
         return Self.rangeHeader(range, body)
     }
 
@@ -74,8 +75,13 @@ final class ChartCache: Sendable {
         }
     }
 
-    func put(_ key: String, _ body: [(String, JSONValue)]) {
+    var generation: Int { entries.withLock { $0.generation } }
+
+    /// Keeps a chart computed from the data of `generation`; if a play was stored
+    /// meanwhile, the result may already be stale and is not kept.
+    func put(_ key: String, _ body: [(String, JSONValue)], computedAt generation: Int) {
         entries.withLock { state in
+            guard state.generation == generation else { return }
             if state.values.count > 256 { state.values.removeAll(keepingCapacity: true) }
             state.values[key] = (state.generation, Date(), body)
         }

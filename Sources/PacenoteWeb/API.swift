@@ -76,22 +76,56 @@ public struct API: Sendable {
                 return response
             default: break
             }
-            if route == .listenBrainzValidateToken { return .json(validateToken(request)) }
-            if route == .listenBrainzSubmit {
-                try ListenBrainzAuthorization.require(context.currentKey(), in: request)
+            if route.isListenBrainz {
+                // The same lockout as for the key elsewhere: validate-token must not be a
+                // guessing oracle.
+                let client = Authorization.client(request, proxies: context.trustedProxies)
+                if context.sessions.isLockedOut(client) {
+                    throw APIError(kind: .tooManyRequests, code: "too_many_attempts", message: "Too many invalid tokens: wait a minute.")
+                }
+                if route == .listenBrainzValidateToken {
+                    let answer = validateToken(request)
+                    if case .object(let fields) = answer, fields.contains(where: { $0.0 == "valid" && $0.1 == .bool(false) }) {
+                        context.sessions.recordFailure(from: client)
+                    }
+                    return .json(answer)
+                }
+                do {
+                    try ListenBrainzAuthorization.require(context.currentKey(), in: request)
+                } catch {
+                    if error.code == "invalid_key" { context.sessions.recordFailure(from: client) }
+                    throw error
+                }
                 return try submitListens(request)
             }
             if route == .login { return try login(request) }
             if route == .logout { return logout(request) }
             let key = context.currentKey()
-            let session = Sessions.cookie(in: request).map { context.sessions.isValid($0) } ?? false
+            let client = Authorization.client(request, proxies: context.trustedProxies)
+            let session = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: key) } ?? false
+            // A key that was sent is checked once here; ten wrong ones a minute lock the client out.
+            var keyAccepted = false
+            var keyError: APIError?
+            if Authorization.sentKey(in: request) != nil {
+                if context.sessions.isLockedOut(client) {
+                    throw APIError(kind: .tooManyRequests, code: "too_many_attempts", message: "too many wrong keys: wait a minute")
+                }
+                do {
+                    try Authorization.require(key, in: request)
+                    keyAccepted = true
+                } catch {
+                    keyError = error
+                    if error.code == "invalid_key" { context.sessions.recordFailure(from: client) }
+                }
+            }
             if route.isWrite || ["POST", "PUT", "DELETE"].contains(request.method) {
                 // A logged-in browser may write too, from the page itself only (CSRF).
-                if !(session && Sessions.isSameOrigin(request)) { try Authorization.require(key, in: request) }
+                if !(session && Sessions.isSameOrigin(request)) && !keyAccepted {
+                    throw keyError ?? Authorization.missingKey
+                }
             }
-            let mayReadPrivate = session
+            let mayReadPrivate = session || keyAccepted
                 || Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
-                || (try? Authorization.require(key, in: request)) != nil
             if route.isPrivate && !mayReadPrivate {
                 throw APIError(kind: .forbidden, code: "forbidden",
                                message: "listening history and heart rate are private: from outside the trusted networks, send the API key")

@@ -2,20 +2,25 @@ import PacenoteCore
 
 /// The API key check and the trusted-network rule, in one place.
 enum Authorization {
-    /// Accepts `Authorization: Token KEY` (ListenBrainz's form), `Authorization: Bearer KEY`
-    /// and `X-API-Key: KEY`. The comparison takes the same time whatever the key sent, so
-    /// it cannot be guessed byte by byte.
+    /// The key a request carries: `Authorization: Token KEY` (ListenBrainz's form),
+    /// `Authorization: Bearer KEY` or `X-API-Key: KEY`.
+    static func sentKey(in request: HTTPRequest) -> String? {
+        if let key = request.header("X-API-Key") { return key }
+        guard let header = request.header("Authorization") else { return nil }
+        for scheme in ["Token ", "Bearer "] where header.lowercased().hasPrefix(scheme.lowercased()) {
+            return String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
+        }
+        return nil
+    }
+
+    static let missingKey = APIError(
+        kind: .unauthorized, code: "unauthorized",
+        message: "this needs the API key: send 'Authorization: Token KEY' or 'X-API-Key: KEY' (pacenote key shows it)")
+
+    /// The key check. The comparison takes the same time whatever the key sent, so it
+    /// cannot be guessed byte by byte.
     static func require(_ key: String?, in request: HTTPRequest) throws(APIError) {
-        var sent = request.header("X-API-Key")
-        if sent == nil, let header = request.header("Authorization") {
-            for scheme in ["Token ", "Bearer "] where header.lowercased().hasPrefix(scheme.lowercased()) {
-                sent = String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
-            }
-        }
-        guard let sent else {
-            throw APIError(kind: .unauthorized, code: "unauthorized",
-                           message: "this needs the API key: send 'Authorization: Token KEY' or 'X-API-Key: KEY' (pacenote key shows it)")
-        }
+        guard let sent = sentKey(in: request) else { throw missingKey }
         guard let key else {
             throw APIError(kind: .unauthorized, code: "key_revoked",
                            message: "the API key was revoked: create a new one with pacenote key --new")
@@ -25,15 +30,26 @@ enum Authorization {
         }
     }
 
-    /// Whether the client is in a trusted network. Behind a trusted reverse proxy, the
-    /// client is the rightmost `X-Forwarded-For` address that is not a proxy itself;
-    /// otherwise the header is ignored (anyone can send it).
+    /// The client's address: the peer, or behind a trusted reverse proxy the rightmost
+    /// `X-Forwarded-For` address that is not a proxy (every line of the header, in order;
+    /// anyone can send the header, so it counts only from a trusted proxy). nil when a
+    /// proxy names no client.
+    static func clientAddress(_ request: HTTPRequest, proxies: [IPNetwork]) -> String? {
+        guard let peer = request.peerAddress else { return nil }
+        guard proxies.containsAddress(peer) else { return peer }
+        guard let forwarded = request.header("X-Forwarded-For") else { return nil }
+        let chain = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return chain.last { !proxies.containsAddress($0) }
+    }
+
+    /// For logs and rate limits: the client, or its peer address.
+    static func client(_ request: HTTPRequest, proxies: [IPNetwork]) -> String {
+        clientAddress(request, proxies: proxies) ?? request.peerAddress ?? "-"
+    }
+
+    /// Whether the client is in a trusted network.
     static func isTrusted(_ request: HTTPRequest, networks: [IPNetwork], proxies: [IPNetwork]) -> Bool {
-        guard var client = request.peerAddress else { return false }
-        if proxies.containsAddress(client), let forwarded = request.header("X-Forwarded-For") {
-            let chain = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            client = chain.last { !proxies.containsAddress($0) } ?? chain.first ?? client
-        }
+        guard let client = clientAddress(request, proxies: proxies) else { return false }
         return networks.containsAddress(client)
     }
 

@@ -84,7 +84,7 @@ final class EventStream: @unchecked Sendable {
 /// a comment every `heartbeat` seconds so dead connections are noticed and proxies keep
 /// the stream open.
 public final class EventStreamHub: @unchecked Sendable {
-    // @unchecked Sendable: `streams`, `ring`, `nextID` and `nextStream` are guarded by `lock`.
+    // @unchecked Sendable: `streams`, `ring`, `nextID`, `nextStream` and `closing` are guarded by `lock`.
     private let lock = NSLock()
     private var streams: [Int: EventStream] = [:]
     private var ring: [(id: Int, frame: [UInt8])] = []
@@ -121,15 +121,22 @@ public final class EventStreamHub: @unchecked Sendable {
         let frame = Array("id: \(id)\nevent: \(name)\ndata: ".utf8) + data.serialized() + Array("\n\n".utf8)
         ring.append((id, frame))
         if ring.count > replay { ring.removeFirst(ring.count - replay) }
-        let targets = Array(streams.values)
+        // Pushed while holding the hub's lock, so every subscriber gets the frames in id
+        // order. (A stream's lock is only ever taken inside this one, never around it.)
+        for stream in streams.values { stream.push(frame) }
         lock.unlock()
-        for stream in targets { stream.push(frame) }
     }
 
-    /// A new subscriber; with `lastEventID`, the events it missed come first.
+    /// A new subscriber; with `lastEventID`, the events it missed come first. Once the
+    /// server is closing, the stream is born closed: it ends after its first bytes.
     func open(lastEventID: Int?) -> EventStream {
         lock.lock()
         defer { lock.unlock() }
+        if closing {
+            let stream = EventStream(id: 0, initial: Array(": closing\n\n".utf8))
+            stream.close()
+            return stream
+        }
         var initial = Array("retry: 3000\n: connected\n\n".utf8)
         if let lastEventID {
             for entry in ring where entry.id > lastEventID { initial += entry.frame }
@@ -150,15 +157,22 @@ public final class EventStreamHub: @unchecked Sendable {
         Gauge(label: "pacenote_sse_subscribers").record(count)
     }
 
-    /// Ends every stream (before the server stops: no connection may stay suspended).
+    /// Ends every stream and refuses new ones (before the server stops: libmicrohttpd
+    /// must not be stopped with a suspended connection).
     public func closeAll() {
-        let all = lock.withLock { Array(streams.values) }
+        let all = lock.withLock { () -> [EventStream] in
+            closing = true
+            return Array(streams.values)
+        }
         for stream in all { stream.close() }
     }
 
+    private var closing = false
+
     private func heartbeat() {
-        let all = lock.withLock { Array(streams.values) }
-        for stream in all { stream.push(Array(": keep-alive\n\n".utf8)) }
+        lock.withLock {
+            for stream in streams.values { stream.push(Array(": keep-alive\n\n".utf8)) }
+        }
     }
 
     static func encode(_ event: PacenoteEvent) -> (String, JSONValue) {

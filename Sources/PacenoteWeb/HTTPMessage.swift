@@ -61,6 +61,7 @@ public struct APIError: Error, Equatable, Sendable {
         case methodNotAllowed([String])
         case conflict
         case payloadTooLarge
+        case tooManyRequests
         case unsupportedMediaType
         case unavailable
         case `internal`
@@ -96,6 +97,7 @@ public struct APIError: Error, Equatable, Sendable {
         case .methodNotAllowed: 405
         case .conflict: 409
         case .payloadTooLarge: 413
+        case .tooManyRequests: 429
         case .unsupportedMediaType: 415
         case .unavailable: 503
         case .internal: 500

@@ -103,10 +103,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     public func stop() {
         guard let d = daemon else { return }
-        beforeStop?()
-        // Let the resumed streams reach their end before the daemon goes.
-        usleep(50_000)
+        // No new connections first; then end every event stream (and refuse new ones on
+        // kept-alive connections); libmicrohttpd's stop handles the resumes still pending.
         let fd = MHD_quiesce_daemon(d)
+        beforeStop?()
         MHD_stop_daemon(d)
         if fd >= 0 { close(fd) }
         daemon = nil
@@ -220,12 +220,19 @@ public final class HTTPServer: @unchecked Sendable {
     private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [String: String] {
         let box = ValueBox()
         let context = Unmanaged.passUnretained(box).toOpaque()
-        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
+        _ = MHD_get_connection_values(connection, kind, { cls, kind, key, value in
             guard let cls, let key else { return MHD_Result.YES }
             let box = Unmanaged<ValueBox>.fromOpaque(cls).takeUnretainedValue()
             let k = String(cString: key)
-            // The first value of a repeated key wins.
-            if box.values[k] == nil { box.values[k] = value.map { String(cString: $0) } ?? "" }
+            let v = value.map { String(cString: $0) } ?? ""
+            if kind == MHD_ValueKind.HEADER_KIND {
+                // A repeated header is one list, in order (RFC 9110 §5.3): proxies may add
+                // their own X-Forwarded-For line after the client's.
+                let name = k.lowercased()
+                box.values[name] = box.values[name].map { $0 + ", " + v } ?? v
+            } else if box.values[k] == nil {
+                box.values[k] = v  // the first value of a repeated query argument wins
+            }
             return MHD_Result.YES
         }, context)
         return withExtendedLifetime(box) { box.values }
@@ -273,6 +280,13 @@ public final class HTTPServer: @unchecked Sendable {
                     stream.close()
                     stream.onFinished?(stream)
                 })
+            if mhdResponse == nil {
+                // The response owns no reference after all: give it back and end the stream.
+                let unused = Unmanaged<EventStream>.passUnretained(stream)
+                unused.release()
+                stream.close()
+                stream.onFinished?(stream)
+            }
         } else {
             mhdResponse = response.body.withUnsafeBytes { raw in
                 MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)

@@ -8,7 +8,8 @@ public final class Sessions: Sendable {
     public static let cookieName = "pacenote_session"
     public static let lifetime: Double = 30 * 86_400
 
-    private let sessions = Mutex<[String: Date]>([:])
+    /// Session id → (expiry, the key it was made with): a new or revoked key ends it.
+    private let sessions = Mutex<[String: (expires: Date, key: String)]>([:])
     /// Failed logins per client address in the current minute: at most `maxFailures`.
     private let failures = Mutex<(minute: Int, counts: [String: Int])>((0, [:]))
     static let maxFailures = 10
@@ -16,36 +17,41 @@ public final class Sessions: Sendable {
     public init() {}
 
     /// A new session id: 32 random bytes, base64url.
-    func create(now: Date = Date()) -> String {
+    func create(key: String, now: Date = Date()) -> String {
         var rng = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
         let id = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         sessions.withLock { s in
-            s = s.filter { $0.value > now }  // forget expired ones
-            s[id] = now.addingTimeInterval(Self.lifetime)
+            s = s.filter { $0.value.expires > now }  // forget expired ones
+            s[id] = (now.addingTimeInterval(Self.lifetime), key)
         }
         return id
     }
 
-    func isValid(_ id: String, now: Date = Date()) -> Bool {
-        sessions.withLock { $0[id].map { $0 > now } ?? false }
+    func isValid(_ id: String, key: String?, now: Date = Date()) -> Bool {
+        guard let key else { return false }
+        return sessions.withLock { s in
+            guard let session = s[id] else { return false }
+            return session.expires > now && Authorization.constantTimeEquals(Array(session.key.utf8), Array(key.utf8))
+        }
     }
 
     func end(_ id: String) {
         sessions.withLock { _ = $0.removeValue(forKey: id) }
     }
 
-    /// Counts a failed login; false once the client has failed too often this minute.
-    func recordFailure(from client: String, now: Date = Date()) -> Bool {
+    /// Counts a failed key (login form, header or validate-token).
+    func recordFailure(from client: String, now: Date = Date()) {
         let minute = Int(now.timeIntervalSince1970 / 60)
-        return failures.withLock { f in
+        failures.withLock { f in
             if f.minute != minute { f = (minute, [:]) }
             f.counts[client, default: 0] += 1
-            return f.counts[client]! <= Self.maxFailures
         }
     }
 
+    /// Whether the client has failed too often this minute: then no key it sends is even
+    /// compared, so guessing costs a minute per ten tries.
     func isLockedOut(_ client: String, now: Date = Date()) -> Bool {
         let minute = Int(now.timeIntervalSince1970 / 60)
         return failures.withLock { f in f.minute == minute && (f.counts[client] ?? 0) >= Self.maxFailures }

@@ -42,6 +42,8 @@ import Testing
         (#"{"listen_type": "single", "payload": [{"track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#, "listened_at"),
         (#"{"listen_type": "single", "payload": [{"listened_at": 1000, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#, "too low"),
         (#"{"listen_type": "single", "payload": [{"listened_at": "soon", "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#, "int value"),
+        (#"{"listen_type": "single", "payload": [{"listened_at": 1e19, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#, "int value"),
+        (#"{"listen_type": "single", "payload": [{"listened_at": 9000000000000000, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#, "future"),
         (#"{"listen_type": "playing_now", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#, "must not contain listened_at"),
         (#"{"listen_type": "single", "payload": [{"listened_at": 1763794800}]}"#, "track_metadata"),
         (#"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "", "track_name": "B"}}]}"#, "artist_name"),

@@ -195,6 +195,10 @@ import Testing
         #expect(try HTTP.get(proxied.base + "/api/v1/listens", headers: ["X-Forwarded-For": "10.1.2.3"]).status == 200)
         #expect(try HTTP.get(proxied.base + "/api/v1/listens", headers: ["X-Forwarded-For": "10.1.2.3, 8.8.8.8"]).status == 403)
         #expect(try HTTP.get(proxied.base + "/api/v1/listens").status == 403)  // the proxy itself is not trusted
+        // A client's forged line before the proxy's own: the proxy's (last) entry counts.
+        let request = "GET /api/v1/listens HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Forwarded-For: 10.0.0.1\r\nX-Forwarded-For: 8.8.8.8\r\n\r\n"
+        let forged = try RawHTTPConnection(port: proxied.port, request: request)
+        #expect(forged.waitFor("403 Forbidden"), "\(forged.received)")
     }
 
     @Test func homeNetworksAreTrustedByDefault() throws {
@@ -279,15 +283,34 @@ import Testing
             let forged = try raw(daemon, "POST", "/api/v1/hr", headers: hr.merging(extra) { $1 }, body: #"{"bpm": 81}"#)
             #expect(forged.hasPrefix("HTTP/1.1 401"), "\(extra): \(forged)")
         }
-        let out = try raw(daemon, "POST", "/logout", headers: ["Cookie": cookie])
+        // A new key ends the sessions made with the old one.
+        let rotated = try PacenoteProcess.run(["key", "--new", "--db", daemon.db])
+        #expect(rotated.status == 0)
+        #expect(try eventually(timeout: 5) {
+            try raw(daemon, "GET", "/api/v1/listens", headers: ["Cookie": cookie]).hasPrefix("HTTP/1.1 403")
+        })
+        let newKey = rotated.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let again = try raw(daemon, "POST", "/login", headers: form, body: "key=\(newKey)")
+        let fresh = String((again.split(separator: "\r\n").first { $0.hasPrefix("Set-Cookie: ") } ?? "").dropFirst("Set-Cookie: ".count)
+            .split(separator: ";").first ?? "")
+        #expect(try raw(daemon, "GET", "/api/v1/listens", headers: ["Cookie": fresh]).hasPrefix("HTTP/1.1 200"))
+        let out = try raw(daemon, "POST", "/logout", headers: ["Cookie": fresh])
         #expect(out.contains("Max-Age=0"))
-        #expect(try raw(daemon, "GET", "/api/v1/listens", headers: ["Cookie": cookie]).hasPrefix("HTTP/1.1 403"))
+        #expect(try raw(daemon, "GET", "/api/v1/listens", headers: ["Cookie": fresh]).hasPrefix("HTTP/1.1 403"))
+    }
+
+    @Test func guessingTheKeyInAHeaderIsLockedOutToo() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
+        var last = ""
+        for _ in 0..<11 { last = try raw(daemon, "GET", "/api/v1/listens", headers: ["X-API-Key": "pn_guess_0123456789"]) }
+        #expect(last.hasPrefix("HTTP/1.1 429"), "\(last)")
+        #expect(try raw(daemon, "GET", "/apis/listenbrainz/1/validate-token?token=\(daemon.apiKey)").hasPrefix("HTTP/1.1 429"))
     }
 
     @Test func noOpenRedirectsAndNoGuessing() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
         let form = ["Content-Type": "application/x-www-form-urlencoded"]
-        for next in ["%2F%2Fevil.example", "https%3A%2F%2Fevil.example", "%2F%5Cevil.example"] {
+        for next in ["%2F%2Fevil.example", "https%3A%2F%2Fevil.example", "%2F%5Cevil.example", "%2F%09%2Fevil.example"] {
             let r = try raw(daemon, "POST", "/login", headers: form, body: "key=\(daemon.apiKey)&next=\(next)")
             #expect(r.contains("Location: /\r\n"), "\(next): \(r)")
         }
