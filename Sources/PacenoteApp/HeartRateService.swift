@@ -82,7 +82,13 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     public func startWorkout(name: String?, now: Date) throws(StoreError) -> Int64 {
         try queue.sync { () -> Result<Int64, StoreError> in
             if let workoutID {
-                _ = detector.startManually(at: now)  // the one in progress becomes manual
+                // The one in progress becomes manual, and stays so after a restart.
+                _ = detector.startManually(at: now)
+                do throws(StoreError) {
+                    try store.amendWorkout(id: workoutID, kind: "manual")
+                } catch {
+                    return .failure(error)
+                }
                 return .success(workoutID)
             }
             _ = detector.startManually(at: now)
@@ -194,15 +200,36 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         tagPlays(from: workout.startedAt, to: end)
     }
 
-    /// Workouts in a late upload that no stored workout covers yet.
+    /// Workouts in samples that arrived late (a watch syncing after the run, perhaps in
+    /// several requests): detected over everything stored around them, so a sync split
+    /// into chunks makes one workout; one that meets a stored workout extends it.
     private func backfillWorkouts(_ samples: [HeartRateSample]) throws(StoreError) {
-        for (start, end) in WorkoutDetector.workouts(in: samples.map(\.at), startAfter: settings.workoutStartAfterSeconds,
-                                                     endAfter: settings.workoutEndAfterSeconds)
-        where try !store.workoutOverlaps(from: start, to: end) {
-            let settingsID = zoneSettings.last { $0.effectiveFrom <= start }?.id
-            let id = try store.startWorkout(at: start, kind: "auto", zoneSettingsID: settingsID)
-            if let workout = try store.workout(id: id) { try summarise(workout, end: end) }
-            logger.info("workout \(id) found in samples uploaded late")
+        guard let first = samples.first?.at, let last = samples.last?.at else { return }
+        let pad = settings.workoutEndAfterSeconds
+        let around = try store.samples(from: first.addingTimeInterval(-pad), to: last.addingTimeInterval(pad))
+        for (start, end) in WorkoutDetector.workouts(in: around.map(\.at), startAfter: settings.workoutStartAfterSeconds,
+                                                     endAfter: settings.workoutEndAfterSeconds) {
+            // The live workout is the live detector's business.
+            if let live = workoutID, let current = try store.workout(id: live), current.startedAt <= end.addingTimeInterval(pad) {
+                continue
+            }
+            let near = try store.workouts(overlapping: start.addingTimeInterval(-pad), end.addingTimeInterval(pad))
+                .filter { $0.id != workoutID && $0.endedAt != nil }
+            if let existing = near.first {
+                let newStart = min(existing.startedAt, start)
+                let newEnd = max(existing.endedAt ?? end, end)
+                try store.amendWorkout(id: existing.id, startedAt: newStart)
+                if var workout = try store.workout(id: existing.id) {
+                    workout.startedAt = newStart
+                    try summarise(workout, end: newEnd)
+                }
+                logger.info("workout \(existing.id) extended by samples uploaded late")
+            } else {
+                let settingsID = zoneSettings.last { $0.effectiveFrom <= start }?.id
+                let id = try store.startWorkout(at: start, kind: "auto", zoneSettingsID: settingsID)
+                if let workout = try store.workout(id: id) { try summarise(workout, end: end) }
+                logger.info("workout \(id) found in samples uploaded late")
+            }
         }
     }
 

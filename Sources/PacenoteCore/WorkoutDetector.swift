@@ -18,6 +18,9 @@ public struct WorkoutDetector: Equatable, Sendable {
     /// When the workout in progress began, if one is.
     public private(set) var workoutStart: Date?
     public private(set) var isManual = false
+    /// After a workout is stopped by hand, readings that keep coming (the strap is still
+    /// on) do not start another one until they pause for `endAfter`.
+    public private(set) var suppressed = false
 
     public init(startAfter: Double = 60, endAfter: Double = 300) {
         self.startAfter = startAfter
@@ -32,7 +35,12 @@ public struct WorkoutDetector: Equatable, Sendable {
             if at.timeIntervalSince(last) > endAfter {
                 events += end(at: last)
                 runStart = at
+                suppressed = false
             }
+        }
+        if suppressed {
+            lastReading = at
+            return events
         }
         if runStart == nil { runStart = at }
         lastReading = at
@@ -58,6 +66,7 @@ public struct WorkoutDetector: Equatable, Sendable {
     }
 
     public mutating func startManually(at: Date) -> [Event] {
+        suppressed = false
         guard workoutStart == nil else {
             isManual = true
             return []
@@ -72,6 +81,9 @@ public struct WorkoutDetector: Equatable, Sendable {
         isManual = false
         workoutStart = nil
         runStart = nil
+        suppressed = true
+        // The pause that lifts the suppression is counted from the stop.
+        lastReading = max(lastReading ?? at, at)
         return [.ended(at: at)]
     }
 

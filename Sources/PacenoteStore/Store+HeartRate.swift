@@ -149,6 +149,26 @@ extension Store {
         }
     }
 
+    /// Workouts that touch [from, to], oldest first.
+    public func workouts(overlapping from: Date, _ to: Date) throws(StoreError) -> [Workout] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM workouts WHERE started_at_ms <= ? AND COALESCE(ended_at_ms, 9223372036854775807) >= ?
+                ORDER BY started_at_ms
+                """, arguments: [Store.milliseconds(to), Store.milliseconds(from)]).map(Store.workout(from:))
+        }
+    }
+
+    /// Changes a workout's start or kind (a back-filled one grows; one taken over by hand
+    /// becomes manual).
+    public func amendWorkout(id: Int64, startedAt: Date? = nil, kind: String? = nil) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: """
+                UPDATE workouts SET started_at_ms = COALESCE(?, started_at_ms), kind = COALESCE(?, kind) WHERE id = ?
+                """, arguments: [startedAt.map(Store.milliseconds), kind, id])
+        }
+    }
+
     /// Whether a workout already covers any of [from, to].
     public func workoutOverlaps(from: Date, to: Date) throws(StoreError) -> Bool {
         try read { db in

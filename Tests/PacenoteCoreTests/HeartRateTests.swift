@@ -181,6 +181,12 @@ import Testing
         _ = d.add(at(10))
         #expect(d.tick(now: at(1000)).isEmpty)
         #expect(d.stopManually(at: at(1000)) == [.ended(at: at(1000))])
+        // The strap stays on: no automatic workout right after the one stopped by hand...
+        for i in stride(from: 1001.0, through: 1200, by: 1) { #expect(d.add(at(i)).isEmpty) }
+        // ...until the readings pause for endAfter and start again.
+        var events: [WorkoutDetector.Event] = []
+        for i in stride(from: 1600.0, through: 1700, by: 1) { events += d.add(at(i)) }
+        #expect(events == [.started(at: at(1600))])
     }
 
     @Test func workoutsFoundInLateUploads() {

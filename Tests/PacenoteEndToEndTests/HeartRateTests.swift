@@ -223,6 +223,18 @@ import Testing
         let late = workouts.first { $0["name"] is NSNull && $0["in_progress"] as? Bool == false }
         #expect((late?["duration_s"] as? NSNumber)?.doubleValue == 599, "\(workouts)")
         #expect(workouts.contains { $0["name"] as? String == "Intervals" })
+
+        // Another run, two hours ago, synced in three requests (as hr-feed drains a long
+        // buffer): one workout, not three.
+        let run2 = Int(Date().timeIntervalSince1970) - 7200
+        for part in 0..<3 {
+            let chunk = (part * 300..<(part + 1) * 300).map { #"{"bpm": 130, "ts": \#(run2 + $0)}"# }.joined(separator: ",")
+            #expect(try daemon.post("/api/v1/hr?source=watch", body: "[\(chunk)]").json?["stored"] as? Int == 300)
+        }
+        let after = try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]] ?? []
+        let second = after.filter { ($0["started_at"] as? String).map { $0 < ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(run2 + 60))) && $0 >= ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(run2 - 1))) } ?? false }
+        #expect(second.count == 1, "\(after)")
+        #expect((second.first?["duration_s"] as? NSNumber)?.doubleValue == 899, "\(second)")
     }
 }
 
