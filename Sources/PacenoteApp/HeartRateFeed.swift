@@ -9,7 +9,8 @@ import FoundationNetworking
 /// to a bounded file on disk and are sent, oldest first, when it answers again: nothing is
 /// lost across a server restart, or across a restart of hr-feed itself.
 public final class HeartRateFeed: @unchecked Sendable {
-    // @unchecked Sendable: `pending` and the buffer file are only touched on `queue`.
+    // @unchecked Sendable: `pending`, `previous` and `flushScheduled` are guarded by `lock`;
+    // the buffer file, `reachable`, `fatal` and the counters are only touched on `queue`.
     public struct Settings: Sendable {
         public var url: URL
         public var key: String
@@ -34,24 +35,38 @@ public final class HeartRateFeed: @unchecked Sendable {
     }
 
     public enum FeedError: Error, CustomStringConvertible {
+        /// The server refuses the key: nothing can be sent until it is fixed.
+        case keyRefused(String)
+        /// The server refuses these samples (400, 413): sending them again cannot help.
         case refused(String)
         public var description: String {
-            switch self { case .refused(let m): m }
+            switch self { case .keyRefused(let m), .refused(let m): m }
         }
+        var isKeyProblem: Bool { if case .keyRefused = self { true } else { false } }
+    }
+
+    struct BufferError: Error, CustomStringConvertible {
+        var description: String
     }
 
     let settings: Settings
     let log: @Sendable (String) -> Void
+    /// Sending (network and the buffer file) happens here, never on the reading path, so
+    /// readings are timestamped as they arrive even while the server is slow.
     private let queue = DispatchQueue(label: "pacenote.hr-feed")
+    /// Guards `pending`, `previous`, `flushScheduled` and the counters.
+    private let lock = NSLock()
     private var pending: [HeartRateSample] = []
+    private var flushScheduled = false
+    /// The time of the previous reading, in ms: readings are unique per source and
+    /// millisecond, so lines read within the same millisecond are spread 1 ms apart.
+    private var previous: Double?
+    /// Only on `queue`.
     private var lastAttempt = Date.distantPast
     private var reachable = true
-    private(set) public var sent = 0
-    private(set) public var rejected = 0
     private var fatal: FeedError?
-    /// The time of the previous reading: readings are unique per source and millisecond,
-    /// so lines read within the same millisecond are spread 1 ms apart.
-    private var previous: Double?
+    private(set) public var sent = 0
+    private(set) public var rejected = 0  // lines that were not readings
 
     public init(settings: Settings, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
@@ -67,17 +82,14 @@ public final class HeartRateFeed: @unchecked Sendable {
         timer.resume()
         defer { timer.cancel() }
 
-        // Lines are timestamped as they are read: a reading is "now" when it arrives.
         var lineNumber = 0
         for line in LineReader(input) {
             lineNumber += 1
             let results = HeartRateInput.parseLine(line, format: settings.format, now: Date())
-            queue.sync {
+            let scheduleFlush = lock.withLock { () -> Bool in
                 for result in results {
                     switch result {
                     case .success(var sample):
-                        // Whole milliseconds, as the server stores them; a reading in the
-                        // same millisecond as the one before moves to the next one.
                         var ms = (sample.at.timeIntervalSince1970 * 1000).rounded()
                         if let previous, ms <= previous, previous - ms < 1000 { ms = previous + 1 }
                         previous = ms
@@ -88,8 +100,11 @@ public final class HeartRateFeed: @unchecked Sendable {
                         log("line \(lineNumber): \(r.field): \(r.message)")
                     }
                 }
-                if pending.count >= settings.batchSize { flush() }
+                guard pending.count >= settings.batchSize, !flushScheduled else { return false }
+                flushScheduled = true
+                return true
             }
+            if scheduleFlush { queue.async { [self] in flush() } }
             if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
         }
         // End of input: send everything, retrying for a while if the server is away.
@@ -98,43 +113,64 @@ public final class HeartRateFeed: @unchecked Sendable {
         repeat {
             queue.sync { lastAttempt = .distantPast; flush() }
             if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
-            left = queue.sync { pending.count + bufferedCount() }
+            left = lock.withLock { pending.count } + queue.sync { (try? readBuffer().count) ?? 0 }
             if left > 0 { Thread.sleep(forTimeInterval: 0.5) }
         } while left > 0 && Date() < deadline
         return left
     }
 
     /// On `queue`: sends the buffer file first (oldest first), then what is pending; what
-    /// cannot be sent goes to the buffer file.
+    /// cannot be sent goes to the buffer file. Nothing is dropped on any path.
     private func flush() {
+        lock.withLock { flushScheduled = false }
         guard fatal == nil else { return }
+        let taken = lock.withLock { () -> [HeartRateSample] in
+            defer { pending = [] }
+            return pending
+        }
         // While the server is away, try again at most every 2 s.
         if !reachable, Date().timeIntervalSince(lastAttempt) < 2 {
-            spill()
+            spill(taken)
             return
         }
         lastAttempt = Date()
+        var unsent = taken
         do {
-            var buffered = readBuffer()
+            var buffered = try readBuffer()
             while !buffered.isEmpty {
                 let chunk = Array(buffered.prefix(10_000))
-                try post(chunk)
+                do {
+                    try post(chunk)
+                } catch let error as FeedError where !error.isKeyProblem {
+                    // The server refuses these for good: set them aside, not in the way.
+                    setAside(chunk, because: error)
+                }
                 buffered.removeFirst(chunk.count)
                 try writeBuffer(buffered)
             }
-            while !pending.isEmpty {
-                let chunk = Array(pending.prefix(10_000))
-                try post(chunk)
-                pending.removeFirst(chunk.count)
+            while !unsent.isEmpty {
+                let chunk = Array(unsent.prefix(10_000))
+                do {
+                    try post(chunk)
+                } catch let error as FeedError where !error.isKeyProblem {
+                    setAside(chunk, because: error)
+                }
+                unsent.removeFirst(chunk.count)
             }
             if !reachable { log("server reachable again") }
             reachable = true
         } catch let error as FeedError {
+            // The key is refused: keep everything on disk for a run with the right key.
+            spill(unsent)
             fatal = error
+        } catch let error as BufferError {
+            // The buffer file cannot be read or written: keep the samples in memory.
+            log(error.description)
+            lock.withLock { pending = unsent + pending }
         } catch {
             if reachable { log("server unreachable (\(error.localizedDescription)); buffering in \(settings.bufferPath)") }
             reachable = false
-            spill()
+            spill(unsent)
         }
     }
 
@@ -148,7 +184,8 @@ public final class HeartRateFeed: @unchecked Sendable {
         let (status, body) = try Self.send(request)
         switch status {
         case 200: sent += samples.count
-        case 401: throw FeedError.refused("the server refused the API key (see pacenote key): \(body)")
+        case 401: throw FeedError.keyRefused("the server refused the API key (see pacenote key): \(body)")
+        case 429: throw URLError(.resourceUnavailable)  // locked out for a minute: try again later
         case 400..<500: throw FeedError.refused("the server refused the samples (\(status)): \(body)")
         default: throw URLError(.badServerResponse)
         }
@@ -193,26 +230,43 @@ public final class HeartRateFeed: @unchecked Sendable {
 
     // MARK: The buffer file (one JSON sample per line)
 
-    private func spill() {
-        guard !pending.isEmpty else { return }
-        var all = readBuffer() + pending
-        pending = []
-        if all.count > settings.bufferLimit {
-            log("buffer full: dropping the oldest \(all.count - settings.bufferLimit) samples")
-            all.removeFirst(all.count - settings.bufferLimit)
-        }
+    /// On `queue`: adds samples after those already buffered (bounded, oldest dropped).
+    private func spill(_ samples: [HeartRateSample]) {
+        guard !samples.isEmpty else { return }
         do {
+            var all = try readBuffer() + samples
+            if all.count > settings.bufferLimit {
+                log("buffer full: dropping the oldest \(all.count - settings.bufferLimit) samples")
+                all.removeFirst(all.count - settings.bufferLimit)
+            }
             try writeBuffer(all)
         } catch {
-            log("cannot write the buffer \(settings.bufferPath): \(error.localizedDescription); keeping samples in memory")
-            pending = all
+            log("cannot write the buffer \(settings.bufferPath): \(error); keeping samples in memory")
+            lock.withLock { pending = samples + pending }
         }
     }
 
-    private func bufferedCount() -> Int { readBuffer().count }
+    /// Samples the server will never take go to `<buffer>.rejected`, for a person to look at.
+    private func setAside(_ samples: [HeartRateSample], because error: FeedError) {
+        let path = settings.bufferPath + ".rejected"
+        log("\(samples.count) samples refused by the server, kept in \(path): \(error)")
+        let text = samples.map(Self.line).joined()
+        if let handle = FileHandle(forWritingAtPath: path) {
+            handle.seekToEndOfFile()
+            handle.write(Data(text.utf8))
+            try? handle.close()
+        } else {
+            FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        }
+    }
 
-    private func readBuffer() -> [HeartRateSample] {
-        guard let text = try? String(contentsOfFile: settings.bufferPath, encoding: .utf8) else { return [] }
+    /// The buffered samples; none when there is no buffer file, an error when it exists
+    /// but cannot be read (so it is never overwritten by mistake).
+    private func readBuffer() throws(BufferError) -> [HeartRateSample] {
+        guard FileManager.default.fileExists(atPath: settings.bufferPath) else { return [] }
+        guard let text = try? String(contentsOfFile: settings.bufferPath, encoding: .utf8) else {
+            throw BufferError(description: "cannot read the buffer \(settings.bufferPath)")
+        }
         return text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let bpm = object["bpm"] as? Int, let ts = (object["ts"] as? NSNumber)?.doubleValue else { return nil }
@@ -221,23 +275,24 @@ public final class HeartRateFeed: @unchecked Sendable {
         }
     }
 
-    private func writeBuffer(_ samples: [HeartRateSample]) throws {
+    static func line(_ s: HeartRateSample) -> String {
+        var text = "{\"bpm\":\(s.bpm),\"ts\":\(Int64((s.at.timeIntervalSince1970 * 1000).rounded()))"
+        if !s.rr.isEmpty { text += ",\"rr\":[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]" }
+        return text + "}\n"
+    }
+
+    private func writeBuffer(_ samples: [HeartRateSample]) throws(BufferError) {
         if samples.isEmpty {
             try? FileManager.default.removeItem(atPath: settings.bufferPath)
             return
         }
-        var text = ""
-        for s in samples {
-            text += "{\"bpm\":\(s.bpm),\"ts\":\(Int64((s.at.timeIntervalSince1970 * 1000).rounded()))"
-            if !s.rr.isEmpty { text += ",\"rr\":[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]" }
-            text += "}\n"
-        }
         // Write-then-rename: a crash leaves the old buffer or the new one, never half of one.
         let temporary = settings.bufferPath + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown)
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(samples.map(Self.line).joined().utf8),
+                                             attributes: [.posixPermissions: 0o600]),
+              rename(temporary, settings.bufferPath) == 0 else {
+            throw BufferError(description: "cannot write the buffer \(settings.bufferPath)")
         }
-        if rename(temporary, settings.bufferPath) != 0 { throw CocoaError(.fileWriteUnknown) }
     }
 }
 

@@ -105,6 +105,28 @@ import Testing
         ])
     }
 
+    @Test func hrFeedKeepsReadingsWhenTheKeyIsRefused() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let input = daemon.dir.file("in.txt")
+        try "91\n92\n93\n".write(toFile: input, atomically: true, encoding: .utf8)
+        func feed(key: String) throws -> (status: Int32, stdout: String, stderr: String) {
+            try run("/bin/sh", ["-c", "'\(try PacenoteProcess.binary())' hr-feed --db '\(daemon.db)' --url \(daemon.base)/ < '\(input)'"],
+                    environment: PacenoteProcess.cleanEnvironment(["PACENOTE_API_KEY": key, "HOME": daemon.dir.path]), allowFailure: true)
+        }
+        let refused = try feed(key: "pn_not_the_key_0123456789")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("refused the API key"), "\(refused.stderr)")
+        #expect(try daemon.sql("SELECT COUNT(*) FROM hr_samples") == "0\n")
+        let buffered = try String(contentsOfFile: daemon.dir.file("hr-feed-buffer.jsonl"), encoding: .utf8)
+        #expect(buffered.split(separator: "\n").count == 3)
+        // With the right key, the buffered readings go first, then the new ones.
+        try "94\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let sent = try feed(key: daemon.apiKey)
+        #expect(sent.status == 0, "\(sent.stderr)")
+        #expect(try daemon.sql("SELECT group_concat(bpm) FROM (SELECT bpm FROM hr_samples ORDER BY at_ms)") == "91,92,93,94\n")
+        #expect(!FileManager.default.fileExists(atPath: daemon.dir.file("hr-feed-buffer.jsonl")))
+    }
+
     @Test func hrFeedLosesNothingAcrossAServerRestart() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
         let port = daemon.port
