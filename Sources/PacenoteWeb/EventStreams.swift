@@ -91,6 +91,7 @@ public final class EventStreamHub: @unchecked Sendable {
     private var nextID = 1
     private var nextStream = 1
     private let replay: Int
+    private let heartbeatInterval: Double
     private let timer: DispatchSourceTimer
     private var subscription: EventBus.Subscription?
     private let bus: EventBus?
@@ -98,8 +99,10 @@ public final class EventStreamHub: @unchecked Sendable {
     public init(bus: EventBus?, replay: Int = 500, heartbeat: Double = 15) {
         self.bus = bus
         self.replay = replay
+        self.heartbeatInterval = heartbeat
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "pacenote.sse-heartbeat"))
-        timer.schedule(deadline: .now() + heartbeat, repeating: heartbeat)
+        // Armed only while someone listens: an idle server never wakes up for it.
+        timer.schedule(deadline: .distantFuture)
         timer.setEventHandler { [weak self] in self?.heartbeat() }
         timer.resume()
         subscription = bus?.subscribe { [weak self] event in self?.publish(event) }
@@ -145,6 +148,7 @@ public final class EventStreamHub: @unchecked Sendable {
         stream.onFinished = { [weak self] stream in self?.remove(stream) }
         nextStream += 1
         streams[stream.id] = stream
+        if streams.count == 1 { timer.schedule(deadline: .now() + heartbeatInterval, repeating: heartbeatInterval) }
         Gauge(label: "pacenote_sse_subscribers").record(streams.count)
         return stream
     }
@@ -152,6 +156,7 @@ public final class EventStreamHub: @unchecked Sendable {
     func remove(_ stream: EventStream) {
         let count = lock.withLock { () -> Int in
             streams.removeValue(forKey: stream.id)
+            if streams.isEmpty { timer.schedule(deadline: .distantFuture) }
             return streams.count
         }
         Gauge(label: "pacenote_sse_subscribers").record(count)
