@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import PacenoteCore
 import PacenoteStore
@@ -55,6 +56,7 @@ public struct API: Sendable {
     /// Table sizes for the status, counted at most once a second: the status is what
     /// monitors poll, and counting a million plays on every poll would make it slow.
     private let counts = CountsCache()
+    private let statusCache = StatusCache()
     let charts: ChartCache
 
     public init(context: APIContext) {
@@ -131,7 +133,9 @@ public struct API: Sendable {
                                message: "listening history and heart rate are private: from outside the trusted networks, send the API key")
             }
             switch route {
-            case .status: return .json(try status(showPrivate: mayReadPrivate))
+            case .status:
+                // Monitors poll the status: the same body serves everyone for 100 ms.
+                return try statusCache.get(showPrivate: mayReadPrivate) { try HTTPResponse.json(status(showPrivate: mayReadPrivate)) }
             case .listens: return .json(try listens(request.query))
             case .heartRate: return try ingestHeartRate(request)
             case .workouts where request.method == "POST": return try startWorkout(request)
@@ -342,5 +346,21 @@ final class CountsCache: Sendable {
         let value = try store.counts()
         cached.withLock { $0 = (value, Date()) }
         return value
+    }
+}
+
+/// The rendered status, public and private variants, kept for a moment.
+final class StatusCache: Sendable {
+    private let entries = Mutex<[Bool: (at: DispatchTime, response: HTTPResponse)]>([:])
+    static let maxAgeNanoseconds: UInt64 = 100_000_000
+
+    func get(showPrivate: Bool, render: () throws -> HTTPResponse) throws -> HTTPResponse {
+        let now = DispatchTime.now()
+        if let hit = entries.withLock({ $0[showPrivate] }), now.uptimeNanoseconds - hit.at.uptimeNanoseconds < Self.maxAgeNanoseconds {
+            return hit.response
+        }
+        let response = try render()
+        entries.withLock { $0[showPrivate] = (now, response) }
+        return response
     }
 }
