@@ -98,6 +98,9 @@ struct Serve: ParsableCommand {
             basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel,
             trustedNetworks: server.trustedNetworks))
         let logger = Pacenote.makeLogger(level: config.logLevel)
+        // glibc gives every thread that allocates its own malloc arena; with libmicrohttpd's
+        // workers that is memory a home server would rather keep (measured by scripts/bench/api).
+        _ = glibcMallopt(-8 /* M_ARENA_MAX, <malloc.h> */, 2)
         // libmpdclient writes without MSG_NOSIGNAL: a write to an MPD that just went away
         // must be an error to handle (EPIPE), not a signal that ends the process.
         signal(SIGPIPE, SIG_IGN)
@@ -319,3 +322,7 @@ struct Import: ParsableCommand {
         if failed > 0 { throw ExitCode.failure }
     }
 }
+
+/// glibc's `mallopt` (declared in <malloc.h>, which the Glibc module does not import).
+@_silgen_name("mallopt")
+func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
