@@ -356,7 +356,10 @@ final class StatusCache: Sendable {
 
     func get(showPrivate: Bool, render: () throws -> HTTPResponse) throws -> HTTPResponse {
         let now = DispatchTime.now()
-        if let hit = entries.withLock({ $0[showPrivate] }), now.uptimeNanoseconds - hit.at.uptimeNanoseconds < Self.maxAgeNanoseconds {
+        // Another thread may have stored an entry stamped after `now`: that one is fresh
+        // (and the unsigned difference must not be taken the wrong way round).
+        if let hit = entries.withLock({ $0[showPrivate] }),
+           hit.at >= now || now.uptimeNanoseconds - hit.at.uptimeNanoseconds < Self.maxAgeNanoseconds {
             return hit.response
         }
         let response = try render()

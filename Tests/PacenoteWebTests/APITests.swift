@@ -3,6 +3,7 @@ import Logging
 import PacenoteCore
 import PacenoteStore
 import PacenoteTestSupport
+import Synchronization
 import Testing
 @testable import PacenoteWeb
 
@@ -11,13 +12,14 @@ import Testing
         let dir: TemporaryDirectory
         let store: Store
         let web: WebServer
+        let api: API
         var base: String { "http://127.0.0.1:\(web.port)" }
 
         init(basePath: String = "", connected: Bool = false) throws {
             dir = try TemporaryDirectory()
             store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
             let since = Date(timeIntervalSince1970: 1_800_000_000)
-            let api = API(context: APIContext(version: "9.9.9", startedAt: Date(), store: store, apiKey: "test-key-0123456789", players: {
+            api = API(context: APIContext(version: "9.9.9", startedAt: Date(), store: store, apiKey: "test-key-0123456789", players: {
                 [PlayerStatus(name: "living-room", endpoint: "localhost:6600", connected: connected,
                               serverVersion: connected ? "0.23.5" : nil, lastError: connected ? nil : "Connection refused", since: since)]
             }))
@@ -69,5 +71,22 @@ import Testing
         #expect(try HTTP.get(site.base + "/pacenote/api/v1/status").status == 200)
         #expect(try HTTP.get(site.base + "/api/v1/status").status == 404)
         #expect(try HTTP.get(site.base + "/pacenotes/api/v1/status").status == 404)
+    }
+}
+
+@Suite struct ConcurrencyTests {
+    /// libmicrohttpd's workers call the API at once: the status cache must hold up (a
+    /// race here once trapped on an unsigned underflow under load).
+    @Test func manyThreadsReadTheStatusAtOnce() throws {
+        let site = try APITests.Site()
+        let api = site.api
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<3000 {
+                let r = api.handle(HTTPRequest(method: "GET", path: "/api/v1/status", peerAddress: "127.0.0.1"))
+                if r.status != 200 { failures.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(failures.load(ordering: .relaxed) == 0)
     }
 }
