@@ -137,26 +137,8 @@ public final class HeartRateFeed: @unchecked Sendable {
         var unsent = taken
         do {
             var buffered = try readBuffer()
-            while !buffered.isEmpty {
-                let chunk = Array(buffered.prefix(10_000))
-                do {
-                    try post(chunk)
-                } catch let error as FeedError where !error.isKeyProblem {
-                    // The server refuses these for good: set them aside, not in the way.
-                    setAside(chunk, because: error)
-                }
-                buffered.removeFirst(chunk.count)
-                try writeBuffer(buffered)
-            }
-            while !unsent.isEmpty {
-                let chunk = Array(unsent.prefix(10_000))
-                do {
-                    try post(chunk)
-                } catch let error as FeedError where !error.isKeyProblem {
-                    setAside(chunk, because: error)
-                }
-                unsent.removeFirst(chunk.count)
-            }
+            try sendChunks(&buffered) { rest throws in try writeBuffer(rest) }
+            try sendChunks(&unsent) { _ in }
             if !reachable { log("server reachable again") }
             reachable = true
         } catch let error as FeedError {
@@ -171,6 +153,22 @@ public final class HeartRateFeed: @unchecked Sendable {
             if reachable { log("server unreachable (\(error.localizedDescription)); buffering in \(settings.bufferPath)") }
             reachable = false
             spill(unsent)
+        }
+    }
+
+    /// Sends `samples` in requests of at most 10,000, removing each chunk once the server
+    /// has it (then `afterChunk` sees what is left). Samples the server refuses for good
+    /// are set aside; a refused key or an unreachable server stops with the rest intact.
+    private func sendChunks(_ samples: inout [HeartRateSample], afterChunk: ([HeartRateSample]) throws -> Void) throws {
+        while !samples.isEmpty {
+            let chunk = Array(samples.prefix(10_000))
+            do {
+                try post(chunk)
+            } catch let error as FeedError where !error.isKeyProblem {
+                setAside(chunk, because: error)
+            }
+            samples.removeFirst(chunk.count)
+            try afterChunk(samples)
         }
     }
 
