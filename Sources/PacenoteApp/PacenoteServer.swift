@@ -104,7 +104,8 @@ public final class PacenoteServer: Sendable {
         context.staticFiles = StaticFiles(root: StaticFiles.locate(configured: config.publicDirectory))
         let api = API(context: context)
         let web = WebServer(
-            settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, takesLargeBody: Route.takesLargeBody),
+            settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, takesLargeBody: Route.takesLargeBody,
+                           threads: config.httpThreads),
             basePath: config.basePath, api: api, logger: logger)
         do {
             try web.start()

@@ -115,7 +115,8 @@ extension Store {
     /// The track stored for an MPD URI.
     public func track(uri: String) throws(StoreError) -> Track? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM tracks WHERE uri = ?", arguments: [uri]).map(Store.track(from:))
+            try Row.fetchOne(db, sql: "SELECT \(Store.trackColumns("tracks")) FROM tracks WHERE uri = ?", arguments: [uri])
+                .map { Store.track(from: $0) }
         }
     }
 

@@ -60,8 +60,8 @@ extension Store {
         let match = search.flatMap(Store.ftsQuery)
         return try read { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT p.id AS play_id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
-                       p.source, p.player, p.hr_avg, p.hr_max, p.zone, p.workout_id, t.*
+                SELECT p.id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
+                       p.source, p.player, p.hr_avg, p.hr_max, p.zone, p.workout_id, \(Store.trackColumns("t"))
                 FROM plays p JOIN tracks t ON t.id = p.track_id
                 WHERE (?1 IS NULL OR (p.started_at_ms, p.id) < (?1, ?2))
                   AND (?3 IS NULL OR p.started_at_ms >= ?3)
@@ -73,13 +73,12 @@ extension Store {
             return rows.map { row in
                 PlayWithTrack(
                     play: Play(
-                        id: row["play_id"], trackID: row["track_id"],
-                        startedAt: Store.date(milliseconds: row["started_at_ms"]),
-                        endedAt: Store.date(milliseconds: row["ended_at_ms"]),
-                        playedSeconds: row["played_s"], counted: row["counted"], source: row["source"],
-                        player: row["player"], heartRateAverage: row["hr_avg"], heartRateMax: row["hr_max"],
-                        zone: (row["zone"] as Int?).flatMap(Zone.init(rawValue:)), workoutID: row["workout_id"]),
-                    track: Store.track(from: row))
+                        id: row[0], trackID: row[1],
+                        startedAt: Store.date(milliseconds: row[2]), endedAt: Store.date(milliseconds: row[3]),
+                        playedSeconds: row[4], counted: row[5], source: row[6], player: row[7],
+                        heartRateAverage: row[8], heartRateMax: row[9],
+                        zone: (row[10] as Int?).flatMap(Zone.init(rawValue:)), workoutID: row[11]),
+                    track: Store.track(from: row, at: 12))
             }
         }
     }

@@ -49,11 +49,12 @@ extension Store {
         try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
-                SELECT t.*, r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
+                SELECT \(Store.trackColumns("t")), r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
                 JOIN tracks t ON t.id = r.track_id WHERE r.plays > 0
                 ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?
                 """, arguments: source.arguments + [limit]).map { row in
-                ChartEntry(track: Store.track(from: row), artist: nil, album: nil, plays: row["chart_plays"], seconds: row["chart_secs"])
+                ChartEntry(track: Store.track(from: row), artist: nil, album: nil,
+                           plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1])
             }
         }
     }

@@ -79,22 +79,33 @@ extension Store {
     /// The track with this id, if any.
     public func track(id: Int64) throws(StoreError) -> Track? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM tracks WHERE id = ?", arguments: [id]).map(Store.track(from:))
+            try Row.fetchOne(db, sql: "SELECT \(Store.trackColumns("tracks")) FROM tracks WHERE id = ?", arguments: [id])
+                .map { Store.track(from: $0) }
         }
     }
 
-    static func track(from row: Row) -> Track {
+    /// The track columns `track(from:at:)` reads, in its order, for a SELECT list.
+    static func trackColumns(_ table: String) -> String {
+        ["id", "uri", "title", "artist", "album", "album_artist", "genre", "date", "track_number", "disc_number",
+         "duration_s", "mb_recording_id", "mb_release_id", "mb_artist_id", "mb_album_artist_id", "mb_release_track_id",
+         "bpm", "bpm_source", "bpm_confidence"].map { "\(table).\($0)" }.joined(separator: ", ")
+    }
+    static let trackColumnCount = 19
+
+    /// A track from the columns `trackColumns` selected, starting at column `i`. Read by
+    /// position: looking columns up by name was a fifth of the listens endpoint's time.
+    static func track(from row: Row, at i: Int = 0) -> Track {
         var bpm: BPM?
-        if let value: Double = row["bpm"], let source = BPM.Source(rawValue: row["bpm_source"] ?? "") {
-            bpm = BPM(value: value, source: source, confidence: row["bpm_confidence"])
+        if let value: Double = row[i + 16], let source = BPM.Source(rawValue: row[i + 17] ?? "") {
+            bpm = BPM(value: value, source: source, confidence: row[i + 18])
         }
         return Track(
-            id: row["id"], uri: row["uri"], title: row["title"], artist: row["artist"], album: row["album"],
-            albumArtist: row["album_artist"], genre: row["genre"], date: row["date"],
-            trackNumber: row["track_number"], discNumber: row["disc_number"], durationSeconds: row["duration_s"],
+            id: row[i], uri: row[i + 1], title: row[i + 2], artist: row[i + 3], album: row[i + 4],
+            albumArtist: row[i + 5], genre: row[i + 6], date: row[i + 7],
+            trackNumber: row[i + 8], discNumber: row[i + 9], durationSeconds: row[i + 10],
             musicBrainz: MusicBrainzIDs(
-                recording: row["mb_recording_id"], release: row["mb_release_id"], artist: row["mb_artist_id"],
-                albumArtist: row["mb_album_artist_id"], releaseTrack: row["mb_release_track_id"]),
+                recording: row[i + 11], release: row[i + 12], artist: row[i + 13],
+                albumArtist: row[i + 14], releaseTrack: row[i + 15]),
             bpm: bpm)
     }
 }

@@ -18,25 +18,25 @@ public indirect enum JSONValue: Equatable, Sendable {
 
     public func serialized() -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256)
+        out.reserveCapacity(4096)
         write(to: &out)
         return out
     }
 
     private func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += Array("null".utf8)
-        case .bool(let b): out += Array((b ? "true" : "false").utf8)
-        case .int(let i): out += Array(String(i).utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .int(let i): out.append(contentsOf: String(i).utf8)
         case .double(let d):
             if !d.isFinite {
-                out += Array("null".utf8)
+                out.append(contentsOf: "null".utf8)
             } else if d == d.rounded(), abs(d) < 1e15 {
-                out += Array(String(Int64(d)).utf8)
+                out.append(contentsOf: String(Int64(d)).utf8)
             } else {
                 // Three decimals are more than any duration or BPM needs, and stay readable.
                 let rounded = (d * 1000).rounded() / 1000
-                out += Array(String(rounded).utf8)
+                out.append(contentsOf: String(rounded).utf8)
             }
         case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let items):
@@ -58,20 +58,23 @@ public indirect enum JSONValue: Equatable, Sendable {
         }
     }
 
+    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 87 + v }
+
     /// RFC 8259 §7: quote, backslash and control characters are escaped; `<`, `>` and `&`
     /// too, so a JSON document embedded in a page can never close a `<script>`.
     private static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in s.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): out += [92, 34]
-            case UInt8(ascii: "\\"): out += [92, 92]
-            case 0x0A: out += [92, UInt8(ascii: "n")]
-            case 0x0D: out += [92, UInt8(ascii: "r")]
-            case 0x09: out += [92, UInt8(ascii: "t")]
+            case UInt8(ascii: "\""): out.append(92); out.append(34)
+            case UInt8(ascii: "\\"): out.append(92); out.append(92)
+            case 0x0A: out.append(92); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(92); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(92); out.append(UInt8(ascii: "t"))
             case 0..<0x20, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), 0x7F:
-                let hex = Array("0123456789abcdef".utf8)
-                out += [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
             default: out.append(byte)
             }
         }

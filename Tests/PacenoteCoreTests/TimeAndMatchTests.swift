@@ -17,6 +17,22 @@ import Testing
 
     @Test func isoTimestampsCarryAnOffsetAndMilliseconds() {
         #expect(ISO8601.string(Date(timeIntervalSince1970: 1_774_823_400.25)) == "2026-03-29T22:30:00.250Z")
+        #expect(ISO8601.string(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+        #expect(ISO8601.string(Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
+        #expect(ISO8601.string(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000Z")
+    }
+
+    @Test func handWrittenTimestampsAgreeWithFoundationsFormatter() {
+        // Leap years, century rules, month ends: 20,000 instants from 1900 to 2200.
+        var rng = SystemRandomNumberGenerator()
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        for _ in 0..<20_000 {
+            // Quarter seconds are exact in binary: no rounding question between the two.
+            let ms = Int64.random(in: -2_208_988_800...7_258_118_400, using: &rng) * 1000 + Int64.random(in: 0...3, using: &rng) * 250
+            let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+            #expect(ISO8601.string(epochMilliseconds: ms) == date.formatted(style))
+            #expect(ISO8601.string(date) == date.formatted(style))
+        }
     }
 }
 

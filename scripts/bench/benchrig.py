@@ -23,7 +23,7 @@ def wait_port(port, timeout=10):
 
 
 def release_binary():
-    subprocess.run(["swift", "build", "-c", "release", "--product", "pacenote"], cwd=ROOT, check=True,
+    subprocess.run(["swift", "build", "-c", "release", "--product", "pacenote", "--static-swift-stdlib"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     return os.path.join(ROOT, ".build", "release", "pacenote")
 
