@@ -101,6 +101,12 @@ struct Serve: ParsableCommand {
         // glibc gives every thread that allocates its own malloc arena; with libmicrohttpd's
         // workers that is memory a home server would rather keep (measured by scripts/bench/api).
         _ = glibcMallopt(-8 /* M_ARENA_MAX, <malloc.h> */, 2)
+        // Fixed thresholds (glibc raises them as it goes otherwise): blocks of 64 KiB and up
+        // (response bodies, SQLite's buffers) go back to the system when freed, and free memory
+        // at the top of the heap above 128 KiB is returned: ~4 MiB less resident after a burst
+        // of requests, with no change in throughput (scripts/bench/api).
+        _ = glibcMallopt(-3 /* M_MMAP_THRESHOLD */, 64 * 1024)
+        _ = glibcMallopt(-1 /* M_TRIM_THRESHOLD */, 128 * 1024)
         // libmpdclient writes without MSG_NOSIGNAL: a write to an MPD that just went away
         // must be an error to handle (EPIPE), not a signal that ends the process.
         signal(SIGPIPE, SIG_IGN)
