@@ -1,0 +1,118 @@
+/// HTML and SVG as values. Every page and every chart is built from `Node`s; text and
+/// attribute values are escaped when the tree is written, so no markup is ever made by
+/// joining strings, and a track called `<img src=x onerror=alert(1)>` stays text.
+public struct Node: Sendable {
+    enum Kind: Sendable {
+        case element(name: String, attributes: [Attribute], children: [Node])
+        case text(String)
+        case fragment([Node])
+    }
+    let kind: Kind
+
+    public static func text(_ s: String) -> Node { Node(kind: .text(s)) }
+    public static func fragment(_ nodes: [Node]) -> Node { Node(kind: .fragment(nodes)) }
+    public static let empty = Node(kind: .fragment([]))
+
+    /// An element: `el("a", ["href": url]) { "text" }`. Names are the code's own, never input.
+    public static func el(_ name: String, _ attributes: KeyValuePairs<String, String?> = [:],
+                          @Markup _ children: () -> [Node] = { [] }) -> Node {
+        Node(kind: .element(name: name, attributes: attributes.compactMap { k, v in v.map { Attribute(name: k, value: $0) } },
+                            children: children()))
+    }
+
+    /// An element with attributes computed at run time (charts).
+    public static func el(_ name: String, attributes: [Attribute], children: [Node] = []) -> Node {
+        Node(kind: .element(name: name, attributes: attributes, children: children))
+    }
+}
+
+public struct Attribute: Sendable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+@resultBuilder
+public enum Markup {
+    public static func buildExpression(_ node: Node) -> [Node] { [node] }
+    public static func buildExpression(_ nodes: [Node]) -> [Node] { nodes }
+    public static func buildExpression(_ text: String) -> [Node] { [.text(text)] }
+    public static func buildBlock(_ parts: [Node]...) -> [Node] { parts.flatMap { $0 } }
+    public static func buildOptional(_ part: [Node]?) -> [Node] { part ?? [] }
+    public static func buildEither(first: [Node]) -> [Node] { first }
+    public static func buildEither(second: [Node]) -> [Node] { second }
+    public static func buildArray(_ parts: [[Node]]) -> [Node] { parts.flatMap { $0 } }
+}
+
+extension Node {
+    /// Elements that have no end tag in HTML.
+    static let voidElements: Set<String> = ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                                            "source", "track", "wbr"]
+
+    public func render(into out: inout [UInt8]) {
+        switch kind {
+        case .text(let s): Node.escape(s, into: &out, attribute: false)
+        case .fragment(let nodes): for n in nodes { n.render(into: &out) }
+        case .element(let name, let attributes, let children):
+            out.append(UInt8(ascii: "<"))
+            out.append(contentsOf: name.utf8)
+            for a in attributes {
+                out.append(UInt8(ascii: " "))
+                out.append(contentsOf: a.name.utf8)
+                out.append(contentsOf: "=\"".utf8)
+                Node.escape(a.value, into: &out, attribute: true)
+                out.append(UInt8(ascii: "\""))
+            }
+            out.append(UInt8(ascii: ">"))
+            if Node.voidElements.contains(name) { return }
+            for c in children { c.render(into: &out) }
+            out.append(contentsOf: "</".utf8)
+            out.append(contentsOf: name.utf8)
+            out.append(UInt8(ascii: ">"))
+        }
+    }
+
+    public func rendered() -> String {
+        var out: [UInt8] = []
+        render(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `&<>` in text; `"` and `'` too in attribute values. Control characters other than
+    /// tab and newline are dropped: they are not allowed in HTML.
+    static func escape(_ s: String, into out: inout [UInt8], attribute: Bool) {
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\"") where attribute: out.append(contentsOf: "&quot;".utf8)
+            case UInt8(ascii: "'") where attribute: out.append(contentsOf: "&#39;".utf8)
+            case 0x09, 0x0A: out.append(byte)
+            case 0..<0x20, 0x7F: break
+            default: out.append(byte)
+            }
+        }
+    }
+}
+
+/// A URL query component, percent-encoded (for links built from names).
+enum URLText {
+    static func component(_ s: String) -> String {
+        var out = ""
+        for byte in s.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF")
+                out.append("%"); out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+}
