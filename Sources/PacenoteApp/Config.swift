@@ -10,6 +10,8 @@ public struct Config: Sendable, Equatable {
     /// Prefix for every URL when served behind a reverse proxy: `/pacenote`, or empty.
     public var basePath: String = ""
     public var maxBodyBytes: Int = 1 << 20
+    /// The site's public address for share links (`https://music.example.org/pacenote`).
+    public var publicURL: String?
     /// libmicrohttpd's worker threads (an epoll loop each); measured in scripts/bench/api.
     public var httpThreads: Int = 4
     /// Clients that may read history and heart rate without the key.
@@ -350,6 +352,15 @@ public enum ConfigLoader {
         },
         Setting(key: "server.max_body_bytes", environment: ["PACENOTE_MAX_BODY_BYTES"]) { (input, c) throws(ConfigError) in
             c.maxBodyBytes = Int(try integer(input, "server.max_body_bytes", in: 1024...(1 << 30)))
+        },
+        Setting(key: "server.public_url", environment: ["PACENOTE_PUBLIC_URL"]) { (input, c) throws(ConfigError) in
+            var text = try string(input, "server.public_url")
+            while text.hasSuffix("/") { text.removeLast() }
+            guard text.isEmpty || ((text.hasPrefix("http://") || text.hasPrefix("https://")) && !text.contains(" ")
+                                   && !text.contains("?") && !text.contains("#") && text.count > 8) else {
+                throw ConfigError(key: "server.public_url", message: "'\(text)' must be an http:// or https:// address")
+            }
+            c.publicURL = text.isEmpty ? nil : text
         },
         Setting(key: "server.http_threads", environment: ["PACENOTE_HTTP_THREADS"]) { (input, c) throws(ConfigError) in
             c.httpThreads = Int(try integer(input, "server.http_threads", in: 1...64))

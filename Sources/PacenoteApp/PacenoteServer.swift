@@ -95,6 +95,10 @@ public final class PacenoteServer: Sendable {
         context.eventHub = EventStreamHub(bus: events)
         context.basePath = WebServer.normalise(config.basePath)
         if let metrics { context.metricsText = { metrics.emitToBuffer() } }
+        context.publicURL = config.publicURL
+        let covers = CoverArtCache(databasePath: config.databasePath, players: config.players.compactMap { try? $0.endpoint },
+                                   logger: logger)
+        context.coverArt = { covers.image(for: $0) }
         events.subscribe { event in
             if case .playLogged(_, let play, _) = event {
                 Counter(label: "pacenote_plays_logged_total",

@@ -3,18 +3,25 @@ import GRDB
 import PacenoteCore
 
 extension Store {
-    /// The tracks counted on a local day, with what the song-of-the-day rule weighs.
+    /// The tracks counted on a local day, with what the song-of-the-day rule weighs: one
+    /// pass over the day's plays (an index range), not a look-up per track.
     public func sotdCandidates(day: String) throws(StoreError) -> [SongOfTheDay.Candidate] {
+        try sotdCandidates(fromDay: day, toDay: day)[day] ?? []
+    }
+
+    /// The same for every day of a range, by day.
+    public func sotdCandidates(fromDay: String, toDay: String) throws(StoreError) -> [String: [SongOfTheDay.Candidate]] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT r.track_id, r.plays, r.played_s,
-                       (SELECT MIN(p.started_at_ms) FROM plays p
-                        WHERE p.local_day = r.day AND p.track_id = r.track_id AND p.counted = 1) AS first_ms
-                FROM rollup_day_track r WHERE r.day = ? AND r.plays > 0
-                """, arguments: [day]).map {
-                SongOfTheDay.Candidate(trackID: $0[0], plays: $0[1], seconds: $0[2],
-                                       firstPlayedAt: Store.date(milliseconds: $0[3] ?? 0))
+            var out: [String: [SongOfTheDay.Candidate]] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT local_day, track_id, SUM(counted), SUM(played_s), MIN(CASE WHEN counted = 1 THEN started_at_ms END)
+                FROM plays WHERE local_day BETWEEN ? AND ?
+                GROUP BY local_day, track_id HAVING SUM(counted) > 0
+                """, arguments: [fromDay, toDay]) {
+                out[row[0], default: []].append(SongOfTheDay.Candidate(
+                    trackID: row[1], plays: row[2], seconds: row[3], firstPlayedAt: Store.date(milliseconds: row[4] ?? 0)))
             }
+            return out
         }
     }
 

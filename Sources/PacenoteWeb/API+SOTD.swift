@@ -31,23 +31,21 @@ extension API {
         default:
             break
         }
+        if request.method != "GET" && request.method != "HEAD" { pages.invalidate() }
         guard let body = try sotd(day) else { throw APIError.notFound("no song of the day for \(day): nothing was played") }
         return .json(body)
     }
 
     /// The song of one day, or nil when nothing was played and nothing pinned.
     func sotd(_ day: String) throws -> JSONValue? {
-        let store = context.store
-        guard let choice = SongOfTheDay.choose(try store.sotdCandidates(day: day), pin: try store.sotdPin(day: day)),
-              let track = try store.track(id: choice.trackID) else { return nil }
-        let figures = try store.dayFigures(day: day, trackID: choice.trackID)
+        guard let sotd = try songOfDay(day) else { return nil }
         return .object([
             ("day", .string(day)),
-            ("pinned", .bool(choice.pinned)),
-            ("note", .optional(choice.note)),
-            ("plays", .int(Int64(figures.plays))),
-            ("listening_s", .double(figures.seconds.rounded())),
-            ("track", APIJSON.track(track)),
+            ("pinned", .bool(sotd.pinned)),
+            ("note", .optional(sotd.note)),
+            ("plays", .int(Int64(sotd.plays))),
+            ("listening_s", .double(sotd.seconds.rounded())),
+            ("track", APIJSON.track(sotd.track)),
         ])
     }
 

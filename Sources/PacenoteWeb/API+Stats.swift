@@ -4,13 +4,10 @@ import PacenoteStore
 import Synchronization
 
 extension API {
-    /// `GET /api/v1/stats`: totals and the top tracks, artists and albums of a range of
-    /// local days, from the rollups.
-    func stats(_ query: [String: String]) throws -> JSONValue {
-        let limit = try Query.int(query, "limit", default: 10, in: 1...100)
-        let range: StatsRange
+    /// The range of days a stats request asks for (`range`, or `from`/`to`).
+    func statsRange(_ query: [String: String]) throws(APIError) -> StatsRange {
         do {
-            range = try StatsRange.resolve(range: query["range"], from: query["from"], to: query["to"], today: Date(), in: localTime)
+            return try StatsRange.resolve(range: query["range"], from: query["from"], to: query["to"], today: Date(), in: localTime)
         } catch .unknownRange(let text) {
             throw APIError.badRequest(
                 "range: '\(text)' is not one of \(StatsRange.names.joined(separator: ", ")), a year (2026), a month (2026-11) or a day",
@@ -20,6 +17,13 @@ extension API {
         } catch {
             throw APIError.badRequest("'from' must not be after 'to'", code: "invalid_range")
         }
+    }
+
+    /// `GET /api/v1/stats`: totals and the top tracks, artists and albums of a range of
+    /// local days, from the rollups.
+    func stats(_ query: [String: String]) throws -> JSONValue {
+        let limit = try Query.int(query, "limit", default: 10, in: 1...100)
+        let range = try statsRange(query)
         let key = "\(range.from)|\(range.to)|\(limit)"
         if let cached = charts.get(key) {
             return Self.rangeHeader(range, cached)
@@ -50,10 +54,13 @@ extension API {
     }
 }
 
-/// Charts computed once and kept until a play is stored (in this process: the event bus
-/// says so) or `maxAge` passes (another process, such as `pacenote import`, wrote).
-final class ChartCache: Sendable {
-    private let entries = Mutex<(generation: Int, values: [String: (generation: Int, at: Date, body: [(String, JSONValue)])])>((0, [:]))
+typealias ChartCache = ResultCache<[(String, JSONValue)]>
+
+/// Results computed once and kept until a play is stored (in this process: the event bus
+/// says so), `invalidate()` is called (a pin changed) or `maxAge` passes (another process,
+/// such as `pacenote import`, wrote): the API's charts, the site's heavier pages.
+final class ResultCache<Value: Sendable>: Sendable {
+    private let entries = Mutex<(generation: Int, values: [String: (generation: Int, at: Date, body: Value)])>((0, [:]))
     let maxAge: Double
 
     init(bus: EventBus?, maxAge: Double = 60) {
@@ -67,7 +74,7 @@ final class ChartCache: Sendable {
         entries.withLock { $0.generation += 1; $0.values.removeAll(keepingCapacity: true) }
     }
 
-    func get(_ key: String) -> [(String, JSONValue)]? {
+    func get(_ key: String) -> Value? {
         entries.withLock { state in
             guard let hit = state.values[key], hit.generation == state.generation,
                   Date().timeIntervalSince(hit.at) < maxAge else { return nil }
@@ -79,11 +86,22 @@ final class ChartCache: Sendable {
 
     /// Keeps a chart computed from the data of `generation`; if a play was stored
     /// meanwhile, the result may already be stale and is not kept.
-    func put(_ key: String, _ body: [(String, JSONValue)], computedAt generation: Int) {
+    func put(_ key: String, _ body: Value, computedAt generation: Int) {
         entries.withLock { state in
             guard state.generation == generation else { return }
             if state.values.count > 256 { state.values.removeAll(keepingCapacity: true) }
             state.values[key] = (state.generation, Date(), body)
         }
+    }
+}
+
+extension ResultCache {
+    /// The cached value, or `compute()`'s, kept unless the data changed meanwhile.
+    func value(_ key: String, _ compute: () throws -> Value) rethrows -> Value {
+        if let hit = get(key) { return hit }
+        let generation = self.generation
+        let value = try compute()
+        put(key, value, computedAt: generation)
+        return value
     }
 }

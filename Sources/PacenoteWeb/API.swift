@@ -33,6 +33,11 @@ public struct APIContext: Sendable {
     public var sessions = Sessions()
     /// The URL prefix the site is served under (for cookie paths and redirects).
     public var basePath = ""
+    /// The site's public address (`https://music.example.org/pacenote`), for the share
+    /// pages' OpenGraph links; nil: taken from each request's Host.
+    public var publicURL: String?
+    /// A track's cover from its player (cached by the app), nil when there is none.
+    public var coverArt: (@Sendable (Track) -> CoverImage?)?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -58,11 +63,15 @@ public struct API: Sendable {
     private let counts = CountsCache()
     private let statusCache = StatusCache()
     let charts: ChartCache
+    let powerSongCache = PowerSongCache()
+    /// The stats page's and the song-of-the-day archive's content.
+    let pages: ResultCache<Node>
 
     public init(context: APIContext) {
         self.context = context
         self.localTime = LocalTime(timeZone: context.timeZone)
         self.charts = ChartCache(bus: context.events)
+        self.pages = ResultCache<Node>(bus: context.events)
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -120,14 +129,18 @@ public struct API: Sendable {
                     if error.code == "invalid_key" { context.sessions.recordFailure(from: client) }
                 }
             }
+            if case .page = route, (route.isPrivate && !canReadPrivate(request, session: session, keyAccepted: keyAccepted))
+                || (request.method == "POST" && !(session && Sessions.isSameOrigin(request)) && !keyAccepted) {
+                // A browser outside the trusted networks logs in first.
+                return loginRedirect(request)
+            }
             if route.isWrite || ["POST", "PUT", "DELETE"].contains(request.method) {
                 // A logged-in browser may write too, from the page itself only (CSRF).
                 if !(session && Sessions.isSameOrigin(request)) && !keyAccepted {
                     throw keyError ?? Authorization.missingKey
                 }
             }
-            let mayReadPrivate = session || keyAccepted
-                || Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
+            let mayReadPrivate = canReadPrivate(request, session: session, keyAccepted: keyAccepted)
             if route.isPrivate && !mayReadPrivate {
                 throw APIError(kind: .forbidden, code: "forbidden",
                                message: "listening history and heart rate are private: from outside the trusted networks, send the API key")
@@ -149,6 +162,8 @@ public struct API: Sendable {
             case .stats: return .json(try stats(request.query))
             case .sotd(let day): return try songOfTheDay(day, request)
             case .sotdMonth: return .json(try songsOfTheMonth(request.query))
+            case .page(let page):
+                return self.page(page, request, mayReadPrivate: mayReadPrivate, mayWrite: session || keyAccepted)
             case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile, .login, .logout:
                 throw APIError.internal("routed above")
             }
@@ -160,6 +175,11 @@ public struct API: Sendable {
         } catch {
             return HTTPResponse(apiError: .internal(String(describing: error)))
         }
+    }
+
+    func canReadPrivate(_ request: HTTPRequest, session: Bool, keyAccepted: Bool) -> Bool {
+        session || keyAccepted
+            || Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
     }
 
     // MARK: GET /api/v1/events

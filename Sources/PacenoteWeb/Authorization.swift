@@ -42,6 +42,12 @@ enum Authorization {
         return chain.last { !proxies.containsAddress($0) }
     }
 
+    /// Whether the request came through a configured reverse proxy (whose X-Forwarded-*
+    /// headers are believed).
+    static func isFromTrustedProxy(_ request: HTTPRequest, proxies: [IPNetwork]) -> Bool {
+        request.peerAddress.map { proxies.containsAddress($0) } ?? false
+    }
+
     /// For logs and rate limits: the client, or its peer address.
     static func client(_ request: HTTPRequest, proxies: [IPNetwork]) -> String {
         clientAddress(request, proxies: proxies) ?? request.peerAddress ?? "-"

@@ -26,6 +26,8 @@ public enum Route: Equatable, Sendable {
     case health
     /// A file from `Public/`, by its path below it.
     case staticFile(String)
+    /// The site's HTML pages and their pictures.
+    case page(Page)
 
     /// A short, fixed name for metrics labels (never the raw path: ids would explode them).
     public var metricName: String {
@@ -47,6 +49,7 @@ public enum Route: Equatable, Sendable {
         case .logout: "logout"
         case .health: "healthz"
         case .staticFile: "static"
+        case .page(let page): "page_" + page.metricName
         }
     }
 
@@ -65,6 +68,7 @@ public enum Route: Equatable, Sendable {
     public var isPrivate: Bool {
         switch self {
         case .listens, .workouts, .workout, .events, .stats, .metrics, .sotdMonth: true
+        case .page(let page): page.isPrivate
         default: false
         }
     }
@@ -139,6 +143,25 @@ public enum Route: Equatable, Sendable {
         case let s where s.first == "static" && s.count > 1:
             route = .staticFile(s.dropFirst().joined(separator: "/"))
             allowed = ["GET", "HEAD"]
+        case []:
+            route = .page(.dashboard)
+            allowed = ["GET", "HEAD"]
+        case ["history"], ["stats"], ["sotd"], ["workouts"], ["artist"]:
+            let pages: [Substring: Page] = ["history": .history, "stats": .stats, "sotd": .sotdArchive,
+                                            "workouts": .workouts, "artist": .artist]
+            route = .page(pages[segments[0]]!)
+            allowed = ["GET", "HEAD"]
+        case let s where s.count == 2 && s[0] == "sotd":
+            route = .page(.sotdShare(String(s[1])))
+            // POST: pin, unpin or annotate the day from the page (a logged-in browser).
+            allowed = ["GET", "HEAD", "POST"]
+        case let s where s.count == 3 && s[0] == "sotd" && s[2] == "cover":
+            route = .page(.sotdCover(String(s[1])))
+            allowed = ["GET", "HEAD"]
+        case let s where s.count == 2 && ["workouts", "tracks", "covers"].contains(s[0]):
+            guard let id = Int64(s[1]), id > 0 else { return .failure(.notFound("no such page: \(path)")) }
+            route = .page(s[0] == "workouts" ? .workout(id) : s[0] == "tracks" ? .track(id) : .cover(id))
+            allowed = ["GET", "HEAD"]
         case ["apis", "listenbrainz", "1", "submit-listens"], ["1", "submit-listens"]:
             route = .listenBrainzSubmit
             allowed = ["POST"]
@@ -150,5 +173,40 @@ public enum Route: Equatable, Sendable {
         }
         guard allowed.contains(method) else { return .failure(.methodNotAllowed(allowed)) }
         return .success(route)
+    }
+}
+
+/// The site's pages (server-rendered HTML) and pictures.
+public enum Page: Equatable, Sendable {
+    case dashboard, history, stats, sotdArchive, workouts, artist
+    case sotdShare(String)
+    /// The cover of a day's song: public like the share page it illustrates.
+    case sotdCover(String)
+    case workout(Int64)
+    case track(Int64)
+    case cover(Int64)
+
+    /// Everything but a song of the day's share page and its picture shows the history.
+    public var isPrivate: Bool {
+        switch self {
+        case .sotdShare, .sotdCover: false
+        default: true
+        }
+    }
+
+    var metricName: String {
+        switch self {
+        case .dashboard: "dashboard"
+        case .history: "history"
+        case .stats: "stats"
+        case .sotdArchive: "sotd_archive"
+        case .workouts: "workouts"
+        case .artist: "artist"
+        case .sotdShare: "sotd_share"
+        case .sotdCover: "sotd_cover"
+        case .workout: "workout"
+        case .track: "track"
+        case .cover: "cover"
+        }
     }
 }

@@ -12,6 +12,8 @@ public struct Node: Sendable {
     public static func text(_ s: String) -> Node { Node(kind: .text(s)) }
     public static func fragment(_ nodes: [Node]) -> Node { Node(kind: .fragment(nodes)) }
     public static let empty = Node(kind: .fragment([]))
+    /// Several nodes as one: `Node.group { … }`.
+    public static func group(@Markup _ children: () -> [Node]) -> Node { Node(kind: .fragment(children())) }
 
     /// An element: `el("a", ["href": url]) { "text" }`. Names are the code's own, never input.
     public static func el(_ name: String, _ attributes: KeyValuePairs<String, String?> = [:],

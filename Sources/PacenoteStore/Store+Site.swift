@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import PacenoteCore
+
+/// What the site's track and artist pages show.
+public struct TrackSummary: Equatable, Sendable {
+    public var plays: Int
+    public var skips: Int
+    public var seconds: Double
+    public var firstPlayed: Date?
+    public var lastPlayed: Date?
+    /// Counted plays per month, `YYYY-MM` ascending.
+    public var months: [(month: String, plays: Int)]
+
+    public static func == (a: TrackSummary, b: TrackSummary) -> Bool {
+        a.plays == b.plays && a.skips == b.skips && a.seconds == b.seconds && a.firstPlayed == b.firstPlayed
+            && a.lastPlayed == b.lastPlayed && a.months.map(\.month) == b.months.map(\.month)
+            && a.months.map(\.plays) == b.months.map(\.plays)
+    }
+}
+
+extension Store {
+    /// Counted plays per local hour of day (24 values) over a range of days, from the rollups.
+    public func hourTotals(fromDay: String, toDay: String) throws(StoreError) -> [Double] {
+        try read { db in
+            var hours = [Double](repeating: 0, count: 24)
+            for row in try Row.fetchAll(db, sql: """
+                SELECT hour, SUM(plays) FROM rollup_day_hour WHERE day BETWEEN ? AND ? GROUP BY hour
+                """, arguments: [fromDay, toDay]) {
+                let hour: Int = row[0]
+                if (0..<24).contains(hour) { hours[hour] = row[1] }
+            }
+            return hours
+        }
+    }
+
+    /// Every local day with at least one counted play, ascending (for streaks).
+    public func activeDays() throws(StoreError) -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT day FROM rollup_day_hour GROUP BY day HAVING SUM(plays) > 0 ORDER BY day")
+        }
+    }
+
+    /// The most played track of each of these days (days without plays are left out).
+    public func topTrackOfDays(_ days: [String]) throws(StoreError) -> [(day: String, track: Track, plays: Int)] {
+        guard !days.isEmpty else { return [] }
+        return try read { db in
+            var out: [(String, Track, Int)] = []
+            for day in days {
+                if let row = try Row.fetchOne(db, sql: """
+                    SELECT \(Store.trackColumns("t")), r.plays FROM rollup_day_track r JOIN tracks t ON t.id = r.track_id
+                    WHERE r.day = ? AND r.plays > 0 ORDER BY r.plays DESC, r.played_s DESC LIMIT 1
+                    """, arguments: [day]) {
+                    out.append((day, Store.track(from: row), row[Store.trackColumnCount]))
+                }
+            }
+            return out
+        }
+    }
+
+    /// Plays, skips, first and last play and plays per month of one track.
+    public func trackSummary(id: Int64) throws(StoreError) -> TrackSummary {
+        try summary(trackFilter: "track_id = ?", arguments: [id])
+    }
+
+    /// The same for every track credited to an artist (case-insensitive).
+    public func artistSummary(_ artist: String) throws(StoreError) -> TrackSummary {
+        try summary(trackFilter: "track_id IN (SELECT id FROM tracks WHERE artist = ? COLLATE NOCASE)", arguments: [artist])
+    }
+
+    private func summary(trackFilter: String, arguments: StatementArguments) throws(StoreError) -> TrackSummary {
+        try read { db in
+            let totals = try Row.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0)
+                FROM rollup_track_total WHERE \(trackFilter)
+                """, arguments: arguments)!
+            let span = try Row.fetchOne(db, sql: "SELECT MIN(started_at_ms), MAX(started_at_ms) FROM plays WHERE \(trackFilter)",
+                                        arguments: arguments)!
+            let months = try Row.fetchAll(db, sql: """
+                SELECT substr(day, 1, 7) AS month, SUM(plays) FROM rollup_day_track WHERE \(trackFilter)
+                GROUP BY month ORDER BY month
+                """, arguments: arguments).map { (month: $0[0] as String, plays: $0[1] as Int) }
+            return TrackSummary(plays: totals[0], skips: totals[1], seconds: totals[2],
+                                firstPlayed: (span[0] as Int64?).map(Store.date(milliseconds:)),
+                                lastPlayed: (span[1] as Int64?).map(Store.date(milliseconds:)), months: months)
+        }
+    }
+
+    /// An artist's most played tracks (all time).
+    public func topTracks(artist: String, limit: Int) throws(StoreError) -> [ChartEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Store.trackColumns("t")), r.plays, r.played_s FROM tracks t JOIN rollup_track_total r ON r.track_id = t.id
+                WHERE t.artist = ? COLLATE NOCASE ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?
+                """, arguments: [artist, limit]).map { row in
+                ChartEntry(track: Store.track(from: row), artist: nil, album: nil,
+                           plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1])
+            }
+        }
+    }
+
+    /// The most recent plays of one track.
+    public func plays(trackID: Int64, limit: Int) throws(StoreError) -> [Play] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, started_at_ms, ended_at_ms, played_s, counted, source, player, zone FROM plays
+                WHERE track_id = ? ORDER BY started_at_ms DESC LIMIT ?
+                """, arguments: [trackID, limit]).map { row in
+                Play(id: row[0], trackID: trackID, startedAt: Store.date(milliseconds: row[1]),
+                     endedAt: Store.date(milliseconds: row[2]), playedSeconds: row[3], counted: row[4], source: row[5],
+                     player: row[6], zone: (row[7] as Int?).flatMap(Zone.init(rawValue:)))
+            }
+        }
+    }
+
+    /// The pins of a range of days, by day.
+    public func sotdPins(fromDay: String, toDay: String) throws(StoreError) -> [String: SongOfTheDay.Pin] {
+        try read { db in
+            var out: [String: SongOfTheDay.Pin] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT day, track_id, note FROM sotd_pins WHERE day BETWEEN ? AND ?",
+                                        arguments: [fromDay, toDay]) {
+                out[row[0]] = SongOfTheDay.Pin(trackID: row[1], note: row[2])
+            }
+            return out
+        }
+    }
+
+    /// Tracks by id, in one query.
+    public func tracks(ids: [Int64]) throws(StoreError) -> [Int64: Track] {
+        guard !ids.isEmpty else { return [:] }
+        return try read { db in
+            var out: [Int64: Track] = [:]
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+            for row in try Row.fetchAll(db, sql: "SELECT \(Store.trackColumns("tracks")) FROM tracks WHERE id IN (\(marks))",
+                                        arguments: StatementArguments(ids)) {
+                let track = Store.track(from: row)
+                if let id = track.id { out[id] = track }
+            }
+            return out
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+extension API {
+    func validDay(_ day: String) throws(APIError) -> String {
+        guard day.count == 10, localTime.startOfDay(day) != nil else {
+            throw APIError.notFound("'\(day)' is not a day (YYYY-MM-DD)")
+        }
+        return day
+    }
+
+    // MARK: /sotd/YYYY-MM-DD — the public share page
+
+    /// What a friend sees: the song, its cover, how often it played that day and the note;
+    /// OpenGraph and Twitter card tags for a chat app's preview. Nothing else of the history.
+    func sotdSharePage(_ day: String, _ request: HTTPRequest, mayReadPrivate: Bool, mayWrite: Bool) throws -> HTTPResponse {
+        let day = try validDay(day)
+        guard let sotd = try songOfDay(day) else { throw APIError.notFound("No song of the day for \(format.day(day)): nothing was played.") }
+        let f = format
+        let artist = sotd.track.artist ?? "Unknown artist"
+        let title = "\(sotd.track.title) — \(artist)"
+        let description = "Song of the day for \(f.day(day)): played \(SiteFormat.plural(sotd.plays, "time"))"
+            + (sotd.note.map { ". “\($0)”" } ?? ".")
+        let imageURL = absoluteURL("/sotd/\(day)/cover", request)
+        let meta: [(String, String, String)] = [
+            ("property", "og:type", "music.song"),
+            ("property", "og:site_name", "Pacenote"),
+            ("property", "og:title", title),
+            ("property", "og:description", description),
+            ("property", "og:image", imageURL),
+            ("property", "og:url", absoluteURL("/sotd/\(day)", request)),
+            ("name", "twitter:card", "summary_large_image"),
+            ("name", "twitter:title", title),
+            ("name", "twitter:description", description),
+            ("name", "twitter:image", imageURL),
+            ("name", "description", description),
+        ]
+        let head = meta.map { kind, name, content in
+            Node.el("meta", attributes: [Attribute(name: kind, value: name), Attribute(name: "content", value: content)])
+        }
+        let candidates = mayWrite ? try context.store.sotdCandidates(day: day) : []
+        let names = mayWrite ? try context.store.tracks(ids: candidates.map(\.trackID)) : [:]
+        var response = html(title: "Song of the day: \(title)", request: request, nav: mayReadPrivate ? "sotd" : nil, head: head) {
+            Node.el("article", ["class": "card share", "data-sotd-day": day]) {
+                Node.el("img", ["class": "cover large", "src": url("/sotd/\(day)/cover"), "alt": "Cover of \(sotd.track.album ?? sotd.track.title)",
+                                "width": "320", "height": "320"])
+                Node.el("div") {
+                    Node.el("p", ["class": "eyebrow"]) { "Song of the day · " + f.day(day) }
+                    Node.el("h1", ["class": "sotd-title"]) { sotd.track.title }
+                    Node.el("p", ["class": "sotd-artist"]) { artist }
+                    if let album = sotd.track.album { Node.el("p", ["class": "muted"]) { album } }
+                    Node.el("p", ["class": "sotd-plays"]) { "Played \(SiteFormat.plural(sotd.plays, "time")) that day" }
+                    if let note = sotd.note { Node.el("blockquote", ["class": "note"]) { note } }
+                }
+            }
+            if mayWrite {
+                Node.el("section", ["class": "card", "aria-labelledby": "pin-h"]) {
+                    Node.el("h2", ["id": "pin-h"]) { "Choose the song of this day" }
+                    Node.el("form", ["method": "post", "action": url("/sotd/\(day)")]) {
+                        Node.el("label", ["for": "track"]) { "Song" }
+                        Node.el("select", ["id": "track", "name": "track_id"]) {
+                            for c in candidates.sorted(by: { $0.plays > $1.plays }) {
+                                Node.el("option", ["value": String(c.trackID), "selected": c.trackID == sotd.track.id ? "" : nil]) {
+                                    "\(names[c.trackID]?.title ?? "#\(c.trackID)") — \(names[c.trackID]?.artist ?? "") (\(c.plays))"
+                                }
+                            }
+                        }
+                        Node.el("label", ["for": "note"]) { "Note" }
+                        Node.el("input", ["id": "note", "name": "note", "maxlength": "500", "value": sotd.note ?? ""])
+                        Node.el("button", ["type": "submit", "name": "action", "value": "pin"]) { "Pin" }
+                        if sotd.pinned { Node.el("button", ["type": "submit", "name": "action", "value": "unpin", "class": "secondary"]) { "Unpin" } }
+                    }
+                }
+            }
+        }
+        // A share page may be cached by chat apps' preview fetchers, briefly.
+        if !mayReadPrivate { response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "public, max-age=300") : $0 } }
+        return response
+    }
+
+    /// `POST /sotd/DAY` from the page's form: pin (with a note) or unpin, then back to the page.
+    func sotdForm(_ day: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let day = try validDay(day)
+        let action = Self.formField("action", in: request.body) ?? "pin"
+        if action == "unpin" {
+            _ = try context.store.unpinSOTD(day: day)
+        } else {
+            guard let id = Self.formField("track_id", in: request.body).flatMap({ Int64($0) }), id > 0 else {
+                throw APIError.badRequest("choose a song to pin", code: "invalid_track_id")
+            }
+            let note = Self.formField("note", in: request.body).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            if let note, note.count > 500 { throw APIError.badRequest("the note is at most 500 characters", code: "invalid_note") }
+            guard try context.store.pinSOTD(day: day, trackID: id, note: note?.isEmpty == false ? note : nil) else {
+                throw APIError.notFound("no track \(id)")
+            }
+        }
+        pages.invalidate()
+        return HTTPResponse(status: 303, headers: [("Location", url("/sotd/\(day)")), ("Cache-Control", "no-store")])
+    }
+
+    // MARK: /sotd — the archive
+
+    func sotdArchivePage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let today = localTime.day(of: Date())
+        let month = request.query["month"] ?? String(today.prefix(7))
+        let parts = month.split(separator: "-").compactMap { Int($0) }
+        guard month.count == 7, parts.count == 2, (1...12).contains(parts[1]), localTime.startOfDay(month + "-01") != nil else {
+            throw APIError.badRequest("month: YYYY-MM", code: "invalid_month")
+        }
+        let content = try pages.value("sotd|\(month)|\(today)") { try sotdArchiveContent(year: parts[0], month: parts[1], today: today) }
+        return html(title: "Songs of \(format.month(month))", request: request, nav: "sotd") { content }
+    }
+
+    func sotdArchiveContent(year: Int, month m: Int, today: String) throws -> Node {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let first = utc.date(from: DateComponents(year: year, month: m, day: 1))!
+        let dayCount = utc.range(of: .day, in: .month, for: first)!.count
+        let leading = (utc.component(.weekday, from: first) + 5) % 7  // Monday first
+        let prefix = String(format: "%04d-%02d", year, m)
+        let candidates = try context.store.sotdCandidates(fromDay: prefix + "-01", toDay: prefix + "-31")
+        let pins = try context.store.sotdPins(fromDay: prefix + "-01", toDay: prefix + "-31")
+        var choices: [String: SongOfTheDay.Choice] = [:]
+        for day in Set(candidates.keys).union(pins.keys) { choices[day] = SongOfTheDay.choose(candidates[day] ?? [], pin: pins[day]) }
+        let tracks = try context.store.tracks(ids: Array(Set(choices.values.map(\.trackID))))
+        let previous = m == 1 ? String(format: "%04d-12", year - 1) : String(format: "%04d-%02d", year, m - 1)
+        let next = m == 12 ? String(format: "%04d-01", year + 1) : String(format: "%04d-%02d", year, m + 1)
+        let f = format
+        return Node.group {
+            Node.el("h1") { "Songs of the day" }
+            Node.el("nav", ["class": "months", "aria-label": "Months"]) {
+                Node.el("a", ["href": url("/sotd?month=\(previous)"), "rel": "prev"]) { "← " + f.month(previous) }
+                Node.el("strong") { f.month(prefix) }
+                if next <= String(today.prefix(7)) { Node.el("a", ["href": url("/sotd?month=\(next)"), "rel": "next"]) { f.month(next) + " →" } }
+            }
+            Node.el("ol", ["class": "calendar", "aria-label": "Songs of \(f.month(prefix))"]) {
+                for d in ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] { Node.el("li", ["class": "weekday", "aria-hidden": "true"]) { d } }
+                for _ in 0..<leading { Node.el("li", ["class": "blank", "aria-hidden": "true"]) }
+                for d in 1...dayCount {
+                    let day = prefix + String(format: "-%02d", d)
+                    let track = choices[day].flatMap { tracks[$0.trackID] }
+                    Node.el("li", ["class": track == nil ? "day empty" : "day"]) {
+                        Node.el("span", ["class": "date"]) { String(d) }
+                        if let track {
+                            Node.el("a", ["href": url("/sotd/\(day)"), "title": "\(track.title) — \(track.artist ?? "")"]) {
+                                Node.el("img", ["src": url("/sotd/\(day)/cover"), "alt": "", "loading": "lazy", "width": "96", "height": "96"])
+                                Node.el("span", ["class": "cal-title"]) { track.title }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Covers
+
+    /// `/sotd/DAY/cover`: public, but only ever the cover of that day's song.
+    func sotdCover(_ day: String) throws -> HTTPResponse {
+        let day = try validDay(day)
+        guard let sotd = try songOfDay(day) else { throw APIError.notFound("no song of the day for \(day)") }
+        return try coverResponse(sotd.track, public: true)
+    }
+
+    /// `/covers/ID` (private): a track's cover from MPD, or a drawn placeholder.
+    func cover(trackID: Int64, public: Bool) throws -> HTTPResponse {
+        guard let track = try context.store.track(id: trackID) else { throw APIError.notFound("no track \(trackID)") }
+        return try coverResponse(track, public: `public`)
+    }
+
+    func coverResponse(_ track: Track, public: Bool) throws -> HTTPResponse {
+        let scope = `public` ? "public" : "private"
+        if let image = context.coverArt?(track) {
+            return HTTPResponse(status: 200, headers: [
+                ("Content-Type", image.contentType), ("Cache-Control", "\(scope), max-age=2592000"),
+                ("X-Content-Type-Options", "nosniff"),
+            ], body: image.bytes)
+        }
+        // No picture: a tile coloured from the album, with its initials. Revalidated daily,
+        // as the picture may appear later.
+        var body: [UInt8] = []
+        Cover.placeholder(title: track.album ?? track.title, artist: track.artist).render(into: &body)
+        return HTTPResponse(status: 200, headers: [
+            ("Content-Type", "image/svg+xml"), ("Cache-Control", "\(scope), max-age=86400"),
+            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'"), ("X-Content-Type-Options", "nosniff"),
+        ], body: body)
+    }
+}
+
+enum Cover {
+    /// A square tile whose hue comes from the album and artist, with the album's initials.
+    static func placeholder(title: String, artist: String?) -> Node {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in ((artist ?? "") + "\u{1F}" + title).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hue = Int(hash % 360)
+        let initials = title.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation }).prefix(2)
+            .compactMap { $0.first.map { String($0).uppercased() } }.joined()
+        return .el("svg", ["xmlns": "http://www.w3.org/2000/svg", "viewBox": "0 0 300 300", "width": "300", "height": "300",
+                           "role": "img", "aria-label": "No cover for \(title)"]) {
+            Node.el("defs") {
+                Node.el("linearGradient", ["id": "g", "x1": "0", "y1": "0", "x2": "1", "y2": "1"]) {
+                    Node.el("stop", ["offset": "0", "stop-color": "hsl(\(hue), 55%, 45%)"])
+                    Node.el("stop", ["offset": "1", "stop-color": "hsl(\((hue + 50) % 360), 60%, 25%)"])
+                }
+            }
+            Node.el("rect", ["width": "300", "height": "300", "fill": "url(#g)"])
+            Node.el("circle", ["cx": "150", "cy": "150", "r": "96", "fill": "none", "stroke": "rgba(255,255,255,0.18)", "stroke-width": "36"])
+            Node.el("circle", ["cx": "150", "cy": "150", "r": "14", "fill": "rgba(255,255,255,0.5)"])
+            Node.el("text", ["x": "150", "y": "285", "text-anchor": "middle", "font-family": "sans-serif", "font-size": "30",
+                             "font-weight": "700", "fill": "rgba(255,255,255,0.85)"]) { initials.isEmpty ? "♪" : initials }
+        }
+    }
+}

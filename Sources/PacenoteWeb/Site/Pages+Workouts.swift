@@ -1,0 +1,242 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+import Synchronization
+
+extension API {
+    // MARK: /workouts
+
+    func workoutsPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let workouts = try context.store.workouts(limit: 100)
+        let power = try powerSongs(workouts)
+        let f = format
+        return html(title: "Workouts", request: request, nav: "workouts") {
+            Node.el("h1") { "Workouts" }
+            if workouts.isEmpty {
+                Node.el("p", ["class": "muted"]) {
+                    "No workouts yet. A workout starts by itself when the heart rate stays in zone 2 or above, or from the API."
+                }
+            }
+            Node.el("ol", ["class": "workouts"]) {
+                for w in workouts {
+                    Node.el("li") {
+                        Node.el("a", ["href": url("/workouts/\(w.id)")]) { w.name ?? w.kind.capitalized }
+                        Node.el("span", ["class": "muted"]) { " · \(f.day(localTime.day(of: w.startedAt))) \(f.time(w.startedAt))" }
+                        Node.el("span") { " · " + SiteFormat.span((w.endedAt ?? Date()).timeIntervalSince(w.startedAt)) }
+                        if let avg = w.heartRateAverage { Node.el("span") { " · avg \(Int(avg.rounded())) bpm" } }
+                        if w.endedAt == nil { Node.el("span", ["class": "badge live"]) { "in progress" } }
+                    }
+                }
+            }
+            Node.el("section", ["class": "card", "aria-labelledby": "power-h"]) {
+                Node.el("h2", ["id": "power-h"]) { "Power songs" }
+                Node.el("p", ["class": "muted small"]) { "The songs that lifted your heart rate most, on average over the workouts they played in." }
+                if power.isEmpty { Node.el("p", ["class": "muted"]) { "Not enough workouts with music yet." } }
+                Node.el("ol", ["class": "chart-list"]) {
+                    for p in power {
+                        Node.el("li") {
+                            trackLink(p.track)
+                            Node.el("span", ["class": "by"]) { " — " }
+                            artistLink(p.track.artist)
+                            Node.el("span", ["class": "count"]) { "+\(Chart.number(p.lift)) bpm" }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The tracks with the highest average heart-rate lift over these workouts.
+    func powerSongs(_ workouts: [Workout]) throws -> [(track: Track, lift: Double)] {
+        let key = workouts.map { "\($0.id):\($0.endedAt?.timeIntervalSince1970 ?? 0)" }.joined(separator: ",")
+        if let cached = powerSongCache.get(key) { return cached }
+        var lifts: [Int64: [Double]] = [:]
+        var tracks: [Int64: Track] = [:]
+        for w in workouts {
+            guard let end = w.endedAt else { continue }
+            let samples = try context.store.samples(from: w.startedAt.addingTimeInterval(-30), to: end)
+            for p in try context.store.plays(overlapping: w.startedAt, end) {
+                guard let lift = HeartRateLift.lift(samples: samples, start: p.play.startedAt, end: p.play.endedAt) else { continue }
+                lifts[p.play.trackID, default: []].append(lift)
+                tracks[p.play.trackID] = p.track
+            }
+        }
+        let ranked = lifts.compactMap { id, values in
+            tracks[id].map { (track: $0, lift: values.reduce(0, +) / Double(values.count)) }
+        }.filter { $0.lift > 0 }.sorted { $0.lift > $1.lift }
+        let top = Array(ranked.prefix(10))
+        powerSongCache.put(key, top)
+        return top
+    }
+
+    // MARK: /workouts/ID
+
+    func workoutPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard let w = try context.store.workout(id: id) else { throw APIError.notFound("There is no workout \(id).") }
+        let end = w.endedAt ?? Date()
+        let samples = try context.store.samples(from: w.startedAt.addingTimeInterval(-30), to: end)
+        let during = samples.filter { $0.at >= w.startedAt }
+        let plays = try context.store.plays(overlapping: w.startedAt, end)
+        let settings = try context.store.zoneSettings()
+        let model = (settings.first { $0.id == w.zoneSettingsID } ?? settings.last { $0.effectiveFrom <= w.startedAt } ?? settings.first)?.model
+            ?? .percentMax(maxHR: 190)
+        let series = Downsample.series(during, points: 600)
+        let f = format
+        let zoneRows = w.secondsInZone.enumerated().map { zone, seconds in
+            Chart.Bar(label: "Z\(zone)", value: seconds, tooltip: "Zone \(zone): \(SiteFormat.span(seconds))", className: "bar z\(zone)")
+        }
+        let title = w.name ?? "\(w.kind.capitalized) on \(f.day(localTime.day(of: w.startedAt)))"
+        return html(title: title, request: request, nav: "workouts") {
+            Node.el("h1") { title }
+            Node.el("p", ["class": "totals"]) {
+                "\(f.time(w.startedAt))–\(w.endedAt.map(f.time) ?? "now") · \(SiteFormat.span(end.timeIntervalSince(w.startedAt)))"
+                if let avg = w.heartRateAverage { " · average \(Int(avg.rounded())) bpm" }
+                if let max = w.heartRateMax { " · max \(max) bpm" }
+                if w.endedAt == nil { Node.el("span", ["class": "badge live"]) { "in progress" } }
+            }
+            Node.el("section", ["class": "card", "aria-labelledby": "curve-h"]) {
+                Node.el("h2", ["id": "curve-h"]) { "Heart rate" }
+                Chart.heartRate(id: "hr", samples: series, from: w.startedAt, to: end, zoneBounds: model.lowerBounds,
+                                songs: plays.map { ($0.play.startedAt, $0.track.title) }, title: "Heart rate during \(title)")
+            }
+            Node.el("section", ["class": "card", "aria-labelledby": "zones-h"]) {
+                Node.el("h2", ["id": "zones-h"]) { "Time in zone" }
+                Chart.rows(id: "zones", zoneRows, title: "Time in each heart-rate zone",
+                           desc: zoneRows.map { "\($0.label) \(SiteFormat.span($0.value))" }.joined(separator: ", "),
+                           valueText: SiteFormat.span)
+            }
+            Node.el("section", ["class": "card", "aria-labelledby": "songs-h"]) {
+                Node.el("h2", ["id": "songs-h"]) { "Songs" }
+                if plays.isEmpty { Node.el("p", ["class": "muted"]) { "No music was logged during this workout." } }
+                Node.el("table", ["class": "songs"]) {
+                    Node.el("thead") {
+                        Node.el("tr") {
+                            for h in ["#", "Time", "Song", "Zone", "Avg HR", "Lift"] { Node.el("th", ["scope": "col"]) { h } }
+                        }
+                    }
+                    Node.el("tbody") {
+                        for (i, p) in plays.enumerated() {
+                            let lift = HeartRateLift.lift(samples: samples, start: p.play.startedAt, end: p.play.endedAt)
+                            Node.el("tr", ["class": p.play.counted ? nil : "skip"]) {
+                                Node.el("td") { String(i + 1) }
+                                Node.el("td") { f.time(p.play.startedAt) }
+                                Node.el("td") {
+                                    trackLink(p.track)
+                                    Node.el("span", ["class": "by"]) { " — " }
+                                    artistLink(p.track.artist)
+                                    if !p.play.counted { Node.el("span", ["class": "badge skip"]) { "skipped" } }
+                                }
+                                Node.el("td") { zoneBadge(p.play.zone) }
+                                Node.el("td") { p.play.heartRateAverage.map { String(Int($0.rounded())) } ?? "–" }
+                                Node.el("td") { lift.map { ($0 >= 0 ? "+" : "") + Chart.number($0) } ?? "–" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: /tracks/ID and /artist?name=
+
+    func trackPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard let track = try context.store.track(id: id) else { throw APIError.notFound("There is no track \(id).") }
+        let summary = try context.store.trackSummary(id: id)
+        let recent = try context.store.plays(trackID: id, limit: 20)
+        let f = format
+        return html(title: track.title, request: request, nav: "history") {
+            Node.el("div", ["class": "np"]) {
+                Node.el("img", ["class": "cover", "src": coverURL(track), "alt": "", "width": "120", "height": "120"])
+                Node.el("div") {
+                    Node.el("h1") { track.title }
+                    Node.el("p") { artistLink(track.artist) }
+                    if let album = track.album { Node.el("p", ["class": "muted"]) { album } }
+                }
+            }
+            summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown")])
+            playsOverTime(summary, what: track.title)
+            Node.el("section", ["class": "card"]) {
+                Node.el("h2") { "Recent plays" }
+                Node.el("ol", ["class": "plays"]) {
+                    for p in recent {
+                        Node.el("li", ["class": p.counted ? "play" : "play skip"]) {
+                            Node.el("time", ["datetime": ISO8601.string(p.startedAt)]) {
+                                "\(f.day(localTime.day(of: p.startedAt))) \(f.time(p.startedAt))"
+                            }
+                            if !p.counted { Node.el("span", ["class": "badge skip"]) { "skipped" } }
+                            zoneBadge(p.zone)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func artistPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard let name = request.query["name"], !name.isEmpty, name.count <= 500 else {
+            throw APIError.badRequest("which artist? (/artist?name=…)", code: "invalid_name")
+        }
+        let summary = try context.store.artistSummary(name)
+        let top = try context.store.topTracks(artist: name, limit: 20)
+        guard summary.plays + summary.skips > 0 || !top.isEmpty else { throw APIError.notFound("Nothing by \(name) was played.") }
+        return html(title: name, request: request, nav: "history") {
+            Node.el("h1") { name }
+            summaryFacts(summary, extra: [])
+            playsOverTime(summary, what: name)
+            chartList("Most played", top) { e in [e.track.map(trackLink) ?? .empty] }
+        }
+    }
+
+    func summaryFacts(_ s: TrackSummary, extra: [(String, String)]) -> Node {
+        let f = format
+        let total = s.plays + s.skips
+        let facts: [(String, String)] = [
+            ("Plays", String(s.plays)),
+            ("Listening time", SiteFormat.span(s.seconds)),
+            ("Skip rate", total == 0 ? "–" : "\(Int((100 * Double(s.skips) / Double(total)).rounded())) %"),
+            ("First played", s.firstPlayed.map { f.day(localTime.day(of: $0)) } ?? "never"),
+            ("Last played", s.lastPlayed.map { f.day(localTime.day(of: $0)) } ?? "never"),
+        ] + extra
+        return .el("dl", ["class": "facts"]) {
+            for (term, value) in facts {
+                Node.el("div") {
+                    Node.el("dt") { term }
+                    Node.el("dd") { value }
+                }
+            }
+        }
+    }
+
+    func playsOverTime(_ s: TrackSummary, what: String) -> Node {
+        guard !s.months.isEmpty else { return .empty }
+        // Every month from the first to the last, so gaps show as gaps.
+        let counts = Dictionary(s.months.map { ($0.month, $0.plays) }) { a, _ in a }
+        var months: [String] = []
+        var (y, m) = (Int(s.months.first!.month.prefix(4)) ?? 2000, Int(s.months.first!.month.suffix(2)) ?? 1)
+        let last = s.months.last!.month
+        while months.count < 240 {
+            let key = String(format: "%04d-%02d", y, m)
+            months.append(key)
+            if key >= last { break }
+            (y, m) = m == 12 ? (y + 1, 1) : (y, m + 1)
+        }
+        let f = format
+        let bars = months.map { Chart.Bar(label: $0.hasSuffix("-01") || months.count <= 12 ? String($0.prefix(4)) : "",
+                                          value: Double(counts[$0] ?? 0),
+                                          tooltip: "\(f.month($0)): \(SiteFormat.plural(counts[$0] ?? 0, "play"))") }
+        return .el("section", ["class": "card"]) {
+            Node.el("h2") { "Plays over time" }
+            Chart.bars(id: "months", bars, title: "Counted plays of \(what) per month",
+                       desc: "\(SiteFormat.plural(s.plays, "counted play")) from \(f.month(months.first!)) to \(f.month(months.last!)).")
+        }
+    }
+}
+
+/// The last power-song ranking and the workouts it was computed from.
+final class PowerSongCache: Sendable {
+    private let entry = Mutex<(String, [(track: Track, lift: Double)])?>(nil)
+    func get(_ key: String) -> [(track: Track, lift: Double)]? {
+        entry.withLock { e in e.flatMap { $0.0 == key ? $0.1 : nil } }
+    }
+    func put(_ key: String, _ value: [(track: Track, lift: Double)]) { entry.withLock { $0 = (key, value) } }
+}

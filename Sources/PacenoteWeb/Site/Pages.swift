@@ -1,0 +1,325 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+extension API {
+    // MARK: / — the dashboard
+
+    func dashboardPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let now = Date()
+        let today = localTime.day(of: now)
+        let defaultPlayer = context.players().first?.name
+        let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
+        let heartRate = context.heartRate?.current(now: now)
+        let sotd = try songOfDay(today)
+        let todays = try context.store.plays(limit: 100, from: localTime.startOfDay(today))
+        let weekStart = localTime.day(of: now.addingTimeInterval(-6 * 86400))
+        let totals = Dictionary(try context.store.dailyTotals(from: weekStart, to: today).map { ($0.day, $0) }) { a, _ in a }
+        let f = format
+        var weekBars: [Chart.Bar] = []
+        var weekSeconds = 0.0
+        for offset in (0..<7).reversed() {
+            let day = localTime.day(of: now.addingTimeInterval(-Double(offset) * 86400))
+            let t = totals[day]
+            weekSeconds += t?.seconds ?? 0
+            let label = String(f.day(day).prefix(3))
+            weekBars.append(Chart.Bar(label: label, value: Double(t?.plays ?? 0),
+                                      tooltip: "\(f.day(day)): \(SiteFormat.plural(t?.plays ?? 0, "play")), \(SiteFormat.span(t?.seconds ?? 0))"))
+        }
+        let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
+
+        return html(title: "Now", request: request, nav: "dashboard", live: true) {
+            Node.el("div", ["class": "grid"]) {
+                Node.el("section", ["class": "card now", "aria-labelledby": "now-h", "data-player": playing?.player ?? defaultPlayer ?? ""]) {
+                    Node.el("h2", ["id": "now-h"]) { "Now playing" }
+                    Node.el("div", ["class": "np"]) {
+                        Node.el("img", ["class": "cover", "src": coverURL(playing?.track), "alt": "", "width": "120", "height": "120",
+                                        "data-np-cover": ""])
+                        Node.el("div") {
+                            Node.el("p", ["class": "np-title", "data-np-title": ""]) { playing?.track.title ?? "Nothing is playing" }
+                            Node.el("p", ["class": "np-artist", "data-np-artist": ""]) { playing?.track.artist ?? "" }
+                            Node.el("p", ["class": "np-album muted", "data-np-album": ""]) { playing?.track.album ?? "" }
+                            Node.el("p", ["class": "np-state muted", "data-np-state": playing?.state.rawValue ?? "stop"]) {
+                                playing.map { $0.state == .play ? "Playing" : "Paused" } ?? "Stopped"
+                            }
+                        }
+                    }
+                    Node.el("progress", ["data-np-progress": "", "max": playing?.duration.map { Chart.number($0) } ?? "1",
+                                         "value": elapsed.map { Chart.number($0) } ?? "0",
+                                         "data-at": String(now.timeIntervalSince1970), "aria-label": "Position in the song"])
+                    Node.el("p", ["class": "muted small"]) {
+                        Node.el("span", ["data-np-elapsed": ""]) { SiteFormat.clock(elapsed ?? 0) }
+                        " / "
+                        Node.el("span", ["data-np-duration": ""]) { playing?.duration.map(SiteFormat.clock) ?? "–" }
+                    }
+                }
+                Node.el("section", ["class": "card hr", "aria-labelledby": "hr-h"]) {
+                    Node.el("h2", ["id": "hr-h"]) { "Heart rate" }
+                    Node.el("p", ["class": "bpm"]) {
+                        Node.el("span", ["data-hr-bpm": ""]) { heartRate.map { String(Int($0.bpm.rounded())) } ?? "–" }
+                        Node.el("small") { " bpm" }
+                    }
+                    Node.el("p") {
+                        Node.el("span", ["class": "zone z\(heartRate?.zone.rawValue ?? 0)", "data-hr-zone": heartRate.map { String($0.zone.rawValue) } ?? ""]) {
+                            heartRate.map { "Zone \($0.zone.rawValue)" } ?? "No heart rate"
+                        }
+                    }
+                    Node.el("p", ["class": "muted small", "data-workout": heartRate?.workoutID.map(String.init) ?? ""]) {
+                        if let id = heartRate?.workoutID {
+                            Node.el("a", ["href": url("/workouts/\(id)")]) { "Workout in progress" }
+                        } else {
+                            "No workout in progress"
+                        }
+                    }
+                }
+                Node.el("section", ["class": "card sotd", "aria-labelledby": "sotd-h"]) {
+                    Node.el("h2", ["id": "sotd-h"]) { "Song of the day" }
+                    if let sotd {
+                        Node.el("a", ["class": "sotd-link", "href": url("/sotd/\(today)")]) {
+                            Node.el("img", ["class": "cover small", "src": url("/sotd/\(today)/cover"), "alt": "", "width": "64", "height": "64"])
+                            Node.el("span") {
+                                Node.el("strong") { sotd.track.title }
+                                Node.el("br")
+                                sotd.track.artist ?? ""
+                            }
+                        }
+                        Node.el("p", ["class": "muted small"]) {
+                            "Played \(SiteFormat.plural(sotd.plays, "time")) today" + (sotd.pinned ? " · pinned" : "")
+                        }
+                    } else {
+                        Node.el("p", ["class": "muted"]) { "Nothing played yet today." }
+                    }
+                }
+                Node.el("section", ["class": "card week", "aria-labelledby": "week-h"]) {
+                    Node.el("h2", ["id": "week-h"]) { "This week" }
+                    Chart.bars(id: "week", weekBars, title: "Counted plays per day, last 7 days",
+                               desc: "\(SiteFormat.span(weekSeconds)) of listening over the last seven days.")
+                    Node.el("p", ["class": "muted small"]) {
+                        "\(SiteFormat.span(weekSeconds)) of listening · "
+                        Node.el("a", ["href": url("/stats?range=week")]) { "more stats" }
+                    }
+                }
+            }
+            Node.el("section", ["class": "card", "aria-labelledby": "today-h"]) {
+                Node.el("h2", ["id": "today-h"]) { "Today" }
+                Node.el("ol", ["class": "plays", "data-today": "", "reversed": ""]) {
+                    for p in todays { playItem(p, f) }
+                }
+                if todays.isEmpty { Node.el("p", ["class": "muted", "data-today-empty": ""]) { "No plays yet today." } }
+            }
+        }
+    }
+
+    func playItem(_ p: PlayWithTrack, _ f: SiteFormat) -> Node {
+        .el("li", ["class": p.play.counted ? "play" : "play skip"]) {
+            Node.el("time", ["datetime": ISO8601.string(p.play.startedAt)]) { f.time(p.play.startedAt) }
+            Node.el("span", ["class": "what"]) {
+                trackLink(p.track)
+                Node.el("span", ["class": "by"]) { " — " }
+                artistLink(p.track.artist)
+            }
+            if !p.play.counted { Node.el("span", ["class": "badge skip"]) { "skipped" } }
+            zoneBadge(p.play.zone)
+            Node.el("span", ["class": "muted small"]) { SiteFormat.clock(p.play.playedSeconds) }
+        }
+    }
+
+    /// The song of a day with its figures, or nil.
+    func songOfDay(_ day: String) throws -> (track: Track, plays: Int, seconds: Double, pinned: Bool, note: String?)? {
+        let store = context.store
+        guard let choice = SongOfTheDay.choose(try store.sotdCandidates(day: day), pin: try store.sotdPin(day: day)),
+              let track = try store.track(id: choice.trackID) else { return nil }
+        let figures = try store.dayFigures(day: day, trackID: choice.trackID)
+        return (track, figures.plays, figures.seconds, choice.pinned, choice.note)
+    }
+
+    // MARK: /history
+
+    func historyPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let search = request.query["q"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        if let search, search.count > 200 { throw APIError.badRequest("the search is at most 200 characters", code: "invalid_q") }
+        let cursor = try request.query["cursor"].map { text throws(APIError) in
+            guard let cursor = ListenCursor.decode(text) else { throw APIError.badRequest("that page does not exist", code: "invalid_cursor") }
+            return cursor
+        }
+        let rows = try context.store.plays(limit: 51, after: cursor, search: search)
+        let page = Array(rows.prefix(50))
+        let next = rows.count > 50 ? page.last.map { ListenCursor.encode(startedAt: $0.play.startedAt, id: $0.play.id ?? 0) } : nil
+        let f = format
+        var days: [(String, [PlayWithTrack])] = []
+        for p in page {
+            let day = localTime.day(of: p.play.startedAt)
+            if days.last?.0 == day { days[days.count - 1].1.append(p) } else { days.append((day, [p])) }
+        }
+        return html(title: "History", request: request, nav: "history") {
+            Node.el("h1") { "History" }
+            Node.el("form", ["method": "get", "action": url("/history"), "class": "search", "role": "search"]) {
+                Node.el("label", ["for": "q", "class": "visually-hidden"]) { "Search plays" }
+                Node.el("input", ["id": "q", "name": "q", "type": "search", "value": search ?? "", "placeholder": "Title, artist or album"])
+                Node.el("button", ["type": "submit"]) { "Search" }
+            }
+            if page.isEmpty {
+                Node.el("p", ["class": "muted"]) { search == nil ? "Nothing has been played yet." : "No plays match “\(search!)”." }
+            }
+            for (day, plays) in days {
+                Node.el("section", ["class": "day"]) {
+                    Node.el("h2") { f.day(day) }
+                    Node.el("ol", ["class": "plays"]) {
+                        for p in plays { playItem(p, f) }
+                    }
+                }
+            }
+            if let next {
+                let q = search.map { "&q=" + URLText.component($0) } ?? ""
+                Node.el("p", ["class": "pager"]) {
+                    Node.el("a", ["href": url("/history?cursor=" + URLText.component(next) + q), "rel": "next"]) { "Older plays →" }
+                }
+            }
+        }
+    }
+
+    // MARK: /stats
+
+    func statsPage(_ request: HTTPRequest) throws -> HTTPResponse {
+        let range = try statsRange(request.query)
+        let today = localTime.day(of: Date())
+        // Computed once per range and day, until a play is stored.
+        let content = try pages.value("stats|\(range.name)|\(range.from)|\(range.to)|\(today)") { try statsContent(range, today: today) }
+        return html(title: "Stats", request: request, nav: "stats") { content }
+    }
+
+    func statsContent(_ range: StatsRange, today: String) throws -> Node {
+        let store = context.store
+        let totals = try store.totals(fromDay: range.from, toDay: range.to)
+        let tracks = try store.topTracks(fromDay: range.from, toDay: range.to, limit: 10)
+        let artists = try store.topArtists(fromDay: range.from, toDay: range.to, limit: 10)
+        let albums = try store.topAlbums(fromDay: range.from, toDay: range.to, limit: 10)
+        let year = Int(range.to.prefix(4)).map { min($0, Int(today.prefix(4)) ?? $0) } ?? Int(today.prefix(4))!
+        let yearDays = try store.dailyTotals(from: "\(year)-01-01", to: "\(year)-12-31")
+        let hours = try store.hourTotals(fromDay: range.from, toDay: range.to)
+        let streaks = Streaks.of(days: try store.activeDays(), today: today)
+        let md = today.dropFirst(4)
+        let thisYear = Int(today.prefix(4)) ?? 2000
+        let onThisDay = try store.topTrackOfDays((1...10).map { String(format: "%04d", thisYear - $0) + md })
+        let f = format
+        let label = range.name == "custom" ? "\(range.from) to \(range.to)" : range.name.isEmpty ? range.from : range.name
+        let ranges = ["today", "week", "month", "year", "all"]
+        return Node.group {
+            Node.el("h1") { "Stats" }
+            Node.el("nav", ["class": "ranges", "aria-label": "Range"]) {
+                for r in ranges {
+                    Node.el("a", ["href": url("/stats?range=\(r)"), "aria-current": r == range.name ? "page" : nil]) { r.capitalized }
+                }
+                for y in (thisYear - 2)...(thisYear - 1) {
+                    Node.el("a", ["href": url("/stats?range=\(y)"), "aria-current": range.name == String(y) ? "page" : nil]) { String(y) }
+                }
+            }
+            Node.el("form", ["method": "get", "action": url("/stats"), "class": "search"]) {
+                Node.el("label", ["for": "from"]) { "From" }
+                Node.el("input", ["id": "from", "name": "from", "type": "date", "value": range.name == "custom" ? range.from : nil])
+                Node.el("label", ["for": "to"]) { "to" }
+                Node.el("input", ["id": "to", "name": "to", "type": "date", "value": range.name == "custom" ? range.to : nil])
+                Node.el("button", ["type": "submit"]) { "Show" }
+            }
+            Node.el("p", ["class": "totals"]) {
+                Node.el("strong") { SiteFormat.plural(totals.plays, "play") }
+                " · \(SiteFormat.span(totals.seconds)) of listening · \(SiteFormat.plural(totals.skips, "skip")) · "
+                Node.el("span", ["class": "muted"]) { label == "all" ? "all time" : label }
+            }
+            Node.el("div", ["class": "grid"]) {
+                chartList("Top tracks", tracks) { e in
+                    [e.track.map(trackLink) ?? .empty, .el("span", ["class": "by"]) { " — " }, artistLink(e.track?.artist)]
+                }
+                chartList("Top artists", artists) { e in [artistLink(e.artist)] }
+                chartList("Top albums", albums) { e in
+                    [.text(e.album ?? "Unknown album"), .el("span", ["class": "by"]) { " — " }, artistLink(e.artist)]
+                }
+            }
+            Node.el("section", ["class": "card", "aria-labelledby": "heat-h"]) {
+                Node.el("h2", ["id": "heat-h"]) { "\(year), day by day" }
+                Node.el("div", ["class": "heatmap-wrap"]) {
+                    Chart.heatmap(id: "heat", year: year, plays: Dictionary(yearDays.map { ($0.day, $0.plays) }) { a, _ in a },
+                                  title: "Counted plays per day in \(year)")
+                }
+            }
+            Node.el("div", ["class": "grid"]) {
+                Node.el("section", ["class": "card", "aria-labelledby": "clock-h"]) {
+                    Node.el("h2", ["id": "clock-h"]) { "Listening clock" }
+                    Chart.clock(id: "clock", hours: hours, title: "Counted plays by hour of the day")
+                }
+                Node.el("section", ["class": "card", "aria-labelledby": "streak-h"]) {
+                    Node.el("h2", ["id": "streak-h"]) { "Streaks" }
+                    Node.el("p") {
+                        Node.el("strong", ["data-streak-current": ""]) { SiteFormat.plural(streaks.current, "day") }
+                        " in a row now"
+                    }
+                    Node.el("p") {
+                        Node.el("strong", ["data-streak-longest": ""]) { SiteFormat.plural(streaks.longest, "day") }
+                        " at most"
+                        if let start = streaks.longestStart { Node.el("span", ["class": "muted"]) { ", from \(f.day(start))" } }
+                    }
+                }
+                Node.el("section", ["class": "card", "aria-labelledby": "otd-h"]) {
+                    Node.el("h2", ["id": "otd-h"]) { "On this day" }
+                    if onThisDay.isEmpty { Node.el("p", ["class": "muted"]) { "Nothing on this day in earlier years." } }
+                    Node.el("ul", ["class": "plain"]) {
+                        for entry in onThisDay {
+                            Node.el("li") {
+                                Node.el("span", ["class": "muted"]) { String(entry.day.prefix(4)) + ": " }
+                                trackLink(entry.track)
+                                Node.el("span", ["class": "by"]) { " — " }
+                                artistLink(entry.track.artist)
+                                Node.el("span", ["class": "muted small"]) { " (\(SiteFormat.plural(entry.plays, "play")))" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func chartList(_ title: String, _ entries: [ChartEntry], _ item: (ChartEntry) -> [Node]) -> Node {
+        .el("section", ["class": "card"]) {
+            Node.el("h2") { title }
+            if entries.isEmpty { Node.el("p", ["class": "muted"]) { "No plays in this range." } }
+            Node.el("ol", ["class": "chart-list"]) {
+                for e in entries {
+                    Node.el("li") {
+                        item(e)
+                        Node.el("span", ["class": "count"]) { SiteFormat.plural(e.plays, "play") }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Runs of consecutive days with counted plays.
+enum Streaks {
+    struct Result: Equatable {
+        var current: Int
+        var longest: Int
+        var longestStart: String?
+    }
+
+    /// `days`: ascending `YYYY-MM-DD`. The current streak ends today or yesterday.
+    static func of(days: [String], today: String) -> Result {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        func number(_ day: String) -> Int? {
+            let p = day.split(separator: "-").compactMap { Int($0) }
+            guard p.count == 3, let d = utc.date(from: DateComponents(year: p[0], month: p[1], day: p[2])) else { return nil }
+            return Int((d.timeIntervalSince1970 / 86400).rounded())
+        }
+        var longest = 0, longestStart: String?, run = 0, runStart: String?, previous: Int?
+        for day in days {
+            guard let n = number(day) else { continue }
+            if let p = previous, n == p + 1 { run += 1 } else { run = 1; runStart = day }
+            if run > longest { longest = run; longestStart = runStart }
+            previous = n
+        }
+        let t = number(today) ?? 0
+        let current = previous.map { $0 >= t - 1 ? run : 0 } ?? 0
+        return Result(current: current, longest: longest, longestStart: longestStart)
+    }
+}
