@@ -32,6 +32,12 @@ public enum SongOfTheDay {
         public var trackID: Int64
         public var pinned: Bool
         public var note: String?
+
+        public init(trackID: Int64, pinned: Bool, note: String?) {
+            self.trackID = trackID
+            self.pinned = pinned
+            self.note = note
+        }
     }
 
     public static func choose(_ candidates: [Candidate], pin: Pin?) -> Choice? {

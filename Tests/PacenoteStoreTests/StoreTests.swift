@@ -173,3 +173,85 @@ private func schema(_ path: String) throws -> String {
         #expect(try store.track(uri: "kitchen.flac") != nil)
     }
 }
+
+@Suite struct SongOfTheDayStoreTests {
+    private func play(_ trackID: Int64, at seconds: Double, played: Double, counted: Bool = true) -> Play {
+        Play(trackID: trackID, startedAt: Date(timeIntervalSince1970: seconds),
+             endedAt: Date(timeIntervalSince1970: seconds + played), playedSeconds: played,
+             counted: counted, source: "mpd", player: "default")
+    }
+
+    private func song(_ store: Store, _ day: String) throws -> SongOfTheDay.Choice? {
+        SongOfTheDay.choose(try store.sotdCandidates(day: day), pin: try store.sotdPin(day: day))
+    }
+
+    @Test func tiesGoToMoreSecondsThenToTheEarliestFirstPlay() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
+        defer { try? store.close() }
+        let a = try store.saveTrack(Track(uri: "a.flac", title: "A"))
+        let b = try store.saveTrack(Track(uri: "b.flac", title: "B"))
+        let c = try store.saveTrack(Track(uri: "c.flac", title: "C"))
+        let day = 1_767_225_600.0  // 2026-01-01T00:00Z
+        // A and B: two counted plays each; B has more seconds (a skip's seconds count too).
+        try store.insertPlay(play(a, at: day + 100, played: 200))
+        try store.insertPlay(play(a, at: day + 400, played: 200))
+        try store.insertPlay(play(b, at: day + 700, played: 200))
+        try store.insertPlay(play(b, at: day + 1000, played: 200))
+        try store.insertPlay(play(b, at: day + 1300, played: 10, counted: false))
+        // C: more skips than anyone, but only one counted play.
+        for i in 0..<5 { try store.insertPlay(play(c, at: day + 2000 + Double(i) * 100, played: 20, counted: false)) }
+        try store.insertPlay(play(c, at: day + 3000, played: 200))
+        #expect(try song(store, "2026-01-01")?.trackID == b)
+        // Equal plays and seconds: the one first played earliest.
+        try store.insertPlay(play(a, at: day + 5000, played: 10, counted: false))
+        #expect(try song(store, "2026-01-01")?.trackID == a)
+        // The month view agrees with the single day.
+        let month = try store.sotdCandidates(fromDay: "2026-01-01", toDay: "2026-01-31")
+        #expect(SongOfTheDay.choose(month["2026-01-01"] ?? [], pin: nil)?.trackID == a)
+        #expect(try store.sotdCandidates(day: "2026-01-02").isEmpty)
+    }
+
+    @Test func aPinWinsUntilItIsRemoved() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
+        defer { try? store.close() }
+        let a = try store.saveTrack(Track(uri: "a.flac", title: "A"))
+        let b = try store.saveTrack(Track(uri: "b.flac", title: "B"))
+        try store.insertPlay(play(a, at: 1_767_225_700, played: 200))
+        #expect(try store.pinSOTD(day: "2026-01-01", trackID: b, note: "for Sam"))
+        #expect(try song(store, "2026-01-01") == SongOfTheDay.Choice(trackID: b, pinned: true, note: "for Sam"))
+        #expect(try store.pinSOTD(day: "2026-01-01", trackID: 999, note: nil) == false)
+        #expect(try store.unpinSOTD(day: "2026-01-01"))
+        #expect(try song(store, "2026-01-01") == SongOfTheDay.Choice(trackID: a, pinned: false, note: nil))
+        // A day with only a pin has a song too.
+        try store.pinSOTD(day: "2026-02-02", trackID: b, note: nil)
+        #expect(try store.sotdPins(fromDay: "2026-02-01", toDay: "2026-02-28")["2026-02-02"]?.trackID == b)
+    }
+
+    @Test func daysFollowTheDisplayZoneOnDaylightSavingChanges() throws {
+        let dir = try TemporaryDirectory()
+        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: berlin)
+        defer { try? store.close() }
+        let a = try store.saveTrack(Track(uri: "a.flac", title: "A"))
+        let b = try store.saveTrack(Track(uri: "b.flac", title: "B"))
+        // 29 March 2026 has 23 hours in Berlin: 2026-03-28T23:00Z to 2026-03-29T22:00Z.
+        try store.insertPlay(play(a, at: 1_774_740_600, played: 200))  // 28T23:30Z = 00:30 CET on the 29th
+        try store.insertPlay(play(b, at: 1_774_821_540, played: 50))   // 29T21:59Z = 23:59 CEST on the 29th
+        try store.insertPlay(play(b, at: 1_774_822_200, played: 200))  // 29T22:10Z = 00:10 on the 30th
+        try store.insertPlay(play(b, at: 1_774_735_200, played: 200))  // 28T22:00Z = 23:00 on the 28th
+        let day29 = try store.sotdCandidates(day: "2026-03-29")
+        #expect(Set(day29.map(\.trackID)) == [a, b])
+        #expect(try song(store, "2026-03-29")?.trackID == a)  // one play each; A played longer
+        #expect(try store.sotdCandidates(day: "2026-03-30").map(\.trackID) == [b])
+        #expect(try store.sotdCandidates(day: "2026-03-28").map(\.trackID) == [b])
+        // 25 October 2026 has 25 hours: 2026-10-24T22:00Z to 2026-10-25T23:00Z.
+        try store.insertPlay(play(a, at: 1_792_881_000, played: 100))  // 24T22:30Z = 00:30 CEST on the 25th
+        try store.insertPlay(play(a, at: 1_792_967_400, played: 100))  // 25T22:30Z = 23:30 CET on the 25th
+        try store.insertPlay(play(b, at: 1_792_971_000, played: 100))  // 25T23:30Z = 00:30 on the 26th
+        #expect(try store.sotdCandidates(day: "2026-10-25").map(\.trackID) == [a])
+        #expect(try store.sotdCandidates(day: "2026-10-25").first?.plays == 2)
+        #expect(try store.sotdCandidates(day: "2026-10-26").map(\.trackID) == [b])
+    }
+}

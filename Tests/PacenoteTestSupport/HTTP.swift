@@ -22,8 +22,23 @@ public enum HTTP {
         configuration.timeoutIntervalForRequest = 10
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        return URLSession(configuration: configuration)
+        // Each request carries exactly the cookies its test gives it.
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        return URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
     }()
+
+    /// Redirects are answers to check (303 to the login form), not to follow.
+    private final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+            completionHandler(nil)
+        }
+    }
+
+    public static func request(_ method: String = "GET", _ url: String, body: [UInt8], headers: [String: String] = [:]) throws -> HTTPResult {
+        try request(method, url, headers: headers, body: Data(body))
+    }
 
     public static func request(_ method: String = "GET", _ url: String, headers: [String: String] = [:],
                                body: Data? = nil) throws -> HTTPResult {

@@ -1,0 +1,176 @@
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteStore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteWeb
+
+@Suite struct MarkupTests {
+    @Test func textAndAttributesAreEscapedAndControlCharactersDropped() {
+        let node = Node.el("p", ["title": "\"&'<>"]) { "<img src=x onerror=alert(1)> & \u{07}bell" }
+        #expect(node.rendered() == "<p title=\"&quot;&amp;&#39;&lt;&gt;\">&lt;img src=x onerror=alert(1)&gt; &amp; bell</p>")
+        #expect(Node.el("img", ["src": "a.png", "alt": nil]).rendered() == "<img src=\"a.png\">")
+        #expect(Node.group { "a"; Node.el("br"); "b" }.rendered() == "a<br>b")
+    }
+
+    @Test func queryComponentsArePercentEncoded() {
+        #expect(URLText.component("AC/DC & \"Friends\"") == "AC%2FDC%20%26%20%22Friends%22")
+        #expect(URLText.component("Björk") == "Bj%C3%B6rk")
+    }
+
+    @Test func chartsCarryTitlesDescriptionsAndOneMarkPerValue() {
+        let clock = Chart.clock(id: "c", hours: (0..<24).map(Double.init), title: "By hour").rendered()
+        #expect(clock.contains("<title id=\"c-title\">By hour</title>"))
+        #expect(clock.contains("aria-labelledby=\"c-title c-desc\""))
+        #expect(clock.components(separatedBy: "<path").count - 1 == 24)
+        #expect(clock.contains("the busiest hour is 23:00"))
+        let heat = Chart.heatmap(id: "h", year: 2024, plays: ["2024-02-29": 3], title: "2024").rendered()
+        #expect(heat.components(separatedBy: "class=\"heat").count - 1 == 366)
+        #expect(heat.contains("<title>2024-02-29: 3 plays</title>"))
+        let bars = Chart.bars(id: "b", [.init(label: "<Mon>", value: 2, tooltip: "<b>")], title: "T", desc: "D").rendered()
+        #expect(bars.contains("&lt;Mon&gt;") && !bars.contains("<b>"))
+    }
+
+    @Test func streaksCountConsecutiveDays() {
+        let days = ["2026-01-01", "2026-01-02", "2026-01-03", "2026-02-27", "2026-02-28", "2026-03-01"]
+        #expect(Streaks.of(days: days, today: "2026-03-02") == .init(current: 3, longest: 3, longestStart: "2026-01-01"))
+        #expect(Streaks.of(days: days, today: "2026-03-05") == .init(current: 0, longest: 3, longestStart: "2026-01-01"))
+        #expect(Streaks.of(days: days + ["2026-03-02"], today: "2026-03-02").current == 4)
+        #expect(Streaks.of(days: [], today: "2026-03-02") == .init(current: 0, longest: 0, longestStart: nil))
+    }
+}
+
+@Suite struct SitePageTests {
+    static let hostileTitle = "<img src=x onerror=alert(1)>"
+    static let hostileArtist = "\"&'<"
+
+    final class Site {
+        let dir: TemporaryDirectory
+        let store: Store
+        let web: WebServer
+        let trackID: Int64
+        let day: String
+        var base: String { "http://127.0.0.1:\(web.port)" }
+
+        init(trusted: Bool) throws {
+            dir = try TemporaryDirectory()
+            store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+            trackID = try store.saveTrack(Track(uri: "x/hostile.flac", title: SitePageTests.hostileTitle,
+                                                artist: SitePageTests.hostileArtist, album: "<script>alert(2)</script>",
+                                                durationSeconds: 200))
+            let other = try store.saveTrack(Track(uri: "x/other.flac", title: "Other", artist: "Band", durationSeconds: 100))
+            let now = Date()
+            day = LocalTime(timeZone: TimeZone(identifier: "UTC")!).day(of: now)
+            try store.insertPlay(Play(trackID: trackID, startedAt: now.addingTimeInterval(-400), endedAt: now.addingTimeInterval(-200),
+                                      playedSeconds: 200, counted: true, source: "mpd", player: "default", zone: .z3))
+            try store.insertPlay(Play(trackID: other, startedAt: now.addingTimeInterval(-150), endedAt: now.addingTimeInterval(-140),
+                                      playedSeconds: 10, counted: false, source: "mpd", player: "default"))
+            let workout = try store.startWorkout(at: now.addingTimeInterval(-600), kind: "manual", name: "Tempo <run>", zoneSettingsID: nil)
+            try store.insertSamples((0..<60).map { HeartRateSample(at: now.addingTimeInterval(-600 + Double($0) * 10), bpm: 100 + $0) },
+                                    source: "test")
+            try store.updateWorkout(id: workout, endedAt: now.addingTimeInterval(-10), average: 130, max: 159,
+                                    secondsInZone: [.z0: 0, .z1: 100, .z2: 200, .z3: 290])
+            var context = APIContext(version: "9.9.9", startedAt: Date(), store: store, apiKey: "test-key-0123456789", players: { [] })
+            if !trusted { context.trustedNetworks = [] }
+            web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)),
+                            basePath: "", api: API(context: context), logger: Logger(label: "test"))
+            try web.start()
+        }
+
+        deinit {
+            web.stop()
+            try? store.close()
+        }
+    }
+
+    @Test func everyPageShowsHostileTagsAsText() throws {
+        let site = try Site(trusted: true)
+        let artist = URLText.component(Self.hostileArtist)
+        for path in ["/", "/history", "/history?q=img", "/stats", "/stats?range=today", "/sotd", "/sotd/\(site.day)",
+                     "/workouts", "/workouts/1", "/tracks/\(site.trackID)", "/artist?name=\(artist)"] {
+            let r = try HTTP.get(site.base + path)
+            #expect(r.status == 200, "\(path)")
+            #expect(r.header("Content-Type") == "text/html; charset=utf-8", "\(path)")
+            #expect(r.header("Content-Security-Policy")?.contains("script-src 'self'") == true, "\(path)")
+            let html = r.text
+            #expect(html.hasPrefix("<!doctype html>"), "\(path)")
+            #expect(!html.contains("<img src=x"), "\(path)")
+            #expect(!html.contains("<script>alert"), "\(path)")
+            #expect(!html.contains("\"&'<"), "\(path)")
+            #expect(!html.contains("<run>"), "\(path)")
+        }
+        let share = try HTTP.get(site.base + "/sotd/\(site.day)").text
+        #expect(share.contains("<h1 class=\"sotd-title\">&lt;img src=x onerror=alert(1)&gt;</h1>"))
+        #expect(share.contains("<meta property=\"og:title\" content=\"&lt;img src=x onerror=alert(1)&gt; — &quot;&amp;&#39;&lt;\">"))
+        #expect(share.contains("<meta property=\"og:image\" content=\"http://127.0.0.1:\(site.web.port)/sotd/\(site.day)/cover\">"))
+        #expect(share.contains("property=\"og:url\"") && share.contains("property=\"og:description\""))
+        #expect(share.contains("name=\"twitter:card\" content=\"summary_large_image\""))
+    }
+
+    @Test func theSharePageAndItsCoverArePublicAndTheRestAsksForALogin() throws {
+        let site = try Site(trusted: false)
+        let share = try HTTP.get(site.base + "/sotd/\(site.day)")
+        #expect(share.status == 200)
+        // Nothing else of the history: no navigation, no other track, no pin form.
+        #expect(!share.text.contains("href=\"/history\""))
+        #expect(!share.text.contains("Other"))
+        #expect(!share.text.contains("<form"))
+        let cover = try HTTP.get(site.base + "/sotd/\(site.day)/cover")
+        #expect(cover.status == 200)
+        #expect(cover.header("Content-Type") == "image/svg+xml")
+        #expect(cover.header("Cache-Control")?.hasPrefix("public") == true)
+        for path in ["/", "/history", "/stats", "/sotd", "/workouts", "/workouts/1", "/tracks/1", "/covers/1", "/artist?name=Band"] {
+            let r = try HTTP.get(site.base + path)
+            #expect(r.status == 303, "\(path)")
+            #expect(r.header("Location")?.hasPrefix("/login?next=%2F") == true, "\(path)")
+        }
+        #expect(try HTTP.get(site.base + "/sotd/2001-01-01").status == 404)
+        #expect(try HTTP.get(site.base + "/sotd/2001-13-45").status == 404)
+    }
+
+    @Test func aLoggedInBrowserPinsTheSongOfADayFromThePage() throws {
+        let site = try Site(trusted: false)
+        let login = try HTTP.request("POST", site.base + "/login", body: Array("key=test-key-0123456789&next=%2Fsotd".utf8),
+                                     headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        #expect(login.status == 303)
+        let cookie = try #require(login.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        let page = try HTTP.request("GET", site.base + "/sotd/\(site.day)", headers: ["Cookie": cookie])
+        #expect(page.text.contains("<form method=\"post\" action=\"/sotd/\(site.day)\">"))
+        // Without the session: to the login form, nothing pinned.
+        let anonymous = try HTTP.request("POST", site.base + "/sotd/\(site.day)", body: Array("track_id=2&note=x".utf8),
+                                         headers: ["Content-Type": "application/x-www-form-urlencoded"])
+        #expect(anonymous.status == 303)
+        #expect(try site.store.sotdPin(day: site.day) == nil)
+        // From another site, even with the cookie: refused.
+        let forged = try HTTP.request("POST", site.base + "/sotd/\(site.day)", body: Array("track_id=2".utf8),
+                                      headers: ["Cookie": cookie, "Origin": "http://evil.example",
+                                                "Content-Type": "application/x-www-form-urlencoded"])
+        #expect(forged.status == 303)
+        #expect(try site.store.sotdPin(day: site.day) == nil)
+        let pin = try HTTP.request("POST", site.base + "/sotd/\(site.day)", body: Array("track_id=2&note=for+Sam+%3Cb%3E&action=pin".utf8),
+                                   headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
+        #expect(pin.status == 303)
+        #expect(pin.header("Location") == "/sotd/\(site.day)")
+        #expect(try site.store.sotdPin(day: site.day) == SongOfTheDay.Pin(trackID: 2, note: "for Sam <b>"))
+        let shown = try HTTP.get(site.base + "/sotd/\(site.day)").text
+        #expect(shown.contains("<h1 class=\"sotd-title\">Other</h1>"))
+        #expect(shown.contains("for Sam &lt;b&gt;"))
+        let unpin = try HTTP.request("POST", site.base + "/sotd/\(site.day)", body: Array("action=unpin".utf8),
+                                     headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
+        #expect(unpin.status == 303)
+        #expect(try site.store.sotdPin(day: site.day) == nil)
+    }
+
+    @Test func errorsArePagesWithTheirStatus() throws {
+        let site = try Site(trusted: true)
+        let missing = try HTTP.get(site.base + "/tracks/999")
+        #expect(missing.status == 404)
+        #expect(missing.text.contains("There is no track 999."))
+        let bad = try HTTP.get(site.base + "/stats?range=someday")
+        #expect(bad.status == 400)
+        #expect(bad.header("Content-Type") == "text/html; charset=utf-8")
+        let post = try HTTP.request("POST", site.base + "/history", body: [])
+        #expect(post.status == 405)
+    }
+}
