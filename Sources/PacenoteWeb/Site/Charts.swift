@@ -38,8 +38,8 @@ enum Chart {
     }
 
     /// Vertical bars with labels under them (days of a week, months, hours).
-    static func bars(id: String, _ bars: [Bar], title: String, desc: String, labelEvery: Int = 1) -> Node {
-        let width = 640.0, height = 180.0, bottom = 20.0
+    static func bars(id: String, _ bars: [Bar], title: String, desc: String, width: Double = 640, height: Double = 180) -> Node {
+        let bottom = 20.0
         let maxValue = max(bars.map(\.value).max() ?? 0, 1)
         let slot = width / Double(max(bars.count, 1))
         var marks: [Node] = []
@@ -49,7 +49,7 @@ enum Chart {
             marks.append(shape("rect", [("class", bar.className ?? "bar"), ("x", number(x)), ("y", number(height - bottom - h)),
                                         ("width", number(slot * 0.76)), ("height", number(max(h, bar.value > 0 ? 1 : 0)))],
                                tooltip: bar.tooltip))
-            if i % labelEvery == 0 {
+            if !bar.label.isEmpty {
                 marks.append(shape("text", [("class", "label"), ("x", number(Double(i) * slot + slot / 2)), ("y", number(height - 5)),
                                             ("text-anchor", "middle")], tooltip: nil).with(text: bar.label))
             }

@@ -93,7 +93,7 @@ extension API {
                 Node.el("section", ["class": "card week", "aria-labelledby": "week-h"]) {
                     Node.el("h2", ["id": "week-h"]) { "This week" }
                     Chart.bars(id: "week", weekBars, title: "Counted plays per day, last 7 days",
-                               desc: "\(SiteFormat.span(weekSeconds)) of listening over the last seven days.")
+                               desc: "\(SiteFormat.span(weekSeconds)) of listening over the last seven days.", width: 300, height: 130)
                     Node.el("p", ["class": "muted small"]) {
                         "\(SiteFormat.span(weekSeconds)) of listening · "
                         Node.el("a", ["href": url("/stats?range=week")]) { "more stats" }

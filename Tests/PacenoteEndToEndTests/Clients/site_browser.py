@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Opens every page of a running Pacenote in Debian's headless Chromium (Selenium, offline),
+checks what it shows, that the browser logged no console error, that hostile tag text stays
+text, that nothing overflows a 360 px phone, and that the dashboard follows MPD live when
+`mpc next` runs. Saves a desktop and a phone screenshot of each page.
+
+Usage: site_browser.py BASE_URL MPD_PORT ARTIFACTS_DIR SPEC_JSON
+SPEC_JSON: {"day", "track_id", "workout_id", "hostile_title", "hostile_artist",
+            "playing", "next_title"}
+Prints one JSON object (what was checked); exits 1 with the failures on stderr."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+os.environ["SE_OFFLINE"] = "true"  # never let Selenium Manager fetch a driver
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+
+base, mpd_port, artifacts, spec = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+os.makedirs(artifacts, exist_ok=True)
+failures = []
+checked = []
+
+
+def check(condition, message):
+    checked.append(message)
+    if not condition:
+        failures.append(message)
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
+            "--hide-scrollbars", "--force-device-scale-factor=1"]:
+    options.add_argument(arg)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver.set_page_load_timeout(20)
+
+
+def text(selector):
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return found[0].text if found else None
+
+
+def console_errors():
+    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def no_alert():
+    try:
+        driver.switch_to.alert
+        return False
+    except NoAlertPresentException:
+        return True
+
+
+hostile, artist = spec["hostile_title"], spec["hostile_artist"]
+pages = [
+    ("dashboard", "/", lambda: [
+        (text("[data-np-title]") == spec["playing"], f"dashboard shows {spec['playing']!r} playing"),
+        (hostile in driver.find_element(By.CSS_SELECTOR, "[data-today]").text, "today's plays list the hostile title as text"),
+        (text("#hr-h") == "Heart rate" and text("[data-hr-bpm]") not in (None, "–"), "dashboard shows the heart rate"),
+        (text(".sotd-link strong") is not None, "dashboard shows the song of the day"),
+        (len(driver.find_elements(By.CSS_SELECTOR, "svg.chart.bars rect")) == 7, "this week has 7 bars"),
+    ]),
+    ("history", "/history", lambda: [
+        (hostile in text("main"), "history lists the hostile title"),
+        (len(driver.find_elements(By.CSS_SELECTOR, ".day h2")) >= 1, "history has day headers"),
+    ]),
+    ("history-search", "/history?q=second", lambda: [
+        ("Second Song" in text("main") and hostile not in text("main"), "history search finds only matches"),
+    ]),
+    ("stats", "/stats?range=week", lambda: [
+        (text("h1") == "Stats", "stats page"),
+        (len(driver.find_elements(By.CSS_SELECTOR, "svg.heatmap rect.heat")) >= 365, "calendar heatmap has a cell per day"),
+        (len(driver.find_elements(By.CSS_SELECTOR, "svg.clock path")) == 24, "listening clock has 24 hours"),
+        (hostile in text("main"), "top tracks show the hostile title as text"),
+    ]),
+    ("sotd-archive", "/sotd", lambda: [
+        (len(driver.find_elements(By.CSS_SELECTOR, "ol.calendar li.day a img")) >= 1, "the archive shows this month's song"),
+    ]),
+    ("sotd-share", f"/sotd/{spec['day']}", lambda: [
+        (text("h1.sotd-title") == hostile, "share page title is the hostile title, as text"),
+        (text(".sotd-artist") == artist, "share page artist as text"),
+        (text("blockquote.note") == "<script>alert(3)</script> for friends", "the pin's note as text"),
+        (driver.find_element(By.CSS_SELECTOR, 'meta[property="og:title"]').get_attribute("content") == f"{hostile} — {artist}",
+         "og:title carries the exact text"),
+        (driver.find_element(By.CSS_SELECTOR, 'meta[property="og:image"]').get_attribute("content").endswith(f"/sotd/{spec['day']}/cover"),
+         "og:image points at the day's cover"),
+        (driver.execute_script("const i = document.querySelector('img.cover.large'); return i.complete && i.naturalWidth > 0"),
+         "share page cover loaded (from MPD's albumart)"),
+    ]),
+    ("workouts", "/workouts", lambda: [
+        (len(driver.find_elements(By.CSS_SELECTOR, "ol.workouts a")) >= 1, "workouts are listed"),
+        ("Power songs" in text("main"), "power songs section"),
+    ]),
+    ("workout", f"/workouts/{spec['workout_id']}", lambda: [
+        (len(driver.find_elements(By.CSS_SELECTOR, "svg.hrchart polyline.hr")) == 1, "heart-rate curve drawn"),
+        (len(driver.find_elements(By.CSS_SELECTOR, "svg.hrchart rect.band")) >= 2, "zone bands drawn"),
+        (len(driver.find_elements(By.CSS_SELECTOR, "svg.hrchart line.song")) >= 1, "a marker where a song began"),
+        (len(driver.find_elements(By.CSS_SELECTOR, "svg.rows rect")) == 6, "time-in-zone bars"),
+        (hostile in text("table.songs"), "the workout's songs in order"),
+    ]),
+    ("track", f"/tracks/{spec['track_id']}", lambda: [
+        (text("h1") == hostile, "track page title"),
+        ("Plays over time" in text("main"), "plays over time"),
+    ]),
+    ("artist", "/artist?name=Band", lambda: [
+        (text("h1") == "Band", "artist page"),
+        ("Second Song" in text("main"), "artist's tracks"),
+    ]),
+]
+
+try:
+    for width, height, label in [(1280, 900, "desktop"), (360, 780, "phone")]:
+        driver.set_window_size(width, height)
+        for name, path, expectations in pages:
+            driver.get(base + path)
+            time.sleep(0.3)
+            check(no_alert(), f"{name} ({label}): no script ran from tag text")
+            check(driver.execute_script("return document.querySelectorAll('img[src=\"x\"], script:not([src])').length") == 0,
+                  f"{name} ({label}): no injected element")
+            if label == "desktop":
+                for ok, message in expectations():
+                    check(ok, f"{name}: {message}")
+            else:
+                overflow = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+                check(overflow <= 1, f"{name} (phone): nothing wider than the screen (overflow {overflow} px)")
+            errors = console_errors()
+            check(not errors, f"{name} ({label}): no console errors {errors}")
+            driver.save_screenshot(os.path.join(artifacts, f"{name}-{label}.png"))
+
+    # Live: the dashboard follows MPD without a reload.
+    driver.set_window_size(1280, 900)
+    driver.get(base + "/")
+    deadline = time.time() + 10
+    while time.time() < deadline and driver.find_element(By.CSS_SELECTOR, "[data-live-status]").text != "live":
+        time.sleep(0.1)
+    check(driver.find_element(By.CSS_SELECTOR, "[data-live-status]").text == "live", "dashboard connected to the event stream")
+    driver.execute_script("document.body.dataset.reloadMarker = 'same-page'; return 1")
+    before = len(driver.find_elements(By.CSS_SELECTOR, "[data-today] li"))
+    subprocess.run(["mpc", "-h", "127.0.0.1", "-p", mpd_port, "next"], check=True, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while time.time() < deadline and text("[data-np-title]") != spec["next_title"]:
+        time.sleep(0.1)
+    check(text("[data-np-title]") == spec["next_title"], f"now playing became {spec['next_title']!r} live (was {spec['playing']!r})")
+    while time.time() < deadline and len(driver.find_elements(By.CSS_SELECTOR, "[data-today] li")) == before:
+        time.sleep(0.1)
+    first = driver.find_elements(By.CSS_SELECTOR, "[data-today] li")
+    check(len(first) == before + 1 and spec["playing"] in first[0].text and "skipped" in first[0].text,
+          "the skipped song was added to today's plays live")
+    check(driver.execute_script("return document.body.dataset.reloadMarker") == "same-page", "without reloading the page")
+    check(not console_errors(), "no console errors while live")
+    driver.save_screenshot(os.path.join(artifacts, "dashboard-live-desktop.png"))
+finally:
+    driver.quit()
+
+print(json.dumps({"checked": len(checked), "failures": failures}))
+if failures:
+    print("\n".join(failures), file=sys.stderr)
+    sys.exit(1)

@@ -1,0 +1,86 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// The site in a real browser: Debian's Chromium driven by Selenium (offline), against a
+/// Pacenote that follows a real MPD, with plays, a cover, heart rate and a workout.
+/// Screenshots (desktop and 360 px) land in test-artifacts/browser/.
+@Suite struct SiteBrowserTests {
+    static let script =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/site_browser.py").path
+    static let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("test-artifacts/browser").path
+
+    static let hostileTitle = "<img src=x onerror=alert(1)>"
+    static let hostileArtist = "\"&'<"
+
+    /// python3 with Selenium, Chromium and its driver (scripts/test installs them); missing is a failure.
+    static func python() throws -> String {
+        _ = try Tools.require("chromium")
+        _ = try Tools.require("chromedriver")
+        let python = try Tools.require("python3")
+        let check = try run(python, ["-c", "import selenium"], allowFailure: true)
+        if check.status != 0 {
+            throw HarnessError("selenium is not installed: python3 -m pip install selenium (scripts/test does)")
+        }
+        return python
+    }
+
+    @Test func everyPageInARealBrowserAndTheDashboardFollowsMPD() throws {
+        let python = try Self.python()
+        let mpd = try MPDInstance(tracks: [
+            TestTrack("Album One/01.flac", seconds: 3, title: Self.hostileTitle, artist: Self.hostileArtist, album: "Album One", bpm: 128),
+            TestTrack("Album One/02.flac", seconds: 3, title: "Second Song", artist: "Band", album: "Album One", bpm: 140),
+            TestTrack("Other/03.flac", seconds: 240, title: "Third Song", artist: "Band", album: "Other"),
+            TestTrack("Other/04.flac", seconds: 240, title: "Fourth Song", artist: "Band", album: "Other"),
+        ])
+        // A cover for the first album, where MPD's albumart finds it.
+        try run(try Tools.require("sox"), ["-n", "-n", "synth", "2", "sine", "300-3000", "spectrogram", "-x", "240", "-y", "257",
+                                           "-r", "-o", mpd.musicDirectory + "/Album One/cover.png"])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: "[plays]\nmin_track_s = 1\n")
+        #expect(try eventually(timeout: 10) { try daemon.mpdConnected() })
+        let workout = try daemon.post("/api/v1/workouts", body: #"{"name": "Intervals"}"#)
+        #expect(workout.status == 201)
+        let workoutID = try #require(workout.json?["id"] as? Int)
+        _ = try mpd.mpc("add", "/")
+        _ = try mpd.mpc("play")
+        var bpm = 120
+        // Heart rate while the first two songs play, until both are logged.
+        let logged = try eventually(timeout: 20) {
+            let r = try daemon.post("/api/v1/hr?source=strap", body: #"{"bpm": \#(bpm)}"#)
+            #expect(r.status == 200)
+            bpm = min(bpm + 2, 170)
+            usleep(300_000)
+            return try daemon.listens().count >= 2
+        }
+        #expect(logged)
+        #expect(try daemon.post("/api/v1/workouts/\(workoutID)/stop", body: "").status == 200)
+        _ = try daemon.post("/api/v1/hr?source=strap", body: #"{"bpm": 150}"#)
+        let listens = try daemon.listens()
+        let hostile = try #require(listens.first { $0.title == Self.hostileTitle })
+        let trackID = try #require(hostile.track["id"] as? Int)
+        let day = String(try daemon.sql("SELECT local_day FROM plays ORDER BY id LIMIT 1").prefix(10))
+        #expect(hostile.counted)
+        // Pinned, so the day's song does not hang on which 3 s song played a few ms longer.
+        let pin = try HTTP.request("PUT", daemon.base + "/api/v1/sotd/\(day)",
+                                   headers: ["Authorization": "Token \(daemon.apiKey)", "Content-Type": "application/json"],
+                                   body: Data(#"{"track_id": \#(trackID), "note": "<script>alert(3)</script> for friends"}"#.utf8))
+        #expect(pin.status == 200, "\(pin.text)")
+
+        let spec: [String: Any] = [
+            "day": day, "track_id": String(trackID), "workout_id": workoutID,
+            "hostile_title": Self.hostileTitle, "hostile_artist": Self.hostileArtist,
+            "playing": "Third Song", "next_title": "Fourth Song",
+        ]
+        let specJSON = String(decoding: try JSONSerialization.data(withJSONObject: spec), as: UTF8.self)
+        let r = try run(python, [Self.script, daemon.base, String(mpd.port), Self.artifacts, specJSON], allowFailure: true)
+        #expect(r.status == 0, "browser checks failed:\n\(r.stderr)\n\(r.stdout)")
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect((summary?["checked"] as? Int ?? 0) >= 60, "\(r.stdout)")
+        for page in ["dashboard", "history", "stats", "sotd-share", "workout", "track"] {
+            for size in ["desktop", "phone"] {
+                #expect(FileManager.default.fileExists(atPath: Self.artifacts + "/\(page)-\(size).png"), "\(page)-\(size).png")
+            }
+        }
+    }
+}
