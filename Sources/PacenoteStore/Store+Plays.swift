@@ -57,19 +57,37 @@ extension Store {
     /// title, artist or album; accents and case ignored), at most `limit`.
     public func plays(limit: Int, after cursor: PlayCursor? = nil, from: Date? = nil, to: Date? = nil,
                       search: String? = nil) throws(StoreError) -> [PlayWithTrack] {
-        let match = search.flatMap(Store.ftsQuery)
+        // Only the conditions that apply: "(? IS NULL OR started_at_ms >= ?)" would hide the
+        // range from SQLite's planner, which then walks the whole index when few rows match.
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let cursor {
+            conditions.append("(p.started_at_ms, p.id) < (?, ?)")
+            arguments += [cursor.startedAtMs, cursor.id]
+        }
+        if let from {
+            conditions.append("p.started_at_ms >= ?")
+            arguments += [Store.milliseconds(from)]
+        }
+        if let to {
+            conditions.append("p.started_at_ms < ?")
+            arguments += [Store.milliseconds(to)]
+        }
+        if let match = search.flatMap(Store.ftsQuery) {
+            conditions.append("p.track_id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)")
+            arguments += [match]
+        }
+        arguments += [limit]
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT p.id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
                        p.source, p.player, p.hr_avg, p.hr_max, p.zone, p.workout_id, \(Store.trackColumns("t"))
                 FROM plays p JOIN tracks t ON t.id = p.track_id
-                WHERE (?1 IS NULL OR (p.started_at_ms, p.id) < (?1, ?2))
-                  AND (?3 IS NULL OR p.started_at_ms >= ?3)
-                  AND (?4 IS NULL OR p.started_at_ms < ?4)
-                  AND (?6 IS NULL OR p.track_id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?6))
+                \(filter)
                 ORDER BY p.started_at_ms DESC, p.id DESC
-                LIMIT ?5
-                """, arguments: [cursor?.startedAtMs, cursor?.id, from.map(Store.milliseconds), to.map(Store.milliseconds), limit, match])
+                LIMIT ?
+                """, arguments: arguments)
             return rows.map { row in
                 PlayWithTrack(
                     play: Play(

@@ -22,6 +22,46 @@ def wait_port(port, timeout=10):
     sys.exit(f"nothing listens on {port}")
 
 
+HISTORY = """
+PRAGMA journal_mode = WAL;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+INSERT INTO tracks (id, uri, title, artist, album, album_artist, duration_s, match_key, first_seen_at_ms, updated_at_ms)
+SELECT i, 'lib/' || (i % 2000) || '/' || i || '.flac', 'Track ' || i, 'Artist ' || (i % 2000), 'Album ' || (i % 4000),
+       'Artist ' || (i % 2000), 120 + i % 240, 'artist ' || (i % 2000) || char(31) || 'track ' || i, 0, 0 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {plays} - 1)
+INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
+SELECT 1 + (abs(random()) % 20000) * (abs(random()) % 3 + 1) % 20000,
+       ({start} + i * {step}) * 1000, ({start} + i * {step} + 180) * 1000, 180, (i % 7 != 0), 'mpd', 'default',
+       date({start} + i * {step}, 'unixepoch'), CAST(strftime('%H', {start} + i * {step}, 'unixepoch') AS INTEGER)
+FROM n;
+INSERT INTO meta (key, value) VALUES ('rollup_timezone', 'GMT') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+-- 200 workouts of 45 minutes over the last 200 days, a heart-rate sample every 5 s.
+WITH RECURSIVE w(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM w WHERE i < 200)
+INSERT INTO workouts (id, started_at_ms, ended_at_ms, kind, hr_avg, hr_max, z2_s, z3_s, z4_s)
+SELECT i, ({end} - i * 86400) * 1000, ({end} - i * 86400 + 2700) * 1000, 'auto', 140, 172, 900, 1200, 600 FROM w;
+WITH RECURSIVE s(j) AS (SELECT 0 UNION ALL SELECT j + 1 FROM s WHERE j < 539)
+INSERT INTO hr_samples (source, at_ms, bpm)
+SELECT 'bench', (w.started_at_ms + s.j * 5000), 110 + (s.j % 120) / 2 + (abs(random()) % 8) FROM workouts w, s;
+COMMIT;
+PRAGMA wal_checkpoint(TRUNCATE);
+"""
+
+
+def history_database(binary, db, plays, years=5):
+    """A database with `plays` plays spread over `years` years up to now (20,000 tracks, a
+    counted play 6 times in 7), and 200 workouts with heart rate in the last 200 days."""
+    subprocess.run([binary, "migrate", "--db", db], check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "PACENOTE_TIMEZONE": "UTC"})
+    end = int(time.time()) - 3600
+    step = (years * 365 * 86400) // plays
+    start = end - plays * step
+    t0 = time.time()
+    subprocess.run(["sqlite3", db], input=HISTORY.format(plays=plays, start=start, step=step, end=end), text=True,
+                   check=True, stdout=subprocess.DEVNULL)
+    print(f"generated {plays:,} plays over {years} years and 200 workouts in {time.time() - t0:.1f} s")
+
+
 def release_binary():
     subprocess.run(["swift", "build", "-c", "release", "--product", "pacenote", "--static-swift-stdlib"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
