@@ -23,6 +23,8 @@ public final class PacenoteServer: Sendable {
     public let players: [PlayerService]
     public let heartRate: HeartRateService
     private let web: WebServer
+    /// The port the site is served on.
+    public var port: UInt16 { web.port }
     private let logger: Logger
 
     /// The port the HTTP server is bound to (useful with `--http 127.0.0.1:0`).

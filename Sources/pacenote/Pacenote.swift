@@ -22,7 +22,7 @@ struct Pacenote: ParsableCommand {
             Every key is documented in docs/pacenote.example.toml.
             """,
         version: PacenoteVersion.current,
-        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self, Import.self],
+        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self, Import.self, Demo.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -98,6 +98,13 @@ struct Serve: ParsableCommand {
             basePath: server.basePath, timeZone: server.timezone, logLevel: log.logLevel,
             trustedNetworks: server.trustedNetworks))
         let logger = Pacenote.makeLogger(level: config.logLevel)
+        Pacenote.serve(config: config, logger: logger)
+    }
+}
+
+extension Pacenote {
+    /// Runs the daemon until SIGINT or SIGTERM; `started` sees it once it serves.
+    static func serve(config: Config, logger: Logger, started: (PacenoteServer) -> Void = { _ in }, stopping: () -> Void = {}) {
         // glibc gives every thread that allocates its own malloc arena; with libmicrohttpd's
         // workers that is memory a home server would rather keep (measured by scripts/bench/api).
         _ = glibcMallopt(-8 /* M_ARENA_MAX, <malloc.h> */, 2)
@@ -130,11 +137,47 @@ struct Serve: ParsableCommand {
         do {
             daemon = try PacenoteServer.start(config: config, logger: logger, metrics: registry)
         } catch {
+            stopping()
             Pacenote.fail(error.description)
         }
+        started(daemon)
         done.wait()
         daemon.stop()
+        stopping()
         withExtendedLifetime(sources) {}
+    }
+}
+
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Try Pacenote with a generated library: a private MPD, songs, covers and a simulated workout.",
+        discussion: """
+            Generates a small library with sox (titles, artists, albums, BPMs, covers), starts a private MPD \
+            that plays it on repeat, feeds a simulated workout's heart rate, and serves the site. Within a \
+            minute the dashboard, a workout and the song of the day fill in. Everything lives in a temporary \
+            folder that is removed on exit; your own database and MPD are not touched. Needs mpd and sox.
+            """)
+
+    @Option(help: ArgumentHelp("Where to serve the site.", valueName: "host:port"))
+    var http: String = "127.0.0.1:6680"
+    @OptionGroup var log: LogOptions
+
+    func run() throws {
+        let flags = ConfigFlags(http: http, logLevel: log.logLevel)
+        var config = try Pacenote.loadConfig(flags)
+        let logger = Pacenote.makeLogger(level: config.logLevel)
+        let demo: PacenoteApp.Demo
+        do {
+            demo = try PacenoteApp.Demo(logger: logger)
+        } catch {
+            Pacenote.fail("\(error)")
+        }
+        demo.configure(&config)
+        Pacenote.serve(config: config, logger: logger, started: { server in
+            demo.feedHeartRate(into: server.heartRate, logger: logger)
+            let host = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
+            print("Pacenote demo: open http://\(host):\(server.port)/ (MPD on 127.0.0.1:\(demo.mpdPort)); Ctrl-C stops it.")
+        }, stopping: { demo.stop() })
     }
 }
 

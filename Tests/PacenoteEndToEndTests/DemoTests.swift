@@ -1,0 +1,43 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// `pacenote demo`: within a minute a newcomer sees plays, a workout and a song of the day;
+/// on exit nothing is left behind.
+@Suite struct DemoTests {
+    @Test func theDemoFillsInTheDashboardAndCleansUp() throws {
+        _ = try Tools.require("mpd")
+        _ = try Tools.require("sox")
+        let demo = try PacenoteProcess(["demo", "--http", "127.0.0.1:0", "--log-level", "info"])
+        var base = ""
+        var folder = ""
+        let serving = try eventually(timeout: 30) {
+            let log = demo.stderr
+            guard let range = log.range(of: "serving http://127.0.0.1:") else { return !demo.process.isRunning }
+            base = "http://127.0.0.1:" + String(log[range.upperBound...].prefix { $0.isNumber })
+            if let db = log.range(of: "(database ") {
+                folder = ((String(log[db.upperBound...].prefix { $0 != ")" })) as NSString).deletingLastPathComponent
+            }
+            return true
+        }
+        #expect(serving && demo.process.isRunning, "\(demo.stderr)")
+        #expect(folder.contains("pacenote-demo"))
+        // A song counts after 10 of its 20 seconds.
+        let played = try eventually(timeout: 40) {
+            let listens = try HTTP.get(base + "/api/v1/listens").json?["listens"] as? [[String: Any]] ?? []
+            return listens.contains { $0["counted"] as? Bool == true }
+        }
+        #expect(played)
+        let today = try HTTP.get(base + "/").text
+        #expect(today.contains("Northern Lights") || today.contains("Los Ritmos") || today.contains("The Intervals") || today.contains("Mira Sol"))
+        let workouts = try HTTP.get(base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]] ?? []
+        #expect(!workouts.isEmpty, "the simulated workout was detected")
+        let status = try HTTP.get(base + "/api/v1/status").json
+        #expect((status?["heart_rate"] as? [String: Any])?["bpm"] != nil)
+        let sotd = try HTTP.get(base + "/sotd")
+        #expect(sotd.status == 200 && sotd.text.contains("ol class=\"calendar\""))
+        demo.signal(SIGTERM)
+        #expect(try demo.wait() == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder), "the demo folder is removed")
+    }
+}
