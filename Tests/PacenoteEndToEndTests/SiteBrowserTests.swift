@@ -77,10 +77,36 @@ import Testing
         #expect(r.status == 0, "browser checks failed:\n\(r.stderr)\n\(r.stdout)")
         let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
         #expect((summary?["checked"] as? Int ?? 0) >= 60, "\(r.stdout)")
+        #expect(FileManager.default.fileExists(atPath: Self.artifacts + "/dashboard-dark-desktop.png"))
         for page in ["dashboard", "history", "stats", "sotd-share", "workout", "track"] {
             for size in ["desktop", "phone"] {
                 #expect(FileManager.default.fileExists(atPath: Self.artifacts + "/\(page)-\(size).png"), "\(page)-\(size).png")
             }
         }
+    }
+
+    @Test func theDashboardReconnectsAfterTheServerRestarts() throws {
+        let python = try Self.python()
+        let mpd = try MPDInstance(tracks: (1...3).map { TestTrack("s\($0).flac", seconds: 120, title: "Song \($0)", artist: "Band") })
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
+        #expect(try eventually(timeout: 10) { try daemon.mpdConnected() })
+        _ = try mpd.mpc("add", "/")
+        _ = try mpd.mpc("play")
+        let signals = try TemporaryDirectory("pacenote-reconnect")
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: python)
+        browser.arguments = [Self.script, "--reconnect", daemon.base, String(mpd.port), signals.path, "{}"]
+        let output = Pipe()
+        browser.standardOutput = output
+        browser.standardError = output
+        try browser.run()
+        let ready = try eventually(timeout: 40) { FileManager.default.fileExists(atPath: signals.file("ready")) || !browser.isRunning }
+        #expect(ready && browser.isRunning)
+        // Down for two seconds, then back on the same address.
+        try daemon.restart(pause: 2, samePort: true)
+        FileManager.default.createFile(atPath: signals.file("restarted"), contents: nil)
+        browser.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(browser.terminationStatus == 0, "\(text)")
     }
 }

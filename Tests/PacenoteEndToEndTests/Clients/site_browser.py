@@ -4,7 +4,11 @@ checks what it shows, that the browser logged no console error, that hostile tag
 text, that nothing overflows a 360 px phone, and that the dashboard follows MPD live when
 `mpc next` runs. Saves a desktop and a phone screenshot of each page.
 
-Usage: site_browser.py BASE_URL MPD_PORT ARTIFACTS_DIR SPEC_JSON
+With --reconnect it checks instead that the dashboard reconnects by itself: it opens the
+dashboard, creates ARTIFACTS_DIR/ready, waits for ARTIFACTS_DIR/restarted (the test restarts
+the server meanwhile), then expects live updates again after `mpc next`.
+
+Usage: site_browser.py [--reconnect] BASE_URL MPD_PORT ARTIFACTS_DIR SPEC_JSON
 SPEC_JSON: {"day", "track_id", "workout_id", "hostile_title", "hostile_artist",
             "playing", "next_title"}
 Prints one JSON object (what was checked); exits 1 with the failures on stderr."""
@@ -20,7 +24,11 @@ from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
-base, mpd_port, artifacts, spec = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+args = sys.argv[1:]
+reconnect = args[0] == "--reconnect"
+if reconnect:
+    args = args[1:]
+base, mpd_port, artifacts, spec = args[0].rstrip("/"), args[1], args[2], json.loads(args[3])
 os.makedirs(artifacts, exist_ok=True)
 failures = []
 checked = []
@@ -58,6 +66,35 @@ def no_alert():
     except NoAlertPresentException:
         return True
 
+
+def wait_for(condition, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline and not condition():
+        time.sleep(0.1)
+    return condition()
+
+
+def live_status():
+    return text("[data-live-status]")
+
+
+if reconnect:
+    try:
+        driver.get(base + "/")
+        check(wait_for(lambda: live_status() == "live", 10), "dashboard connected")
+        before = text("[data-np-title]")
+        open(os.path.join(artifacts, "ready"), "w").close()
+        check(wait_for(lambda: os.path.exists(os.path.join(artifacts, "restarted")), 40), "the server was restarted")
+        check(wait_for(lambda: live_status() == "live", 40), "the dashboard reconnected by itself")
+        subprocess.run(["mpc", "-h", "127.0.0.1", "-p", mpd_port, "next"], check=True, stdout=subprocess.DEVNULL)
+        check(wait_for(lambda: text("[data-np-title]") not in (before, None), 10),
+              f"live updates again after the restart ({before!r} -> {text('[data-np-title]')!r})")
+    finally:
+        driver.quit()
+    print(json.dumps({"checked": len(checked), "failures": failures}))
+    if failures:
+        print("\n".join(failures), file=sys.stderr)
+    sys.exit(1 if failures else 0)
 
 hostile, artist = spec["hostile_title"], spec["hostile_artist"]
 pages = [
@@ -157,6 +194,15 @@ try:
     check(driver.execute_script("return document.body.dataset.reloadMarker") == "same-page", "without reloading the page")
     check(not console_errors(), "no console errors while live")
     driver.save_screenshot(os.path.join(artifacts, "dashboard-live-desktop.png"))
+
+    # Dark mode: the same pages with the system's dark colour scheme.
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    for name, path in [("dashboard", "/"), ("workout", f"/workouts/{spec['workout_id']}"), ("stats", "/stats?range=week")]:
+        driver.get(base + path)
+        time.sleep(0.3)
+        background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+        check(background == "rgb(21, 20, 19)", f"{name}: dark background in dark mode ({background})")
+        driver.save_screenshot(os.path.join(artifacts, f"{name}-dark-desktop.png"))
 finally:
     driver.quit()
 
