@@ -219,6 +219,7 @@ struct SiteFormat {
 
     /// "12 h 5 min" for listening time.
     static func span(_ seconds: Double) -> String {
+        if seconds < 59.5 { return "\(Int(max(0, seconds).rounded())) s" }
         let minutes = Int((seconds / 60).rounded())
         if minutes < 60 { return "\(minutes) min" }
         return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
