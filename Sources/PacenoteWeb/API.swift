@@ -168,6 +168,10 @@ public struct API: Sendable {
                 throw APIError.internal("routed above")
             }
         } catch let error as APIError {
+            if !listenBrainz && Self.isBrowserPageRequest(request) {
+                // A mistyped page address in a browser: a page, not a JSON body.
+                return errorPage(error, request, mayReadPrivate: false)
+            }
             return HTTPResponse(apiError: listenBrainz ? error.inListenBrainzStyle : error)
         } catch let error as StoreError {
             let apiError = APIError.unavailable(error.description)
@@ -175,6 +179,14 @@ public struct API: Sendable {
         } catch {
             return HTTPResponse(apiError: .internal(String(describing: error)))
         }
+    }
+
+    /// A browser asking for a page (not the API, a file or a ListenBrainz route).
+    static func isBrowserPageRequest(_ request: HTTPRequest) -> Bool {
+        let path = request.path
+        guard !path.hasPrefix("/api/"), !path.hasPrefix("/apis/"), !path.hasPrefix("/1/"), !path.hasPrefix("/static/"),
+              path != "/metrics", path != "/healthz" else { return false }
+        return request.header("Accept")?.contains("text/html") == true
     }
 
     func canReadPrivate(_ request: HTTPRequest, session: Bool, keyAccepted: Bool) -> Bool {

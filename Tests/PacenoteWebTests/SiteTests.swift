@@ -172,5 +172,12 @@ import Testing
         #expect(bad.header("Content-Type") == "text/html; charset=utf-8")
         let post = try HTTP.request("POST", site.base + "/history", body: [])
         #expect(post.status == 405)
+        // A mistyped address: a page for a browser, JSON for anything else.
+        let browser = try HTTP.get(site.base + "/workouts/99999999999999999999", headers: ["Accept": "text/html,*/*"])
+        #expect(browser.status == 404)
+        #expect(browser.header("Content-Type") == "text/html; charset=utf-8")
+        let client = try HTTP.get(site.base + "/nowhere")
+        #expect(client.status == 404)
+        #expect(client.json?["error"] != nil)
     }
 }
