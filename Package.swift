@@ -38,6 +38,8 @@ let package = Package(
             dependencies: [
                 "PacenoteCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the bulk import's hot statements (GRDB owns the handles).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // The only importer of libmpdclient.

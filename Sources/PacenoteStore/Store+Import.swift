@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import PacenoteCore
 
 /// Bulk import of listens from other services' exports.
@@ -19,15 +20,22 @@ import PacenoteCore
 /// rollups are bit-for-bit those the trigger gives (tested).
 public final class ListenImportSession {
     public static let duplicateWindowMs: Int64 = 10_000
+    /// The writer's page cache while importing (the store's default is 1 MiB).
+    static let cacheKiB = 65_536
 
     let store: Store
     let source: String
     /// Track ids by the export's own artist and title text (its match key is the same
     /// whenever the text is): most rows of an export repeat a known track.
-    private var tracks: [String: TrackRef] = [:]
+    private var tracks: [TrackText: TrackRef] = [:]
+
+    struct TrackText: Hashable {
+        var artist: String?
+        var title: String
+    }
     /// Local day and hour by UTC quarter hour: every zone offset in use is a multiple of
     /// 15 minutes, so one quarter hour is in one local day and hour.
-    private var localTimes: [Int64: (day: String, hour: Int)] = [:]
+    private var localTimes: [Int64: LocalSlot] = [:]
     private var triggerSQL: String?
 
     struct TrackRef {
@@ -52,61 +60,93 @@ public final class ListenImportSession {
             return try store.write { db in try insert(listens, now: now, in: db) }
         } catch {
             // Tracks added in the rolled-back transaction no longer exist.
-            if tracks.count != added { tracks.removeAll() }
+            if tracks.count != added {
+                tracks.removeAll()
+                aliases.removeAll()
+            }
             throw error
+        }
+    }
+
+    /// Gives the writer connection its usual page cache back.
+    public func finish() {
+        guard triggerSQL != nil else { return }
+        try? store.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA cache_size = -1024")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
+            _ = try? db.checkpoint(.passive)
         }
     }
 
     private func insert(_ listens: [ImportedListen], now: Date, in db: Database) throws -> (imported: Int, duplicates: Int) {
         if triggerSQL == nil {
             triggerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_rollup_insert'")
+            // A large batch touches more pages than the usual 1 MiB cache holds: SQLite would
+            // spill them to the WAL mid-transaction and write them again. `finish()` restores it.
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
+            // Each batch is larger than the WAL's 1000-page checkpoint threshold: checkpoint
+            // (and fsync) once at the end instead of after every batch.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         guard let triggerSQL else { throw StoreError.sqlite("the trigger plays_rollup_insert is missing") }
         try db.execute(sql: "DROP TRIGGER plays_rollup_insert")
 
-        let window = Self.duplicateWindowMs
-        let insertOne = try db.cachedStatement(sql: """
-            INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
-            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
-            WHERE NOT EXISTS (SELECT 1 FROM plays WHERE track_id = ?1 AND started_at_ms BETWEEN ?2 - \(window) AND ?2 + \(window))
-            """)
-        let insertShared = try db.cachedStatement(sql: """
-            INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
-            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
-            WHERE NOT EXISTS (SELECT 1 FROM plays WHERE track_id IN (SELECT id FROM tracks WHERE match_key = ?10)
-                                AND started_at_ms BETWEEN ?2 - \(window) AND ?2 + \(window))
-            """)
-        var rows: [Rollups.Row] = []
-        rows.reserveCapacity(listens.count)
-        var duplicates = 0
+        // Tracks first, then the plays already stored around the batch's times, so that the
+        // duplicate check is a look-up in memory rather than a query per listen.
+        var refs: [TrackRef] = []
+        refs.reserveCapacity(listens.count)
+        var earliest = Int64.max, latest = Int64.min
         for listen in listens {
-            let track = try trackRef(for: listen, now: now, in: db)
-            let (day, hour) = localTime(listen.startedAtMs)
-            var arguments: StatementArguments = [
-                track.id, listen.startedAtMs, listen.endedAtMs, listen.playedSeconds, listen.counted, source,
-                listen.player, day, hour,
-            ]
-            if track.shared {
-                arguments += [track.matchKey]
-                insertShared.setUncheckedArguments(arguments)
-                try insertShared.execute()
-            } else {
-                insertOne.setUncheckedArguments(arguments)
-                try insertOne.execute()
-            }
-            if db.changesCount == 1 {
-                rows.append(Rollups.Row(trackID: track.id, day: day, hour: hour, counted: listen.counted, played: listen.playedSeconds))
-            } else {
-                duplicates += 1
-            }
+            refs.append(try trackRef(for: listen, now: now, in: db))
+            earliest = min(earliest, listen.startedAtMs)
+            latest = max(latest, listen.startedAtMs)
         }
-        try Rollups.add(rows, in: db)
+        let window = Self.duplicateWindowMs
+        var starts: [Int64: [Int64]] = [:]  // canonical track id -> starts of its plays
+        let existing = try RawStatement(db, "SELECT track_id, started_at_ms FROM plays WHERE started_at_ms BETWEEN ?1 AND ?2")
+        existing.bind(1, earliest - window)
+        existing.bind(2, latest + window)
+        while try existing.step() {
+            let trackID = existing.int64(0)
+            starts[aliases[trackID] ?? trackID, default: []].append(existing.int64(1))
+        }
+
+        let insertPlay = try RawStatement(db, """
+            INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            """)
+        var rollups = Rollups(capacity: listens.count)
+        var duplicates = 0
+        for (listen, track) in zip(listens, refs) {
+            let start = listen.startedAtMs
+            if let known = starts[track.id], known.contains(where: { abs($0 - start) <= window }) {
+                duplicates += 1
+                continue
+            }
+            starts[track.id, default: []].append(start)
+            let local = localTime(start)
+            insertPlay.bind(1, track.id)
+            insertPlay.bind(2, start)
+            insertPlay.bind(3, listen.endedAtMs)
+            insertPlay.bind(4, listen.playedSeconds)
+            insertPlay.bind(5, Int64(listen.counted ? 1 : 0))
+            insertPlay.bind(6, source as String?)
+            insertPlay.bind(7, listen.player)
+            insertPlay.bind(8, local.day as String?)
+            insertPlay.bind(9, Int64(local.hour))
+            _ = try insertPlay.step()
+            rollups.add(trackID: track.id, local: local, counted: listen.counted, played: listen.playedSeconds)
+        }
+        try rollups.write(in: db)
         try db.execute(sql: triggerSQL)
-        return (rows.count, duplicates)
+        return (rollups.count, duplicates)
     }
 
+    /// Other tracks with a match key this import uses -> the track its listens go to.
+    private var aliases: [Int64: Int64] = [:]
+
     private func trackRef(for listen: ImportedListen, now: Date, in db: Database) throws -> TrackRef {
-        let text = (listen.track.artist ?? "") + "\u{1F}" + listen.track.title
+        let text = TrackText(artist: listen.track.artist, title: listen.track.title)
         if let known = tracks[text] { return known }
         let matchKey = listen.track.matchKey
         let ids = try Int64.fetchAll(db.cachedStatement(sql: """
@@ -115,6 +155,7 @@ public final class ListenImportSession {
         let ref: TrackRef
         if let first = ids.first {
             ref = TrackRef(id: first, shared: ids.count > 1, matchKey: matchKey)
+            for other in ids.dropFirst() { aliases[other] = first }
         } else {
             var track = listen.track
             track.uri = nil
@@ -128,87 +169,207 @@ public final class ListenImportSession {
         return ref
     }
 
-    private func localTime(_ ms: Int64) -> (day: String, hour: Int) {
+    private func localTime(_ ms: Int64) -> LocalSlot {
         let quarter = ms >= 0 ? ms / 900_000 : (ms - 899_999) / 900_000
         if let known = localTimes[quarter] { return known }
         let date = Date(timeIntervalSince1970: Double(quarter * 900_000) / 1000)
-        let value = (store.localTime.day(of: date), store.localTime.hour(of: date))
+        let day = store.localTime.day(of: date)
+        let digits = day.split(separator: "-").map { Int($0) ?? 0 }
+        let value = LocalSlot(day: day, dayNumber: Int32(ImportTime.days(year: digits[0], month: digits[1], day: digits[2])),
+                              year: Int32(digits[0]), hour: Int32(store.localTime.hour(of: date)))
         if localTimes.count > 200_000 { localTimes.removeAll(keepingCapacity: true) }
         localTimes[quarter] = value
         return value
     }
 }
 
+/// The local day and hour of a quarter hour.
+struct LocalSlot {
+    var day: String
+    var dayNumber: Int32
+    var year: Int32
+    var hour: Int32
+}
+
+/// A prepared statement driven through SQLite's C API: binding through GRDB's
+/// `StatementArguments` boxes every value, which costs more than the insert itself when
+/// a million rows go in. The GRDB `Statement` owns (and finalizes) the handle.
+struct RawStatement {
+    let statement: Statement
+    let handle: OpaquePointer
+    let db: Database
+
+    init(_ db: Database, _ sql: String) throws {
+        statement = try db.cachedStatement(sql: sql)
+        handle = statement.sqliteStatement
+        self.db = db
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
+    func bind(_ index: Int32, _ value: String?) {
+        guard var text = value else { sqlite3_bind_null(handle, index); return }
+        text.withUTF8 { bytes in
+            _ = bytes.withMemoryRebound(to: CChar.self) { chars in
+                sqlite3_bind_text(handle, index, chars.baseAddress, Int32(chars.count), rawTransient)
+            }
+        }
+    }
+
+    /// Runs one step: true when a row is there to read, false when done (and reset for the next use).
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        sqlite3_reset(handle)
+        if code == SQLITE_DONE { return false }
+        throw DatabaseError(resultCode: ResultCode(rawValue: code),
+                            message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: statement.sql)
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+}
+
+/// SQLITE_TRANSIENT (a macro Swift cannot see): SQLite copies the bound text.
+private let rawTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
 /// The rollup rows of a batch of new plays, written as the `plays_rollup_insert`
 /// trigger (Schema.rollupStatements) would write them one play at a time.
-enum Rollups {
-    struct Row {
-        var trackID: Int64
-        var day: String
-        var hour: Int
-        var counted: Bool
-        var played: Double
-    }
-
+struct Rollups {
+    /// One key's plays: counts, and the seconds summed from the first play on (what a new
+    /// row gets). A stored row gets the plays' seconds added one by one, in order, as the
+    /// trigger adds them, so that floating-point results are identical.
     struct Sum {
-        var plays = 0
-        var skips = 0
-        /// The plays' seconds in insertion order: they are added to a stored sum one by
-        /// one, as the trigger does, so that floating-point results are identical.
-        var played: [Double] = []
+        var plays: Int32 = 0
+        var skips: Int32 = 0
+        var played = 0.0
+        var first: Int32
+        var last: Int32
+    }
 
-        mutating func add(_ row: Row) {
-            if row.counted { plays += 1 } else { skips += 1 }
-            played.append(row.played)
+    struct DayTrack: Hashable, Comparable {
+        var day: Int32
+        var track: Int64
+        static func < (a: Self, b: Self) -> Bool { (a.day, a.track) < (b.day, b.track) }
+    }
+
+    /// The batch's new plays: track, local slot (index into `slots`), counted, seconds.
+    private var trackIDs: [Int64] = []
+    private var slotOf: [Int32] = []
+    private var counted: [Bool] = []
+    private var played: [Double] = []
+    /// For each rollup table, the next play with the same key (-1: none).
+    private var next: [[Int32]] = [[], [], [], []]
+    private var slots: [LocalSlot] = []
+    private var slotIndex: [Int32: Int32] = [:]  // day number * 24 + hour -> index in slots
+    private var dayTrack: [DayTrack: Sum] = [:]
+    private var dayHour: [Int32: Sum] = [:]
+    private var yearTrack: [DayTrack: Sum] = [:]
+    private var total: [Int64: Sum] = [:]
+
+    init(capacity: Int) {
+        trackIDs.reserveCapacity(capacity)
+        slotOf.reserveCapacity(capacity)
+        counted.reserveCapacity(capacity)
+        played.reserveCapacity(capacity)
+        for t in 0..<4 { next[t].reserveCapacity(capacity) }
+    }
+
+    var count: Int { trackIDs.count }
+
+    mutating func add(trackID: Int64, local: LocalSlot, counted isCounted: Bool, played seconds: Double) {
+        let index = Int32(trackIDs.count)
+        let hourKey = local.dayNumber * 24 + local.hour
+        let slot: Int32
+        if let known = slotIndex[hourKey] {
+            slot = known
+        } else {
+            slot = Int32(slots.count)
+            slots.append(local)
+            slotIndex[hourKey] = slot
+        }
+        trackIDs.append(trackID)
+        slotOf.append(slot)
+        counted.append(isCounted)
+        played.append(seconds)
+        for t in 0..<4 { next[t].append(-1) }
+        Self.link(&dayTrack, DayTrack(day: local.dayNumber, track: trackID), table: 0, index, isCounted, seconds, &next)
+        Self.link(&dayHour, hourKey, table: 1, index, isCounted, seconds, &next)
+        Self.link(&yearTrack, DayTrack(day: local.year, track: trackID), table: 2, index, isCounted, seconds, &next)
+        Self.link(&total, trackID, table: 3, index, isCounted, seconds, &next)
+    }
+
+    private static func link<K: Hashable>(_ sums: inout [K: Sum], _ key: K, table: Int, _ index: Int32, _ counted: Bool,
+                                          _ seconds: Double, _ next: inout [[Int32]]) {
+        if let i = sums.index(forKey: key) {
+            let last = sums.values[i].last
+            next[table][Int(last)] = index
+            sums.values[i].last = index
+            if counted { sums.values[i].plays += 1 } else { sums.values[i].skips += 1 }
+            sums.values[i].played += seconds
+        } else {
+            sums[key] = Sum(plays: counted ? 1 : 0, skips: counted ? 0 : 1, played: seconds, first: index, last: index)
         }
     }
 
-    struct DayTrack: Hashable { var day: String; var track: Int64 }
-    struct DayHour: Hashable { var day: String; var hour: Int }
-
-    static func add(_ rows: [Row], in db: Database) throws {
-        guard !rows.isEmpty else { return }
-        var dayTrack: [DayTrack: Sum] = [:]
-        var dayHour: [DayHour: Sum] = [:]
-        var yearTrack: [DayTrack: Sum] = [:]
-        var total: [Int64: Sum] = [:]
-        for row in rows {
-            dayTrack[DayTrack(day: row.day, track: row.trackID), default: Sum()].add(row)
-            dayHour[DayHour(day: row.day, hour: row.hour), default: Sum()].add(row)
-            yearTrack[DayTrack(day: String(row.day.prefix(4)), track: row.trackID), default: Sum()].add(row)
-            total[row.trackID, default: Sum()].add(row)
+    func write(in db: Database) throws {
+        guard count > 0 else { return }
+        // Keys in order: each table's B-tree is appended to rather than written all over.
+        try write(dayTrack.sorted { $0.key < $1.key }.map(\.value), table: 0, name: "rollup_day_track", keys: ["day", "track_id"], in: db) { s, i in
+            s.bind(1, slots[Int(slotOf[i])].day as String?)
+            s.bind(2, trackIDs[i])
         }
-        try write(dayTrack.map { ([$0.key.day, $0.key.track], $0.value) }, table: "rollup_day_track", keys: ["day", "track_id"], in: db)
-        try write(dayHour.map { ([$0.key.day, $0.key.hour], $0.value) }, table: "rollup_day_hour", keys: ["day", "hour"], in: db)
-        try write(yearTrack.map { ([$0.key.day, $0.key.track], $0.value) }, table: "rollup_year_track", keys: ["year", "track_id"], in: db)
-        try write(total.map { ([$0.key], $0.value) }, table: "rollup_track_total", keys: ["track_id"], in: db)
+        try write(dayHour.sorted { $0.key < $1.key }.map(\.value), table: 1, name: "rollup_day_hour", keys: ["day", "hour"], in: db) { s, i in
+            s.bind(1, slots[Int(slotOf[i])].day as String?)
+            s.bind(2, Int64(slots[Int(slotOf[i])].hour))
+        }
+        try write(yearTrack.sorted { $0.key < $1.key }.map(\.value), table: 2, name: "rollup_year_track", keys: ["year", "track_id"], in: db) { s, i in
+            s.bind(1, String(slots[Int(slotOf[i])].year) as String?)
+            s.bind(2, trackIDs[i])
+        }
+        try write(total.sorted { $0.key < $1.key }.map(\.value), table: 3, name: "rollup_track_total", keys: ["track_id"], in: db) { s, i in
+            s.bind(1, trackIDs[i])
+        }
     }
 
-    private static func write(_ sums: [([any DatabaseValueConvertible], Sum)], table: String, keys: [String], in db: Database) throws {
+    private func write(_ sums: [Sum], table: Int, name: String, keys: [String], in db: Database,
+                       bindKey: (RawStatement, Int) -> Void) throws {
+        let n = Int32(keys.count)
         let columns = keys.joined(separator: ", ")
-        let placeholders = keys.map { _ in "?" }.joined(separator: ", ")
+        let placeholders = (1...keys.count).map { "?\($0)" }.joined(separator: ", ")
         let match = keys.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: " AND ")
-        // A new key: its row as the trigger's INSERT would leave it after these plays.
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO \(table) (\(columns), plays, skips, played_s) VALUES (\(placeholders), ?, ?, ?)
+        // A new key: its row as the trigger's INSERT and updates would leave it.
+        let insert = try RawStatement(db, """
+            INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3))
             ON CONFLICT (\(columns)) DO NOTHING
             """)
-        let select = try db.cachedStatement(sql: "SELECT played_s FROM \(table) WHERE \(match)")
-        let update = try db.cachedStatement(sql: """
-            UPDATE \(table) SET plays = plays + ?\(keys.count + 1), skips = skips + ?\(keys.count + 2), played_s = ?\(keys.count + 3)
-            WHERE \(match)
+        let select = try RawStatement(db, "SELECT played_s FROM \(name) WHERE \(match)")
+        let update = try RawStatement(db, """
+            UPDATE \(name) SET plays = plays + ?\(n + 1), skips = skips + ?\(n + 2), played_s = ?\(n + 3) WHERE \(match)
             """)
-        for (key, sum) in sums {
-            var fresh = sum.played[0]
-            for value in sum.played.dropFirst() { fresh += value }
-            insert.setUncheckedArguments(StatementArguments(key + [sum.plays, sum.skips, fresh]))
-            try insert.execute()
-            if db.changesCount == 0 {
-                var stored = try Double.fetchOne(select, arguments: StatementArguments(key)) ?? 0
-                for value in sum.played { stored += value }
-                update.setUncheckedArguments(StatementArguments(key + [sum.plays, sum.skips, stored]))
-                try update.execute()
+        for sum in sums {
+            let first = Int(sum.first)
+            bindKey(insert, first)
+            insert.bind(n + 1, Int64(sum.plays))
+            insert.bind(n + 2, Int64(sum.skips))
+            insert.bind(n + 3, sum.played)
+            _ = try insert.step()
+            guard sqlite3_changes(db.sqliteConnection) == 0 else { continue }
+            bindKey(select, first)
+            var stored = try select.step() ? select.double(0) : 0
+            sqlite3_reset(select.handle)
+            var i = sum.first
+            while i >= 0 {
+                stored += played[Int(i)]
+                i = next[table][Int(i)]
             }
+            bindKey(update, first)
+            update.bind(n + 1, Int64(sum.plays))
+            update.bind(n + 2, Int64(sum.skips))
+            update.bind(n + 3, stored)
+            _ = try update.step()
         }
     }
 }
