@@ -155,7 +155,7 @@ public final class ListenImporter {
         guard let format = kind.format else { throw FileError(description: "not a listen export") }
         let session = ListenImportSession(store: store, source: format.source)
         defer { session.finish() }
-        let handoff = Handoff<Chunk>(capacity: 2)
+        let handoff = Handoff<Chunk>(capacity: 1)
         let reader = UncheckedBox(source)
         let batchSize = self.batchSize
         let thread = Thread {

@@ -21,7 +21,7 @@ import PacenoteCore
 public final class ListenImportSession {
     public static let duplicateWindowMs: Int64 = 10_000
     /// The writer's page cache while importing (the store's default is 1 MiB).
-    static let cacheKiB = 65_536
+    static let cacheKiB = 49_152
 
     let store: Store
     let source: String
@@ -115,6 +115,7 @@ public final class ListenImportSession {
             INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             """)
+        let sourceText = cString(source)
         var rollups = Rollups(capacity: listens.count)
         var duplicates = 0
         for (listen, track) in zip(listens, refs) {
@@ -130,9 +131,9 @@ public final class ListenImportSession {
             insertPlay.bind(3, listen.endedAtMs)
             insertPlay.bind(4, listen.playedSeconds)
             insertPlay.bind(5, Int64(listen.counted ? 1 : 0))
-            insertPlay.bind(6, source as String?)
-            insertPlay.bind(7, listen.player)
-            insertPlay.bind(8, local.day as String?)
+            insertPlay.bindStatic(6, sourceText)
+            if let player = listen.player { insertPlay.bindStatic(7, cString(player)) } else { insertPlay.bindNull(7) }
+            insertPlay.bindStatic(8, local.dayText)
             insertPlay.bind(9, Int64(local.hour))
             _ = try insertPlay.step()
             rollups.add(trackID: track.id, local: local, counted: listen.counted, played: listen.playedSeconds)
@@ -140,6 +141,21 @@ public final class ListenImportSession {
         try rollups.write(in: db)
         try db.execute(sql: triggerSQL)
         return (rollups.count, duplicates)
+    }
+
+    /// Texts bound to every insert (the source, local days, players), copied once as C
+    /// strings that live as long as the session, so that SQLite need not copy them per row.
+    private var cStrings: [String: UnsafeMutablePointer<CChar>] = [:]
+
+    func cString(_ text: String) -> UnsafeMutablePointer<CChar> {
+        if let known = cStrings[text] { return known }
+        let copy = strdup(text)!
+        cStrings[text] = copy
+        return copy
+    }
+
+    deinit {
+        for pointer in cStrings.values { free(pointer) }
     }
 
     /// Other tracks with a match key this import uses -> the track its listens go to.
@@ -175,7 +191,7 @@ public final class ListenImportSession {
         let date = Date(timeIntervalSince1970: Double(quarter * 900_000) / 1000)
         let day = store.localTime.day(of: date)
         let digits = day.split(separator: "-").map { Int($0) ?? 0 }
-        let value = LocalSlot(day: day, dayNumber: Int32(ImportTime.days(year: digits[0], month: digits[1], day: digits[2])),
+        let value = LocalSlot(day: day, dayText: cString(day), dayNumber: Int32(ImportTime.days(year: digits[0], month: digits[1], day: digits[2])),
                               year: Int32(digits[0]), hour: Int32(store.localTime.hour(of: date)))
         if localTimes.count > 200_000 { localTimes.removeAll(keepingCapacity: true) }
         localTimes[quarter] = value
@@ -186,6 +202,8 @@ public final class ListenImportSession {
 /// The local day and hour of a quarter hour.
 struct LocalSlot {
     var day: String
+    /// `day` as a C string owned by the import session.
+    var dayText: UnsafeMutablePointer<CChar>
     var dayNumber: Int32
     var year: Int32
     var hour: Int32
@@ -208,6 +226,9 @@ struct RawStatement {
     }
 
     func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+    /// Text that stays valid until the statement is reset (SQLITE_STATIC: not copied).
+    func bindStatic(_ index: Int32, _ text: UnsafePointer<CChar>) { sqlite3_bind_text(handle, index, text, -1, nil) }
     func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
     func bind(_ index: Int32, _ value: String?) {
         guard var text = value else { sqlite3_bind_null(handle, index); return }
@@ -318,11 +339,11 @@ struct Rollups {
         guard count > 0 else { return }
         // Keys in order: each table's B-tree is appended to rather than written all over.
         try write(dayTrack.sorted { $0.key < $1.key }.map(\.value), table: 0, name: "rollup_day_track", keys: ["day", "track_id"], in: db) { s, i in
-            s.bind(1, slots[Int(slotOf[i])].day as String?)
+            s.bindStatic(1, slots[Int(slotOf[i])].dayText)
             s.bind(2, trackIDs[i])
         }
         try write(dayHour.sorted { $0.key < $1.key }.map(\.value), table: 1, name: "rollup_day_hour", keys: ["day", "hour"], in: db) { s, i in
-            s.bind(1, slots[Int(slotOf[i])].day as String?)
+            s.bindStatic(1, slots[Int(slotOf[i])].dayText)
             s.bind(2, Int64(slots[Int(slotOf[i])].hour))
         }
         try write(yearTrack.sorted { $0.key < $1.key }.map(\.value), table: 2, name: "rollup_year_track", keys: ["year", "track_id"], in: db) { s, i in
