@@ -10,6 +10,8 @@ public struct Config: Sendable, Equatable {
     /// Prefix for every URL when served behind a reverse proxy: `/pacenote`, or empty.
     public var basePath: String = ""
     public var maxBodyBytes: Int = 1 << 20
+    /// The largest file `POST /api/v1/import` takes (it is held in memory while imported).
+    public var maxImportBytes: Int = 64 << 20
     /// Clients that may read history and heart rate without the key.
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose X-Forwarded-For is believed.
@@ -348,6 +350,9 @@ public enum ConfigLoader {
         },
         Setting(key: "server.max_body_bytes", environment: ["PACENOTE_MAX_BODY_BYTES"]) { (input, c) throws(ConfigError) in
             c.maxBodyBytes = Int(try integer(input, "server.max_body_bytes", in: 1024...(1 << 30)))
+        },
+        Setting(key: "server.max_import_bytes", environment: ["PACENOTE_MAX_IMPORT_BYTES"]) { (input, c) throws(ConfigError) in
+            c.maxImportBytes = Int(try integer(input, "server.max_import_bytes", in: 1024...(1 << 30)))
         },
         Setting(key: "server.trusted_networks", environment: ["PACENOTE_TRUSTED_NETWORKS"]) { (input, c) throws(ConfigError) in
             c.trustedNetworks = try networks(input, "server.trusted_networks")

@@ -37,6 +37,7 @@ public enum ConfigPrinter {
         out.append(line("server.http", q(c.http.description)))
         out.append(line("server.base_path", q(c.basePath)))
         out.append(line("server.max_body_bytes", String(c.maxBodyBytes)))
+        out.append(line("server.max_import_bytes", String(c.maxImportBytes)))
         func list(_ networks: [IPNetwork]) -> String {
             networks.isEmpty ? "\"none\"" : "[" + networks.map { q($0.description) }.joined(separator: ", ") + "]"
         }
