@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "PacenoteEndToEndTests",
             dependencies: ["pacenote", "PacenoteApp", "PacenoteCore", "PacenoteTestSupport"],
-            exclude: ["Clients"]
+            exclude: ["Clients", "Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

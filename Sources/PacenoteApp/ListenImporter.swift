@@ -53,7 +53,7 @@ public final class ListenImporter {
         let head = source.peek(65_536)
         guard let kind = ImportFileKind.detect(head: head, forced: forced) else {
             source.close()
-            throw FileError(description: "not a ListenBrainz, Last.fm, Spotify or Maloja export (nor a TCX or GPX workout)")
+            throw FileError(description: "not a TCX or GPX file, nor a ListenBrainz, Last.fm, Spotify or Maloja export")
         }
         if kind == .zip {
             source.close()

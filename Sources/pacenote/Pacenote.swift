@@ -396,6 +396,7 @@ final class ProgressDisplay: @unchecked Sendable {
     // @unchecked Sendable: used from the importing thread only.
     let terminal: Bool
     private var lastPlain = Date.distantPast
+    private var lastFile = ""
     private var drawn = false
     private let started = Date()
 
@@ -416,7 +417,9 @@ final class ProgressDisplay: @unchecked Sendable {
             }
             FileHandle.standardError.write(Data("\r\u{1B}[K\(bar)\(counts)".utf8))
             drawn = true
-        } else if Date().timeIntervalSince(lastPlain) >= 2 {
+        } else if p.file != lastFile || Date().timeIntervalSince(lastPlain) >= 2 {
+            // At least one line per file, then one every 2 s.
+            lastFile = p.file
             lastPlain = Date()
             let percent = p.bytesTotal.flatMap { $0 > 0 ? " \(Int(Double(p.bytesRead) * 100 / Double($0)))%" : nil } ?? ""
             FileHandle.standardError.write(Data("import \(p.file):\(percent) \(counts)\n".utf8))

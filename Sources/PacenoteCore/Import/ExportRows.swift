@@ -29,7 +29,9 @@ public enum ExportRows {
             musicBrainz: MusicBrainzIDs(
                 recording: info["recording_mbid"]?.text, release: info["release_mbid"]?.text,
                 artist: info["artist_mbids"]?.array?.first?.text))
-        let player = info["media_player"]?.text ?? info["submission_client"]?.text ?? info["listening_from"]?.text
+        // Pacenote's own export names the player only in media_player (submission_client is Pacenote).
+        let player = info["pacenote_source"] != nil ? info["media_player"]?.text
+            : info["media_player"]?.text ?? info["submission_client"]?.text ?? info["listening_from"]?.text
         let endMs = info["pacenote_ended_at_ms"]?.number.map { Int64($0) }
         return .listen(ImportedListen(track: track, startedAtMs: startMs, endedAtMs: endMs, playedSeconds: played,
                                       counted: counted, player: player))

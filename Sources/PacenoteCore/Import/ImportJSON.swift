@@ -111,8 +111,9 @@ public enum ImportJSON: Equatable, Sendable {
             do {
                 return (try reader.value(depth: 1), start)
             } catch {
+                // Reported where the damaged element begins.
                 finished = true
-                throw error
+                throw SyntaxError(offset: start, message: error.message)
             }
         }
     }
