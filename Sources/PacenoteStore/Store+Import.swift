@@ -25,9 +25,14 @@ public final class ListenImportSession {
 
     let store: Store
     let source: String
-    /// Track ids by the export's own artist and title text (its match key is the same
-    /// whenever the text is): most rows of an export repeat a known track.
-    private var tracks: [TrackText: TrackRef] = [:]
+    /// Keys for artist and title texts, when the caller gives none (see `insert`).
+    private var textKeys: [TrackText: Int32] = [:]
+    /// The track of each text key (an index into `trackRefs`), -1 until looked up.
+    private var refOfKey: [Int32] = []
+    /// The tracks this import's listens go to, one per track id.
+    private var trackRefs: [TrackRef] = []
+    private var refOfTrackID: [Int64: Int32] = [:]
+    private var failed = false
 
     struct TrackText: Hashable {
         var artist: String?
@@ -53,17 +58,31 @@ public final class ListenImportSession {
 
     /// Stores a batch in one transaction. Returns how many were new and how many were
     /// duplicates.
-    public func insert(_ listens: [ImportedListen], now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
+    ///
+    /// `textKeys`, one per listen: equal keys for equal artist and title texts, numbered
+    /// from 0 in order of first appearance over the whole session. A reader that hashes the
+    /// texts on its own thread saves the store's thread that work; without them the session
+    /// numbers the texts itself. Only the first listen with a key is read for its track:
+    /// later ones may carry any track.
+    ///
+    /// After a failed batch (rolled back) the session refuses further batches: the tracks
+    /// it knew may have gone with the rollback. Running the import again is safe.
+    public func insert(_ listens: [ImportedListen], textKeys keys: [Int32]? = nil,
+                       now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
         guard !listens.isEmpty else { return (0, 0) }
-        let added = tracks.count
+        let keys = keys ?? listens.map { listen in
+            let text = TrackText(artist: listen.track.artist, title: listen.track.title)
+            if let known = textKeys[text] { return known }
+            let key = Int32(textKeys.count)
+            textKeys[text] = key
+            return key
+        }
+        precondition(keys.count == listens.count, "one text key per listen")
+        guard !failed else { throw StoreError.sqlite("an earlier batch of this import failed; run the import again") }
         do {
-            return try store.write { db in try insert(listens, now: now, in: db) }
+            return try store.write { db in try insert(listens, keys: keys, now: now, in: db) }
         } catch {
-            // Tracks added in the rolled-back transaction no longer exist.
-            if tracks.count != added {
-                tracks.removeAll()
-                aliases.removeAll()
-            }
+            failed = true
             throw error
         }
     }
@@ -78,7 +97,7 @@ public final class ListenImportSession {
         }
     }
 
-    private func insert(_ listens: [ImportedListen], now: Date, in db: Database) throws -> (imported: Int, duplicates: Int) {
+    private func insert(_ listens: [ImportedListen], keys: [Int32], now: Date, in db: Database) throws -> (imported: Int, duplicates: Int) {
         if triggerSQL == nil {
             triggerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_rollup_insert'")
             // A large batch touches more pages than the usual 1 MiB cache holds: SQLite would
@@ -93,22 +112,26 @@ public final class ListenImportSession {
 
         // Tracks first, then the plays already stored around the batch's times, so that the
         // duplicate check is a look-up in memory rather than a query per listen.
-        var refs: [TrackRef] = []
+        var refs: [Int32] = []
         refs.reserveCapacity(listens.count)
         var earliest = Int64.max, latest = Int64.min
-        for listen in listens {
-            refs.append(try trackRef(for: listen, now: now, in: db))
+        for (listen, key) in zip(listens, keys) {
+            let k = Int(key)
+            if k >= refOfKey.count { refOfKey += Array(repeating: -1, count: k + 1 - refOfKey.count) }
+            if refOfKey[k] < 0 { refOfKey[k] = try trackRef(for: listen, now: now, in: db) }
+            refs.append(refOfKey[k])
             earliest = min(earliest, listen.startedAtMs)
             latest = max(latest, listen.startedAtMs)
         }
         let window = Self.duplicateWindowMs
-        var starts: [Int64: [Int64]] = [:]  // canonical track id -> starts of its plays
+        // The starts of the plays of each track (by its index in trackRefs) around this batch.
+        var starts: [[Int64]] = Array(repeating: [], count: trackRefs.count)
         let existing = try RawStatement(db, "SELECT track_id, started_at_ms FROM plays WHERE started_at_ms BETWEEN ?1 AND ?2")
         existing.bind(1, earliest - window)
         existing.bind(2, latest + window)
         while try existing.step() {
             let trackID = existing.int64(0)
-            starts[aliases[trackID] ?? trackID, default: []].append(existing.int64(1))
+            if let ref = refOfTrackID[aliases[trackID] ?? trackID] { starts[Int(ref)].append(existing.int64(1)) }
         }
 
         let insertPlay = try RawStatement(db, """
@@ -118,13 +141,14 @@ public final class ListenImportSession {
         let sourceText = cString(source)
         var rollups = Rollups(capacity: listens.count)
         var duplicates = 0
-        for (listen, track) in zip(listens, refs) {
+        for (listen, ref) in zip(listens, refs) {
             let start = listen.startedAtMs
-            if let known = starts[track.id], known.contains(where: { abs($0 - start) <= window }) {
+            if starts[Int(ref)].contains(where: { abs($0 - start) <= window }) {
                 duplicates += 1
                 continue
             }
-            starts[track.id, default: []].append(start)
+            starts[Int(ref)].append(start)
+            let track = trackRefs[Int(ref)]
             let local = localTime(start)
             insertPlay.bind(1, track.id)
             insertPlay.bind(2, start)
@@ -161,9 +185,8 @@ public final class ListenImportSession {
     /// Other tracks with a match key this import uses -> the track its listens go to.
     private var aliases: [Int64: Int64] = [:]
 
-    private func trackRef(for listen: ImportedListen, now: Date, in db: Database) throws -> TrackRef {
-        let text = TrackText(artist: listen.track.artist, title: listen.track.title)
-        if let known = tracks[text] { return known }
+    /// The index in `trackRefs` of the track a listen goes to: found by match key, or added.
+    private func trackRef(for listen: ImportedListen, now: Date, in db: Database) throws -> Int32 {
         let matchKey = listen.track.matchKey
         let ids = try Int64.fetchAll(db.cachedStatement(sql: """
             SELECT id FROM tracks WHERE match_key = ? ORDER BY uri IS NULL, in_library DESC, id
@@ -181,13 +204,25 @@ public final class ListenImportSession {
             }
             ref = TrackRef(id: id, shared: false, matchKey: matchKey)
         }
-        tracks[text] = ref
-        return ref
+        if let known = refOfTrackID[ref.id] { return known }
+        let index = Int32(trackRefs.count)
+        trackRefs.append(ref)
+        refOfTrackID[ref.id] = index
+        return index
     }
+
+    private var lastQuarter = Int64.min
+    private var lastSlot: LocalSlot?
 
     private func localTime(_ ms: Int64) -> LocalSlot {
         let quarter = ms >= 0 ? ms / 900_000 : (ms - 899_999) / 900_000
-        if let known = localTimes[quarter] { return known }
+        // Exports are in time order: the listen before was most likely in the same quarter hour.
+        if quarter == lastQuarter, let lastSlot { return lastSlot }
+        lastQuarter = quarter
+        if let known = localTimes[quarter] {
+            lastSlot = known
+            return known
+        }
         let date = Date(timeIntervalSince1970: Double(quarter * 900_000) / 1000)
         let day = store.localTime.day(of: date)
         let digits = day.split(separator: "-").map { Int($0) ?? 0 }
@@ -195,6 +230,7 @@ public final class ListenImportSession {
                               year: Int32(digits[0]), hour: Int32(store.localTime.hour(of: date)))
         if localTimes.count > 200_000 { localTimes.removeAll(keepingCapacity: true) }
         localTimes[quarter] = value
+        lastSlot = value
         return value
     }
 }
