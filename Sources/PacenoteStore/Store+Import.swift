@@ -397,7 +397,18 @@ struct Rollups {
         let columns = keys.joined(separator: ", ")
         let placeholders = (1...keys.count).map { "?\($0)" }.joined(separator: ", ")
         let match = keys.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: " AND ")
-        // A new key: its row as the trigger's INSERT and updates would leave it.
+        // A key with few plays in the batch: one upsert. A new row gets the batch's sums (as
+        // the trigger's INSERT and updates would leave it); a stored row gets each play's
+        // seconds added in order — SQL's + is left-associative, and unused addends are 0.0,
+        // which adds nothing.
+        let addends = Self.addends
+        let sums8 = (1...addends).map { " + ?\(n + 3 + Int32($0))" }.joined()
+        let upsert = try RawStatement(db, """
+            INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3))
+            ON CONFLICT (\(columns)) DO UPDATE SET plays = plays + excluded.plays, skips = skips + excluded.skips,
+              played_s = played_s\(sums8)
+            """)
+        // More plays: a new row as above, or the stored seconds read and the plays added one by one.
         let insert = try RawStatement(db, """
             INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3))
             ON CONFLICT (\(columns)) DO NOTHING
@@ -408,6 +419,19 @@ struct Rollups {
             """)
         for sum in sums {
             let first = Int(sum.first)
+            if sum.plays + sum.skips <= addends {
+                bindKey(upsert, first)
+                upsert.bind(n + 1, Int64(sum.plays))
+                upsert.bind(n + 2, Int64(sum.skips))
+                upsert.bind(n + 3, sum.played)
+                var i = sum.first
+                for k in 1...Int32(addends) {
+                    upsert.bind(n + 3 + k, i >= 0 ? played[Int(i)] : 0.0)
+                    if i >= 0 { i = next[table][Int(i)] }
+                }
+                _ = try upsert.step()
+                continue
+            }
             bindKey(insert, first)
             insert.bind(n + 1, Int64(sum.plays))
             insert.bind(n + 2, Int64(sum.skips))
@@ -429,6 +453,9 @@ struct Rollups {
             _ = try update.step()
         }
     }
+
+    /// Plays of one key that one upsert adds.
+    static let addends: Int32 = 8
 }
 
 extension Store {
