@@ -92,8 +92,6 @@ public final class ListenImportSession {
         guard triggerSQL != nil else { return }
         try? store.pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA cache_size = -1024")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 1000")
-            _ = try? db.checkpoint(.passive)
         }
     }
 
@@ -103,9 +101,6 @@ public final class ListenImportSession {
             // A large batch touches more pages than the usual 1 MiB cache holds: SQLite would
             // spill them to the WAL mid-transaction and write them again. `finish()` restores it.
             try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
-            // Each batch is larger than the WAL's 1000-page checkpoint threshold: checkpoint
-            // (and fsync) once at the end instead of after every batch.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         guard let triggerSQL else { throw StoreError.sqlite("the trigger plays_rollup_insert is missing") }
         try db.execute(sql: "DROP TRIGGER plays_rollup_insert")
