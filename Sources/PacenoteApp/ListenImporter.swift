@@ -27,7 +27,7 @@ public final class ListenImporter {
     let batchSize: Int
     let progress: ((Progress) -> Void)?
 
-    public init(store: Store, format: ImportFormat? = nil, batchSize: Int = 25_000, progress: ((Progress) -> Void)? = nil) {
+    public init(store: Store, format: ImportFormat? = nil, batchSize: Int = 50_000, progress: ((Progress) -> Void)? = nil) {
         self.store = store
         self.forced = format
         self.batchSize = max(1, batchSize)

@@ -21,7 +21,7 @@ import PacenoteCore
 public final class ListenImportSession {
     public static let duplicateWindowMs: Int64 = 10_000
     /// The writer's page cache while importing (the store's default is 1 MiB).
-    static let cacheKiB = 49_152
+    static let cacheKiB = 32_768
 
     let store: Store
     let source: String

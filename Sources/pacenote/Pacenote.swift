@@ -296,7 +296,7 @@ struct Import: ParsableCommand {
     var format: String = "auto"
 
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Plays per transaction.", valueName: "n"))
-    var batchSize: Int = 25_000
+    var batchSize: Int = 50_000
 
     @Argument(help: ArgumentHelp("Export or workout files.", valueName: "file"))
     var files: [String]
@@ -312,6 +312,8 @@ struct Import: ParsableCommand {
         }
         guard batchSize >= 1 else { Pacenote.fail("--batch-size: at least 1") }
         let logger = Pacenote.makeLogger(level: .warning)
+        // Two threads (reading, storing) need no more than two malloc arenas (as in serve).
+        _ = glibcMallopt(-8 /* M_ARENA_MAX */, 2)
         var failed = 0
         var total = ImportSummary()
         var listenFiles = 0
