@@ -130,6 +130,36 @@ import Testing
         #expect(r.stdout.contains("Paranoid Android"))
     }
 
+    @Test func anInterruptedImportRunsAgainWithoutHarm() throws {
+        let sqlite = try Tools.require("sqlite3")
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        let file = dir.file("big.jsonl")
+        let n = 60_000
+        var text = ""
+        for i in 0..<n {
+            text += #"{"listened_at": \#(1_600_000_000 + i * 200), "track_metadata": {"artist_name": "Artist \#(i % 50)", "track_name": "Song \#(i % 700)", "additional_info": {"duration_ms": 190500}}}"# + "\n"
+        }
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let process = try PacenoteProcess(["import", "--db", db, "--batch-size", "2000", file])
+        // Killed (no chance to clean up) once some batches are committed.
+        #expect(try eventually(timeout: 60) {
+            Int(try run(sqlite, ["-cmd", ".timeout 2000", db, "SELECT COUNT(*) FROM plays"], allowFailure: true).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 4000
+        })
+        process.signal(SIGKILL)
+        _ = try process.wait()
+        let partial = Int(try run(sqlite, [db, "SELECT COUNT(*) FROM plays"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        #expect(partial > 0 && partial % 2000 == 0, "\(partial)")  // whole batches only
+        try Self.rollupsMatchPlays(sqlite, db)
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'plays_rollup_insert'"]).stdout == "1\n")
+        let r = try PacenoteProcess.run(["import", "--db", db, file])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Self.counts(r.stdout, file) == [n, n - partial, partial, 0, 0], "\(r.stdout)")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*), SUM(played_s) FROM plays"]).stdout == "\(n)|\(Double(n) * 190.5)\n")
+        try Self.rollupsMatchPlays(sqlite, db)
+    }
+
     @Test func workoutFilesStillImportAndBadFilesAreRefused() throws {
         let dir = try TemporaryDirectory()
         let db = dir.file("p.sqlite")
