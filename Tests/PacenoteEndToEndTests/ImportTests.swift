@@ -170,6 +170,12 @@ import Testing
         #expect(Self.counts(r.stdout, Self.fixture("lastfm-header.csv")) == [2, 2, 0, 0, 0], "\(r.stdout)")
         let forced = try PacenoteProcess.run(["import", "--db", db, "--format", "nonsense", Self.fixture("lastfm.csv")])
         #expect(forced.status != 0 && forced.stderr.contains("--format"), "\(forced.stderr)")
+        // ListenBrainz's older export: one JSON array, pretty-printed; the format forced.
+        let lines = try String(contentsOfFile: Self.fixture("listenbrainz.jsonl"), encoding: .utf8).split(separator: "\n").prefix(6)
+        try ("[\n  " + lines.joined(separator: ",\n  ") + "\n]\n").write(toFile: dir.file("listens.json"), atomically: true, encoding: .utf8)
+        let array = try PacenoteProcess.run(["import", "--db", db, "--format", "listenbrainz", dir.file("listens.json")])
+        #expect(array.status == 0, "\(array.stderr)")
+        #expect(Self.counts(array.stdout, dir.file("listens.json")) == [6, 5, 1, 0, 0], "\(array.stdout)")
     }
 
     @Test func importOverHTTP() throws {
