@@ -7,10 +7,10 @@ import PacenoteCore
 ///
 /// Each batch is one transaction: an interrupted import keeps the batches it committed,
 /// and running it again skips them as duplicates. A listen is a duplicate when a play of
-/// the same normalised track (`tracks.match_key`) starts within `duplicateWindowMs` of it —
-/// the same file imported twice, or the same play already logged by MPD (milliseconds)
-/// and exported by ListenBrainz (whole seconds). Two plays of one song back to back start
-/// a song's length apart and are both kept.
+/// the same normalised track (`tracks.match_key`) starts close to it (`DuplicatePlay`, in
+/// Core) — the same file imported twice, or the same play already logged by MPD
+/// (milliseconds) and exported by ListenBrainz (whole seconds). Two plays of one song back
+/// to back start a song's length apart and are both kept.
 ///
 /// Rollups: the per-row trigger costs ~60 µs a play (four upserts), which would cap an
 /// import at ~15,000 plays/s. Inside each batch's transaction the insert trigger is
@@ -19,7 +19,6 @@ import PacenoteCore
 /// key's sums are added in the same order the trigger would have added them, so the
 /// rollups are bit-for-bit those the trigger gives (tested).
 public final class ListenImportSession {
-    public static let duplicateWindowMs: Int64 = 10_000
     /// The writer's page cache while importing (the store's default is 1 MiB).
     static let cacheKiB = 32_768
 
@@ -118,12 +117,12 @@ public final class ListenImportSession {
             earliest = min(earliest, listen.startedAtMs)
             latest = max(latest, listen.startedAtMs)
         }
-        let window = Self.duplicateWindowMs
+        let window = DuplicatePlay.windowMs
         // The starts of the plays of each track (by its index in trackRefs) around this batch.
         var starts: [[Int64]] = Array(repeating: [], count: trackRefs.count)
         let existing = try RawStatement(db, "SELECT track_id, started_at_ms FROM plays WHERE started_at_ms BETWEEN ?1 AND ?2")
         existing.bind(1, earliest - window)
-        existing.bind(2, latest + window)
+        existing.bind(2, latest + window + 60_000)  // minute-precision starts
         while try existing.step() {
             let trackID = existing.int64(0)
             if let ref = refOfTrackID[aliases[trackID] ?? trackID] { starts[Int(ref)].append(existing.int64(1)) }
@@ -138,7 +137,7 @@ public final class ListenImportSession {
         var duplicates = 0
         for (listen, ref) in zip(listens, refs) {
             let start = listen.startedAtMs
-            if starts[Int(ref)].contains(where: { abs($0 - start) <= window }) {
+            if DuplicatePlay.isDuplicate(start: start, precisionMs: listen.startPrecisionMs, of: starts[Int(ref)]) {
                 duplicates += 1
                 continue
             }

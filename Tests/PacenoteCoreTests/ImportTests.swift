@@ -55,6 +55,24 @@ import Testing
     }
 }
 
+@Suite struct DuplicatePlayTests {
+    @Test func theSamePlayFromTwoLoggersIsOneRepeatsAreTwo() {
+        let mpd: Int64 = 1_700_000_000_456           // MPD: milliseconds
+        #expect(DuplicatePlay.isDuplicate(start: 1_700_000_000_000, of: [mpd]))  // ListenBrainz: whole seconds
+        #expect(DuplicatePlay.isDuplicate(start: mpd + 10_000, of: [mpd]))       // a scrobbler's clock 10 s off
+        #expect(!DuplicatePlay.isDuplicate(start: mpd + 10_001, of: [mpd]))
+        #expect(!DuplicatePlay.isDuplicate(start: mpd + 30_000, of: [mpd]))      // a 30 s song played again
+        #expect(!DuplicatePlay.isDuplicate(start: mpd + 215_000, of: [mpd]))     // back to back
+        #expect(DuplicatePlay.isDuplicate(start: mpd - 3_000, of: [mpd + 900_000, mpd]))
+        #expect(!DuplicatePlay.isDuplicate(start: mpd, of: []))
+        // Last.fm's 14:03 for a play MPD logged at 14:03:41.
+        let minute: Int64 = 1_612_101_780_000
+        #expect(DuplicatePlay.isDuplicate(start: minute, precisionMs: 60_000, of: [minute + 41_250]))
+        #expect(!DuplicatePlay.isDuplicate(start: minute, of: [minute + 41_250]))
+        #expect(!DuplicatePlay.isDuplicate(start: minute, precisionMs: 60_000, of: [minute + 180_000]))
+    }
+}
+
 @Suite struct ImportTimeTests {
     @Test func readsTheFormatsExportersWrite() {
         let t: Int64 = 1_612_101_780_000  // 2021-01-31 14:03:00 UTC

@@ -96,6 +96,23 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
     }
 }
 
+extension ImportStoreTests {
+    @Test func aMinutePrecisionScrobbleMeetsThePlayMPDLogged() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        let id = try store.saveTrack(Track(uri: "a.flac", title: "Jóga", artist: "Björk", durationSeconds: 305))
+        try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: 1_612_101_821.25),
+                                  endedAt: Date(timeIntervalSince1970: 1_612_102_126.25), playedSeconds: 305, counted: true, source: "mpd"))
+        var scrobble = ImportedListen(track: Track(title: "Joga", artist: "Bjork"), startedAtMs: 1_612_101_780_000, playedSeconds: 0)
+        scrobble.startPrecisionMs = 60_000  // "31 Jan 2021 14:03"
+        var again = ImportedListen(track: scrobble.track, startedAtMs: 1_612_102_086_000, playedSeconds: 0)  // the next play, right after
+        again.startPrecisionMs = 60_000
+        let result = try ListenImportSession(store: store, source: "import:lastfm").insert([scrobble, again])
+        #expect(result.imported == 1 && result.duplicates == 1)
+    }
+}
+
 extension Store {
     /// Every rollup row, with the exact bits of its seconds.
     func rollupDump() throws -> [String] {

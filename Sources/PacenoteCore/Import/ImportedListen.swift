@@ -4,6 +4,9 @@ public struct ImportedListen: Equatable, Sendable {
     public var track: Track
     /// UTC milliseconds: ListenBrainz and Last.fm give whole seconds, Spotify milliseconds.
     public var startedAtMs: Int64
+    /// The play began in [`startedAtMs`, `startedAtMs + startPrecisionMs`): 60,000 when the
+    /// export gives only the minute.
+    public var startPrecisionMs: Int64 = 1000
     public var endedAtMs: Int64
     public var playedSeconds: Double
     /// False for a skip (Spotify: under 30 s played).
