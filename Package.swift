@@ -38,6 +38,8 @@ let package = Package(
             dependencies: [
                 "PacenoteCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the bulk import's hot statements (GRDB owns the handles).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // The only importer of libmpdclient.
@@ -102,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "PacenoteEndToEndTests",
             dependencies: ["pacenote", "PacenoteApp", "PacenoteCore", "PacenoteTestSupport"],
-            exclude: ["Clients"]
+            exclude: ["Clients", "Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

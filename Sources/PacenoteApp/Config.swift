@@ -14,6 +14,8 @@ public struct Config: Sendable, Equatable {
     public var publicURL: String?
     /// libmicrohttpd's worker threads (an epoll loop each); measured in scripts/bench/api.
     public var httpThreads: Int = 4
+    /// The largest file `POST /api/v1/import` takes (it is held in memory while imported).
+    public var maxImportBytes: Int = 64 << 20
     /// Clients that may read history and heart rate without the key.
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose X-Forwarded-For is believed.
@@ -364,6 +366,9 @@ public enum ConfigLoader {
         },
         Setting(key: "server.http_threads", environment: ["PACENOTE_HTTP_THREADS"]) { (input, c) throws(ConfigError) in
             c.httpThreads = Int(try integer(input, "server.http_threads", in: 1...64))
+        },
+        Setting(key: "server.max_import_bytes", environment: ["PACENOTE_MAX_IMPORT_BYTES"]) { (input, c) throws(ConfigError) in
+            c.maxImportBytes = Int(try integer(input, "server.max_import_bytes", in: 1024...(1 << 30)))
         },
         Setting(key: "server.trusted_networks", environment: ["PACENOTE_TRUSTED_NETWORKS"]) { (input, c) throws(ConfigError) in
             c.trustedNetworks = try networks(input, "server.trusted_networks")

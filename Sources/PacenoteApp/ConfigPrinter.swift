@@ -39,6 +39,7 @@ public enum ConfigPrinter {
         out.append(line("server.max_body_bytes", String(c.maxBodyBytes)))
         out.append(line("server.http_threads", String(c.httpThreads)))
         out.append(line("server.public_url", q(c.publicURL ?? "")))
+        out.append(line("server.max_import_bytes", String(c.maxImportBytes)))
         func list(_ networks: [IPNetwork]) -> String {
             networks.isEmpty ? "\"none\"" : "[" + networks.map { q($0.description) }.joined(separator: ", ") + "]"
         }

@@ -108,9 +108,13 @@ public final class PacenoteServer: Sendable {
             }
         }
         context.staticFiles = StaticFiles(root: StaticFiles.locate(configured: config.publicDirectory))
+        context.importListens = { [store] body, format, name in
+            try ListenImporter(store: store, format: format).importBytes(body, name: name)
+        }
         let api = API(context: context)
         let web = WebServer(
             settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, takesLargeBody: Route.takesLargeBody,
+                            bodyLimit: { [limit = config.maxImportBytes] path in Route.isImport(path) ? limit : nil },
                            threads: config.httpThreads),
             basePath: config.basePath, api: api, logger: logger)
         do {

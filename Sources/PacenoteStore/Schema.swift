@@ -17,6 +17,7 @@ enum Schema {
         m.registerMigration("v1.plays", migrate: v1Plays)
         m.registerMigration("v1.rollups", migrate: v1Rollups)
         m.registerMigration("v1.sotd-and-api-keys", migrate: v1SOTDAndKeys)
+        m.registerMigration("v2.import", migrate: v2Import)
         return m
     }
 
@@ -297,6 +298,22 @@ enum Schema {
               last_used_at_ms INTEGER,
               revoked_at_ms   INTEGER
             );
+            """)
+    }
+
+    private static func v2Import(_ db: Database) throws {
+        try db.execute(sql: """
+            -- The artists a track is credited to, parsed from its credit text ('A feat. B',
+            -- 'Song (feat. C)') or listed by the export (Maloja): position 0 is the primary
+            -- artist. tracks.artist keeps the original text.
+            CREATE TABLE track_artists (
+              track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+              position INTEGER NOT NULL CHECK (position >= 0),
+              name     TEXT NOT NULL,
+              role     TEXT NOT NULL CHECK (role IN ('primary', 'featured')),
+              PRIMARY KEY (track_id, position)
+            ) WITHOUT ROWID;
+            CREATE INDEX track_artists_name ON track_artists(name COLLATE NOCASE);
             """)
     }
 }

@@ -31,6 +31,9 @@ public struct APIContext: Sendable {
     /// The Prometheus text for `/metrics`, when metrics are collected.
     public var metricsText: (@Sendable () -> [UInt8])?
     public var sessions = Sessions()
+    /// Imports an uploaded export file (`POST /api/v1/import`): the body, the format if
+    /// the client names one, and a name for problem reports. Nil: imports are not offered.
+    public var importListens: (@Sendable (_ body: [UInt8], _ format: ImportFormat?, _ name: String) throws -> ImportSummary)?
     /// The URL prefix the site is served under (for cookie paths and redirects).
     public var basePath = ""
     /// The site's public address (`https://music.example.org/pacenote`), for the share
@@ -155,6 +158,7 @@ public struct API: Sendable {
             case .workouts: return .json(try workouts(request.query))
             case .workout(let id): return .json(try workout(id))
             case .stopWorkout(let id): return .json(try stopWorkout(id))
+            case .importListens: return .json(try importListens(request))
             case .events: return try events(request)
             case .metrics:
                 guard let text = context.metricsText else { throw APIError.notFound("metrics are not collected") }

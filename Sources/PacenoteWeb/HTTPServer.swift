@@ -34,10 +34,13 @@ public final class HTTPServer: @unchecked Sendable {
         /// chart over years) does not hold up the others.
         public var threads: Int
         public var takesLargeBody: @Sendable (String) -> Bool
+        /// A limit of its own for some paths (imports of whole export files), checked first.
+        public var bodyLimit: @Sendable (String) -> Int?
 
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: Int = 512,
                     connectionTimeoutSeconds: Int = 60, largeBodyBytes: Int = 16 << 20,
-                    takesLargeBody: @escaping @Sendable (String) -> Bool = { _ in false }, threads: Int = 4) {
+                    takesLargeBody: @escaping @Sendable (String) -> Bool = { _ in false },
+                    bodyLimit: @escaping @Sendable (String) -> Int? = { _ in nil }, threads: Int = 4) {
             self.threads = max(1, threads)
             self.address = address
             self.maxBodyBytes = maxBodyBytes
@@ -45,6 +48,7 @@ public final class HTTPServer: @unchecked Sendable {
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
             self.largeBodyBytes = max(largeBodyBytes, maxBodyBytes)
             self.takesLargeBody = takesLargeBody
+            self.bodyLimit = bodyLimit
         }
     }
 
@@ -177,7 +181,8 @@ public final class HTTPServer: @unchecked Sendable {
         guard let stateRef = conCls.pointee else {
             // First call: headers are in; the body (if any) comes in the next calls.
             let path = url.map { String(cString: $0) } ?? "/"
-            let limit = server.settings.takesLargeBody(path) ? server.settings.largeBodyBytes : server.settings.maxBodyBytes
+            let limit = server.settings.bodyLimit(path)
+                ?? (server.settings.takesLargeBody(path) ? server.settings.largeBodyBytes : server.settings.maxBodyBytes)
             conCls.pointee = Unmanaged.passRetained(RequestState(limit: limit)).toOpaque()
             return MHD_Result.YES
         }

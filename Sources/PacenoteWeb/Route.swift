@@ -12,6 +12,8 @@ public enum Route: Equatable, Sendable {
     case workouts
     case workout(Int64)
     case stopWorkout(Int64)
+    /// Listening history exports (ListenBrainz, Last.fm, Spotify, Maloja), one file per request.
+    case importListens
     /// ListenBrainz-compatible, under `/apis/listenbrainz/1/…` and at the root `/1/…`.
     case listenBrainzSubmit
     case listenBrainzValidateToken
@@ -41,6 +43,7 @@ public enum Route: Equatable, Sendable {
         case .workouts: "workouts"
         case .workout: "workout"
         case .stopWorkout: "workout_stop"
+        case .importListens: "import"
         case .listenBrainzSubmit: "listenbrainz_submit"
         case .listenBrainzValidateToken: "listenbrainz_validate"
         case .events: "events"
@@ -63,6 +66,11 @@ public enum Route: Equatable, Sendable {
         path.hasSuffix("/1/submit-listens")
     }
 
+    /// Import uploads are whole export files: `server.max_import_bytes` applies to them.
+    public static func isImport(_ path: String) -> Bool {
+        path.hasSuffix("/api/v1/import")
+    }
+
     /// Routes that read listening history or health data: open to trusted networks, and
     /// to anyone with the key.
     public var isPrivate: Bool {
@@ -76,7 +84,7 @@ public enum Route: Equatable, Sendable {
     /// Routes that change something: they need the API key.
     public var isWrite: Bool {
         switch self {
-        case .heartRate, .stopWorkout, .listenBrainzSubmit: true
+        case .heartRate, .stopWorkout, .listenBrainzSubmit, .importListens: true
         case .sotd: false  // PUT and DELETE need the key: checked by method in API.handle
         default: false
         }
@@ -117,6 +125,9 @@ public enum Route: Equatable, Sendable {
         case let s where s.count == 5 && s[0] == "api" && s[1] == "v1" && s[2] == "workouts" && s[4] == "stop":
             guard let id = Int64(s[3]), id > 0 else { return .failure(.notFound("no workout \(s[3])")) }
             route = .stopWorkout(id)
+            allowed = ["POST"]
+        case ["api", "v1", "import"]:
+            route = .importListens
             allowed = ["POST"]
         case ["api", "v1", "events"]:
             route = .events

@@ -22,7 +22,7 @@ struct Pacenote: ParsableCommand {
             Every key is documented in docs/pacenote.example.toml.
             """,
         version: PacenoteVersion.current,
-        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self, Import.self, Demo.self],
+        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self, Import.self, Export.self, Demo.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -67,6 +67,10 @@ extension Pacenote {
         } catch {
             fail("config error: \(error.description)")
         }
+    }
+
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("pacenote: \(message)\n".utf8))
     }
 
     static func fail(_ message: String) -> Never {
@@ -325,42 +329,87 @@ struct HRFeed: ParsableCommand {
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import workouts with heart rate (TCX, GPX) into the database.",
+        abstract: "Import listening history (ListenBrainz, Last.fm, Spotify, Maloja) or workouts (TCX, GPX).",
         discussion: """
-            Each file becomes a workout with its heart-rate samples, and the plays of that time get their \
-            heart rate and zone. Importing a file twice adds nothing.
+            The format is told from each file's content: a ListenBrainz export (JSON lines, a JSON array, \
+            or the export zip), a Last.fm CSV (with or without a header), Spotify's streaming history \
+            (plays under 30 s become skips; podcasts are left out), Maloja's export, or a TCX/GPX workout \
+            (a workout with its heart-rate samples). Importing a file twice adds nothing, and a play already \
+            logged from MPD is recognised. Rows that cannot be read are reported as FILE:LINE; the rest is \
+            imported. Stopping an import and running it again is safe.
             """)
 
     @OptionGroup var storage: StorageOptions
 
-    @Argument(help: ArgumentHelp("TCX or GPX files.", valueName: "file"))
+    @Option(help: ArgumentHelp("auto, listenbrainz, lastfm, spotify or maloja.", valueName: "format"))
+    var format: String = "auto"
+
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Plays per transaction.", valueName: "n"))
+    var batchSize: Int = 50_000
+
+    @Argument(help: ArgumentHelp("Export or workout files.", valueName: "file"))
     var files: [String]
 
     func run() throws {
         let config = try Pacenote.loadConfig(ConfigFlags(config: storage.config, db: storage.db))
+        var forced: ImportFormat?
+        if format != "auto" {
+            guard let f = ImportFormat(rawValue: format) else {
+                Pacenote.fail("--format: '\(format)' is not one of auto, \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            forced = f
+        }
+        guard batchSize >= 1 else { Pacenote.fail("--batch-size: at least 1") }
         let logger = Pacenote.makeLogger(level: .warning)
+        // Two threads (reading, storing) need no more than two malloc arenas (as in serve).
+        _ = glibcMallopt(-8 /* M_ARENA_MAX */, 2)
         var failed = 0
+        var total = ImportSummary()
+        var listenFiles = 0
         do {
             let store = try PacenoteServer.openStore(config: config)
             defer { try? store.close() }
-            let service = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, logger: logger)
-            defer { service.stop() }
+            var workouts: HeartRateService?
+            defer { workouts?.stop() }
+            let bar = ProgressDisplay(terminal: isatty(STDERR_FILENO) == 1)
             for path in files {
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    FileHandle.standardError.write(Data("pacenote: \(path): cannot read the file\n".utf8))
+                let kind: ImportFileKind?
+                do {
+                    kind = try ListenImporter.kind(ofFileAt: path, forced: forced)
+                } catch {
+                    Pacenote.warn("\(path): \(error.description)")
                     failed += 1
                     continue
                 }
+                if kind == .tcx || kind == .gpx {
+                    if workouts == nil {
+                        workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, logger: logger)
+                    }
+                    if !importWorkout(path, service: workouts!) { failed += 1 }
+                    continue
+                }
+                let importer = ListenImporter(store: store, format: forced, batchSize: batchSize, progress: bar.update)
                 do {
-                    let file = try WorkoutFile.parse(data)
-                    let result = try service.importWorkout(file, source: "import:\(file.format.rawValue)")
-                    let what = result.id.map { "workout \($0)" } ?? "already imported"
-                    print("\(path): \(file.samples.count) samples (\(result.stored) new), \(what)")
-                } catch let error as WorkoutFile.ParseError {
-                    FileHandle.standardError.write(Data("pacenote: \(path): \(error.description)\n".utf8))
+                    let summary = try importer.importFile(at: path)
+                    bar.finish()
+                    for problem in summary.problems { Pacenote.warn(problem.description) }
+                    if summary.errors > summary.problems.count {
+                        Pacenote.warn("\(path): \(summary.errors - summary.problems.count) more unreadable rows")
+                    }
+                    print("\(path): \(summary.line)")
+                    total.add(summary)
+                    listenFiles += 1
+                } catch let error as ListenImporter.FileError {
+                    bar.finish()
+                    Pacenote.warn("\(path): \(error.description)")
+                    failed += 1
+                } catch let error as StoreError {
+                    bar.finish()
+                    Pacenote.warn("\(path): \(error.description) (the batches before were kept; importing again continues)")
                     failed += 1
                 }
             }
+            if listenFiles > 1 { print("total: \(total.line)") }
         } catch let error as StartupError {
             Pacenote.fail(error.description)
         } catch let error as StoreError {
@@ -369,6 +418,153 @@ struct Import: ParsableCommand {
             Pacenote.fail("\(error)")
         }
         if failed > 0 { throw ExitCode.failure }
+    }
+
+    /// A TCX or GPX file: a workout with its heart-rate samples.
+    func importWorkout(_ path: String, service: HeartRateService) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Pacenote.warn("\(path): cannot read the file")
+            return false
+        }
+        do {
+            let file = try WorkoutFile.parse(data)
+            let result = try service.importWorkout(file, source: "import:\(file.format.rawValue)")
+            let what = result.id.map { "workout \($0)" } ?? "already imported"
+            print("\(path): \(file.samples.count) samples (\(result.stored) new), \(what)")
+            return true
+        } catch let error as WorkoutFile.ParseError {
+            Pacenote.warn("\(path): \(error.description)")
+        } catch {
+            Pacenote.warn("\(path): \(error)")
+        }
+        return false
+    }
+}
+
+/// Import progress on stderr: a bar redrawn in place on a terminal, a plain line every
+/// few seconds otherwise (logs, pipes).
+final class ProgressDisplay: @unchecked Sendable {
+    // @unchecked Sendable: used from the importing thread only.
+    let terminal: Bool
+    private var lastPlain = Date.distantPast
+    private var lastFile = ""
+    private var drawn = false
+    private let started = Date()
+
+    init(terminal: Bool) { self.terminal = terminal }
+
+    func update(_ p: ListenImporter.Progress) {
+        let s = p.summary
+        let rate = Double(s.read) / max(Date().timeIntervalSince(started), 0.001)
+        let counts = "\(s.read) read, \(s.imported) imported, \(s.duplicates) duplicates, \(s.errors) errors, \(Int(rate))/s"
+        if terminal {
+            var bar = ""
+            if let total = p.bytesTotal, total > 0 {
+                let fraction = min(1, Double(p.bytesRead) / Double(total))
+                let width = 30
+                let filled = Int(fraction * Double(width))
+                bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+                    + String(format: "%3.0f%% ", fraction * 100)
+            }
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(bar)\(counts)".utf8))
+            drawn = true
+        } else if p.file != lastFile || Date().timeIntervalSince(lastPlain) >= 2 {
+            // At least one line per file, then one every 2 s.
+            lastFile = p.file
+            lastPlain = Date()
+            let percent = p.bytesTotal.flatMap { $0 > 0 ? " \(Int(Double(p.bytesRead) * 100 / Double($0)))%" : nil } ?? ""
+            FileHandle.standardError.write(Data("import \(p.file):\(percent) \(counts)\n".utf8))
+        }
+    }
+
+    func finish() {
+        if drawn { FileHandle.standardError.write(Data("\n".utf8)) }
+        drawn = false
+    }
+}
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write plays as ListenBrainz JSON lines or CSV.",
+        discussion: """
+            listenbrainz: one listen per line, as ListenBrainz exports them (importable into ListenBrainz and \
+            back into Pacenote, exactly). csv: Last.fm exporter columns plus Pacenote's own. --from and --to are \
+            days (YYYY-MM-DD, in the display time zone; --to is included) or ISO 8601 times.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: ArgumentHelp("listenbrainz or csv.", valueName: "format"))
+    var format: String
+
+    @Option(help: ArgumentHelp("First day or time.", valueName: "date"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Last day (included) or time (excluded).", valueName: "date"))
+    var to: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    func run() throws {
+        let config = try Pacenote.loadConfig(ConfigFlags(config: storage.config, db: storage.db))
+        guard let exportFormat = ListenExport.Format(rawValue: format) else {
+            Pacenote.fail("--format: '\(format)' is not one of listenbrainz, csv")
+        }
+        func date(_ text: String?, endOfDay: Bool) -> Date? {
+            guard let text else { return nil }
+            if text.count == 10, let ms = ImportTime.parse(text) {
+                // A day in the display time zone.
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = TimeZone(identifier: "UTC")!
+                let utcMidnight = Date(timeIntervalSince1970: Double(ms) / 1000)
+                let parts = calendar.dateComponents([.year, .month, .day], from: utcMidnight)
+                calendar.timeZone = config.timeZone
+                guard let start = calendar.date(from: parts) else { Pacenote.fail("'\(text)' is not a day") }
+                return endOfDay ? calendar.date(byAdding: .day, value: 1, to: start) : start
+            }
+            guard let ms = ImportTime.parse(text) else { Pacenote.fail("'\(text)' is not a day (YYYY-MM-DD) or an ISO 8601 time") }
+            return Date(timeIntervalSince1970: Double(ms) / 1000)
+        }
+        let fromDate = date(from, endOfDay: false)
+        let toDate = date(to, endOfDay: true)
+        let handle: FileHandle
+        if let output {
+            guard FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o600]),
+                  let h = FileHandle(forWritingAtPath: output) else { Pacenote.fail("\(output): cannot write the file") }
+            handle = h
+        } else {
+            handle = FileHandle.standardOutput
+        }
+        var pending = ""
+        var count = 0
+        func emit(_ line: String) {
+            pending += line
+            pending += "\n"
+            if pending.utf8.count > 1 << 16 {
+                handle.write(Data(pending.utf8))
+                pending = ""
+            }
+        }
+        do {
+            let store = try PacenoteServer.openStore(config: config)
+            defer { try? store.close() }
+            if exportFormat == .csv { emit(ListenExport.csvHeader) }
+            try store.forEachPlay(from: fromDate, to: toDate) { item in
+                count += 1
+                emit(exportFormat == .csv ? ListenExport.csvLine(play: item.play, track: item.track)
+                                          : ListenExport.listenBrainzLine(play: item.play, track: item.track))
+            }
+            handle.write(Data(pending.utf8))
+            if output != nil { try handle.close() }
+        } catch let error as StartupError {
+            Pacenote.fail(error.description)
+        } catch let error as StoreError {
+            Pacenote.fail("database.path: \(error.description)")
+        } catch {
+            Pacenote.fail("\(error)")
+        }
+        if let output { FileHandle.standardError.write(Data("\(output): \(count) plays\n".utf8)) }
     }
 }
 

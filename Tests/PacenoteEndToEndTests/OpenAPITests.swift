@@ -63,6 +63,10 @@ import Testing
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", body: "{}")
         try record("GET", "/apis/listenbrainz/1/validate-token", "/apis/listenbrainz/1/validate-token?token=\(daemon.apiKey)")
         try record("GET", "/apis/listenbrainz/1/validate-token", "/apis/listenbrainz/1/validate-token?token=no")
+        try record("POST", "/api/v1/import", "/api/v1/import?name=doc.jsonl", headers: key,
+                   body: #"{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}"# + "\n{\"listened_at\"")
+        try record("POST", "/api/v1/import", "/api/v1/import", headers: key, body: "hello")
+        try record("POST", "/api/v1/import", "/api/v1/import?format=mp3", headers: key, body: "a,b")
         try record("GET", "/healthz", "/healthz")
         try record("GET", "/metrics", "/metrics")
         try record("GET", "/login", "/login")

@@ -1,0 +1,515 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+/// Imports listening history exports into the store: reads files (or an uploaded body),
+/// tells their format from the content, reads rows with PacenoteCore's readers and stores
+/// them in batches of `batchSize`, one transaction each.
+///
+/// Memory stays bounded for JSON lines (the ListenBrainz export, the largest by far): they
+/// are read in 1 MiB chunks. JSON arrays and CSV files are read whole (a Spotify file is
+/// ~12 MB). Zip files (ListenBrainz's export) are read entry by entry through `unzip -p`.
+public final class ListenImporter {
+    public struct Progress: Sendable {
+        public var file: String
+        public var bytesRead: Int64
+        public var bytesTotal: Int64?
+        public var summary: ImportSummary
+    }
+
+    /// A file that cannot be imported at all (nothing of it was stored).
+    public struct FileError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    let store: Store
+    let forced: ImportFormat?
+    let batchSize: Int
+    let progress: ((Progress) -> Void)?
+
+    public init(store: Store, format: ImportFormat? = nil, batchSize: Int = 50_000, progress: ((Progress) -> Void)? = nil) {
+        self.store = store
+        self.forced = format
+        self.batchSize = max(1, batchSize)
+        self.progress = progress
+    }
+
+    /// The kind of the file at `path`, from its first 64 KiB (nil: none Pacenote reads).
+    public static func kind(ofFileAt path: String, forced: ImportFormat? = nil) throws(FileError) -> ImportFileKind? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw FileError(description: "cannot read the file") }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 65_536)) ?? Data()
+        return ImportFileKind.detect(head: Array(head), forced: forced)
+    }
+
+    /// Imports one file. Rows that cannot be read are in the summary with their line.
+    public func importFile(at path: String, name: String? = nil) throws -> ImportSummary {
+        let name = name ?? path
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw FileError(description: "cannot read the file: \(String(cString: strerror(errno)))") }
+        var info = stat()
+        let size: Int64? = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
+        let source = ByteSource(fd: fd, closeOnEnd: true)
+        let head = source.peek(65_536)
+        guard let kind = ImportFileKind.detect(head: head, forced: forced) else {
+            source.close()
+            throw FileError(description: "not a TCX or GPX file, nor a ListenBrainz, Last.fm, Spotify or Maloja export")
+        }
+        if kind == .zip {
+            source.close()
+            return try importZip(at: path, name: name)
+        }
+        defer { source.close() }
+        return try importStream(source, kind: kind, name: name, size: size)
+    }
+
+    /// Imports an uploaded file (`POST /api/v1/import`).
+    public func importBytes(_ bytes: [UInt8], name: String) throws -> ImportSummary {
+        guard let kind = ImportFileKind.detect(head: Array(bytes.prefix(65_536)), forced: forced) else {
+            throw FileError(description: "not a ListenBrainz, Last.fm, Spotify or Maloja export")
+        }
+        switch kind {
+        case .zip:
+            // unzip needs a seekable file.
+            let path = NSTemporaryDirectory() + "pacenote-import-\(UUID().uuidString).zip"
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+                throw FileError(description: "cannot write a temporary file for the zip")
+            }
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            return try importZip(at: path, name: name)
+        case .tcx, .gpx:
+            throw FileError(description: "workout files are imported with `pacenote import`, not here")
+        default:
+            return try importStream(ByteSource(bytes: bytes), kind: kind, name: name, size: Int64(bytes.count))
+        }
+    }
+
+    // MARK: Zip (ListenBrainz's export: listens/YYYY/M.jsonl, plus user.json and feedback.jsonl)
+
+    func importZip(at path: String, name: String) throws -> ImportSummary {
+        let listing = try Self.unzip(["-Z1", path])
+        let entries = String(decoding: listing, as: UTF8.self).split(separator: "\n").map(String.init)
+            .filter { ($0.hasSuffix(".jsonl") || $0.hasSuffix(".json")) && !$0.hasSuffix("/") }
+            .sorted()
+        var summary = ImportSummary()
+        var found = false
+        for entry in entries {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try Self.unzipPath())
+            process.arguments = ["-p", path, entry]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let source = ByteSource(fd: pipe.fileHandleForReading.fileDescriptor, closeOnEnd: false)
+            defer {
+                try? pipe.fileHandleForReading.close()
+                process.waitUntilExit()
+            }
+            // Entries that are not listens (the user record, feedback) are passed over.
+            guard let kind = ImportFileKind.detect(head: source.peek(65_536), forced: nil), kind.format != nil else { continue }
+            found = true
+            let part = try importStream(source, kind: kind, name: "\(name):\(entry)", size: nil, before: summary)
+            summary.add(part)
+        }
+        guard found else { throw FileError(description: "the zip has no listens (.jsonl or .json files of an export)") }
+        return summary
+    }
+
+    static func unzipPath() throws(FileError) -> String {
+        for dir in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/unzip") {
+            return dir + "/unzip"
+        }
+        throw FileError(description: "reading a zip needs `unzip` (apt-get install unzip)")
+    }
+
+    static func unzip(_ arguments: [String]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try unzipPath())
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw FileError(description: "not a readable zip file") }
+        return Array(data)
+    }
+
+    // MARK: Rows
+
+    /// Rows read since the last chunk: the listens to store and the counts of the others.
+    struct Chunk: Sendable {
+        var listens: [ImportedListen] = []
+        /// Each listen's artist and title text as a number (`ListenImportSession.insert`).
+        var textKeys: [Int32] = []
+        var summary = ImportSummary()
+        var consumed: Int64 = 0
+    }
+
+    /// Reads every row of one file or zip entry and stores the listens in batches. Reading
+    /// and parsing run on a thread of their own, a batch ahead of the store: the two halves
+    /// take about as long as each other, and the machine has more than one core.
+    /// `before`: what earlier parts of the same upload gave, for the progress line.
+    func importStream(_ source: ByteSource, kind: ImportFileKind, name: String, size: Int64?,
+                      before: ImportSummary = ImportSummary()) throws -> ImportSummary {
+        guard let format = kind.format else { throw FileError(description: "not a listen export") }
+        let session = ListenImportSession(store: store, source: format.source)
+        defer { session.finish() }
+        let handoff = Handoff<Chunk>(capacity: 1)
+        let reader = UncheckedBox(source)
+        let batchSize = self.batchSize
+        let thread = Thread {
+            do {
+                try Self.readRows(reader.value, kind: kind, name: name, batchSize: batchSize) { chunk in
+                    guard handoff.put(.item(chunk)) else { throw CancellationError() }
+                }
+                _ = handoff.put(.end)
+            } catch {
+                _ = handoff.put(.failed(UncheckedBox(error)))
+            }
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+        defer {
+            // Stop the reader (if the store failed) and wait until it has let go of the source.
+            handoff.cancel()
+            handoff.waitForProducer()
+        }
+        var summary = ImportSummary()
+        while true {
+            switch handoff.take() {
+            case .item(let chunk):
+                let result = try session.insert(chunk.listens, textKeys: chunk.textKeys)
+                summary.add(chunk.summary)
+                summary.imported += result.imported
+                summary.duplicates += result.duplicates
+                if let progress {
+                    var total = before
+                    total.add(summary)
+                    progress(Progress(file: name, bytesRead: chunk.consumed, bytesTotal: size, summary: total))
+                }
+            case .end:
+                return summary
+            case .failed(let box):
+                throw box.value
+            }
+        }
+    }
+
+    static let seenTrack = Track(title: "")
+
+    /// Reads the rows of `source` and hands them on in chunks of `batchSize` listens.
+    static func readRows(_ source: ByteSource, kind: ImportFileKind, name: String, batchSize: Int,
+                         emit: (Chunk) throws -> Void) throws {
+        var chunk = Chunk()
+        chunk.listens.reserveCapacity(batchSize)
+        var textKeys: [TrackText: Int32] = [:]
+        func take(_ row: ImportRow, line: Int) throws {
+            switch row {
+            case .listen(let listen):
+                chunk.summary.read += 1
+                let text = TrackText(artist: listen.track.artist, title: listen.track.title)
+                let key: Int32
+                if let known = textKeys[text] {
+                    key = known
+                    // The store reads a key's track once: the texts of this one are freed
+                    // here, on the thread that allocated them, not by the store's thread.
+                    var play = listen
+                    play.track = Self.seenTrack
+                    chunk.listens.append(play)
+                } else {
+                    key = Int32(textKeys.count)
+                    textKeys[text] = key
+                    chunk.listens.append(listen)
+                }
+                chunk.textKeys.append(key)
+                if chunk.listens.count >= batchSize {
+                    chunk.consumed = source.consumed
+                    try emit(chunk)
+                    chunk = Chunk()
+                    chunk.listens.reserveCapacity(batchSize)
+                    chunk.textKeys.reserveCapacity(batchSize)
+                }
+            case .skipped(let why):
+                // A header or an empty line is not a row.
+                if why != "header" && why != "empty line" {
+                    chunk.summary.read += 1
+                    chunk.summary.skipped += 1
+                }
+            case .error(let message):
+                chunk.summary.read += 1
+                chunk.summary.report(ImportProblem(file: name, line: line, message: message))
+            }
+        }
+
+        switch kind {
+        case .listenBrainzLines:
+            var line = 0
+            try source.forEachLine { bytes in
+                line += 1
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
+                let row: ImportRow
+                do {
+                    row = ExportRows.listenBrainz(try ImportJSON.parse(bytes))
+                } catch let error as ImportJSON.SyntaxError {
+                    row = .error("unreadable JSON: \(error.message) (column \(error.offset + 1))")
+                } catch {
+                    row = .error("unreadable JSON")
+                }
+                try take(row, line: line)
+            }
+        case .listenBrainzArray, .spotify, .maloja:
+            let bytes = source.readAll()
+            try bytes.withUnsafeBufferPointer { buffer in
+                var start = 0
+                if kind == .maloja {
+                    guard let offset = arrayStart(after: "scrobbles", in: buffer) else {
+                        throw FileError(description: "no \"scrobbles\" list: not a Maloja export")
+                    }
+                    start = offset
+                }
+                let body = UnsafeBufferPointer(rebasing: buffer[start...])
+                var reader: ImportJSON.ArrayReader
+                do {
+                    reader = try ImportJSON.ArrayReader(body)
+                } catch {
+                    throw FileError(description: "not a JSON array")
+                }
+                var counter = LineCounter(buffer)
+                while true {
+                    let element: (value: ImportJSON, offset: Int)?
+                    do {
+                        element = try reader.next()
+                    } catch let error as ImportJSON.SyntaxError {
+                        try take(.error("unreadable JSON: \(error.message); the rest of the file is not read"),
+                                 line: counter.line(at: start + error.offset))
+                        break
+                    } catch {
+                        throw error
+                    }
+                    guard let (value, offset) = element else { break }
+                    let line = counter.line(at: start + offset)
+                    let row: ImportRow = switch kind {
+                    case .spotify: ExportRows.spotify(value)
+                    case .maloja: ExportRows.maloja(value)
+                    default: ExportRows.listenBrainz(value)
+                    }
+                    try take(row, line: line)
+                }
+            }
+        case .lastFMCSV:
+            let bytes = source.readAll()
+            try bytes.withUnsafeBufferPointer { buffer in
+                var reader = CSVReader(buffer)
+                var csv = LastFMCSV()
+                while let (record, line) = reader.next() {
+                    switch record {
+                    case .fields(let fields): try take(csv.row(fields), line: line)
+                    case .broken(let message): try take(.error(message), line: line)
+                    }
+                }
+            }
+        case .zip, .tcx, .gpx:
+            throw FileError(description: "not a listen export")
+        }
+        chunk.consumed = source.consumed
+        try emit(chunk)
+    }
+
+    /// The offset of the `[` that opens the array under `"key":` at the top level.
+    static func arrayStart(after key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
+        let needle = Array("\"\(key)\"".utf8)
+        guard buffer.count >= needle.count else { return nil }
+        var i = 0
+        outer: while i + needle.count <= buffer.count {
+            for j in 0..<needle.count where buffer[i + j] != needle[j] {
+                i += 1
+                continue outer
+            }
+            var k = i + needle.count
+            while k < buffer.count, [0x20, 0x09, 0x0A, 0x0D].contains(buffer[k]) { k += 1 }
+            guard k < buffer.count, buffer[k] == UInt8(ascii: ":") else { i += 1; continue }
+            k += 1
+            while k < buffer.count, [0x20, 0x09, 0x0A, 0x0D].contains(buffer[k]) { k += 1 }
+            return k < buffer.count && buffer[k] == UInt8(ascii: "[") ? k : nil
+        }
+        return nil
+    }
+}
+
+/// A listen's artist and title as the export writes them.
+struct TrackText: Hashable {
+    var artist: String?
+    var title: String
+}
+
+/// A value handed to another thread that is not `Sendable` by type: used by one thread
+/// at a time (the reader thread while it runs, the caller after `waitForProducer`).
+final class UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// A bounded queue between one producer thread and one consumer.
+final class Handoff<T: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: every field is read and written with `condition` held.
+    enum Message: Sendable {
+        case item(T)
+        case end
+        case failed(UncheckedBox<any Error>)
+    }
+
+    private let condition = NSCondition()
+    private var queue: [Message] = []
+    private let capacity: Int
+    private var cancelled = false
+    private var producerDone = false
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits for room; false when the consumer has gone away.
+    func put(_ message: Message) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if case .item = message {} else { producerDone = true }
+        while queue.count >= capacity && !cancelled { condition.wait() }
+        guard !cancelled else {
+            producerDone = true
+            condition.broadcast()
+            return false
+        }
+        queue.append(message)
+        condition.broadcast()
+        return true
+    }
+
+    func take() -> Message {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty { condition.wait() }
+        let message = queue.removeFirst()
+        condition.broadcast()
+        return message
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func waitForProducer() {
+        condition.lock()
+        while !producerDone { condition.wait() }
+        condition.unlock()
+    }
+}
+
+/// Line numbers of byte offsets, counted forward as offsets grow.
+struct LineCounter {
+    let buffer: UnsafeBufferPointer<UInt8>
+    var offset = 0
+    var lines = 1
+
+    init(_ buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
+
+    mutating func line(at target: Int) -> Int {
+        while offset < min(target, buffer.count) {
+            if buffer[offset] == 0x0A { lines += 1 }
+            offset += 1
+        }
+        return lines
+    }
+}
+
+/// Bytes from a file descriptor (a file, unzip's pipe) or from memory, read in 1 MiB chunks.
+final class ByteSource {
+    private let fd: Int32
+    private let closeOnEnd: Bool
+    private var buffer: [UInt8]
+    private var start = 0
+    private var atEnd: Bool
+    /// Bytes handed out so far (for progress).
+    private(set) var consumed: Int64 = 0
+    static let chunk = 1 << 20
+
+    init(fd: Int32, closeOnEnd: Bool) {
+        self.fd = fd
+        self.closeOnEnd = closeOnEnd
+        self.buffer = []
+        self.atEnd = false
+    }
+
+    init(bytes: [UInt8]) {
+        self.fd = -1
+        self.closeOnEnd = false
+        self.buffer = bytes
+        self.atEnd = true
+    }
+
+    func close() {
+        if closeOnEnd && fd >= 0 { _ = Glibc.close(fd) }
+    }
+
+    /// Reads more into the buffer; false at the end of the input.
+    private func fill() -> Bool {
+        guard !atEnd else { return false }
+        if start > 0 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: Self.chunk))
+        var n: Int
+        repeat {
+            n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, Self.chunk) }
+        } while n < 0 && errno == EINTR
+        buffer.removeLast(Self.chunk - max(0, n))
+        if n <= 0 { atEnd = true }
+        return n > 0
+    }
+
+    /// Up to `count` bytes from the current position, without consuming them.
+    func peek(_ count: Int) -> [UInt8] {
+        while buffer.count - start < count, fill() {}
+        return Array(buffer[start..<min(buffer.count, start + count)])
+    }
+
+    /// Everything left.
+    func readAll() -> [UInt8] {
+        while fill() {}
+        let rest = start == 0 ? buffer : Array(buffer[start...])
+        consumed += Int64(rest.count)
+        buffer = []
+        start = 0
+        return rest
+    }
+
+    /// Each line without its line feed, the last one even without a final line feed.
+    func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        while true {
+            let found: Int? = buffer.withUnsafeBufferPointer { b in
+                guard start < b.count, let base = b.baseAddress,
+                      let hit = memchr(base + start, 0x0A, b.count - start) else { return nil }
+                return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            }
+            if let end = found {
+                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+                consumed += Int64(end + 1 - start)
+                start = end + 1
+                continue
+            }
+            if fill() { continue }
+            if start < buffer.count {
+                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start...])) }
+                consumed += Int64(buffer.count - start)
+            }
+            buffer = []
+            start = 0
+            return
+        }
+    }
+}

@@ -1,0 +1,122 @@
+/// Timestamps as exports write them, read as UTC milliseconds without Foundation's
+/// formatters (they cost microseconds a row, and an import reads millions of rows).
+public enum ImportTime {
+    /// Times before this are broken rows (Last.fm exports carry `01 Jan 1970 00:00` for
+    /// scrobbles it lost the time of): 1990-01-01.
+    public static let earliestMs: Int64 = 631_152_000_000
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+    public static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The civil date of a day number (Hinnant's `civil_from_days`).
+    public static func civil(days z0: Int) -> (year: Int, month: Int, day: Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+    /// Reads `1612101780` (Unix seconds), `2021-01-31T14:03:00Z` (ISO 8601, any offset,
+    /// optional fraction), `2021-01-31 14:03[:00]` (UTC) or `31 Jan 2021[,] 14:03` (UTC, as
+    /// Last.fm exporters write it).
+    public static func parse(_ text: String) -> Int64? {
+        let s = Array(text.utf8).filter { $0 != UInt8(ascii: ",") }
+        guard !s.isEmpty else { return nil }
+        if s.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+            guard s.count <= 13, let n = Int64(String(decoding: s, as: UTF8.self)) else { return nil }
+            return s.count >= 12 ? n : n * 1000  // 13 digits: already milliseconds
+        }
+        var i = 0
+        func number(maxDigits: Int = 9) -> Int? {
+            var v = 0, n = 0
+            while i < s.count, n < maxDigits, s[i] >= 48, s[i] <= 57 { v = v * 10 + Int(s[i] - 48); i += 1; n += 1 }
+            return n == 0 ? nil : v
+        }
+        func skip(_ c: UInt8) -> Bool {
+            if i < s.count, s[i] == c { i += 1; return true }
+            return false
+        }
+        func skipSpaces() { while i < s.count, s[i] == 0x20 { i += 1 } }
+        var year = 0, month = 0, day = 0
+        guard let first = number() else { return nil }
+        if skip(UInt8(ascii: "-")) {
+            year = first
+            guard let m = number(maxDigits: 2), skip(UInt8(ascii: "-")), let d = number(maxDigits: 2) else { return nil }
+            month = m
+            day = d
+            guard skip(UInt8(ascii: "T")) || skip(0x20) || i == s.count else { return nil }
+        } else {
+            day = first
+            skipSpaces()
+            let start = i
+            while i < s.count, (s[i] | 0x20) >= 97, (s[i] | 0x20) <= 122 { i += 1 }
+            let name = String(decoding: s[start..<i], as: UTF8.self).lowercased()
+            guard name.count >= 3, let m = months.firstIndex(of: String(name.prefix(3))) else { return nil }
+            month = m + 1
+            skipSpaces()
+            guard let y = number(maxDigits: 4) else { return nil }
+            year = y
+            skipSpaces()
+        }
+        guard (1...12).contains(month), (1...31).contains(day) else { return nil }
+        var seconds = 0, millis = 0, offset = 0
+        if i < s.count {
+            guard let h = number(maxDigits: 2), skip(UInt8(ascii: ":")), let mi = number(maxDigits: 2), h < 24, mi < 60 else { return nil }
+            seconds = h * 3600 + mi * 60
+            if skip(UInt8(ascii: ":")) {
+                guard let se = number(maxDigits: 2), se < 61 else { return nil }
+                seconds += se
+                if skip(UInt8(ascii: ".")) {
+                    var scale = 100
+                    while i < s.count, s[i] >= 48, s[i] <= 57 { millis += Int(s[i] - 48) * scale; scale /= 10; i += 1 }
+                }
+            }
+            skipSpaces()
+            if skip(UInt8(ascii: "Z")) {
+            } else if i < s.count, s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
+                let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
+                i += 1
+                guard let oh = number(maxDigits: 2) else { return nil }
+                _ = skip(UInt8(ascii: ":"))
+                let om = number(maxDigits: 2) ?? 0
+                offset = sign * (oh * 3600 + om * 60)
+            } else if i < s.count {
+                if String(decoding: s[i...], as: UTF8.self) == "UTC" { i = s.count } else { return nil }
+            }
+            guard i == s.count else { return nil }
+        }
+        let total = Int64(days(year: year, month: month, day: day)) * 86_400 + Int64(seconds - offset)
+        return total * 1000 + Int64(millis)
+    }
+
+    /// `2021-01-31T14:03:00Z`, or with milliseconds when there are some.
+    public static func iso(_ ms: Int64) -> String {
+        let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
+        let millis = Int(ms - seconds * 1000)
+        let dayNumber = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
+        let secondOfDay = Int(seconds - Int64(dayNumber) * 86_400)
+        let (y, m, d) = civil(days: dayNumber)
+        func pad(_ v: Int, _ n: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, n - s.count)) + s
+        }
+        var out = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+        if millis != 0 { out += "." + pad(millis, 3) }
+        return out + "Z"
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+extension API {
+    /// `POST /api/v1/import`: one export file as the body, the same files `pacenote import`
+    /// takes (ListenBrainz JSON lines, JSON array or zip; Last.fm CSV; Spotify streaming
+    /// history; Maloja export), for servers without a shell. `?format=` forces the format,
+    /// `?name=` names the file in problem reports. Answers the import's summary.
+    func importListens(_ request: HTTPRequest) throws -> JSONValue {
+        guard let importer = context.importListens else { throw APIError.unavailable("imports are not enabled") }
+        var forced: ImportFormat?
+        if let text = request.query["format"], !text.isEmpty, text != "auto" {
+            guard let format = ImportFormat(rawValue: text) else {
+                throw APIError.badRequest("format: one of auto, \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))",
+                                          code: "invalid_format")
+            }
+            forced = format
+        }
+        guard !request.body.isEmpty else { throw APIError.badRequest("the body is empty: send the export file", code: "empty_body") }
+        let kind = ImportFileKind.detect(head: Array(request.body.prefix(65_536)), forced: forced)
+        guard let kind, kind != .tcx, kind != .gpx else {
+            throw APIError(kind: .unsupportedMediaType, code: "unsupported_format",
+                           message: "not a ListenBrainz, Last.fm, Spotify or Maloja export")
+        }
+        let name = request.query["name"].flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } ?? "upload"
+        let summary: ImportSummary
+        do {
+            summary = try importer(request.body, forced, name)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw APIError(kind: .unsupportedMediaType, code: "unsupported_format", message: "\(error)")
+        }
+        // Charts are cached until a play is logged; imported plays change them too.
+        if summary.imported > 0 {
+            charts.invalidate()
+            pages.invalidate()
+        }
+        return .object([
+            ("format", .string(kind.format?.rawValue ?? (kind == .zip ? "listenbrainz" : "unknown"))),
+            ("read", .int(Int64(summary.read))),
+            ("imported", .int(Int64(summary.imported))),
+            ("duplicates", .int(Int64(summary.duplicates))),
+            ("skipped", .int(Int64(summary.skipped))),
+            ("errors", .int(Int64(summary.errors))),
+            ("problems", .array(summary.problems.map { p in
+                .object([("file", .string(p.file)), ("line", .int(Int64(p.line))), ("message", .string(p.message))])
+            })),
+        ])
+    }
+}

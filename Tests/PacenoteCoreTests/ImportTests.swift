@@ -1,0 +1,220 @@
+import Foundation
+@testable import PacenoteCore
+import Testing
+
+@Suite struct ImportJSONTests {
+    @Test func readsValuesEscapesAndNumbers() throws {
+        let json = try ImportJSON.parse(Array(#"{"a": [1, -2.5, 1e3, true, false, null], "s": "Bj\u00f6rk \"x\" \ud83c\udfb5\n", "u": "Sigur Rós"}"#.utf8))
+        #expect(json["a"] == .array([.number(1), .number(-2.5), .number(1000), .bool(true), .bool(false), .null]))
+        #expect(json["s"]?.string == "Björk \"x\" 🎵\n")
+        #expect(json["u"]?.string == "Sigur Rós")
+        #expect(json["missing"] == nil)
+    }
+
+    @Test func rejectsBrokenJSONWithAnOffset() {
+        for text in [#"{"a": 1"#, #"{"a": }"#, #"{"a" 1}"#, #"[1, 2"#, #""abc"#, #"{"a": 1} x"#, "tru"] {
+            #expect(throws: ImportJSON.SyntaxError.self, "\(text)") { try ImportJSON.parse(Array(text.utf8)) }
+        }
+    }
+
+    @Test func arrayReaderKeepsTheElementsBeforeADamagedOne() throws {
+        let bytes = Array("[{\"n\": 1},\n {\"n\": 2},\n {\"n\": ".utf8)
+        var values: [Double] = []
+        var failure: (any Error)?
+        bytes.withUnsafeBufferPointer { buffer in
+            guard var reader = try? ImportJSON.ArrayReader(buffer) else { return }
+            while true {
+                do {
+                    guard let (value, _) = try reader.next() else { break }
+                    values.append(value["n"]?.number ?? -1)
+                } catch {
+                    failure = error
+                    break
+                }
+            }
+        }
+        #expect(values == [1, 2])
+        #expect(failure != nil)
+    }
+}
+
+@Suite struct ArtistCreditTests {
+    @Test(arguments: [
+        ("A feat. B", "Song", "A", ["B"]),
+        ("A ft. B & C", "Song", "A", ["B", "C"]),
+        ("A Featuring B, C and D", "Song", "A", ["B", "C", "D"]),
+        ("A", "Song (feat. C)", "A", ["C"]),
+        ("A", "Song [ft. C & D] (Remix)", "A", ["C", "D"]),
+        ("A feat. B", "Song (feat. B)", "A", ["B"]),
+        ("Simon & Garfunkel", "The Boxer", "Simon & Garfunkel", []),
+        ("Beyoncé feat. JAY-Z", "Drunk in Love", "Beyoncé", ["JAY-Z"]),
+        ("Featuring", "Song", "Featuring", []),
+    ])
+    func parsesCredits(artist: String, title: String, primary: String, featured: [String]) {
+        #expect(ArtistCredit.parse(artist: artist, title: title) == ArtistCredit(primary: primary, featured: featured))
+    }
+}
+
+@Suite struct DuplicatePlayTests {
+    @Test func theSamePlayFromTwoLoggersIsOneRepeatsAreTwo() {
+        let mpd: Int64 = 1_700_000_000_456           // MPD: milliseconds
+        #expect(DuplicatePlay.isDuplicate(start: 1_700_000_000_000, of: [mpd]))  // ListenBrainz: whole seconds
+        #expect(DuplicatePlay.isDuplicate(start: mpd + 10_000, of: [mpd]))       // a scrobbler's clock 10 s off
+        #expect(!DuplicatePlay.isDuplicate(start: mpd + 10_001, of: [mpd]))
+        #expect(!DuplicatePlay.isDuplicate(start: mpd + 30_000, of: [mpd]))      // a 30 s song played again
+        #expect(!DuplicatePlay.isDuplicate(start: mpd + 215_000, of: [mpd]))     // back to back
+        #expect(DuplicatePlay.isDuplicate(start: mpd - 3_000, of: [mpd + 900_000, mpd]))
+        #expect(!DuplicatePlay.isDuplicate(start: mpd, of: []))
+        // Last.fm's 14:03 for a play MPD logged at 14:03:41.
+        let minute: Int64 = 1_612_101_780_000
+        #expect(DuplicatePlay.isDuplicate(start: minute, precisionMs: 60_000, of: [minute + 41_250]))
+        #expect(!DuplicatePlay.isDuplicate(start: minute, of: [minute + 41_250]))
+        #expect(!DuplicatePlay.isDuplicate(start: minute, precisionMs: 60_000, of: [minute + 180_000]))
+    }
+}
+
+@Suite struct ImportTimeTests {
+    @Test func readsTheFormatsExportersWrite() {
+        let t: Int64 = 1_612_101_780_000  // 2021-01-31 14:03:00 UTC
+        #expect(ImportTime.parse("1612101780") == t)
+        #expect(ImportTime.parse("1612101780000") == t)
+        #expect(ImportTime.parse("31 Jan 2021 14:03") == t)
+        #expect(ImportTime.parse("31 Jan 2021, 14:03") == t)
+        #expect(ImportTime.parse("2021-01-31T14:03:00Z") == t)
+        #expect(ImportTime.parse("2021-01-31T14:03:00.250Z") == t + 250)
+        #expect(ImportTime.parse("2021-01-31T15:03:00+01:00") == t)
+        #expect(ImportTime.parse("2021-01-31 14:03") == t)
+        #expect(ImportTime.parse("2021-01-31 14:03:00 UTC") == t)
+        #expect(ImportTime.parse("yesterday") == nil)
+        #expect(ImportTime.parse("31 Foo 2021 14:03") == nil)
+        #expect(ImportTime.parse("2021-13-01") == nil)
+        #expect(ImportTime.iso(t) == "2021-01-31T14:03:00Z")
+        #expect(ImportTime.iso(t + 5) == "2021-01-31T14:03:00.005Z")
+        #expect(ImportTime.iso(0) == "1970-01-01T00:00:00Z")
+        // Day numbers agree with Foundation over leap years.
+        for year in [1996, 2000, 2024, 2100] {
+            let ms = ImportTime.parse("\(year)-03-01T00:00:00Z")!
+            let reference = ISO8601DateFormatter().date(from: "\(year)-03-01T00:00:00Z")!
+            #expect(Double(ms) / 1000 == reference.timeIntervalSince1970)
+        }
+    }
+}
+
+@Suite struct ImportFormatTests {
+    func detect(_ text: String) -> ImportFileKind? { ImportFileKind.detect(head: Array(text.utf8)) }
+
+    @Test func tellsFormatsFromContent() {
+        #expect(detect(#"{"listened_at": 1, "track_metadata": {}}"# + "\n") == .listenBrainzLines)
+        #expect(detect(#"[{"listened_at": 1, "track_metadata": {}}]"#) == .listenBrainzArray)
+        #expect(detect("[\n  {\"ts\": \"2021-01-01T00:00:00Z\", \"ms_played\": 1}\n]") == .spotify)
+        #expect(detect(#"[{"endTime": "2021-01-01 00:00", "msPlayed": 1}]"#) == .spotify)
+        #expect(detect("{\n   \"scrobbles\": [\n") == .maloja)
+        #expect(detect("Artist,Album,Track,31 Jan 2021 14:03\n") == .lastFMCSV)
+        #expect(detect("\u{FEFF}uts,utc_time,artist\n") == .lastFMCSV)
+        #expect(detect("<?xml version=\"1.0\"?><TrainingCenterDatabase>") == .tcx)
+        #expect(detect("<?xml version=\"1.0\"?><gpx version=\"1.1\">") == .gpx)
+        #expect(ImportFileKind.detect(head: [0x50, 0x4B, 0x03, 0x04, 0]) == .zip)
+        #expect(detect("hello") == nil)
+        #expect(detect("{\"x\": 1}") == nil)
+        #expect(ImportFileKind.detect(head: Array("[]".utf8), forced: .spotify) == .spotify)
+    }
+
+    @Test func readsAListenBrainzExportRow() throws {
+        let line = #"{"listened_at": 1700000000, "recording_msid": "x", "track_metadata": {"artist_name": "Dool", "track_name": "Vantablack", "release_name": "Here Now, There Then", "additional_info": {"duration_ms": 215500, "recording_mbid": "e225fb84", "artist_mbids": ["a1"], "tracknumber": 3, "media_player": "mpd"}}}"#
+        guard case .listen(let l) = ExportRows.listenBrainz(try ImportJSON.parse(Array(line.utf8))) else { Issue.record(); return }
+        #expect(l.startedAtMs == 1_700_000_000_000)
+        #expect(l.track.title == "Vantablack" && l.track.artist == "Dool" && l.track.album == "Here Now, There Then")
+        #expect(l.track.durationSeconds == 215.5 && l.playedSeconds == 215.5 && l.counted)
+        #expect(l.endedAtMs == 1_700_000_215_500)
+        #expect(l.track.musicBrainz == MusicBrainzIDs(recording: "e225fb84", artist: "a1"))
+        #expect(l.track.trackNumber == 3 && l.player == "mpd")
+        #expect(ExportRows.listenBrainz(try ImportJSON.parse(Array(#"{"listened_at": 1700000000, "track_metadata": {"track_name": "x"}}"#.utf8)))
+                == .error("no track_metadata.artist_name"))
+        #expect(ExportRows.listenBrainz(try ImportJSON.parse(Array(#"{"listened_at": 5, "track_metadata": {"artist_name": "a", "track_name": "x"}}"#.utf8)))
+                == .error("listened_at 5 is before 1990"))
+    }
+
+    @Test func spotifySkipsAndPodcasts() throws {
+        func row(_ text: String) throws -> ImportRow { ExportRows.spotify(try ImportJSON.parse(Array(text.utf8))) }
+        let long = try row(#"{"ts": "2021-03-04T12:34:56Z", "ms_played": 200000, "master_metadata_track_name": "Song", "master_metadata_album_artist_name": "Artist", "master_metadata_album_album_name": null, "episode_name": null}"#)
+        guard case .listen(let l) = long else { Issue.record(Comment(rawValue: "\(long)")); return }
+        #expect(l.endedAtMs == ImportTime.parse("2021-03-04T12:34:56Z")! && l.startedAtMs == l.endedAtMs - 200_000)
+        #expect(l.counted && l.playedSeconds == 200 && l.track.album == nil)
+        guard case .listen(let skip) = try row(#"{"ts": "2021-03-04T12:34:56Z", "ms_played": 29999, "master_metadata_track_name": "Song", "master_metadata_album_artist_name": "Artist"}"#) else { Issue.record(); return }
+        #expect(!skip.counted)
+        #expect(try row(#"{"ts": "2021-03-04T12:34:56Z", "ms_played": 900000, "master_metadata_track_name": null, "episode_name": "Ep 1", "episode_show_name": "Show"}"#)
+                == .skipped("podcast episode"))
+        guard case .listen(let simple) = try row(#"{"endTime": "2021-03-04 12:34", "artistName": "A", "trackName": "T", "msPlayed": 40000}"#) else { Issue.record(); return }
+        #expect(simple.startedAtMs == ImportTime.parse("2021-03-04T12:34:00Z")! - 40_000)
+    }
+
+    @Test func malojaKeepsItsArtistList() throws {
+        let text = #"{"time": 1700000000, "track": {"artists": ["A", "B"], "title": "T", "album": {"albumtitle": "Al", "artists": ["A"]}, "length": 200}, "duration": 180, "origin": "client:phone"}"#
+        guard case .listen(let l) = ExportRows.maloja(try ImportJSON.parse(Array(text.utf8))) else { Issue.record(); return }
+        #expect(l.track.artist == "A, B" && l.track.album == "Al" && l.playedSeconds == 180 && l.player == "phone")
+        #expect(l.credit == ArtistCredit(primary: "A", featured: ["B"]))
+    }
+
+    @Test func lastFMCSVWithAndWithoutHeader() {
+        func records(_ text: String) -> [(CSVReader.Record, Int)] {
+            let bytes = Array(text.utf8)
+            return bytes.withUnsafeBufferPointer { buffer in
+                var reader = CSVReader(buffer)
+                var out: [(CSVReader.Record, Int)] = []
+                while let r = reader.next() { out.append((r.record, r.line)) }
+                return out
+            }
+        }
+        let plain = "Artist,Album,Track,31 Jan 2021 14:03\r\n\"Crosby, Stills & Nash\",,\"Say \"\"Hi\"\"\",31 Jan 2021 14:10\nMötley Crüe,Dr. Feelgood,Kickstart,\n"
+        var csv = LastFMCSV()
+        var rows: [ImportRow] = []
+        for (record, _) in records(plain) {
+            guard case .fields(let f) = record else { Issue.record(); return }
+            rows.append(csv.row(f))
+        }
+        #expect(rows.count == 3)
+        guard case .listen(let a) = rows[0], case .listen(let b) = rows[1] else { Issue.record(Comment(rawValue: "\(rows)")); return }
+        #expect(a.track.artist == "Artist" && a.startedAtMs == 1_612_101_780_000)
+        #expect(b.track.artist == "Crosby, Stills & Nash" && b.track.album == nil && b.track.title == "Say \"Hi\"")
+        #expect(rows[2] == .error("unreadable date ''"))
+
+        var header = LastFMCSV()
+        let withHeader = "uts,utc_time,artist,artist_mbid,album,album_mbid,track,track_mbid\n1612101780,\"31 Jan 2021, 14:03\",A,mb-a,B,mb-b,C,mb-c\n1612101900,\"31 Jan 2021, 14:05\",A,,B,,C"
+        let parsed = records(withHeader).map { record, _ -> ImportRow in
+            guard case .fields(let f) = record else { return .error("broken") }
+            return header.row(f)
+        }
+        #expect(parsed[0] == .skipped("header"))
+        guard case .listen(let c) = parsed[1] else { Issue.record(); return }
+        #expect(c.track.musicBrainz == MusicBrainzIDs(recording: "mb-c", release: "mb-b", artist: "mb-a"))
+        guard case .listen = parsed[2] else { Issue.record(Comment(rawValue: "\(parsed)")); return }
+        // An unterminated quote is reported on the line where it begins.
+        let broken = records("A,B,C,D\n\"A,B")
+        #expect(broken.count == 2 && broken[1].1 == 2)
+        if case .broken = broken[1].0 {} else { Issue.record() }
+    }
+
+    @Test func exportLinesReadBackExactly() throws {
+        let track = Track(title: "Say \"Hi\", 👋", artist: "Crosby, Stills & Nash feat. Ö", album: "Al\nbum", durationSeconds: 201.333,
+                          musicBrainz: MusicBrainzIDs(recording: "r", release: "l", artist: "a"))
+        let play = Play(trackID: 1, startedAt: Date(timeIntervalSince1970: 1_700_000_000.123), endedAt: Date(timeIntervalSince1970: 1_700_000_250.5),
+                        playedSeconds: 190.25, counted: false, source: "mpd", player: "kitchen")
+        let line = ListenExport.listenBrainzLine(play: play, track: track)
+        guard case .listen(let l) = ExportRows.listenBrainz(try ImportJSON.parse(Array(line.utf8))) else { Issue.record(Comment(rawValue: line)); return }
+        #expect(l.startedAtMs == 1_700_000_000_123 && l.endedAtMs == 1_700_000_250_500)
+        #expect(l.playedSeconds == 190.25 && !l.counted && l.player == "kitchen")
+        #expect(l.track.title == track.title && l.track.artist == track.artist && l.track.album == track.album)
+        #expect(l.track.durationSeconds == 201.333 && l.track.musicBrainz == track.musicBrainz)
+
+        let csvText = ListenExport.csvHeader + "\n" + ListenExport.csvLine(play: play, track: track) + "\n"
+        var csv = LastFMCSV()
+        var rows: [ImportRow] = []
+        Array(csvText.utf8).withUnsafeBufferPointer { buffer in
+            var reader = CSVReader(buffer)
+            while let r = reader.next() { if case .fields(let f) = r.record { rows.append(csv.row(f)) } }
+        }
+        guard rows.count == 2, case .listen(let c) = rows[1] else { Issue.record(Comment(rawValue: "\(rows)")); return }
+        #expect(c.startedAtMs == 1_700_000_000_123 && c.playedSeconds == 190.25 && !c.counted && c.player == "kitchen")
+        #expect(c.track.title == track.title && c.track.artist == track.artist && c.track.album == track.album)
+    }
+}

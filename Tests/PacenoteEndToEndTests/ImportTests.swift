@@ -1,0 +1,215 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// `pacenote import` / `export` and `POST /api/v1/import` on a fixture of each format,
+/// each with odd rows: missing album, non-ASCII, commas and quotes, feat. credits,
+/// duplicates, an unreadable row and a truncated end.
+@Suite struct ListenImportTests {
+    static func fixture(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/import/\(name)").path
+    }
+
+    /// A ListenBrainz export zip: listens in listens/YYYY/M.jsonl, beside files that are not listens.
+    static func makeZip(_ path: String) throws {
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr("user.json", '{"user_id": 1, "user_name": "me"}')
+                z.writestr("feedback.jsonl", '{"recording_msid": "x", "score": 1, "created": 1706000000}\\n')
+                z.writestr("listens/2024/2.jsonl",
+                    '{"listened_at": 1706781600, "track_metadata": {"artist_name": "Dool", "track_name": "Oweynagat", "release_name": "Summerland"}}\\n'
+                    '{"listened_at": 1706782000, "track_metadata": {"artist_name": "Emma Ruth Rundle", "track_name": "Marked for Death"}}\\n')
+            """
+        _ = try run(try Tools.require("python3"), ["-c", script, path])
+    }
+
+    /// "FILE: read 8, imported 5, …" → [read, imported, duplicates, skipped, errors]
+    static func counts(_ stdout: String, _ file: String) -> [Int]? {
+        guard let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix(file + ": read ") }) else { return nil }
+        return line.dropFirst(file.count + 2).split(separator: ",").compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+    }
+
+    static let plays = """
+        SELECT t.artist, t.title, IFNULL(t.album, '-'), IFNULL(t.duration_s, '-'), p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
+               IFNULL(p.player, '-') FROM plays p JOIN tracks t ON t.id = p.track_id ORDER BY p.started_at_ms, t.title
+        """
+
+    /// Every rollup row equals what the plays add up to (rows missing on either side included).
+    static func rollupsMatchPlays(_ sqlite: String, _ db: String) throws {
+        let checks = [
+            ("rollup_day_track", "day, track_id", "local_day, track_id"),
+            ("rollup_day_hour", "day, hour", "local_day, local_hour"),
+            ("rollup_year_track", "year, track_id", "substr(local_day, 1, 4), track_id"),
+            ("rollup_track_total", "track_id", "track_id"),
+        ]
+        for (table, keys, expression) in checks {
+            let rollup = "SELECT \(keys), plays, skips, round(played_s, 6) FROM \(table)"
+            let fromPlays = "SELECT \(expression), SUM(counted), SUM(1 - counted), round(SUM(played_s), 6) FROM plays GROUP BY \(expression)"
+            let diff = try run(sqlite, [db, "\(rollup) EXCEPT \(fromPlays); \(fromPlays) EXCEPT \(rollup);"]).stdout
+            #expect(diff.isEmpty, "\(table): \(diff)")
+        }
+    }
+
+    @Test func eachFormatImportsExactlyOnceAndRoundTrips() throws {
+        let sqlite = try Tools.require("sqlite3")
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        let zip = dir.file("listenbrainz-export.zip")
+        try Self.makeZip(zip)
+        let files = [
+            ("listenbrainz.jsonl", [8, 5, 1, 0, 2]),
+            // The first row is the listen of line 2 above, from Last.fm (minutes, not seconds).
+            ("lastfm.csv", [7, 3, 2, 0, 2]),
+            ("lastfm-header.csv", [2, 2, 0, 0, 0]),
+            ("Streaming_History_Audio_2024.json", [7, 3, 1, 2, 1]),
+            ("maloja_export.json", [4, 2, 1, 0, 1]),
+        ]
+        var r = try PacenoteProcess.run(["import", "--db", db] + files.map { Self.fixture($0.0) } + [zip])
+        #expect(r.status == 0, "\(r.stderr)")
+        for (name, expected) in files {
+            #expect(Self.counts(r.stdout, Self.fixture(name)) == expected, "\(name): \(r.stdout)")
+        }
+        #expect(Self.counts(r.stdout, zip) == [2, 2, 0, 0, 0], "\(r.stdout)")
+        #expect(r.stdout.contains("total: read 30, imported 17, duplicates 5, skipped 2, errors 6"), "\(r.stdout)")
+        // Unreadable rows, with file and line; progress as plain lines (not a terminal).
+        for problem in ["listenbrainz.jsonl:7: no track_metadata.artist_name", "listenbrainz.jsonl:8: unreadable JSON",
+                        "lastfm.csv:6: unreadable date 'not a date'", "lastfm.csv:7: expected 4 columns, found 3",
+                        "Streaming_History_Audio_2024.json:128: unreadable JSON", "maloja_export.json:57: no track.artists"] {
+            #expect(r.stderr.contains(problem), "\(problem): \(r.stderr)")
+        }
+        #expect(r.stderr.contains("import \(Self.fixture("lastfm.csv")): 100% 7 read"), "\(r.stderr)")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM plays"]).stdout == "17\n")
+        #expect(try run(sqlite, [db, "SELECT source, COUNT(*), SUM(counted) FROM plays GROUP BY source ORDER BY source"]).stdout
+                == "import:lastfm|5|5\nimport:listenbrainz|7|7\nimport:maloja|2|2\nimport:spotify|3|2\n")
+        // Credits: the original text is kept, the artists are parsed.
+        let credits = try run(sqlite, [db, """
+            SELECT t.artist, t.title, group_concat(a.role || ':' || a.name, ' / ') FROM tracks t JOIN track_artists a ON a.track_id = t.id
+            WHERE t.title LIKE 'Get Lucky%' OR t.title LIKE 'Otis%' GROUP BY t.id ORDER BY t.id
+            """]).stdout
+        #expect(credits == """
+            Daft Punk feat. Pharrell Williams|Get Lucky (feat. Nile Rodgers)|primary:Daft Punk / featured:Pharrell Williams / featured:Nile Rodgers
+            Kanye West feat. Jay-Z|Otis (feat. Otis Redding)|primary:Kanye West / featured:Jay-Z / featured:Otis Redding
+            Daft Punk, Pharrell Williams|Get Lucky|primary:Daft Punk / featured:Pharrell Williams
+
+            """, "\(credits)")
+        #expect(try run(sqlite, [db, "SELECT artist, album IS NULL FROM tracks WHERE title = 'Helplessly Hoping \"Demo\"'"]).stdout
+                == "Crosby, Stills & Nash|1\n")
+        try Self.rollupsMatchPlays(sqlite, db)
+        let before = try run(sqlite, [db, Self.plays]).stdout
+
+        // Again: nothing new.
+        r = try PacenoteProcess.run(["import", "--db", db] + files.map { Self.fixture($0.0) } + [zip])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("total: read 30, imported 0, duplicates 22, skipped 2, errors 6"), "\(r.stdout)")
+        #expect(try run(sqlite, [db, Self.plays]).stdout == before)
+        try Self.rollupsMatchPlays(sqlite, db)
+
+        // Export -> import into an empty database -> the same plays, for both formats.
+        for format in ["listenbrainz", "csv"] {
+            let out = dir.file("export.\(format)")
+            r = try PacenoteProcess.run(["export", "--db", db, "--format", format, "--output", out])
+            #expect(r.status == 0, "\(r.stderr)")
+            let copy = dir.file("copy-\(format).sqlite")
+            r = try PacenoteProcess.run(["import", "--db", copy, out])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(Self.counts(r.stdout, out) == [17, 17, 0, 0, 0], "\(format): \(r.stdout) \(r.stderr)")
+            let copied = try run(sqlite, [copy, Self.plays]).stdout
+            if format == "listenbrainz" {
+                #expect(copied == before, "\(copied)")
+            } else {
+                // CSV keeps no track duration.
+                let withoutDuration = "SELECT artist, title, album, started, ended, played, counted, player FROM (\(Self.plays.replacingOccurrences(of: "p.started_at_ms, p.ended_at_ms", with: "p.started_at_ms AS started, p.ended_at_ms AS ended").replacingOccurrences(of: "p.played_s, p.counted", with: "p.played_s AS played, p.counted").replacingOccurrences(of: "IFNULL(t.album, '-')", with: "IFNULL(t.album, '-') AS album").replacingOccurrences(of: "IFNULL(p.player, '-')", with: "IFNULL(p.player, '-') AS player")))"
+                #expect(try run(sqlite, [copy, withoutDuration]).stdout == (try run(sqlite, [db, withoutDuration]).stdout))
+            }
+            try Self.rollupsMatchPlays(sqlite, copy)
+        }
+        // A date range: only the plays of 2 January (UTC).
+        r = try PacenoteProcess.run(["export", "--db", db, "--format", "csv", "--from", "2024-01-02T00:00:00Z", "--to", "2024-01-03T00:00:00Z"])
+        #expect(r.stdout.split(separator: "\n").count == 3, "\(r.stdout)")  // header + the two Radiohead plays
+        #expect(r.stdout.contains("Paranoid Android"))
+    }
+
+    @Test func anInterruptedImportRunsAgainWithoutHarm() throws {
+        let sqlite = try Tools.require("sqlite3")
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        let file = dir.file("big.jsonl")
+        let n = 60_000
+        var text = ""
+        for i in 0..<n {
+            text += #"{"listened_at": \#(1_600_000_000 + i * 200), "track_metadata": {"artist_name": "Artist \#(i % 50)", "track_name": "Song \#(i % 700)", "additional_info": {"duration_ms": 190500}}}"# + "\n"
+        }
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let process = try PacenoteProcess(["import", "--db", db, "--batch-size", "2000", file])
+        // Killed (no chance to clean up) once some batches are committed.
+        #expect(try eventually(timeout: 60) {
+            Int(try run(sqlite, ["-cmd", ".timeout 2000", db, "SELECT COUNT(*) FROM plays"], allowFailure: true).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 4000
+        })
+        process.signal(SIGKILL)
+        _ = try process.wait()
+        let partial = Int(try run(sqlite, [db, "SELECT COUNT(*) FROM plays"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        #expect(partial > 0 && partial % 2000 == 0, "\(partial)")  // whole batches only
+        try Self.rollupsMatchPlays(sqlite, db)
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'plays_rollup_insert'"]).stdout == "1\n")
+        let r = try PacenoteProcess.run(["import", "--db", db, file])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Self.counts(r.stdout, file) == [n, n - partial, partial, 0, 0], "\(r.stdout)")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*), SUM(played_s) FROM plays"]).stdout == "\(n)|\(Double(n) * 190.5)\n")
+        try Self.rollupsMatchPlays(sqlite, db)
+    }
+
+    @Test func workoutFilesStillImportAndBadFilesAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        try "hello".write(toFile: dir.file("notes.txt"), atomically: true, encoding: .utf8)
+        let r = try PacenoteProcess.run(["import", "--db", db, dir.file("notes.txt"), Self.fixture("lastfm-header.csv")])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("notes.txt: not a TCX or GPX file"), "\(r.stderr)")
+        #expect(Self.counts(r.stdout, Self.fixture("lastfm-header.csv")) == [2, 2, 0, 0, 0], "\(r.stdout)")
+        let forced = try PacenoteProcess.run(["import", "--db", db, "--format", "nonsense", Self.fixture("lastfm.csv")])
+        #expect(forced.status != 0 && forced.stderr.contains("--format"), "\(forced.stderr)")
+        // ListenBrainz's older export: one JSON array, pretty-printed; the format forced.
+        let lines = try String(contentsOfFile: Self.fixture("listenbrainz.jsonl"), encoding: .utf8).split(separator: "\n").prefix(6)
+        try ("[\n  " + lines.joined(separator: ",\n  ") + "\n]\n").write(toFile: dir.file("listens.json"), atomically: true, encoding: .utf8)
+        let array = try PacenoteProcess.run(["import", "--db", db, "--format", "listenbrainz", dir.file("listens.json")])
+        #expect(array.status == 0, "\(array.stderr)")
+        #expect(Self.counts(array.stdout, dir.file("listens.json")) == [6, 5, 1, 0, 0], "\(array.stdout)")
+    }
+
+    @Test func importOverHTTP() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let spotify = try Data(contentsOf: URL(fileURLWithPath: Self.fixture("Streaming_History_Audio_2024.json")))
+        let url = daemon.base + "/api/v1/import?name=history.json"
+        var r = try HTTP.request("POST", url, headers: ["Authorization": "Token \(daemon.apiKey)"], body: spotify)
+        #expect(r.status == 200, "\(r.text)")
+        #expect(r.json?["format"] as? String == "spotify")
+        for (key, value) in [("read", 7), ("imported", 3), ("duplicates", 1), ("skipped", 2), ("errors", 1)] {
+            #expect(r.json?[key] as? Int == value, "\(key): \(r.text)")
+        }
+        let problem = (r.json?["problems"] as? [[String: Any]])?.first
+        #expect(problem?["file"] as? String == "history.json" && problem?["line"] as? Int == 128, "\(r.text)")
+        r = try HTTP.request("POST", url, headers: ["Authorization": "Token \(daemon.apiKey)"], body: spotify)
+        #expect(r.json?["imported"] as? Int == 0 && r.json?["duplicates"] as? Int == 4, "\(r.text)")
+        let listens = try daemon.listens()
+        #expect(listens.map(\.title) == ["Vantablack", "Hoppípolla", "Группа крови"])
+        #expect(listens.map(\.counted) == [true, false, true])
+        #expect(listens.allSatisfy { $0.json["source"] as? String == "import:spotify" })
+        // The song of that day comes from the rollups the import wrote.
+        let sotd = try HTTP.get(daemon.base + "/api/v1/sotd/2024-01-03")
+        #expect(sotd.status == 200 && (sotd.text.contains("Vantablack") || sotd.text.contains("Группа крови")), "\(sotd.text)")
+
+        let dir = try TemporaryDirectory()
+        try Self.makeZip(dir.file("export.zip"))
+        r = try HTTP.request("POST", daemon.base + "/api/v1/import", headers: ["Authorization": "Token \(daemon.apiKey)", "Content-Type": "application/zip"],
+                             body: try Data(contentsOf: URL(fileURLWithPath: dir.file("export.zip"))))
+        #expect(r.status == 200 && r.json?["imported"] as? Int == 2, "\(r.text)")
+
+        r = try HTTP.request("POST", url, headers: ["Authorization": "Token \(daemon.apiKey)"], body: Data("hello".utf8))
+        #expect(r.status == 415 && (r.json?["error"] as? [String: Any])?["code"] as? String == "unsupported_format", "\(r.text)")
+        r = try HTTP.request("POST", url, body: spotify)
+        #expect(r.status == 401)
+        #expect(try daemon.listens().count == 5)
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import GRDB
+import PacenoteCore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteStore
+
+private let zone = TimeZone(identifier: "Europe/Berlin")!
+
+@Suite struct ImportStoreTests {
+    /// Listens with awkward seconds (sums that depend on the order of addition), over
+    /// days, hours, a DST change and a few tracks, some repeated back to back.
+    static func listens(count: Int, seed: UInt64 = 42) -> [ImportedListen] {
+        var state = seed
+        func random(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(n))
+        }
+        var at: Int64 = 1_711_800_000_000  // 2024-03-30, the night before DST in Berlin
+        return (0..<count).map { i in
+            let n = random(7)
+            let played = Double(random(400_000)) / 1000 + 0.1
+            at += Int64(played * 1000) + Int64(random(4_000_000))
+            let track = Track(title: "Song \(n)" + (n == 3 ? " (feat. Guest)" : ""), artist: n == 5 ? "Björk feat. Someone" : "Artist \(n % 3)",
+                              album: n == 2 ? nil : "Album", durationSeconds: 200)
+            return ImportedListen(track: track, startedAtMs: at, playedSeconds: played, counted: random(5) != 0, player: i % 2 == 0 ? "phone" : nil)
+        }
+    }
+
+    @Test func bulkRollupsAreExactlyThoseOfTheTrigger() throws {
+        let dir = try TemporaryDirectory()
+        let bulk = try Store.open(path: dir.file("bulk.sqlite"), timeZone: zone)
+        let reference = try Store.open(path: dir.file("ref.sqlite"), timeZone: zone)
+        defer { try? bulk.close(); try? reference.close() }
+        let all = Self.listens(count: 3000)
+        // Some plays first through the trigger in both, so that the bulk path adds to stored sums.
+        for store in [bulk, reference] {
+            for l in all.prefix(500) {
+                let id = try store.saveTrack(l.track)
+                try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
+                                          endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
+                                          counted: l.counted, source: "import:test", player: l.player))
+            }
+        }
+        let session = ListenImportSession(store: bulk, source: "import:test")
+        var imported = 0
+        for start in stride(from: 500, to: all.count, by: 700) {
+            imported += try session.insert(Array(all[start..<min(start + 700, all.count)])).imported
+        }
+        #expect(imported == 2500)
+        for l in all.dropFirst(500) {
+            let id = try reference.saveTrack(l.track)
+            try reference.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
+                                          endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
+                                          counted: l.counted, source: "import:test", player: l.player))
+        }
+        let bulkRollups = try bulk.rollupDump()
+        #expect(bulkRollups.count > 100)
+        #expect(bulkRollups == (try reference.rollupDump()))
+        #expect(try bulk.playDump() == (try reference.playDump()))
+        // The trigger is back: a play stored afterwards reaches the rollups.
+        let before = try bulk.dailyTotals(from: "2030-01-01", to: "2030-01-01")
+        #expect(before.isEmpty)
+        let id = try bulk.saveTrack(Track(title: "Later", artist: "Someone"))
+        try bulk.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: 1_893_492_000), endedAt: Date(timeIntervalSince1970: 1_893_492_100),
+                                 playedSeconds: 100, counted: true, source: "mpd"))
+        #expect(try bulk.dailyTotals(from: "2030-01-01", to: "2030-01-01").first?.plays == 1)
+    }
+
+    @Test func importingAgainAddsNothingAndDuplicatesAreRecognised() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        // A play MPD logged (milliseconds) and the same one from a ListenBrainz export (seconds).
+        let mpdTrack = try store.saveTrack(Track(uri: "Dool/Vantablack.flac", title: "Vantablack", artist: "Dool", durationSeconds: 215))
+        try store.insertPlay(Play(trackID: mpdTrack, startedAt: Date(timeIntervalSince1970: 1_700_000_000.456),
+                                  endedAt: Date(timeIntervalSince1970: 1_700_000_215.456), playedSeconds: 215, counted: true, source: "mpd"))
+        let exported = Track(title: "Vantablack", artist: "DOOL", durationSeconds: 215)
+        let listens = [
+            ImportedListen(track: exported, startedAtMs: 1_700_000_000_000, playedSeconds: 215),  // the MPD play
+            ImportedListen(track: exported, startedAtMs: 1_700_000_215_000, playedSeconds: 215),  // played again right after: kept
+            ImportedListen(track: exported, startedAtMs: 1_700_000_215_000, playedSeconds: 215),  // a duplicate row
+            ImportedListen(track: Track(title: "Song (feat. C)", artist: "A feat. B"), startedAtMs: 1_700_001_000_000, playedSeconds: 180),
+        ]
+        let session = ListenImportSession(store: store, source: "import:listenbrainz")
+        let first = try session.insert(listens)
+        #expect(first.imported == 2 && first.duplicates == 2)
+        let again = try ListenImportSession(store: store, source: "import:listenbrainz").insert(listens)
+        #expect(again.imported == 0 && again.duplicates == 4)
+        #expect(try store.counts() == StoreCounts(plays: 3, tracks: 2))
+        let plays = try store.recentPlays(limit: 10)
+        #expect(plays.map(\.track.id) == [plays[0].track.id, mpdTrack, mpdTrack])  // the library track gets the import
+        #expect(try store.credit(trackID: try #require(plays[0].track.id)) == ArtistCredit(primary: "A", featured: ["B", "C"]))
+        #expect(plays[0].track.artist == "A feat. B" && plays[0].track.title == "Song (feat. C)")
+        #expect(plays[0].play.source == "import:listenbrainz")
+    }
+}
+
+extension ImportStoreTests {
+    @Test func aMinutePrecisionScrobbleMeetsThePlayMPDLogged() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        let id = try store.saveTrack(Track(uri: "a.flac", title: "Jóga", artist: "Björk", durationSeconds: 305))
+        try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: 1_612_101_821.25),
+                                  endedAt: Date(timeIntervalSince1970: 1_612_102_126.25), playedSeconds: 305, counted: true, source: "mpd"))
+        var scrobble = ImportedListen(track: Track(title: "Joga", artist: "Bjork"), startedAtMs: 1_612_101_780_000, playedSeconds: 0)
+        scrobble.startPrecisionMs = 60_000  // "31 Jan 2021 14:03"
+        var again = ImportedListen(track: scrobble.track, startedAtMs: 1_612_102_086_000, playedSeconds: 0)  // the next play, right after
+        again.startPrecisionMs = 60_000
+        let result = try ListenImportSession(store: store, source: "import:lastfm").insert([scrobble, again])
+        #expect(result.imported == 1 && result.duplicates == 1)
+    }
+}
+
+extension Store {
+    /// Every rollup row, with the exact bits of its seconds.
+    func rollupDump() throws -> [String] {
+        try read { db in
+            var out: [String] = []
+            for (table, keys) in Schema.rollups {
+                let columns = keys.map(\.column).joined(separator: ", ")
+                let rows = try Row.fetchAll(db, sql: "SELECT \(columns), plays, skips, played_s FROM \(table) ORDER BY \(columns)")
+                out += rows.map { row in
+                    let played: Double = row["played_s"]
+                    return "\(table) \(keys.map { "\(row[$0.column] as DatabaseValue)" }.joined(separator: " ")) \(row["plays"] as Int) \(row["skips"] as Int) \(played.bitPattern)"
+                }
+            }
+            return out
+        }
+    }
+
+    func playDump() throws -> [String] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour FROM plays
+                ORDER BY started_at_ms, track_id
+                """).map { "\($0)" }
+        }
+    }
+}
