@@ -476,23 +476,23 @@ extension Store {
     /// `body` one at a time (an export of years of plays is never held in memory).
     public func forEachPlay(from: Date? = nil, to: Date? = nil, _ body: (PlayWithTrack) throws -> Void) throws(StoreError) {
         try read { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if let from {
+                conditions.append("p.started_at_ms >= ?")
+                arguments += [Store.milliseconds(from)]
+            }
+            if let to {
+                conditions.append("p.started_at_ms < ?")
+                arguments += [Store.milliseconds(to)]
+            }
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT p.id AS play_id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
-                       p.source, p.player, p.hr_avg, p.hr_max, p.zone, p.workout_id, t.*
-                FROM plays p JOIN tracks t ON t.id = p.track_id
-                WHERE (?1 IS NULL OR p.started_at_ms >= ?1) AND (?2 IS NULL OR p.started_at_ms < ?2)
+                SELECT \(Store.playWithTrackColumns) FROM plays p JOIN tracks t ON t.id = p.track_id
+                \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
                 ORDER BY p.started_at_ms, p.id
-                """, arguments: [from.map(Store.milliseconds), to.map(Store.milliseconds)])
+                """, arguments: arguments)
             while let row = try rows.next() {
-                try body(PlayWithTrack(
-                    play: Play(
-                        id: row["play_id"], trackID: row["track_id"],
-                        startedAt: Store.date(milliseconds: row["started_at_ms"]),
-                        endedAt: Store.date(milliseconds: row["ended_at_ms"]),
-                        playedSeconds: row["played_s"], counted: row["counted"], source: row["source"],
-                        player: row["player"], heartRateAverage: row["hr_avg"], heartRateMax: row["hr_max"],
-                        zone: (row["zone"] as Int?).flatMap(Zone.init(rawValue:)), workoutID: row["workout_id"]),
-                    track: Store.track(from: row)))
+                try body(Store.playWithTrack(from: row))
             }
         }
     }

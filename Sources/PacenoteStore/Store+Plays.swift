@@ -81,24 +81,31 @@ extension Store {
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try read { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT p.id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted,
-                       p.source, p.player, p.hr_avg, p.hr_max, p.zone, p.workout_id, \(Store.trackColumns("t"))
-                FROM plays p JOIN tracks t ON t.id = p.track_id
+                SELECT \(Store.playWithTrackColumns) FROM plays p JOIN tracks t ON t.id = p.track_id
                 \(filter)
                 ORDER BY p.started_at_ms DESC, p.id DESC
                 LIMIT ?
                 """, arguments: arguments)
-            return rows.map { row in
-                PlayWithTrack(
-                    play: Play(
-                        id: row[0], trackID: row[1],
-                        startedAt: Store.date(milliseconds: row[2]), endedAt: Store.date(milliseconds: row[3]),
-                        playedSeconds: row[4], counted: row[5], source: row[6], player: row[7],
-                        heartRateAverage: row[8], heartRateMax: row[9],
-                        zone: (row[10] as Int?).flatMap(Zone.init(rawValue:)), workoutID: row[11]),
-                    track: Store.track(from: row, at: 12))
-            }
+            return rows.map(Store.playWithTrack(from:))
         }
+    }
+
+    /// The columns `playWithTrack(from:)` reads, for `FROM plays p JOIN tracks t`.
+    static let playWithTrackColumns = """
+        p.id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted, p.source, p.player, \
+        p.hr_avg, p.hr_max, p.zone, p.workout_id, \(trackColumns("t"))
+        """
+
+    /// A play and its track from a row of `playWithTrackColumns`, read by position.
+    static func playWithTrack(from row: Row) -> PlayWithTrack {
+        PlayWithTrack(
+            play: Play(
+                id: row[0], trackID: row[1],
+                startedAt: Store.date(milliseconds: row[2]), endedAt: Store.date(milliseconds: row[3]),
+                playedSeconds: row[4], counted: row[5], source: row[6], player: row[7],
+                heartRateAverage: row[8], heartRateMax: row[9],
+                zone: (row[10] as Int?).flatMap(Zone.init(rawValue:)), workoutID: row[11]),
+            track: Store.track(from: row, at: 12))
     }
 
     /// A user's search text as an FTS5 query: each word quoted (so no operator syntax
