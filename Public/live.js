@@ -4,6 +4,16 @@
 (function () {
   if (!document.body || !document.body.dataset.live || !window.EventSource) return;
   const base = document.documentElement.dataset.base || "";
+  // Times and days as the server writes them: in the display time zone, not the browser's.
+  const zone = document.documentElement.dataset.tz || undefined;
+  function localDay(date) {
+    // en-CA writes YYYY-MM-DD.
+    try { return date.toLocaleDateString("en-CA", { timeZone: zone }); } catch (e) { return date.toLocaleDateString("en-CA"); }
+  }
+  function localTime(date) {
+    const options = { hour: "2-digit", minute: "2-digit", hour12: false, timeZone: zone };
+    try { return date.toLocaleTimeString("en-GB", options); } catch (e) { delete options.timeZone; return date.toLocaleTimeString("en-GB", options); }
+  }
   const $ = (sel) => document.querySelector(sel);
   const status = $("[data-live-status]");
   const nowCard = $("[data-player]");
@@ -80,14 +90,16 @@
   function addPlay(listen) {
     const list = $("[data-today]");
     if (!list || !listen || !listen.track) return;
+    const started = new Date(listen.started_at);
+    // A new day began since the page was made: today's list (and the rest) start over.
+    if (list.dataset.today && localDay(started) !== list.dataset.today) { window.location.reload(); return; }
     const empty = $("[data-today-empty]");
     if (empty) empty.remove();
     const li = document.createElement("li");
     li.className = listen.counted ? "play" : "play skip";
     const time = document.createElement("time");
-    const started = new Date(listen.started_at);
     time.dateTime = listen.started_at;
-    time.textContent = started.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
+    time.textContent = localTime(started);
     const what = document.createElement("span");
     what.className = "what";
     const title = document.createElement(listen.track.id ? "a" : "span");

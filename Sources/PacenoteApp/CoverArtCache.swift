@@ -1,17 +1,22 @@
 import Foundation
 import Logging
+import Synchronization
 import PacenoteCore
 import PacenoteMPD
 import PacenoteWeb
 
-/// Covers from MPD kept on disk beside the database (`covers/`), one file per album folder
-/// (MPD's `albumart` is a folder's cover; most albums are a folder). A song without a
-/// picture is remembered for six hours before MPD is asked again.
+/// Covers from MPD kept on disk beside the database (`covers/`): one file per album folder
+/// for a folder's cover (`albumart`), one per song for a picture inside the file
+/// (`readpicture`). A song without a picture is remembered for six hours before MPD is
+/// asked again; a player that failed is left alone for a minute (so a down MPD does not hold
+/// a web thread for its timeout on every cover).
 final class CoverArtCache: Sendable {
     let directory: String
     let players: [MPDEndpoint]
     let logger: Logger
     static let retryMissingAfter: TimeInterval = 6 * 3600
+    static let retryPlayerAfter: TimeInterval = 60
+    private let failedAt = Mutex<[Int: Date]>([:])
 
     init(databasePath: String, players: [MPDEndpoint], logger: Logger) {
         directory = ((databasePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("covers")
@@ -23,29 +28,44 @@ final class CoverArtCache: Sendable {
         // Streams and imported plays have no file MPD could find a picture for.
         guard let uri = track.uri, !uri.contains("://") else { return nil }
         let folder = (uri as NSString).deletingLastPathComponent
-        let name = Self.hash(folder.isEmpty ? uri : folder)
-        let file = (directory as NSString).appendingPathComponent(name + ".img")
-        let missing = (directory as NSString).appendingPathComponent(name + ".none")
-        if let data = FileManager.default.contents(atPath: file), let type = Self.mediaType(Array(data)) {
-            return CoverImage(bytes: Array(data), contentType: type)
+        let folderFile = path(Self.hash("folder:" + folder), "img")
+        let songFile = path(Self.hash("file:" + uri), "img")
+        let missing = path(Self.hash("file:" + uri), "none")
+        for file in [songFile, folderFile] {
+            if let data = FileManager.default.contents(atPath: file), let type = Self.mediaType(Array(data.prefix(12))) {
+                return CoverImage(bytes: Array(data), contentType: type)
+            }
         }
         if let attributes = try? FileManager.default.attributesOfItem(atPath: missing),
            let modified = attributes[.modificationDate] as? Date, Date().timeIntervalSince(modified) < Self.retryMissingAfter {
             return nil
         }
-        for endpoint in players {
+        var everyPlayerAnswered = true
+        for (index, endpoint) in players.enumerated() {
+            let recentlyFailed = failedAt.withLock { $0[index].map { Date().timeIntervalSince($0) < Self.retryPlayerAfter } ?? false }
+            if recentlyFailed {
+                everyPlayerAnswered = false
+                continue
+            }
             do {
-                guard let bytes = try MPDCoverArt.fetch(endpoint: endpoint, uri: uri), let type = Self.mediaType(bytes) else { continue }
-                store(bytes, at: file)
-                return CoverImage(bytes: bytes, contentType: type)
+                guard let found = try MPDCoverArt.fetch(endpoint: endpoint, uri: uri), let type = Self.mediaType(Array(found.bytes.prefix(12)))
+                else { continue }
+                store(found.bytes, at: found.source == .folder ? folderFile : songFile)
+                return CoverImage(bytes: found.bytes, contentType: type)
             } catch {
-                // MPD down or slow: no cover now, and no note of it, so the next view asks again.
+                // MPD down or slow: no cover now, no note of a missing one, and this player
+                // rests for a minute.
                 logger.debug("cover of \(uri): \(error)")
-                return nil
+                failedAt.withLock { $0[index] = Date() }
+                everyPlayerAnswered = false
             }
         }
-        store([], at: missing)
+        if everyPlayerAnswered { store([], at: missing) }
         return nil
+    }
+
+    private func path(_ name: String, _ ext: String) -> String {
+        (directory as NSString).appendingPathComponent(name + "." + ext)
     }
 
     private func store(_ bytes: [UInt8], at path: String) {

@@ -46,7 +46,69 @@ public final class Demo: @unchecked Sendable {
             throw StartupError("demo: '\(name)' is not installed (apt-get install mpd sox; scripts/run --demo does it)")
         }
         let mpdPath = try tool("mpd"), sox = try tool("sox")
-        directory = NSTemporaryDirectory() + "pacenote-demo-\(getpid())"
+        // A fresh folder only this user can enter (mkdtemp): MPD's configuration goes in it.
+        var template = Array((NSTemporaryDirectory() + "pacenote-demo-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw StartupError("demo: cannot create a temporary folder: \(String(cString: strerror(errno)))")
+        }
+        directory = String(cString: made)
+        do {
+            try Demo.prepare(directory: directory, sox: sox, logger: logger)
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+        mpdPort = try Demo.freePort()
+        let music = directory + "/music"
+        let conf = """
+            music_directory "\(music)"
+            db_file "\(directory)/mpd.db"
+            state_file "\(directory)/mpd.state"
+            sticker_file "\(directory)/sticker.sql"
+            log_file "\(directory)/mpd.log"
+            bind_to_address "127.0.0.1"
+            port "\(mpdPort)"
+            auto_update "no"
+            audio_output {
+                type "null"
+                name "demo"
+                sync "yes"
+                mixer_type "none"
+            }
+
+            """
+        try conf.write(toFile: directory + "/mpd.conf", atomically: true, encoding: .utf8)
+        mpd = Process()
+        mpd.executableURL = URL(fileURLWithPath: mpdPath)
+        mpd.arguments = ["--no-daemon", directory + "/mpd.conf"]
+        mpd.standardOutput = FileHandle.nullDevice
+        mpd.standardError = FileHandle.nullDevice
+        do {
+            try mpd.run()
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw StartupError("demo: cannot start mpd: \(error)")
+        }
+        let endpoint = MPDEndpoint(location: .tcp(host: "127.0.0.1", port: mpdPort), password: nil)
+        var lastError: (any Error)?
+        for _ in 0..<100 {
+            do {
+                try MPDControl.playEverything(endpoint: endpoint)
+                lastError = nil
+                break
+            } catch {
+                lastError = error
+                usleep(100_000)
+            }
+        }
+        if let lastError {
+            stop()
+            throw StartupError("demo: MPD did not start: \(lastError) (its log: \(directory)/mpd.log)")
+        }
+    }
+
+    /// The library: a FLAC per song with its tags (BPM included) and a cover per album.
+    static func prepare(directory: String, sox: String, logger: Logger) throws {
         let music = directory + "/music"
         try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
         func run(_ path: String, _ arguments: [String]) throws {
@@ -74,65 +136,27 @@ public final class Demo: @unchecked Sendable {
                               "-x", "300", "-y", "257", "-r", "-o", "\(folder)/cover.png"])
             }
         }
-        mpdPort = try Demo.freePort()
-        let conf = """
-            music_directory "\(music)"
-            db_file "\(directory)/mpd.db"
-            state_file "\(directory)/mpd.state"
-            sticker_file "\(directory)/sticker.sql"
-            log_file "\(directory)/mpd.log"
-            bind_to_address "127.0.0.1"
-            port "\(mpdPort)"
-            auto_update "no"
-            audio_output {
-                type "null"
-                name "demo"
-                sync "yes"
-                mixer_type "none"
-            }
-
-            """
-        try conf.write(toFile: directory + "/mpd.conf", atomically: true, encoding: .utf8)
-        mpd = Process()
-        mpd.executableURL = URL(fileURLWithPath: mpdPath)
-        mpd.arguments = ["--no-daemon", directory + "/mpd.conf"]
-        mpd.standardOutput = FileHandle.nullDevice
-        mpd.standardError = FileHandle.nullDevice
-        try mpd.run()
-        let endpoint = MPDEndpoint(location: .tcp(host: "127.0.0.1", port: mpdPort), password: nil)
-        var lastError: (any Error)?
-        for _ in 0..<100 {
-            do {
-                try MPDControl.playEverything(endpoint: endpoint)
-                lastError = nil
-                break
-            } catch {
-                lastError = error
-                usleep(100_000)
-            }
-        }
-        if let lastError {
-            stop()
-            throw StartupError("demo: MPD did not start: \(lastError) (its log: \(directory)/mpd.log)")
-        }
     }
 
     /// The configuration the demo serves with: its MPD, its own database, a play counting
     /// after 10 s, and workouts that start and end quickly.
     public func configure(_ config: inout Config) {
         config.databasePath = directory + "/pacenote.sqlite"
-        config.mpd = Config.MPD()
-        config.mpd.host = "127.0.0.1"
-        config.mpd.port = mpdPort
-        config.mpd.reconnectInitialSeconds = 0.2
+        // Only the demo's MPD: never the players of the user's own configuration.
+        var player = Config.MPD()
+        player.host = "127.0.0.1"
+        player.port = mpdPort
+        player.reconnectInitialSeconds = 0.2
+        config.players = [player]
         config.playRule = PlayRule(minimumDuration: 10, fraction: 0.5, sufficientSeconds: 240, streamSeconds: 20)
         config.heartRate.maxHR = 190
         config.heartRate.workoutStartAfterSeconds = 10
         config.heartRate.workoutEndAfterSeconds = 30
     }
 
-    /// A heart rate every second: rest, a warm-up, intervals up to zone 4–5, a cool-down and
-    /// a rest, over and over (a 6-minute cycle), with a little noise.
+    /// A heart rate every second: rest, a warm-up, intervals up to zone 4–5, a cool-down,
+    /// then a minute with the strap off (the workout ends), over and over (a 6-minute cycle),
+    /// with a little noise.
     public func feedHeartRate(into service: HeartRateService, logger: Logger) {
         let thread = Thread { [self] in
             let start = Date()
@@ -147,11 +171,11 @@ public final class Demo: @unchecked Sendable {
                     let phase = (t - 75).truncatingRemainder(dividingBy: 60)  // 3 intervals
                     bpm = phase < 35 ? 150 + phase * 0.5 : 165 - (phase - 35) * 0.9
                 case ..<300: bpm = 150 - (t - 255) * 1.6                     // cool-down
-                default: bpm = 78
+                default: bpm = 0                                             // strap off
                 }
                 let sample = HeartRateSample(at: Date(), bpm: Int(bpm.rounded()) + Int.random(in: -2...2, using: &generator))
                 do {
-                    _ = try service.ingest([sample], source: "demo")
+                    if bpm > 0 { _ = try service.ingest([sample], source: "demo") }
                 } catch {
                     logger.warning("demo heart rate: \(error)")
                 }
@@ -166,12 +190,17 @@ public final class Demo: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops the feeder and MPD and removes the demo's folder.
-    public func stop() {
+    /// Stops the heart-rate feeder (before the server closes the database).
+    public func stopFeeding() {
         stopping.lock()
         stopped = true
         stopping.broadcast()
         stopping.unlock()
+    }
+
+    /// Stops the feeder and MPD and removes the demo's folder.
+    public func stop() {
+        stopFeeding()
         if mpd.isRunning {
             mpd.terminate()
             mpd.waitUntilExit()

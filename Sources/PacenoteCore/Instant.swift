@@ -23,7 +23,9 @@ extension LocalTime {
     /// The first instant of the local day `YYYY-MM-DD`, or nil if it is not a real date.
     public func startOfDay(_ day: String) -> Date? {
         let parts = day.split(separator: "-")
+        // Digits only: Int("+1") would let "2026-+1-01" through as a second spelling of a day.
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.utf8.allSatisfy { (48...57).contains($0) } }),
               let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = timeZone

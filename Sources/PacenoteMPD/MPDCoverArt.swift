@@ -8,8 +8,12 @@ public enum MPDCoverArt {
     /// Covers larger than this are refused (a home server is not an image host).
     public static let maxBytes = 8 << 20
 
-    /// The picture's bytes, or nil when MPD has none for the song.
-    public static func fetch(endpoint: MPDEndpoint, uri: String, timeoutMs: UInt32 = 3000) throws(MPDError) -> [UInt8]? {
+    /// Where a picture came from: the song's folder (`albumart`, shared by the album) or
+    /// the file itself (`readpicture`, this song's own).
+    public enum Source: Sendable { case folder, file }
+
+    /// The picture's bytes and where they came from, or nil when MPD has none for the song.
+    public static func fetch(endpoint: MPDEndpoint, uri: String, timeoutMs: UInt32 = 3000) throws(MPDError) -> (bytes: [UInt8], source: Source)? {
         let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
         // Fewer round trips than MPD's default 8 KiB chunks (MPD 0.22.4+; older ones refuse).
         var chunk = 8192
@@ -20,7 +24,7 @@ public enum MPDCoverArt {
         }
         for command in [Command.albumart, .readpicture] {
             if let bytes = try read(command, uri: uri, connection: connection, chunk: chunk), !bytes.isEmpty {
-                return bytes
+                return (bytes, command == .albumart ? .folder : .file)
             }
         }
         return nil

@@ -133,13 +133,13 @@ public struct API: Sendable {
                 }
             }
             if case .page = route, (route.isPrivate && !canReadPrivate(request, session: session, keyAccepted: keyAccepted))
-                || (request.method == "POST" && !(session && Sessions.isSameOrigin(request)) && !keyAccepted) {
+                || (request.method == "POST" && !(session && Sessions.isSameOrigin(request, publicURL: context.publicURL)) && !keyAccepted) {
                 // A browser outside the trusted networks logs in first.
                 return loginRedirect(request)
             }
             if route.isWrite || ["POST", "PUT", "DELETE"].contains(request.method) {
                 // A logged-in browser may write too, from the page itself only (CSRF).
-                if !(session && Sessions.isSameOrigin(request)) && !keyAccepted {
+                if !(session && Sessions.isSameOrigin(request, publicURL: context.publicURL)) && !keyAccepted {
                     throw keyError ?? Authorization.missingKey
                 }
             }

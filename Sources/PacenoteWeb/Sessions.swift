@@ -70,12 +70,21 @@ public final class Sessions: Sendable {
     /// Whether a cookie-authenticated write comes from the page itself: browsers send
     /// `Sec-Fetch-Site` and `Origin` with cross-site requests, so a write whose origin is
     /// another site is refused even if a cookie came along.
-    static func isSameOrigin(_ request: HTTPRequest) -> Bool {
+    /// Behind a reverse proxy that rewrites Host, the configured public address
+    /// (`server.public_url`) names the site's own origin too.
+    static func isSameOrigin(_ request: HTTPRequest, publicURL: String? = nil) -> Bool {
         if let site = request.header("Sec-Fetch-Site"), site != "same-origin", site != "none" { return false }
-        if let origin = request.header("Origin"), let host = request.header("Host") {
-            let bare = origin.split(separator: "/").dropFirst(1).first.map(String.init) ?? ""
+        if let origin = request.header("Origin") {
+            let bare = hostPart(origin)
+            if let publicURL, bare == hostPart(publicURL) { return true }
+            guard let host = request.header("Host") else { return false }
             return bare == host
         }
         return true
+    }
+
+    /// `example.org:8080` of `https://example.org:8080/path`.
+    static func hostPart(_ url: String) -> String {
+        url.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).first.map(String.init) ?? ""
     }
 }

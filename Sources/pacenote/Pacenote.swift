@@ -108,7 +108,9 @@ struct Serve: ParsableCommand {
 
 extension Pacenote {
     /// Runs the daemon until SIGINT or SIGTERM; `started` sees it once it serves.
-    static func serve(config: Config, logger: Logger, started: (PacenoteServer) -> Void = { _ in }, stopping: () -> Void = {}) {
+    /// `stopping` runs before the daemon stops (it still serves), `stopped` after.
+    static func serve(config: Config, logger: Logger, started: (PacenoteServer) -> Void = { _ in },
+                      stopping: () -> Void = {}, stopped: () -> Void = {}) {
         // glibc gives every thread that allocates its own malloc arena; with libmicrohttpd's
         // workers that is memory a home server would rather keep (measured by scripts/bench/api).
         _ = glibcMallopt(-8 /* M_ARENA_MAX, <malloc.h> */, 2)
@@ -142,12 +144,14 @@ extension Pacenote {
             daemon = try PacenoteServer.start(config: config, logger: logger, metrics: registry)
         } catch {
             stopping()
+            stopped()
             Pacenote.fail(error.description)
         }
         started(daemon)
         done.wait()
-        daemon.stop()
         stopping()
+        daemon.stop()
+        stopped()
         withExtendedLifetime(sources) {}
     }
 }
@@ -181,7 +185,7 @@ struct Demo: ParsableCommand {
             demo.feedHeartRate(into: server.heartRate, logger: logger)
             let host = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
             print("Pacenote demo: open http://\(host):\(server.port)/ (MPD on 127.0.0.1:\(demo.mpdPort)); Ctrl-C stops it.")
-        }, stopping: { demo.stop() })
+        }, stopping: { demo.stopFeeding() }, stopped: { demo.stop() })
     }
 }
 

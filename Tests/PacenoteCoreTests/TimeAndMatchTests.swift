@@ -22,6 +22,14 @@ import Testing
         #expect(ISO8601.string(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00.000Z")
     }
 
+    @Test func onlyCanonicalDaysAreDays() {
+        let utc = LocalTime(timeZone: TimeZone(identifier: "UTC")!)
+        #expect(utc.startOfDay("2026-01-01") != nil)
+        for bad in ["2026-+1-01", "2026-01-+1", "+026-01-01", "2026-1-01", "2026-02-30", "2026-13-01", "２０２６-01-01"] {
+            #expect(utc.startOfDay(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func handWrittenTimestampsAgreeWithFoundationsFormatter() {
         // Leap years, century rules, month ends: 20,000 instants from 1900 to 2200.
         var rng = SystemRandomNumberGenerator()

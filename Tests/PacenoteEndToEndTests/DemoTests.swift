@@ -9,6 +9,13 @@ import Testing
         _ = try Tools.require("mpd")
         _ = try Tools.require("sox")
         let demo = try PacenoteProcess(["demo", "--http", "127.0.0.1:0", "--log-level", "info"])
+        // Whatever happens, the demo stops the way a user stops it (its MPD and folder go too).
+        defer {
+            if demo.process.isRunning {
+                demo.signal(SIGTERM)
+                _ = try? demo.wait()
+            }
+        }
         var base = ""
         var folder = ""
         let serving = try eventually(timeout: 30) {
@@ -30,8 +37,10 @@ import Testing
         #expect(played)
         let today = try HTTP.get(base + "/").text
         #expect(today.contains("Northern Lights") || today.contains("Los Ritmos") || today.contains("The Intervals") || today.contains("Mira Sol"))
-        let workouts = try HTTP.get(base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]] ?? []
-        #expect(!workouts.isEmpty, "the simulated workout was detected")
+        let workout = try eventually(timeout: 20) {
+            !(try HTTP.get(base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]] ?? []).isEmpty
+        }
+        #expect(workout, "the simulated workout was detected")
         let status = try HTTP.get(base + "/api/v1/status").json
         #expect((status?["heart_rate"] as? [String: Any])?["bpm"] != nil)
         let sotd = try HTTP.get(base + "/sotd")

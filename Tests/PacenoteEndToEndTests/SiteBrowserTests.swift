@@ -96,17 +96,20 @@ import Testing
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: python)
         browser.arguments = [Self.script, "--reconnect", daemon.base, String(mpd.port), signals.path, "{}"]
-        let output = Pipe()
-        browser.standardOutput = output
-        browser.standardError = output
+        // To a file, not a pipe: a pipe nobody reads would stall a talkative browser.
+        FileManager.default.createFile(atPath: signals.file("browser.log"), contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: signals.file("browser.log")))
+        browser.standardOutput = log
+        browser.standardError = log
         try browser.run()
+        defer { if browser.isRunning { browser.terminate() } }
         let ready = try eventually(timeout: 40) { FileManager.default.fileExists(atPath: signals.file("ready")) || !browser.isRunning }
         #expect(ready && browser.isRunning)
         // Down for two seconds, then back on the same address.
         try daemon.restart(pause: 2, samePort: true)
         FileManager.default.createFile(atPath: signals.file("restarted"), contents: nil)
-        browser.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(browser.terminationStatus == 0, "\(text)")
+        let finished = try eventually(timeout: 90) { !browser.isRunning }
+        let text = (try? String(contentsOfFile: signals.file("browser.log"), encoding: .utf8)) ?? ""
+        #expect(finished && browser.terminationStatus == 0, "\(text)")
     }
 }

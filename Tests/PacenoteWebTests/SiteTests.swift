@@ -61,17 +61,21 @@ import Testing
                                                 durationSeconds: 200))
             let other = try store.saveTrack(Track(uri: "x/other.flac", title: "Other", artist: "Band", durationSeconds: 100))
             let now = Date()
-            day = LocalTime(timeZone: TimeZone(identifier: "UTC")!).day(of: now)
-            try store.insertPlay(Play(trackID: trackID, startedAt: now.addingTimeInterval(-400), endedAt: now.addingTimeInterval(-200),
+            // A fixed day, so nothing depends on when the test runs (midnight included).
+            day = "2026-01-15"
+            let noon = Date(timeIntervalSince1970: 1_768_478_400)  // 2026-01-15T12:00Z
+            try store.insertPlay(Play(trackID: trackID, startedAt: noon, endedAt: noon.addingTimeInterval(200),
                                       playedSeconds: 200, counted: true, source: "mpd", player: "default", zone: .z3))
-            try store.insertPlay(Play(trackID: other, startedAt: now.addingTimeInterval(-150), endedAt: now.addingTimeInterval(-140),
-                                      playedSeconds: 10, counted: false, source: "mpd", player: "default"))
+            // Counted too, but shorter: a candidate that is not the song of the day.
+            try store.insertPlay(Play(trackID: other, startedAt: noon.addingTimeInterval(250), endedAt: noon.addingTimeInterval(260),
+                                      playedSeconds: 10, counted: true, source: "mpd", player: "default"))
             let workout = try store.startWorkout(at: now.addingTimeInterval(-600), kind: "manual", name: "Tempo <run>", zoneSettingsID: nil)
             try store.insertSamples((0..<60).map { HeartRateSample(at: now.addingTimeInterval(-600 + Double($0) * 10), bpm: 100 + $0) },
                                     source: "test")
             try store.updateWorkout(id: workout, endedAt: now.addingTimeInterval(-10), average: 130, max: 159,
                                     secondsInZone: [.z0: 0, .z1: 100, .z2: 200, .z3: 290])
-            var context = APIContext(version: "9.9.9", startedAt: Date(), store: store, apiKey: "test-key-0123456789", players: { [] })
+            var context = APIContext(version: "9.9.9", startedAt: Date(), store: store, timeZone: TimeZone(identifier: "UTC")!,
+                                     apiKey: "test-key-0123456789", players: { [] })
             if !trusted { context.trustedNetworks = [] }
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)),
                             basePath: "", api: API(context: context), logger: Logger(label: "test"))
@@ -87,7 +91,7 @@ import Testing
     @Test func everyPageShowsHostileTagsAsText() throws {
         let site = try Site(trusted: true)
         let artist = URLText.component(Self.hostileArtist)
-        for path in ["/", "/history", "/history?q=img", "/stats", "/stats?range=today", "/sotd", "/sotd/\(site.day)",
+        for path in ["/", "/history", "/history?q=img", "/stats", "/stats?range=2026-01", "/sotd", "/sotd?month=2026-01", "/sotd/\(site.day)",
                      "/workouts", "/workouts/1", "/tracks/\(site.trackID)", "/artist?name=\(artist)"] {
             let r = try HTTP.get(site.base + path)
             #expect(r.status == 200, "\(path)")
@@ -103,7 +107,7 @@ import Testing
         let share = try HTTP.get(site.base + "/sotd/\(site.day)").text
         #expect(share.contains("<h1 class=\"sotd-title\">&lt;img src=x onerror=alert(1)&gt;</h1>"))
         #expect(share.contains("<meta property=\"og:title\" content=\"&lt;img src=x onerror=alert(1)&gt; — &quot;&amp;&#39;&lt;\">"))
-        #expect(share.contains("<meta property=\"og:image\" content=\"http://127.0.0.1:\(site.web.port)/sotd/\(site.day)/cover\">"))
+        #expect(share.contains("<meta property=\"og:image\" content=\"http://127.0.0.1:\(site.web.port)/sotd/\(site.day)/cover?t=\(site.trackID)\">"))
         #expect(share.contains("property=\"og:url\"") && share.contains("property=\"og:description\""))
         #expect(share.contains("name=\"twitter:card\" content=\"summary_large_image\""))
     }
@@ -116,10 +120,16 @@ import Testing
         #expect(!share.text.contains("href=\"/history\""))
         #expect(!share.text.contains("Other"))
         #expect(!share.text.contains("<form"))
-        let cover = try HTTP.get(site.base + "/sotd/\(site.day)/cover")
+        let cover = try HTTP.get(site.base + "/sotd/\(site.day)/cover?t=\(site.trackID)")
         #expect(cover.status == 200)
         #expect(cover.header("Content-Type") == "image/svg+xml")
         #expect(cover.header("Cache-Control")?.hasPrefix("public") == true)
+        // Only the day's song: another track's cover is not public.
+        #expect(try HTTP.get(site.base + "/sotd/\(site.day)/cover?t=2").status == 404)
+        #expect(try HTTP.get(site.base + "/sotd/\(site.day)/cover").header("Cache-Control") == "public, max-age=300")
+        // Links come from the Host header when no public_url is set: never a shared cache then.
+        #expect(share.header("Cache-Control") == "no-cache")
+        #expect(try HTTP.get(site.base + "/sotd/2026-+1-15").status == 404)
         for path in ["/", "/history", "/stats", "/sotd", "/workouts", "/workouts/1", "/tracks/1", "/covers/1", "/artist?name=Band"] {
             let r = try HTTP.get(site.base + path)
             #expect(r.status == 303, "\(path)")

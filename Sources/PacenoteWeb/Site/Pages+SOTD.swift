@@ -22,7 +22,7 @@ extension API {
         let title = "\(sotd.track.title) — \(artist)"
         let description = "Song of the day for \(f.day(day)): played \(SiteFormat.plural(sotd.plays, "time"))"
             + (sotd.note.map { ". “\($0)”" } ?? ".")
-        let imageURL = absoluteURL("/sotd/\(day)/cover", request)
+        let imageURL = absoluteURL(sotdCoverPath(day, sotd.track), request)
         let meta: [(String, String, String)] = [
             ("property", "og:type", "music.song"),
             ("property", "og:site_name", "Pacenote"),
@@ -43,7 +43,7 @@ extension API {
         let names = mayWrite ? try context.store.tracks(ids: candidates.map(\.trackID)) : [:]
         var response = html(title: "Song of the day: \(title)", request: request, nav: mayReadPrivate ? "sotd" : nil, head: head) {
             Node.el("article", ["class": "card share", "data-sotd-day": day]) {
-                Node.el("img", ["class": "cover large", "src": url("/sotd/\(day)/cover"), "alt": "Cover of \(sotd.track.album ?? sotd.track.title)",
+                Node.el("img", ["class": "cover large", "src": url(sotdCoverPath(day, sotd.track)), "alt": "Cover of \(sotd.track.album ?? sotd.track.title)",
                                 "width": "320", "height": "320"])
                 Node.el("div") {
                     Node.el("p", ["class": "eyebrow"]) { "Song of the day · " + f.day(day) }
@@ -74,8 +74,12 @@ extension API {
                 }
             }
         }
-        // A share page may be cached by chat apps' preview fetchers, briefly.
-        if !mayReadPrivate { response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "public, max-age=300") : $0 } }
+        // Shared caches may keep a stranger's copy briefly, but only when its links do not
+        // come from the request's Host; what a logged-in visitor sees differs (Vary).
+        if !mayReadPrivate && context.publicURL != nil {
+            response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "public, max-age=300") : $0 }
+        }
+        response.headers.append(("Vary", "Cookie"))
         return response
     }
 
@@ -144,7 +148,7 @@ extension API {
                         Node.el("span", ["class": "date"]) { String(d) }
                         if let track {
                             Node.el("a", ["href": url("/sotd/\(day)"), "title": "\(track.title) — \(track.artist ?? "")"]) {
-                                Node.el("img", ["src": url("/sotd/\(day)/cover"), "alt": "", "loading": "lazy", "width": "96", "height": "96"])
+                                Node.el("img", ["src": url(sotdCoverPath(day, track)), "alt": "", "loading": "lazy", "width": "96", "height": "96"])
                                 Node.el("span", ["class": "cal-title"]) { track.title }
                             }
                         }
@@ -156,10 +160,23 @@ extension API {
 
     // MARK: Covers
 
-    /// `/sotd/DAY/cover`: public, but only ever the cover of that day's song.
-    func sotdCover(_ day: String) throws -> HTTPResponse {
+    /// The address of a day's cover names the track: the day's song can change (a pin, more
+    /// plays later that day), and a cached picture must not outlive it.
+    func sotdCoverPath(_ day: String, _ track: Track) -> String {
+        "/sotd/\(day)/cover" + (track.id.map { "?t=\($0)" } ?? "")
+    }
+
+    /// `/sotd/DAY/cover?t=TRACK`: public, but only ever the cover of that day's song —
+    /// another track's id is a 404. Without `t`, the current song's, cached briefly.
+    func sotdCover(_ day: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let day = try validDay(day)
         guard let sotd = try songOfDay(day) else { throw APIError.notFound("no song of the day for \(day)") }
+        guard let asked = request.query["t"] else {
+            var response = try coverResponse(sotd.track, public: true)
+            response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "public, max-age=300") : $0 }
+            return response
+        }
+        guard Int64(asked) == sotd.track.id else { throw APIError.notFound("that is not the song of \(day)") }
         return try coverResponse(sotd.track, public: true)
     }
 

@@ -14,7 +14,7 @@ extension API {
             Node.el("h1") { "Workouts" }
             if workouts.isEmpty {
                 Node.el("p", ["class": "muted"]) {
-                    "No workouts yet. A workout starts by itself when the heart rate stays in zone 2 or above, or from the API."
+                    "No workouts yet. A workout starts by itself when heart-rate readings keep arriving for a minute, or by hand through the API."
                 }
             }
             Node.el("ol", ["class": "workouts"]) {

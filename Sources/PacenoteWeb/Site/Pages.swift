@@ -13,13 +13,16 @@ extension API {
         let heartRate = context.heartRate?.current(now: now)
         let sotd = try songOfDay(today)
         let todays = try context.store.plays(limit: 100, from: localTime.startOfDay(today))
-        let weekStart = localTime.day(of: now.addingTimeInterval(-6 * 86400))
-        let totals = Dictionary(try context.store.dailyTotals(from: weekStart, to: today).map { ($0.day, $0) }) { a, _ in a }
         let f = format
+        // The last seven local days by the calendar (a day is 23 or 25 hours when the clocks change).
+        let startOfToday = localTime.startOfDay(today) ?? now
+        let week = (0..<7).reversed().map { offset in
+            localTime.day(of: f.calendar.date(byAdding: .day, value: -offset, to: startOfToday) ?? startOfToday)
+        }
+        let totals = Dictionary(try context.store.dailyTotals(from: week[0], to: today).map { ($0.day, $0) }) { a, _ in a }
         var weekBars: [Chart.Bar] = []
         var weekSeconds = 0.0
-        for offset in (0..<7).reversed() {
-            let day = localTime.day(of: now.addingTimeInterval(-Double(offset) * 86400))
+        for day in week {
             let t = totals[day]
             weekSeconds += t?.seconds ?? 0
             let label = String(f.day(day).prefix(3))
@@ -76,7 +79,7 @@ extension API {
                     Node.el("h2", ["id": "sotd-h"]) { "Song of the day" }
                     if let sotd {
                         Node.el("a", ["class": "sotd-link", "href": url("/sotd/\(today)")]) {
-                            Node.el("img", ["class": "cover small", "src": url("/sotd/\(today)/cover"), "alt": "", "width": "64", "height": "64"])
+                            Node.el("img", ["class": "cover small", "src": url(sotdCoverPath(today, sotd.track)), "alt": "", "width": "64", "height": "64"])
                             Node.el("span") {
                                 Node.el("strong") { sotd.track.title }
                                 Node.el("br")
@@ -102,7 +105,7 @@ extension API {
             }
             Node.el("section", ["class": "card", "aria-labelledby": "today-h"]) {
                 Node.el("h2", ["id": "today-h"]) { "Today" }
-                Node.el("ol", ["class": "plays", "data-today": "", "reversed": ""]) {
+                Node.el("ol", ["class": "plays", "data-today": today, "reversed": ""]) {
                     for p in todays { playItem(p, f) }
                 }
                 if todays.isEmpty { Node.el("p", ["class": "muted", "data-today-empty": ""]) { "No plays yet today." } }

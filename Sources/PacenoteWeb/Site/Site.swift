@@ -27,7 +27,7 @@ extension API {
             case .sotdShare(let day):
                 if request.method == "POST" { return try sotdForm(day, request) }
                 return try sotdSharePage(day, request, mayReadPrivate: mayReadPrivate, mayWrite: mayWrite)
-            case .sotdCover(let day): return try sotdCover(day)
+            case .sotdCover(let day): return try sotdCover(day, request)
             case .workouts: return try workoutsPage(request)
             case .workout(let id): return try workoutPage(id, request)
             case .track(let id): return try trackPage(id, request)
@@ -65,7 +65,8 @@ extension API {
         var response = html(title: heading, request: request, nav: mayReadPrivate ? "" : nil, status: error.status) {
             Node.el("section", ["class": "card error"]) {
                 Node.el("h1") { heading }
-                Node.el("p") { error.message }
+                // The database's or the server's own words stay in the log, not on a page.
+                Node.el("p") { error.status >= 500 ? "The server could not answer this time. Try again in a moment." : error.message }
                 Node.el("p") { Node.el("a", ["href": url("/")]) { "Back to the dashboard" } }
             }
         }
@@ -81,10 +82,18 @@ extension API {
     /// address the browser used (Host; the scheme from a trusted proxy's X-Forwarded-Proto).
     func absoluteURL(_ path: String, _ request: HTTPRequest) -> String {
         if let base = context.publicURL { return base + path }
-        let host = request.header("Host") ?? "localhost"
-        let proto = Authorization.isFromTrustedProxy(request, proxies: context.trustedProxies)
-            ? (request.header("X-Forwarded-Proto") ?? "http") : "http"
-        return "\(proto)://\(host)\(url(path))"
+        // A Host that is not host[:port] (or [v6]:port) is not used: it would only break the link.
+        let sent = request.header("Host") ?? ""
+        let host = !sent.isEmpty && sent.count <= 255
+            && sent.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || ".-:[]".unicodeScalars.contains($0)) })
+            ? sent : "localhost"
+        var scheme = "http"
+        if Authorization.isFromTrustedProxy(request, proxies: context.trustedProxies),
+           let first = request.header("X-Forwarded-Proto")?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
+           first == "https" || first == "http" {
+            scheme = first
+        }
+        return "\(scheme)://\(host)\(url(path))"
     }
 
     /// A whole page: `nav` names the current section, or is nil for a page that shows no
@@ -96,7 +105,7 @@ extension API {
             ("sotd", "/sotd", "Song of the day"), ("workouts", "/workouts", "Workouts"),
         ]
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
-        let document = Node.el("html", ["lang": "en", "data-base": context.basePath]) {
+        let document = Node.el("html", ["lang": "en", "data-base": context.basePath, "data-tz": context.timeZone.identifier]) {
             Node.el("head") {
                 Node.el("meta", ["charset": "utf-8"])
                 Node.el("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"])

@@ -103,7 +103,8 @@ pages = [
         (hostile in driver.find_element(By.CSS_SELECTOR, "[data-today]").text, "today's plays list the hostile title as text"),
         (text("#hr-h") == "Heart rate" and text("[data-hr-bpm]") not in (None, "–"), "dashboard shows the heart rate"),
         (text(".sotd-link strong") is not None, "dashboard shows the song of the day"),
-        (len(driver.find_elements(By.CSS_SELECTOR, "svg.chart.bars rect")) == 7, "this week has 7 bars"),
+        ("play" in driver.execute_script("const r = document.querySelectorAll('svg.chart.bars rect'); return r.length == 7 ? r[6].textContent : ''"),
+         "this week has 7 bars, today's with its plays"),
     ]),
     ("history", "/history", lambda: [
         (hostile in text("main"), "history lists the hostile title"),
@@ -127,10 +128,10 @@ pages = [
         (text("blockquote.note") == "<script>alert(3)</script> for friends", "the pin's note as text"),
         (driver.find_element(By.CSS_SELECTOR, 'meta[property="og:title"]').get_attribute("content") == f"{hostile} — {artist}",
          "og:title carries the exact text"),
-        (driver.find_element(By.CSS_SELECTOR, 'meta[property="og:image"]').get_attribute("content").endswith(f"/sotd/{spec['day']}/cover"),
+        (driver.find_element(By.CSS_SELECTOR, 'meta[property="og:image"]').get_attribute("content").endswith(f"/sotd/{spec['day']}/cover?t={spec['track_id']}"),
          "og:image points at the day's cover"),
-        (driver.execute_script("const i = document.querySelector('img.cover.large'); return i.complete && i.naturalWidth > 0"),
-         "share page cover loaded (from MPD's albumart)"),
+        (driver.execute_script("const i = document.querySelector('img.cover.large'); return i.complete && i.naturalWidth") == 240,
+         "share page cover is the album's picture from MPD's albumart (240 px wide)"),
     ]),
     ("workouts", "/workouts", lambda: [
         (len(driver.find_elements(By.CSS_SELECTOR, "ol.workouts a")) >= 1, "workouts are listed"),
