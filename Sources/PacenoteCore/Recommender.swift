@@ -125,10 +125,13 @@ public enum Recommender {
             guard !exploring.contains(r.slot), seenKeys.insert(model.songKey[Int(r.slot)]).inserted else { continue }
             picked.append(r.slot)
         }
-        // Exploration takes the last places, so the familiar picks lead.
+        // Exploration takes the last places of the first tier, so the familiar picks lead and
+        // tracks without a BPM still come after every track with a fitting one.
         let exploreOrder = explore.sorted().map(\.slot).filter { exploring.contains($0) }
-        var out = picked.map { scorer.explain(Int($0), exploring: false) }
+        let ranked = picked.map { scorer.explain(Int($0), exploring: false) }
+        var out = ranked.filter { $0.tier == 0 }
         out += exploreOrder.map { scorer.explain(Int($0), exploring: true) }
+        out += ranked.filter { $0.tier != 0 }
         return out
     }
 
