@@ -177,12 +177,13 @@ public final class RecommenderService: RecommenderBackend {
             guard queue.current != nil else { return }
             let zone = heartRate?.current(now: Date())?.zone
             let pick = state.withLock { $0.autoPick }
-            if let pick, queue.upcomingIDs.first == pick.songID {
+            let next = queue.upcomingIDs.first
+            if let pick, next == pick.songID {
                 guard pick.zone != zone else { return }
                 try MPDQueue.delete(endpoint: endpoint, songID: pick.songID)
-            } else if !queue.upcoming.isEmpty, pick == nil || !queue.upcomingIDs.contains(pick!.songID) {
-                // The listener queued something: theirs plays next.
-                if queue.upcomingIDs.first != pick?.songID { return }
+            } else if next != nil {
+                // The listener's own songs come next: the auto-DJ leaves them alone.
+                return
             }
             let fresh = try MPDQueue.state(endpoint: endpoint)
             guard let top = try recommendations(RecommendationQuery(limit: 1), queue: fresh).suggestions.first,

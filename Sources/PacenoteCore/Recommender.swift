@@ -14,13 +14,13 @@ public enum Recommender {
         /// Counted plays against skips in this zone.
         public var zoneRecord = 1.5
         /// log(1 + recency-weighted counted plays).
-        public var familiarity = 0.8
+        public var familiarity = 0.4
         /// Overall share of skips.
         public var skipPenalty = 1.5
         /// P(candidate | current track), learned from consecutive plays.
         public var trackTransition = 12.0
         /// P(candidate's artist | current artist).
-        public var artistTransition = 3.0
+        public var artistTransition = 6.0
 
         public init() {}
     }

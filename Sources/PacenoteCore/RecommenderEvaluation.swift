@@ -19,7 +19,8 @@ public enum RecommenderEvaluation {
     public static func run(tracks: [ListeningModel.Candidate], events: [ListeningModel.Event],
                            tempo: TempoTable = .defaults, warmUp: Double = 0.5, k: Int = 10,
                            recentHours: Double = 6, seed: UInt64 = 1, maxCases: Int = .max,
-                           weights: Recommender.Weights = .init(), useTempo: Bool = true) -> [Result] {
+                           weights: Recommender.Weights = .init(), explorationShare: Double = 0.1,
+                           useTempo: Bool = true) -> [Result] {
         var model = ListeningModel()
         for t in tracks { model.upsert(t) }
         let sorted = events.sorted { $0.startedAtMs < $1.startedAtMs }
@@ -46,7 +47,7 @@ public enum RecommenderEvaluation {
                 case .pacenote:
                     let request = Recommender.Request(zone: event.zone, target: target, nowMs: event.startedAtMs,
                                                       current: currentRef, recentHours: recentHours, limit: k, seed: rng,
-                                                      weights: weights)
+                                                      explorationShare: explorationShare, weights: weights)
                     list = Recommender.suggest(model, request).map(\.track.id)
                 default:
                     list = baseline(method, model: model, current: current, nowMs: event.startedAtMs,

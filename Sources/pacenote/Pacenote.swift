@@ -453,13 +453,17 @@ struct Recommend: ParsableCommand {
     @Option(name: .long, help: "Seed of the generated history.")
     var seed: UInt64 = 7
 
+    @Option(name: .long, help: ArgumentHelp("Share of the list kept for never-played tracks (default: recommender.exploration).", valueName: "share"))
+    var exploration: Double?
+
     @Option(name: .long, help: ArgumentHelp("Time this many suggestions and print the latency.", valueName: "n"))
     var bench: Int?
 
     func run() throws {
         if evaluate && synthetic {
             let history = SyntheticHistory.generate(seed: seed)
-            Self.printEvaluation(RecommenderEvaluation.run(tracks: history.tracks, events: history.events),
+            Self.printEvaluation(RecommenderEvaluation.run(tracks: history.tracks, events: history.events,
+                                                           explorationShare: exploration ?? 0.1),
                                  what: "generated history (seed \(seed)): \(history.tracks.count) tracks, \(history.events.count) plays")
             return
         }
@@ -470,7 +474,9 @@ struct Recommend: ParsableCommand {
             if evaluate {
                 let tracks = try store.recommenderCandidates()
                 let events = try store.recommenderEvents(afterID: 0).events
-                Self.printEvaluation(RecommenderEvaluation.run(tracks: tracks, events: events, tempo: config.recommender.tempo),
+                Self.printEvaluation(RecommenderEvaluation.run(tracks: tracks, events: events, tempo: config.recommender.tempo,
+                                                               recentHours: config.recommender.recentHours,
+                                                               explorationShare: exploration ?? config.recommender.exploration),
                                      what: "\(config.databasePath): \(tracks.count) tracks, \(events.count) plays")
                 return
             }
