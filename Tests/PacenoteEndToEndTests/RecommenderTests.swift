@@ -124,10 +124,13 @@ import Testing
         #expect(try HTTP.request("PUT", daemon.base + "/api/v1/tracks/\(untagged)/bpm", body: Data(#"{"bpm": 133}"#.utf8)).status == 401)
         #expect(try HTTP.request("PUT", daemon.base + "/api/v1/tracks/\(untagged)/bpm",
                                  headers: ["Authorization": "Token \(daemon.apiKey)"], body: Data(#"{"bpm": 9}"#.utf8)).status == 400)
-        sleep(1.1)  // the model re-reads changed tracks at most once a second
-        r = try HTTP.get(daemon.base + "/api/v1/recommendations/next?limit=10")
-        let tiers = (r.json?["suggestions"] as? [[String: Any]] ?? []).map { (($0["track"] as? [String: Any])?["title"] as? String ?? "", $0["tier"] as? Int ?? -1) }
-        #expect(tiers.contains { $0 == ("Untagged J", 0) }, "\(tiers)")
+        // The model re-reads changed tracks in the background every 2 s.
+        var tiers: [(String, Int)] = []
+        #expect(try eventually(timeout: 10, interval: 0.5) {
+            r = try HTTP.get(daemon.base + "/api/v1/recommendations/next?limit=10")
+            tiers = (r.json?["suggestions"] as? [[String: Any]] ?? []).map { (($0["track"] as? [String: Any])?["title"] as? String ?? "", $0["tier"] as? Int ?? -1) }
+            return tiers.contains { $0 == ("Untagged J", 0) }
+        }, "\(tiers)")
     }
 }
 
@@ -207,5 +210,41 @@ import Testing
         #expect(Double(good) >= 0.9 * Double(total), "\(good)/\(total) within ±2 %\n\(table)")
         // The stickers MPD now has.
         #expect(try mpd.mpc("sticker", "kicks/128.flac", "get", "bpm").contains("bpm="))
+    }
+}
+
+/// The opt-in auto-DJ keeps one suggestion queued after the current song and replaces its
+/// own pick when the zone changes.
+@Suite struct AutoDJEndToEndTests {
+    func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
+
+    @Test func keepsOneFittingTrackQueuedAndFollowsTheZone() throws {
+        let mpd = try MPDInstance(tracks: [
+            TestTrack("now.flac", seconds: 60, title: "Long Run", artist: "Lou", bpm: 100),
+            TestTrack("z4.flac", seconds: 1, title: "Hard", artist: "Hank", bpm: 136),
+            TestTrack("z1.flac", seconds: 1, title: "Easy", artist: "Ella", bpm: 118),
+            TestTrack("slow.flac", seconds: 1, title: "Slow", artist: "Sol", bpm: 80),
+        ])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: """
+            [heart_rate]
+            max_hr = 200
+            [recommender]
+            auto_queue = true
+            exploration = 0
+            """)
+        #expect(try eventually(timeout: 20) { try daemon.sql("SELECT count(*) FROM tracks WHERE bpm IS NOT NULL") == "4\n" })
+        try mpd.mpc("add", "now.flac")
+        try mpd.mpc("play")
+        func queued() throws -> String { try mpd.mpc("-f", "%file%", "queued").trimmingCharacters(in: .whitespacesAndNewlines) }
+        func stream(_ bpm: Int, until file: String) throws -> Bool {
+            try eventually(timeout: 15, interval: 0.25) {
+                _ = try daemon.post("/api/v1/hr?source=strap", body: #"{"bpm": \#(bpm)}"#)
+                return try queued() == file
+            }
+        }
+        #expect(try stream(170, until: "z4.flac"), "queued: \((try? queued()) ?? "")")      // Z4: 130–140
+        #expect(try stream(108, until: "z1.flac"), "queued: \((try? queued()) ?? "")")      // Z1: 115–125
+        // Its own pick was replaced, not added to: one suggestion after the current song.
+        #expect(try mpd.mpc("-f", "%file%", "playlist").split(separator: "\n") == ["now.flac", "z1.flac"])
     }
 }
