@@ -152,7 +152,7 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     public func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack {
-        guard let endpoint else { throw APIError.unavailable("no MPD is configured") }
+        guard let endpoint else { throw Self.mpdUnavailable("no MPD is configured") }
         let track: ListeningModel.Candidate
         var suggestion: Recommender.Suggestion?
         if let trackID {
@@ -166,7 +166,7 @@ public final class RecommenderService: RecommenderBackend {
             var one = query
             one.limit = 1
             let queue: MPDQueue.State
-            do { queue = try MPDQueue.state(endpoint: endpoint) } catch { throw APIError.unavailable("MPD: \(error)") }
+            do { queue = try MPDQueue.state(endpoint: endpoint) } catch { throw Self.mpdUnavailable("MPD: \(error)") }
             guard let top = try recommendations(one, queue: queue).suggestions.first else {
                 throw APIError.notFound("nothing to suggest for this zone")
             }
@@ -178,8 +178,14 @@ public final class RecommenderService: RecommenderBackend {
             logger.info("queued \(track.uri!) at \(added.position)")
             return QueuedTrack(track: track, player: playerName, songID: added.id, position: added.position, suggestion: suggestion)
         } catch {
-            throw APIError.unavailable("MPD: \(error)")
+            throw Self.mpdUnavailable("MPD: \(error)")
         }
+    }
+
+    /// The queue cannot change while MPD is unreachable: a conflict with the player's state
+    /// (409), not a server fault — Pacenote itself is fine and other routes answer.
+    static func mpdUnavailable(_ message: String) -> APIError {
+        APIError(kind: .conflict, code: "mpd_unavailable", message: message)
     }
 
     // MARK: Auto-DJ
