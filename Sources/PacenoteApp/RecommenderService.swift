@@ -64,9 +64,13 @@ public final class RecommenderService: RecommenderBackend {
     func refreshedModel() throws -> ListeningModel {
         if !state.withLock({ $0.built }) { try refreshTracks() }
         return try state.withLock { s throws -> ListeningModel in
-            let new = try store.recommenderEvents(afterID: s.lastPlayID)
-            for event in new.events { s.model.record(event) }
-            s.lastPlayID = new.lastID
+            if s.built {
+                let new = try store.recommenderEvents(afterID: s.lastPlayID)
+                for event in new.events { s.model.record(event) }
+                s.lastPlayID = new.lastID
+            } else {
+                s.lastPlayID = try store.forEachRecommenderEvent { s.model.record($0) }
+            }
             if !s.built {
                 s.built = true
                 logger.info("recommender: \(s.model.trackCount) tracks, \(s.model.eventCount) plays")

@@ -69,10 +69,34 @@ public struct ListeningModel: Sendable {
     var familiarityAtMs: [Int64] = []
 
     /// How often each track (artist) was followed by a counted play of another track (artist).
-    var trackNext: [Int32: [Int32: Float]] = [:]
+    /// Kept as short arrays rather than nested dictionaries: a dictionary per track cost
+    /// about twice the memory at 100k tracks. A request turns the current one into a dictionary.
+    var trackNext: [Int32: [Successor]] = [:]
     var trackNextTotal: [Int32: Float] = [:]
-    var artistNext: [Int32: [Int32: Float]] = [:]
+    var artistNext: [Int32: [Successor]] = [:]
     var artistNextTotal: [Int32: Float] = [:]
+
+    struct Successor {
+        var slot: Int32
+        var count: Float
+    }
+
+    static func add(_ to: Int32, in list: inout [Successor]) {
+        if let i = list.firstIndex(where: { $0.slot == to }) {
+            list[i].count += 1
+        } else {
+            list.append(Successor(slot: to, count: 1))
+        }
+    }
+
+    /// How often each track followed the track in `slot`.
+    func successors(ofTrack slot: Int32) -> [Int32: Float] {
+        Dictionary(uniqueKeysWithValues: (trackNext[slot] ?? []).map { ($0.slot, $0.count) })
+    }
+
+    func successors(ofArtist artist: Int32) -> [Int32: Float] {
+        Dictionary(uniqueKeysWithValues: (artistNext[artist] ?? []).map { ($0.slot, $0.count) })
+    }
 
     var lastSlot: Int32 = -1
     var lastEndMs: Int64 = .min
@@ -137,11 +161,11 @@ public struct ListeningModel: Sendable {
             familiarity[i] = decayedFamiliarity(i, at: event.startedAtMs) + 1
             familiarityAtMs[i] = event.startedAtMs
             if lastSlot >= 0, lastSlot != slot, event.startedAtMs - lastEndMs <= sessionGapMs {
-                trackNext[lastSlot, default: [:]][slot, default: 0] += 1
+                Self.add(slot, in: &trackNext[lastSlot, default: []])
                 trackNextTotal[lastSlot, default: 0] += 1
                 let from = artistOf[Int(lastSlot)], to = artistOf[i]
                 if from >= 0, to >= 0 {
-                    artistNext[from, default: [:]][to, default: 0] += 1
+                    Self.add(to, in: &artistNext[from, default: []])
                     artistNextTotal[from, default: 0] += 1
                 }
             }

@@ -198,9 +198,9 @@ public enum Recommender {
             self.request = request
             self.currentSlot = currentSlot
             self.currentArtist = currentArtist
-            nextTrack = currentSlot >= 0 ? model.trackNext[currentSlot] ?? [:] : [:]
+            nextTrack = currentSlot >= 0 ? model.successors(ofTrack: currentSlot) : [:]
             nextTrackTotal = currentSlot >= 0 ? model.trackNextTotal[currentSlot] ?? 0 : 0
-            nextArtist = currentArtist >= 0 ? model.artistNext[currentArtist] ?? [:] : [:]
+            nextArtist = currentArtist >= 0 ? model.successors(ofArtist: currentArtist) : [:]
             nextArtistTotal = currentArtist >= 0 ? model.artistNextTotal[currentArtist] ?? 0 : 0
             zoneIndex = request.zone?.rawValue ?? -1
             if case .any = request.target { usesTiers = false } else { usesTiers = true }

@@ -75,7 +75,7 @@ public enum RecommenderEvaluation {
             model.queueable[i] && model.keyLastPlayedMs[Int(model.songKey[i])] < recentSince && model.songKey[i] != currentKey
         }
         var top = Recommender.TopK(capacity: k)
-        let markov = currentSlot.flatMap { model.trackNext[Int32($0)] } ?? [:]
+        let markov = currentSlot.map { model.successors(ofTrack: Int32($0)) } ?? [:]
         let artist = currentSlot.map { model.artistOf[$0] } ?? -1
         for i in 0..<model.trackCount where eligible(i) {
             let tie = Recommender.mix(seed ^ UInt64(bitPattern: model.tracks[i].id))

@@ -29,6 +29,23 @@ extension Store {
         }
     }
 
+    /// Every play, oldest first, handed to `body` as it is read (a million plays are never
+    /// held in memory at once); returns the highest id read.
+    public func forEachRecommenderEvent(_ body: (ListeningModel.Event) -> Void) throws(StoreError) -> Int64 {
+        try read { db in
+            var last: Int64 = 0
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, track_id, started_at_ms, ended_at_ms, counted, zone FROM plays ORDER BY started_at_ms, id
+                """)
+            while let row = try rows.next() {
+                last = max(last, row[0])
+                body(.init(trackID: row[1], startedAtMs: row[2], endedAtMs: row[3], counted: row[4],
+                           zone: (row[5] as Int?).flatMap(Zone.init(rawValue:))))
+            }
+            return last
+        }
+    }
+
     /// Plays with an id above `afterID`, oldest first, and the highest id read.
     public func recommenderEvents(afterID: Int64) throws(StoreError) -> (events: [ListeningModel.Event], lastID: Int64) {
         try read { db in
