@@ -248,3 +248,41 @@ import Testing
         #expect(try mpd.mpc("-f", "%file%", "playlist").split(separator: "\n") == ["now.flac", "z1.flac"])
     }
 }
+
+/// `pacenote recommend` as documented: the offline evaluation on the generated history, and
+/// suggestions from a database.
+@Suite struct RecommendCommandTests {
+    @Test func evaluationOnTheGeneratedHistoryBeatsEveryBaseline() throws {
+        let r = try PacenoteProcess.run(["recommend", "--evaluate", "--synthetic"])
+        #expect(r.status == 0, "\(r.stderr)")
+        var hitRates: [String: Double] = [:]
+        for line in r.stdout.split(separator: "\n") where line.hasPrefix("| ") && !line.hasPrefix("| method") {
+            let cols = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if cols.count >= 3, let hit = Double(cols[1]) { hitRates[cols[0]] = hit }
+        }
+        print(r.stdout)
+        #expect(Set(hitRates.keys) == ["pacenote", "random", "most-played", "same-artist", "last-track Markov"], "\(r.stdout)")
+        let ours = hitRates["pacenote"] ?? 0
+        for (method, hit) in hitRates where method != "pacenote" {
+            #expect(ours > hit, "\(method) \(hit) ≥ pacenote \(ours)")
+        }
+    }
+
+    @Test func suggestionsAndEvaluationFromADatabase() throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        #expect(try PacenoteProcess.run(["migrate", "--db", db]).status == 0)
+        let sqlite = try Tools.require("sqlite3")
+        try run(sqlite, [db, """
+            INSERT INTO tracks (id, uri, title, artist, bpm, bpm_source, match_key, first_seen_at_ms, updated_at_ms)
+            VALUES (1, 'a.flac', 'Fits', 'A', 134, 'tag', 'a', 0, 0), (2, 'b.flac', 'Too slow', 'B', 100, 'tag', 'b', 0, 0);
+            INSERT INTO library_files (player, track_id, modified_at_ms) VALUES ('default', 1, 0), ('default', 2, 0);
+            """])
+        var r = try PacenoteProcess.run(["recommend", "--db", db, "--zone", "4"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("A – Fits") && !r.stdout.contains("Too slow"), "\(r.stdout)")
+        #expect(r.stdout.contains("tempo: 134 bpm in 130–140"), "\(r.stdout)")
+        r = try PacenoteProcess.run(["recommend", "--db", db, "--evaluate"])
+        #expect(r.status == 0 && r.stdout.contains("| last-track Markov |"), "\(r.stdout)\(r.stderr)")
+    }
+}
