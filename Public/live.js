@@ -137,6 +137,45 @@
     }
   }
 
+  // The suggestion follows the song and the zone: asked again when either changes.
+  let nextTimer = null;
+  function refreshSuggestion() {
+    const list = $("[data-next]");
+    if (!list) return;
+    clearTimeout(nextTimer);
+    nextTimer = setTimeout(() => {
+      fetch(base + "/api/v1/recommendations/next?limit=3", { credentials: "same-origin" })
+        .then((r) => (r.ok ? r.json() : null))
+        .then((data) => {
+          if (!data) return;
+          list.textContent = "";
+          for (const s of data.suggestions || []) {
+            const li = document.createElement("li");
+            const a = document.createElement("a");
+            a.href = base + "/tracks/" + encodeURIComponent(s.track.id);
+            a.textContent = s.track.title;
+            const by = document.createElement("span");
+            by.className = "by";
+            by.textContent = " — " + (s.track.artist || "Unknown artist");
+            const bpm = document.createElement("span");
+            bpm.className = "count";
+            bpm.textContent = s.track.bpm ? Math.round(s.track.bpm) + " bpm" : "";
+            li.append(a, by, bpm);
+            list.append(li);
+          }
+          const empty = $("[data-next-empty]");
+          if (empty) empty.hidden = (data.suggestions || []).length > 0;
+          const caption = $("[data-next-for]");
+          if (caption) {
+            caption.textContent = data.mode === "cadence" ? "For your running cadence"
+              : data.zone != null ? "For zone " + data.zone + (data.zone_source === "live" ? " (your heart rate now)" : "")
+              : "From your history (no heart rate now)";
+          }
+        })
+        .catch(() => {});
+    }, 300);
+  }
+
   function on(name, handler) {
     source.addEventListener(name, (e) => {
       try { handler(JSON.parse(e.data)); } catch (err) { /* a malformed event is skipped */ }
@@ -157,9 +196,13 @@
         setStatus("off", "reconnecting…");
       }
     };
-    on("now_playing", (d) => { if (!player || d.player === player) showNowPlaying(d.now_playing); });
+    on("now_playing", (d) => { if (!player || d.player === player) { showNowPlaying(d.now_playing); refreshSuggestion(); } });
     on("heart_rate", (d) => showHeartRate(d.bpm, d.zone));
-    on("zone_changed", (d) => { const z = $("[data-hr-zone]"); if (z) { z.className = "zone z" + d.to; z.textContent = "Zone " + d.to; } });
+    on("zone_changed", (d) => {
+      const z = $("[data-hr-zone]");
+      if (z) { z.className = "zone z" + d.to; z.textContent = "Zone " + d.to; }
+      refreshSuggestion();
+    });
     on("play_logged", addPlay);
     on("workout_started", (d) => workout(d.id, true));
     on("workout_ended", (d) => workout(d.id, false));

@@ -37,6 +37,21 @@ public struct Config: Sendable, Equatable {
     /// When a play counts (Last.fm's rule by default).
     public var playRule: PlayRule = .lastFM
     public var heartRate = HeartRate()
+    public var recommender = Recommender()
+
+    /// `[recommender]`: the next-track suggestion.
+    public struct Recommender: Sendable, Equatable {
+        /// Target tempo window per zone (Karageorghis et al.; docs/RECOMMENDER.md).
+        public var tempo: TempoTable = .defaults
+        /// Songs started in the last this many hours are not suggested.
+        public var recentHours = 6.0
+        /// Keep one suggested track queued after the current one (auto-DJ).
+        public var autoQueue = false
+        /// Cadence mode's default target, steps per minute.
+        public var cadence = 170.0
+        /// Share of the list kept for tracks never played.
+        public var exploration = 0.1
+    }
 
     /// `[heart_rate]`: zones and workout detection.
     public struct HeartRate: Sendable, Equatable {
@@ -88,6 +103,9 @@ public struct Config: Sendable, Equatable {
         public var reconnectMaxSeconds = 30.0
         /// How often the play in progress is saved while playing.
         public var saveIntervalSeconds = 15.0
+        /// Where this MPD's music files are, for `pacenote analyze`; when unset, MPD's
+        /// `config` command is asked (it answers over a local socket only).
+        public var musicDirectory: String?
 
         /// Where to connect: `host` parsed as MPD clients do, with `password` unless the
         /// host carries one (`secret@host`). Whichever of the two was set by the later
@@ -444,6 +462,10 @@ public enum ConfigLoader {
         Setting(key: "mpd.save_interval_s", environment: []) { (input, c) throws(ConfigError) in
             c.mpd.saveIntervalSeconds = try number(input, "mpd.save_interval_s", in: 0.1...15)
         },
+        Setting(key: "mpd.music_directory", environment: ["PACENOTE_MUSIC_DIRECTORY"]) { (input, c) throws(ConfigError) in
+            let text = try string(input, "mpd.music_directory")
+            c.mpd.musicDirectory = text.isEmpty ? nil : text
+        },
         Setting(key: "heart_rate.zone_model", environment: ["PACENOTE_ZONE_MODEL"]) { (input, c) throws(ConfigError) in
             let text = try string(input, "heart_rate.zone_model")
             let models = ["percent_max", "hrr", "lthr_run", "lthr_bike", "custom"]
@@ -496,6 +518,41 @@ public enum ConfigLoader {
         Setting(key: "heart_rate.fresh_for_s", environment: []) { (input, c) throws(ConfigError) in
             c.heartRate.freshForSeconds = try number(input, "heart_rate.fresh_for_s", in: 1...3600)
         },
+        Setting(key: "recommender.tempo_z0", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.tempo.windows[.z0] = try tempoWindow(input, "recommender.tempo_z0")
+        },
+        Setting(key: "recommender.tempo_z1", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.tempo.windows[.z1] = try tempoWindow(input, "recommender.tempo_z1")
+        },
+        Setting(key: "recommender.tempo_z2", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.tempo.windows[.z2] = try tempoWindow(input, "recommender.tempo_z2")
+        },
+        Setting(key: "recommender.tempo_z3", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.tempo.windows[.z3] = try tempoWindow(input, "recommender.tempo_z3")
+        },
+        Setting(key: "recommender.tempo_z4", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.tempo.windows[.z4] = try tempoWindow(input, "recommender.tempo_z4")
+        },
+        Setting(key: "recommender.tempo_z5", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.tempo.windows[.z5] = try tempoWindow(input, "recommender.tempo_z5")
+        },
+        Setting(key: "recommender.recent_hours", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.recentHours = try number(input, "recommender.recent_hours", in: 0...720)
+        },
+        Setting(key: "recommender.auto_queue", environment: ["PACENOTE_AUTO_QUEUE"]) { (input, c) throws(ConfigError) in
+            switch input {
+            case .toml(.boolean(let b)): c.recommender.autoQueue = b
+            case .text(let t) where ["true", "1", "yes", "on"].contains(t.lowercased()): c.recommender.autoQueue = true
+            case .text(let t) where ["false", "0", "no", "off"].contains(t.lowercased()): c.recommender.autoQueue = false
+            default: throw ConfigError(key: "recommender.auto_queue", message: "expected true or false")
+            }
+        },
+        Setting(key: "recommender.cadence", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.cadence = try number(input, "recommender.cadence", in: 60...240)
+        },
+        Setting(key: "recommender.exploration", environment: []) { (input, c) throws(ConfigError) in
+            c.recommender.exploration = try number(input, "recommender.exploration", in: 0...0.5)
+        },
         Setting(key: "plays.min_track_s", environment: []) { (input, c) throws(ConfigError) in
             c.playRule.minimumDuration = try number(input, "plays.min_track_s", in: 0...3600)
         },
@@ -531,6 +588,28 @@ public enum ConfigLoader {
             }
             return network
         }
+    }
+
+    /// A tempo window: `[low, high]` in bpm, or "low-high" as text.
+    private static func tempoWindow(_ input: Input, _ key: String) throws(ConfigError) -> ClosedRange<Double> {
+        var values: [Double] = []
+        switch input {
+        case .toml(.array(let items)):
+            for item in items {
+                switch item {
+                case .integer(let i): values.append(Double(i))
+                case .float(let f): values.append(f)
+                default: throw ConfigError(key: key, message: "expected [low, high] in bpm")
+                }
+            }
+        case .text(let text), .toml(.string(let text)):
+            values = text.split(whereSeparator: { $0 == "-" || $0 == "," }).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        case .toml(let other): throw ConfigError(key: key, message: "expected [low, high], got \(other.kindDescription)")
+        }
+        guard values.count == 2, values[0] >= 30, values[1] <= 300, values[0] < values[1] else {
+            throw ConfigError(key: key, message: "expected [low, high] with 30 ≤ low < high ≤ 300 bpm")
+        }
+        return values[0]...values[1]
     }
 
     private static func string(_ input: Input, _ key: String) throws(ConfigError) -> String {

@@ -75,6 +75,7 @@ public enum ConfigPrinter {
             out.append(entry("mpd.reconnect_initial_s", "\(player.reconnectInitialSeconds)"))
             out.append(entry("mpd.reconnect_max_s", "\(player.reconnectMaxSeconds)"))
             out.append(entry("mpd.save_interval_s", "\(player.saveIntervalSeconds)"))
+            if let dir = player.musicDirectory { out.append(entry("mpd.music_directory", q(dir))) }
             out.append("")
         }
         out.append("[heart_rate]")
@@ -89,6 +90,16 @@ public enum ConfigPrinter {
         out.append(line("heart_rate.workout_start_after_s", "\(c.heartRate.workoutStartAfterSeconds)"))
         out.append(line("heart_rate.workout_end_after_s", "\(c.heartRate.workoutEndAfterSeconds)"))
         out.append(line("heart_rate.fresh_for_s", "\(c.heartRate.freshForSeconds)"))
+        out.append("")
+        out.append("[recommender]")
+        for zone in Zone.allCases {
+            let w = c.recommender.tempo.window(for: zone)
+            out.append(line("recommender.tempo_z\(zone.rawValue)", "[\(w.lowerBound), \(w.upperBound)]"))
+        }
+        out.append(line("recommender.recent_hours", "\(c.recommender.recentHours)"))
+        out.append(line("recommender.auto_queue", "\(c.recommender.autoQueue)"))
+        out.append(line("recommender.cadence", "\(c.recommender.cadence)"))
+        out.append(line("recommender.exploration", "\(c.recommender.exploration)"))
         out.append("")
         out.append("[plays]")
         out.append(line("plays.min_track_s", "\(c.playRule.minimumDuration)"))

@@ -101,6 +101,11 @@ public final class PacenoteServer: Sendable {
         let covers = CoverArtCache(databasePath: config.databasePath, players: config.players.compactMap { try? $0.endpoint },
                                    logger: logger)
         context.coverArt = { covers.image(for: $0) }
+        let recommender = RecommenderService(
+            store: store, settings: config.recommender, heartRate: heartRate, players: players,
+            endpoint: try? config.players.first?.endpoint, playerName: config.players.first?.name ?? "default",
+            events: events, logger: logger)
+        context.recommender = recommender
         events.subscribe { event in
             if case .playLogged(_, let play, _) = event {
                 Counter(label: "pacenote_plays_logged_total",

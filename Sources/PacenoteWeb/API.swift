@@ -20,6 +20,8 @@ public struct APIContext: Sendable {
     /// when revoked.
     public var currentKey: @Sendable () -> String?
     public var heartRate: (any HeartRateBackend)?
+    /// Next-track suggestions and queueing (PacenoteApp's `RecommenderService`).
+    public var recommender: (any RecommenderBackend)?
     /// Clients in these networks read history and heart rate without the key.
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose `X-Forwarded-For` is believed (none unless configured).
@@ -166,6 +168,9 @@ public struct API: Sendable {
             case .stats: return .json(try stats(request.query))
             case .sotd(let day): return try songOfTheDay(day, request)
             case .sotdMonth: return .json(try songsOfTheMonth(request.query))
+            case .recommendations: return .json(try recommendationsJSON(request.query))
+            case .queue: return try enqueue(request)
+            case .trackBPM(let id): return .json(try setTrackBPM(id, request))
             case .page(let page):
                 return self.page(page, request, mayReadPrivate: mayReadPrivate, mayWrite: session || keyAccepted)
             case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile, .login, .logout:

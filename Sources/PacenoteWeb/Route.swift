@@ -19,6 +19,12 @@ public enum Route: Equatable, Sendable {
     case listenBrainzValidateToken
     /// Live events (Server-Sent Events).
     case events
+    /// Next-track suggestions for the current (or a given) zone.
+    case recommendations
+    /// Add a track, or the top suggestion, right after the current song in MPD.
+    case queue
+    /// Set a track's BPM by hand.
+    case trackBPM(Int64)
     /// Browser login with the API key (a session cookie), and logout.
     case login
     case logout
@@ -47,6 +53,9 @@ public enum Route: Equatable, Sendable {
         case .listenBrainzSubmit: "listenbrainz_submit"
         case .listenBrainzValidateToken: "listenbrainz_validate"
         case .events: "events"
+        case .recommendations: "recommendations"
+        case .queue: "queue"
+        case .trackBPM: "track_bpm"
         case .metrics: "metrics"
         case .login: "login"
         case .logout: "logout"
@@ -75,7 +84,7 @@ public enum Route: Equatable, Sendable {
     /// to anyone with the key.
     public var isPrivate: Bool {
         switch self {
-        case .listens, .workouts, .workout, .events, .stats, .metrics, .sotdMonth: true
+        case .listens, .workouts, .workout, .events, .stats, .metrics, .sotdMonth, .recommendations: true
         case .page(let page): page.isPrivate
         default: false
         }
@@ -84,7 +93,7 @@ public enum Route: Equatable, Sendable {
     /// Routes that change something: they need the API key.
     public var isWrite: Bool {
         switch self {
-        case .heartRate, .stopWorkout, .listenBrainzSubmit, .importListens: true
+        case .heartRate, .stopWorkout, .listenBrainzSubmit, .importListens, .queue, .trackBPM: true
         case .sotd: false  // PUT and DELETE need the key: checked by method in API.handle
         default: false
         }
@@ -129,6 +138,16 @@ public enum Route: Equatable, Sendable {
         case ["api", "v1", "import"]:
             route = .importListens
             allowed = ["POST"]
+        case ["api", "v1", "recommendations", "next"]:
+            route = .recommendations
+            allowed = ["GET", "HEAD"]
+        case ["api", "v1", "queue"]:
+            route = .queue
+            allowed = ["POST"]
+        case let s where s.count == 5 && s[0] == "api" && s[1] == "v1" && s[2] == "tracks" && s[4] == "bpm":
+            guard let id = Int64(s[3]), id > 0 else { return .failure(.notFound("no track \(s[3])")) }
+            route = .trackBPM(id)
+            allowed = ["PUT"]
         case ["api", "v1", "events"]:
             route = .events
             allowed = ["GET"]

@@ -7,6 +7,10 @@ import PacenoteApp
 import Prometheus
 import PacenoteCore
 import PacenoteStore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -22,7 +26,8 @@ struct Pacenote: ParsableCommand {
             Every key is documented in docs/pacenote.example.toml.
             """,
         version: PacenoteVersion.current,
-        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self, Import.self, Export.self, Demo.self],
+        subcommands: [Serve.self, Migrate.self, ShowConfig.self, Key.self, HRFeed.self, Import.self, Export.self, Analyze.self,
+                      Recommend.self, Demo.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -569,6 +574,213 @@ struct Export: ParsableCommand {
             Pacenote.fail("\(error)")
         }
         if let output { FileHandle.standardError.write(Data("\(output): \(count) plays\n".utf8)) }
+    }
+}
+
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Detect the tempo of library files that have no BPM, from their audio.",
+        discussion: """
+            Runs sox and bpm-tools' bpm on each file of MPD's library that has no BPM yet (tag, sticker or \
+            manual), several at a time, and stores the value with source 'analysis' and a confidence. \
+            Interrupted, it resumes where it stopped. Files are found under mpd.music_directory, or \
+            where MPD's `config` command says (over MPD's local socket only). The daemon must have \
+            mirrored the library first.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(name: .long, help: ArgumentHelp("MPD (for --write-stickers and the music directory): host, password@host or a socket path.", valueName: "host[:port]"))
+    var mpd: String?
+
+    @Option(name: .long, help: ArgumentHelp("Files analysed at a time. Default: the number of cores.", valueName: "n"))
+    var jobs: Int?
+
+    @Flag(name: .customLong("write-stickers"), help: "Also store each result as an MPD `bpm` sticker (needs MPD's sticker_file).")
+    var writeStickers = false
+
+    func run() throws {
+        let config = try Pacenote.loadConfig(ConfigFlags(config: storage.config, db: storage.db, mpd: mpd))
+        let player = config.mpd
+        let analyzer: BPMAnalyzer
+        let endpoint: MPDEndpoint
+        do {
+            analyzer = try BPMAnalyzer()
+            endpoint = try player.endpoint
+        } catch let error as StartupError {
+            Pacenote.fail(error.description)
+        } catch {
+            Pacenote.fail("\(error)")
+        }
+        guard let directory = BPMAnalyzer.musicDirectory(player) else {
+            Pacenote.fail("cannot find the music files: set mpd.music_directory, or connect to MPD over its local socket")
+        }
+        let tty = isatty(2) == 1
+        let bar = ProgressBar(tty: tty)
+        do {
+            let store = try PacenoteServer.openStore(config: config)
+            defer { try? store.close() }
+            let summary = try analyzer.analyseLibrary(
+                store: store, musicDirectory: directory, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+                stickers: writeStickers ? endpoint : nil, progress: { done, total in bar.show(done, total) })
+            bar.finish()
+            for failure in summary.failed {
+                FileHandle.standardError.write(Data("pacenote: \(failure.uri): \(failure.reason)\n".utf8))
+            }
+            print(String(format: "analysed %d files in %.1f s, %d failed%@", summary.analysed, summary.seconds, summary.failed.count,
+                         writeStickers ? ", \(summary.stickersWritten) stickers written" : ""))
+            if !summary.failed.isEmpty { throw ExitCode.failure }
+        } catch let error as StartupError {
+            Pacenote.fail(error.description)
+        } catch let error as StoreError {
+            Pacenote.fail("database.path: \(error.description)")
+        }
+    }
+}
+
+/// A progress bar on a terminal (stderr), or a line every 10 % otherwise.
+final class ProgressBar: Sendable {
+    let tty: Bool
+    let last = Mutex<(Int, Date)>((-1, .distantPast))
+
+    init(tty: Bool) { self.tty = tty }
+
+    func show(_ done: Int, _ total: Int) {
+        let line: String? = last.withLock { state in
+            let now = Date()
+            if tty {
+                guard done == total || now.timeIntervalSince(state.1) > 0.1 else { return nil }
+                state = (done, now)
+                let width = 30
+                let filled = total == 0 ? width : done * width / total
+                return "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] \(done)/\(total)"
+            }
+            let step = max(1, total / 10)
+            guard done == total || done / step != state.0 / step else { return nil }
+            state = (done, now)
+            return "analysed \(done)/\(total)\n"
+        }
+        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    func finish() { if tty { FileHandle.standardError.write(Data("\n".utf8)) } }
+}
+
+struct Recommend: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Suggest the next tracks for a zone, or evaluate the recommender offline.",
+        discussion: """
+            --evaluate replays the listening history in time order, hides each next counted play and \
+            reports hit-rate@10 and MRR@10 for Pacenote's scorer and for baselines (random, most-played, \
+            same-artist, last-track Markov). --synthetic evaluates on a generated history instead \
+            (docs/RECOMMENDER.md). --bench times suggestions over the database.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(name: .long, help: ArgumentHelp("Zone 0–5 to suggest for.", valueName: "n"))
+    var zone: Int?
+
+    @Option(name: .long, help: "How many suggestions.")
+    var limit = 10
+
+    @Option(name: .long, help: ArgumentHelp("Cadence mode: steps per minute.", valueName: "spm"))
+    var cadence: Double?
+
+    @Flag(name: .long, help: "Evaluate the scorer and the baselines on the history.")
+    var evaluate = false
+
+    @Flag(name: .long, help: "With --evaluate: on a generated history, not the database.")
+    var synthetic = false
+
+    @Option(name: .long, help: "Seed of the generated history.")
+    var seed: UInt64 = 7
+
+    @Option(name: .long, help: ArgumentHelp("Share of the list kept for never-played tracks (default: recommender.exploration).", valueName: "share"))
+    var exploration: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Time this many suggestions and print the latency.", valueName: "n"))
+    var bench: Int?
+
+    func run() throws {
+        if evaluate && synthetic {
+            let history = SyntheticHistory.generate(seed: seed)
+            Self.printEvaluation(RecommenderEvaluation.run(tracks: history.tracks, events: history.events,
+                                                           explorationShare: exploration ?? 0.1),
+                                 what: "generated history (seed \(seed)): \(history.tracks.count) tracks, \(history.events.count) plays")
+            return
+        }
+        let config = try Pacenote.loadConfig(ConfigFlags(config: storage.config, db: storage.db))
+        do {
+            let store = try PacenoteServer.openStore(config: config)
+            defer { try? store.close() }
+            if evaluate {
+                let tracks = try store.recommenderCandidates()
+                let events = try store.recommenderEvents(afterID: 0).events
+                Self.printEvaluation(RecommenderEvaluation.run(tracks: tracks, events: events, tempo: config.recommender.tempo,
+                                                               recentHours: config.recommender.recentHours,
+                                                               explorationShare: exploration ?? config.recommender.exploration),
+                                     what: "\(config.databasePath): \(tracks.count) tracks, \(events.count) plays")
+                return
+            }
+            let started = Date()
+            var model = ListeningModel()
+            for t in try store.recommenderCandidates() { model.upsert(t) }
+            for e in try store.recommenderEvents(afterID: 0).events { model.record(e) }
+            let built = Date().timeIntervalSince(started)
+            let z = zone.flatMap(Zone.init(rawValue:))
+            let target: TempoTarget = cadence.map { .cadence(stepsPerMinute: $0) }
+                ?? z.map { .window(config.recommender.tempo.window(for: $0)) } ?? .any
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            if let bench {
+                try Self.bench(model, count: bench, zone: z, target: target, now: now, limit: limit, built: built,
+                               settings: config.recommender)
+                return
+            }
+            let list = Recommender.suggest(model, .init(zone: z, target: target, nowMs: now, recentHours: config.recommender.recentHours,
+                                                        limit: limit, seed: UInt64(now / 86_400_000),
+                                                        explorationShare: config.recommender.exploration))
+            for (i, s) in list.enumerated() {
+                print(String(format: "%2d. %6.2f  ", i + 1, s.score) + "\(s.track.artist ?? "?") – \(s.track.title)"
+                      + (s.track.bpm.map { String(format: "  (%.0f bpm)", $0) } ?? ""))
+                for r in s.reasons { print(String(format: "      %+6.2f  ", r.weight) + "\(r.kind): \(r.detail)") }
+            }
+        } catch let error as StartupError {
+            Pacenote.fail(error.description)
+        } catch let error as StoreError {
+            Pacenote.fail("database.path: \(error.description)")
+        }
+    }
+
+    static func printEvaluation(_ results: [RecommenderEvaluation.Result], what: String) {
+        print("offline evaluation on \(what); \(results.first?.cases ?? 0) hidden next plays")
+        print("| method | hit-rate@10 | MRR@10 |")
+        print("|---|---:|---:|")
+        for r in results {
+            print(String(format: "| %@ | %.3f | %.3f |", r.method.rawValue, r.hitRate, r.mrr))
+        }
+    }
+
+    static func bench(_ model: ListeningModel, count: Int, zone: Zone?, target: TempoTarget, now: Int64, limit: Int,
+                      built: Double, settings: Config.Recommender) throws {
+        var times: [Double] = []
+        var rng = SyntheticHistory.RNG(seed: 1)
+        for i in 0..<count {
+            // A different current track each time, so the transition lookups vary.
+            let current = model.tracks[Int(rng.next() % UInt64(model.trackCount))]
+            let request = Recommender.Request(
+                zone: zone, target: target, nowMs: now, current: .init(trackID: current.id, artist: current.artist, title: current.title),
+                recentHours: settings.recentHours, limit: limit, seed: UInt64(i), explorationShare: settings.exploration)
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let list = Recommender.suggest(model, request)
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+            precondition(!list.isEmpty || model.trackCount == 0)
+        }
+        times.sort()
+        func pct(_ p: Double) -> Double { times[min(times.count - 1, Int(Double(times.count) * p))] }
+        print(String(format: "model: %d tracks, %d plays, built in %.2f s", model.trackCount, model.eventCount, built))
+        print(String(format: "suggestion latency over %d requests (limit %d): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms",
+                     times.count, limit, pct(0.5), pct(0.9), pct(0.99), times.last ?? 0))
     }
 }
 

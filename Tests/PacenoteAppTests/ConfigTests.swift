@@ -111,6 +111,30 @@ import Testing
     }
 
     /// The shipped example must stay loadable and mention every key the loader knows.
+    @Test func recommenderSettings() throws {
+        let c = try load("""
+            [mpd]
+            music_directory = "/srv/music"
+            [recommender]
+            tempo_z4 = [128, 142.5]
+            recent_hours = 3
+            auto_queue = true
+            cadence = 165
+            exploration = 0
+            """)
+        #expect(c.mpd.musicDirectory == "/srv/music")
+        #expect(c.recommender.tempo.window(for: .z4) == 128...142.5)
+        #expect(c.recommender.tempo.window(for: .z3) == 125...135)   // the others keep their defaults
+        #expect(c.recommender.recentHours == 3 && c.recommender.autoQueue && c.recommender.cadence == 165)
+        #expect(c.recommender.exploration == 0)
+        #expect(try load(env: ["PACENOTE_AUTO_QUEUE": "yes"]).recommender.autoQueue)
+        #expect(try !load().recommender.autoQueue)
+        for bad in ["tempo_z1 = [140, 120]", "tempo_z1 = [120]", "tempo_z1 = \"fast\"", "auto_queue = 2", "exploration = 0.9"] {
+            #expect(throws: ConfigError.self, "\(bad)") { try load("[recommender]\n\(bad)\n") }
+        }
+        #expect(ConfigPrinter.toml(c).contains("tempo_z4 = [128.0, 142.5]"))
+    }
+
     @Test func theExampleConfigDocumentsEveryKey() throws {
         let example = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -33,6 +33,8 @@ import Testing
             TestTrack("Album One/02.flac", seconds: 3, title: "Second Song", artist: "Band", album: "Album One", bpm: 140),
             TestTrack("Other/03.flac", seconds: 240, title: "Third Song", artist: "Band", album: "Other"),
             TestTrack("Other/04.flac", seconds: 240, title: "Fourth Song", artist: "Band", album: "Other"),
+            // In the library, not in the queue: the one song to suggest.
+            TestTrack("Extra/05.flac", seconds: 240, title: "Fifth Song", artist: "Band", album: "Extra", bpm: 130),
         ])
         // A cover for the first album, where MPD's albumart finds it.
         try run(try Tools.require("sox"), ["-n", "-n", "synth", "2", "sine", "300-3000", "spectrogram", "-x", "240", "-y", "257",
@@ -42,7 +44,8 @@ import Testing
         let workout = try daemon.post("/api/v1/workouts", body: #"{"name": "Intervals"}"#)
         #expect(workout.status == 201)
         let workoutID = try #require(workout.json?["id"] as? Int)
-        _ = try mpd.mpc("add", "/")
+        _ = try mpd.mpc("add", "Album One")
+        _ = try mpd.mpc("add", "Other")
         _ = try mpd.mpc("play")
         var bpm = 120
         // Heart rate while the first two songs play, until both are logged.
@@ -70,7 +73,7 @@ import Testing
         let spec: [String: Any] = [
             "day": day, "track_id": String(trackID), "workout_id": workoutID,
             "hostile_title": Self.hostileTitle, "hostile_artist": Self.hostileArtist,
-            "playing": "Third Song", "next_title": "Fourth Song",
+            "playing": "Third Song", "next_title": "Fourth Song", "suggested": "Fifth Song",
         ]
         let specJSON = String(decoding: try JSONSerialization.data(withJSONObject: spec), as: UTF8.self)
         let r = try run(python, [Self.script, daemon.base, String(mpd.port), Self.artifacts, specJSON], allowFailure: true)

@@ -63,9 +63,11 @@ def history_database(binary, db, plays, years=5):
 
 
 def release_binary():
-    subprocess.run(["swift", "build", "-c", "release", "--product", "pacenote", "--static-swift-stdlib"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
-    return os.path.join(ROOT, ".build", "release", "pacenote")
+    # PACENOTE_SCRATCH_PATH: build elsewhere than .build (several worktrees on one machine).
+    scratch = os.environ.get("PACENOTE_SCRATCH_PATH", ".build")
+    subprocess.run(["swift", "build", "--scratch-path", scratch, "-c", "release", "--product", "pacenote", "--static-swift-stdlib"],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(ROOT, scratch, "release", "pacenote")
 
 
 class MPD:

@@ -29,6 +29,8 @@ extension API {
             weekBars.append(Chart.Bar(label: label, value: Double(t?.plays ?? 0),
                                       tooltip: "\(f.day(day)): \(SiteFormat.plural(t?.plays ?? 0, "play")), \(SiteFormat.span(t?.seconds ?? 0))"))
         }
+        // The next-track suggestion for the live zone, when the recommender runs.
+        let upNext = context.recommender == nil ? nil : try? recommendations(limit: 3)
         let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
 
         return html(title: "Now", request: request, nav: "dashboard", live: true) {
@@ -93,6 +95,22 @@ extension API {
                         Node.el("p", ["class": "muted"]) { "Nothing played yet today." }
                     }
                 }
+                if context.recommender != nil {
+                    Node.el("section", ["class": "card next", "aria-labelledby": "next-h"]) {
+                        Node.el("h2", ["id": "next-h"]) { "Up next" }
+                        Node.el("p", ["class": "muted small", "data-next-for": ""]) { upNextCaption(upNext) }
+                        Node.el("ol", ["class": "chart-list", "data-next": ""]) {
+                            for s in upNext?.suggestions ?? [] {
+                                Node.el("li") {
+                                    Node.el("a", ["href": url("/tracks/\(s.track.id)")]) { s.track.title }
+                                    Node.el("span", ["class": "by"]) { " — " + (s.track.artist ?? "Unknown artist") }
+                                    Node.el("span", ["class": "count"]) { s.track.bpm.map { "\(Int($0.rounded())) bpm" } ?? "" }
+                                }
+                            }
+                        }
+                        if upNext?.suggestions.isEmpty ?? true { Node.el("p", ["class": "muted", "data-next-empty": ""]) { "No suggestion yet." } }
+                    }
+                }
                 Node.el("section", ["class": "card week", "aria-labelledby": "week-h"]) {
                     Node.el("h2", ["id": "week-h"]) { "This week" }
                     Chart.bars(id: "week", weekBars, title: "Counted plays per day, last 7 days",
@@ -110,6 +128,15 @@ extension API {
                 }
                 if todays.isEmpty { Node.el("p", ["class": "muted", "data-today-empty": ""]) { "No plays yet today." } }
             }
+        }
+    }
+
+    func upNextCaption(_ list: RecommendationList?) -> String {
+        guard let list else { return "Suggestions are not available right now." }
+        switch (list.mode, list.zone) {
+        case (.cadence, _): return "For your running cadence"
+        case (_, let zone?): return "For zone \(zone.rawValue)" + (list.zoneSource == "live" ? " (your heart rate now)" : "")
+        default: return "From your history (no heart rate now)"
         }
     }
 

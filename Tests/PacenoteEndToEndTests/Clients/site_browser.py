@@ -103,6 +103,7 @@ pages = [
         (hostile in driver.find_element(By.CSS_SELECTOR, "[data-today]").text, "today's plays list the hostile title as text"),
         (text("#hr-h") == "Heart rate" and text("[data-hr-bpm]") not in (None, "–"), "dashboard shows the heart rate"),
         (text(".sotd-link strong") is not None, "dashboard shows the song of the day"),
+        ((text("[data-next]") or "").startswith(f"{spec['suggested']} — Band"), "up next suggests the one song neither played, playing nor queued"),
         ("play" in driver.execute_script("const r = document.querySelectorAll('svg.chart.bars rect'); return r.length == 7 ? r[6].textContent : ''"),
          "this week has 7 bars, today's with its plays"),
     ]),
@@ -180,7 +181,8 @@ try:
     while time.time() < deadline and driver.find_element(By.CSS_SELECTOR, "[data-live-status]").text != "live":
         time.sleep(0.1)
     check(driver.find_element(By.CSS_SELECTOR, "[data-live-status]").text == "live", "dashboard connected to the event stream")
-    driver.execute_script("document.body.dataset.reloadMarker = 'same-page'; return 1")
+    driver.execute_script("document.body.dataset.reloadMarker = 'same-page';"
+                          "const li = document.querySelector('[data-next] li'); if (li) li.dataset.old = '1';")
     before = len(driver.find_elements(By.CSS_SELECTOR, "[data-today] li"))
     subprocess.run(["mpc", "-h", "127.0.0.1", "-p", mpd_port, "next"], check=True, stdout=subprocess.DEVNULL)
     deadline = time.time() + 10
@@ -192,6 +194,9 @@ try:
     first = driver.find_elements(By.CSS_SELECTOR, "[data-today] li")
     check(len(first) == before + 1 and spec["playing"] in first[0].text and "skipped" in first[0].text,
           "the skipped song was added to today's plays live")
+    check(wait_for(lambda: driver.execute_script("const li = document.querySelector('[data-next] li'); return !!li && !li.dataset.old"), 10),
+          "the suggestion was asked again when the song changed")
+    check((text("[data-next]") or "").startswith(f"{spec['suggested']} — Band"), "and still names a song neither played, playing nor queued")
     check(driver.execute_script("return document.body.dataset.reloadMarker") == "same-page", "without reloading the page")
     check(not console_errors(), "no console errors while live")
     driver.save_screenshot(os.path.join(artifacts, "dashboard-live-desktop.png"))

@@ -1,0 +1,179 @@
+import Dispatch
+import Foundation
+import Glibc
+import PacenoteCore
+import PacenoteMPD
+import PacenoteStore
+import Synchronization
+
+/// `pacenote analyze`: tempo from the audio for library files without a BPM, with
+/// bpm-tools' `bpm` fed raw samples by `sox` (`sox FILE -t raw -r 44100 -e float -c 1 - |
+/// bpm -m 60 -x 200`; PLATFORM.md: aubio 0.4.9 was wrong on real beat patterns). The whole
+/// file gives the value; its two halves, analysed apart, give the confidence (how well they
+/// agree once half/double time is allowed for). Each result is stored as it comes, so an
+/// interrupted run resumes where it stopped.
+public struct BPMAnalyzer: Sendable {
+    public struct Result: Sendable, Equatable {
+        public var bpm: Double
+        public var confidence: Double
+    }
+
+    public struct Summary: Sendable {
+        public var analysed = 0
+        public var failed: [(uri: String, reason: String)] = []
+        public var stickersWritten = 0
+        public var seconds = 0.0
+    }
+
+    public let sox: String
+    public let bpm: String
+    public var minBPM = 60.0
+    public var maxBPM = 200.0
+
+    /// Finds `sox` and `bpm` on the PATH.
+    public init() throws(StartupError) {
+        func find(_ name: String, package: String) throws(StartupError) -> String {
+            for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+                let path = "\(dir)/\(name)"
+                if access(path, X_OK) == 0 { return path }
+            }
+            throw StartupError("analyze needs `\(name)` (Debian package \(package))")
+        }
+        sox = try find("sox", package: "sox, with libsox-fmt-all for MP3 and others")
+        bpm = try find("bpm", package: "bpm-tools")
+    }
+
+    /// Where the player's files are: `mpd.music_directory`, else MPD's `config` command
+    /// (which MPD answers over its local socket only).
+    public static func musicDirectory(_ player: Config.MPD) -> String? {
+        if let configured = player.musicDirectory { return configured }
+        guard let endpoint = try? player.endpoint else { return nil }
+        return try? MPDQueue.musicDirectory(endpoint: endpoint)
+    }
+
+    /// The tempo of one file, or a reason it has none.
+    public func analyse(_ path: String) -> Swift.Result<Result, AnalysisError> {
+        let whole: Double
+        switch run(path, trim: nil) {
+        case .success(let v): whole = v
+        case .failure(let e): return .failure(e)
+        }
+        guard let duration = duration(path), duration >= 8 else {
+            return .success(Result(bpm: whole, confidence: 0.5))
+        }
+        let half = duration / 2
+        guard case .success(let a) = run(path, trim: (0, half)), case .success(let b) = run(path, trim: (half, half)) else {
+            return .success(Result(bpm: whole, confidence: 0.5))
+        }
+        // Agreement of the halves with the whole, allowing half/double time: 1 when both are
+        // within 1 %, falling to 0 at 5 %.
+        let spread = max(Self.relativeDistance(a, whole), Self.relativeDistance(b, whole))
+        let confidence = min(1, max(0, 1 - (spread - 0.01) / 0.04))
+        return .success(Result(bpm: whole, confidence: (confidence * 100).rounded() / 100))
+    }
+
+    /// |a − b| / b after moving `a` by octaves (×2, ×½) towards `b`.
+    public static func relativeDistance(_ a: Double, _ b: Double) -> Double {
+        [a, a * 2, a / 2].map { abs($0 - b) / b }.min()!
+    }
+
+    public struct AnalysisError: Error, Sendable, Equatable {
+        public var message: String
+    }
+
+    private func duration(_ path: String) -> Double? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: sox)
+        p.arguments = ["--i", "-D", path]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return nil }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    private func run(_ path: String, trim: (Double, Double)?) -> Swift.Result<Double, AnalysisError> {
+        let decoder = Process()
+        decoder.executableURL = URL(fileURLWithPath: sox)
+        var args = ["-V1", path, "-t", "raw", "-r", "44100", "-e", "float", "-c", "1", "-"]
+        if let trim { args += ["trim", String(format: "%.3f", trim.0), String(format: "%.3f", trim.1)] }
+        decoder.arguments = args
+        let detector = Process()
+        detector.executableURL = URL(fileURLWithPath: bpm)
+        detector.arguments = ["-m", String(minBPM), "-x", String(maxBPM)]
+        let samples = Pipe(), out = Pipe(), soxErrors = Pipe()
+        decoder.standardOutput = samples
+        decoder.standardError = soxErrors
+        decoder.standardInput = FileHandle.nullDevice
+        detector.standardInput = samples
+        detector.standardOutput = out
+        detector.standardError = FileHandle.nullDevice
+        do {
+            try decoder.run()
+            try detector.run()
+        } catch {
+            return .failure(AnalysisError(message: "cannot start sox or bpm: \(error)"))
+        }
+        // Our copies of the pipe's ends must close, or bpm never sees the end of the samples.
+        try? samples.fileHandleForReading.close()
+        try? samples.fileHandleForWriting.close()
+        let errors = soxErrors.fileHandleForReading.readDataToEndOfFile()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        decoder.waitUntilExit()
+        detector.waitUntilExit()
+        guard decoder.terminationStatus == 0 else {
+            let reason = String(decoding: errors, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "sox failed"
+            return .failure(AnalysisError(message: reason))
+        }
+        guard let value = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)), value > 0 else {
+            return .failure(AnalysisError(message: "no tempo found"))
+        }
+        return .success(value)
+    }
+
+    /// Analyses every library file without a BPM, `jobs` at a time, storing each result
+    /// (source `analysis`) and, with `stickers`, writing it to MPD as a `bpm` sticker.
+    public func analyseLibrary(store: Store, musicDirectory: String, jobs: Int, stickers: MPDEndpoint?,
+                               progress: @escaping @Sendable (Int, Int) -> Void) throws -> Summary {
+        let started = Date()
+        let todo = try store.tracksWithoutBPM()
+        let next = Atomic<Int>(0)
+        let summary = Mutex(Summary())
+        progress(0, todo.count)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, todo.count))) { _ in
+            while true {
+                let i = next.add(1, ordering: .relaxed).oldValue
+                guard i < todo.count else { return }
+                let (id, uri) = todo[i]
+                let path = (musicDirectory as NSString).appendingPathComponent(uri)
+                var stickerWritten = false
+                var failure: String?
+                switch analyse(path) {
+                case .success(let r):
+                    do {
+                        try store.setBPM(trackID: id, BPM(value: (r.bpm * 100).rounded() / 100, source: .analysis, confidence: r.confidence))
+                        if let stickers {
+                            try MPDQueue.setSticker(endpoint: stickers, uri: uri, name: "bpm", value: String(format: "%.2f", r.bpm))
+                            stickerWritten = true
+                        }
+                    } catch {
+                        failure = "\(error)"
+                    }
+                case .failure(let e):
+                    failure = e.message
+                }
+                let done = summary.withLock { s -> Int in
+                    if let failure { s.failed.append((uri, failure)) } else { s.analysed += 1 }
+                    if stickerWritten { s.stickersWritten += 1 }
+                    return s.analysed + s.failed.count
+                }
+                progress(done, todo.count)
+            }
+        }
+        var result = summary.withLock { $0 }
+        result.seconds = Date().timeIntervalSince(started)
+        return result
+    }
+}

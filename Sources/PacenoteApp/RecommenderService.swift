@@ -1,0 +1,229 @@
+import Dispatch
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteMPD
+import PacenoteStore
+import PacenoteWeb
+import Synchronization
+
+/// Next-track suggestions for the API, the site and the auto-DJ: keeps a `ListeningModel`
+/// in memory (built on first use, then fed only the plays logged since), asks the
+/// heart-rate service for the live zone and MPD for the queue, and queues picks right
+/// after the current song.
+public final class RecommenderService: RecommenderBackend {
+    struct State {
+        var model = ListeningModel()
+        var lastPlayID: Int64 = 0
+        var tracksVersion = ""
+        var built = false
+        /// The auto-DJ's own pick: MPD song id and the zone it was chosen for.
+        var autoPick: (songID: Int, zone: Zone?)?
+    }
+
+    private let store: Store
+    private let settings: Config.Recommender
+    private let heartRate: HeartRateService?
+    private let players: [PlayerService]
+    private let endpoint: MPDEndpoint?
+    private let playerName: String
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let autoQueue = DispatchQueue(label: "pacenote.auto-dj")
+    private let subscription = Mutex<EventBus.Subscription?>(nil)
+    // nonisolated(unsafe): a dispatch source is thread-safe; it is only resumed in init and
+    // cancelled in deinit.
+    private nonisolated(unsafe) let trackTimer = DispatchSource.makeTimerSource(
+        queue: DispatchQueue(label: "pacenote.recommender-tracks", qos: .utility))
+
+    public init(store: Store, settings: Config.Recommender, heartRate: HeartRateService?, players: [PlayerService],
+                endpoint: MPDEndpoint?, playerName: String, events: EventBus?, logger: Logger) {
+        self.store = store
+        self.settings = settings
+        self.heartRate = heartRate
+        self.players = players
+        self.endpoint = endpoint
+        self.playerName = playerName
+        self.logger = logger
+        startTrackRefresh(every: 2)
+        if settings.autoQueue, let events {
+            let token = events.subscribe { [weak self] event in
+                switch event {
+                case .nowPlaying(let player, _) where player == playerName: self?.scheduleAutoQueue()
+                case .zoneChanged: self?.scheduleAutoQueue()
+                default: break
+                }
+            }
+            subscription.withLock { $0 = token }
+        }
+    }
+
+    /// Brings the model up to date with the plays logged since the last call (an indexed
+    /// read of the new rows only). Tracks are re-read on first use and by `refreshTracks`,
+    /// off the request path: the check scans the tracks table (about 20 ms at 100k tracks).
+    func refreshedModel() throws -> ListeningModel {
+        if !state.withLock({ $0.built }) { try refreshTracks() }
+        return try state.withLock { s throws -> ListeningModel in
+            if s.built {
+                let new = try store.recommenderEvents(afterID: s.lastPlayID)
+                for event in new.events { s.model.record(event) }
+                s.lastPlayID = new.lastID
+            } else {
+                s.lastPlayID = try store.forEachRecommenderEvent { s.model.record($0) }
+            }
+            if !s.built {
+                s.built = true
+                logger.info("recommender: \(s.model.trackCount) tracks, \(s.model.eventCount) plays")
+            }
+            return s.model
+        }
+    }
+
+    /// Re-reads the tracks when any changed (tags, BPM, library membership).
+    func refreshTracks() throws {
+        let version = try store.recommenderTracksVersion()
+        guard version != state.withLock({ $0.tracksVersion }) else { return }
+        let candidates = try store.recommenderCandidates()
+        state.withLock { s in
+            for candidate in candidates { s.model.upsert(candidate) }
+            s.tracksVersion = version
+        }
+    }
+
+    /// Checks the tracks every `seconds` in the background, once the model exists.
+    private func startTrackRefresh(every seconds: Double) {
+        let timer = trackTimer
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler { [weak self] in
+            guard let self, self.state.withLock({ $0.built }) else { return }
+            do { try self.refreshTracks() } catch { self.logger.warning("recommender: \(error)") }
+        }
+        timer.resume()
+    }
+
+    deinit { trackTimer.cancel() }
+
+    public func recommendations(_ query: RecommendationQuery) throws -> RecommendationList {
+        try recommendations(query, queue: try? queueState())
+    }
+
+    private func queueState() throws -> MPDQueue.State? {
+        guard let endpoint else { return nil }
+        do {
+            return try MPDQueue.state(endpoint: endpoint)
+        } catch {
+            logger.debug("recommender: cannot read MPD's queue: \(error)")
+            throw error
+        }
+    }
+
+    func recommendations(_ query: RecommendationQuery, queue: MPDQueue.State?) throws -> RecommendationList {
+        let model = try refreshedModel()
+        let now = Date()
+        var zone = query.zone
+        var zoneSource = zone == nil ? "none" : "query"
+        if zone == nil, let live = heartRate?.current(now: now) {
+            zone = live.zone
+            zoneSource = "live"
+        }
+        let target: TempoTarget
+        switch query.mode {
+        case .cadence: target = .cadence(stepsPerMinute: query.cadence ?? settings.cadence)
+        case .zone: target = zone.map { .window(settings.tempo.window(for: $0)) } ?? .any
+        }
+        var current: Recommender.SongRef?
+        if let playing = players.first(where: { $0.name == playerName })?.nowPlaying {
+            current = .init(trackID: playing.track.id, artist: playing.track.artist, title: playing.track.title)
+        } else if let song = queue?.current {
+            let t = song.track
+            current = .init(trackID: nil, artist: t.artist, title: t.title)
+        }
+        if current?.trackID == nil, let uri = queue?.current?.uri, let id = try store.track(uri: uri)?.id {
+            current?.trackID = id
+        }
+        let queued = (queue?.upcoming ?? []).map { song -> Recommender.SongRef in
+            let t = song.track
+            return .init(trackID: nil, artist: t.artist, title: t.title)
+        }
+        // The seed changes daily: exploration picks rotate, yet a day's answers are stable.
+        let seed = UInt64(max(0, now.timeIntervalSince1970 / 86_400))
+        let request = Recommender.Request(
+            zone: zone, target: target, nowMs: Int64(now.timeIntervalSince1970 * 1000), current: current,
+            queued: queued, recentHours: settings.recentHours, limit: query.limit, seed: seed,
+            explorationShare: settings.exploration)
+        return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
+                                  suggestions: Recommender.suggest(model, request))
+    }
+
+    public func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack {
+        guard let endpoint else { throw Self.mpdUnavailable("no MPD is configured") }
+        let track: ListeningModel.Candidate
+        var suggestion: Recommender.Suggestion?
+        if let trackID {
+            let model = try refreshedModel()
+            guard let slot = model.slot(of: trackID) else { throw APIError.notFound("no track \(trackID)") }
+            track = model.tracks[slot]
+            guard track.inLibrary, track.uri != nil else {
+                throw APIError(kind: .conflict, code: "not_in_library", message: "track \(trackID) is not in MPD's library")
+            }
+        } else {
+            var one = query
+            one.limit = 1
+            let queue: MPDQueue.State
+            do { queue = try MPDQueue.state(endpoint: endpoint) } catch { throw Self.mpdUnavailable("MPD: \(error)") }
+            guard let top = try recommendations(one, queue: queue).suggestions.first else {
+                throw APIError.notFound("nothing to suggest for this zone")
+            }
+            suggestion = top
+            track = top.track
+        }
+        do {
+            let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: track.uri!)
+            logger.info("queued \(track.uri!) at \(added.position)")
+            return QueuedTrack(track: track, player: playerName, songID: added.id, position: added.position, suggestion: suggestion)
+        } catch {
+            throw Self.mpdUnavailable("MPD: \(error)")
+        }
+    }
+
+    /// The queue cannot change while MPD is unreachable: a conflict with the player's state
+    /// (409), not a server fault — Pacenote itself is fine and other routes answer.
+    static func mpdUnavailable(_ message: String) -> APIError {
+        APIError(kind: .conflict, code: "mpd_unavailable", message: message)
+    }
+
+    // MARK: Auto-DJ
+
+    private func scheduleAutoQueue() {
+        autoQueue.async { [weak self] in self?.keepOneQueued() }
+    }
+
+    /// Keeps one suggestion right after the current song: adds one when the next song is
+    /// not the auto-DJ's pick, replaces its own pick when the zone changed, and never
+    /// removes what the listener queued.
+    func keepOneQueued() {
+        guard let endpoint else { return }
+        do {
+            let queue = try MPDQueue.state(endpoint: endpoint)
+            guard queue.current != nil else { return }
+            let zone = heartRate?.current(now: Date())?.zone
+            let pick = state.withLock { $0.autoPick }
+            let next = queue.upcomingIDs.first
+            if let pick, next == pick.songID {
+                guard pick.zone != zone else { return }
+                try MPDQueue.delete(endpoint: endpoint, songID: pick.songID)
+            } else if next != nil {
+                // The listener's own songs come next: the auto-DJ leaves them alone.
+                return
+            }
+            let fresh = try MPDQueue.state(endpoint: endpoint)
+            guard let top = try recommendations(RecommendationQuery(limit: 1), queue: fresh).suggestions.first,
+                  let uri = top.track.uri else { return }
+            let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: uri)
+            state.withLock { $0.autoPick = (added.id, zone) }
+            logger.info("auto-DJ queued \(uri) for \(zone.map { "Z\($0.rawValue)" } ?? "no zone")")
+        } catch {
+            logger.warning("auto-DJ: \(error)")
+        }
+    }
+}

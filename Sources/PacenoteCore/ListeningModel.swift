@@ -1,0 +1,202 @@
+import Foundation
+
+/// What the recommender knows about the library and the listening history, kept in flat
+/// arrays so a suggestion over 100k tracks is a single pass. Built once from the store and
+/// then updated play by play (`record`), so the daemon never re-reads a million plays and
+/// the offline evaluation can replay history in time order.
+public struct ListeningModel: Sendable {
+    /// A track as the recommender sees it.
+    public struct Candidate: Equatable, Sendable {
+        public var id: Int64
+        public var uri: String?
+        public var title: String
+        public var artist: String?
+        public var bpm: Double?
+        /// In some player's library (so it can be queued).
+        public var inLibrary: Bool
+
+        public init(id: Int64, uri: String?, title: String, artist: String?, bpm: Double?, inLibrary: Bool) {
+            self.id = id
+            self.uri = uri
+            self.title = title
+            self.artist = artist
+            self.bpm = bpm
+            self.inLibrary = inLibrary
+        }
+    }
+
+    /// One play as the recommender learns from it (skips included: `counted == false`).
+    public struct Event: Equatable, Sendable {
+        public var trackID: Int64
+        public var startedAtMs: Int64
+        public var endedAtMs: Int64
+        public var counted: Bool
+        public var zone: Zone?
+
+        public init(trackID: Int64, startedAtMs: Int64, endedAtMs: Int64, counted: Bool, zone: Zone?) {
+            self.trackID = trackID
+            self.startedAtMs = startedAtMs
+            self.endedAtMs = endedAtMs
+            self.counted = counted
+            self.zone = zone
+        }
+    }
+
+    /// Familiarity halves every `familiarityHalfLifeDays` without a play.
+    public var familiarityHalfLifeDays: Double = 60
+    /// Two plays further apart than this are not a transition (a new session).
+    public var sessionGapMs: Int64 = 30 * 60_000
+
+    public private(set) var tracks: [Candidate] = []
+    var slotByID: [Int64: Int32] = [:]
+    /// Interned `SongKey` per slot, and the last time any version of that song started.
+    var songKey: [Int32] = []
+    var keyIndex: [String: Int32] = [:]
+    var keyLastPlayedMs: [Int64] = []
+    /// Interned primary artist per slot (`SongKey.artistKey`); -1 without an artist.
+    var artistOf: [Int32] = []
+    var artistIndex: [String: Int32] = [:]
+    var bpm: [Double] = []
+    var queueable: [Bool] = []
+
+    var counted: [Int32] = []
+    var skips: [Int32] = []
+    /// Counted plays and skips per zone: index `slot * 6 + zone`.
+    var countedInZone: [Int32] = []
+    var skipsInZone: [Int32] = []
+    /// Exponentially decayed count of counted plays, as of `familiarityAtMs`.
+    var familiarity: [Double] = []
+    var familiarityAtMs: [Int64] = []
+
+    /// How often each track (artist) was followed by a counted play of another track (artist).
+    /// Kept as short arrays rather than nested dictionaries: a dictionary per track cost
+    /// about twice the memory at 100k tracks. A request turns the current one into a dictionary.
+    var trackNext: [Int32: [Successor]] = [:]
+    var trackNextTotal: [Int32: Float] = [:]
+    var artistNext: [Int32: [Successor]] = [:]
+    var artistNextTotal: [Int32: Float] = [:]
+
+    struct Successor {
+        var slot: Int32
+        var count: Float
+    }
+
+    static func add(_ to: Int32, in list: inout [Successor]) {
+        if let i = list.firstIndex(where: { $0.slot == to }) {
+            list[i].count += 1
+        } else {
+            list.append(Successor(slot: to, count: 1))
+        }
+    }
+
+    /// How often each track followed the track in `slot`.
+    func successors(ofTrack slot: Int32) -> [Int32: Float] {
+        Dictionary(uniqueKeysWithValues: (trackNext[slot] ?? []).map { ($0.slot, $0.count) })
+    }
+
+    func successors(ofArtist artist: Int32) -> [Int32: Float] {
+        Dictionary(uniqueKeysWithValues: (artistNext[artist] ?? []).map { ($0.slot, $0.count) })
+    }
+
+    var lastSlot: Int32 = -1
+    var lastEndMs: Int64 = .min
+    public private(set) var eventCount = 0
+
+    public init() {}
+
+    public var trackCount: Int { tracks.count }
+
+    /// Adds a track or updates its tags and tempo (its history is kept).
+    public mutating func upsert(_ track: Candidate) {
+        let key = SongKey.make(artist: track.artist, title: track.title)
+        let keySlot = intern(key, in: &keyIndex) { keyLastPlayedMs.append(.min) }
+        let artistName = SongKey.artistKey(track.artist)
+        let artistSlot = artistName.isEmpty ? -1 : intern(artistName, in: &artistIndex) {}
+        if let slot = slotByID[track.id] {
+            let i = Int(slot)
+            // A retag that changes the song key carries its last play over.
+            if songKey[i] != keySlot {
+                keyLastPlayedMs[Int(keySlot)] = max(keyLastPlayedMs[Int(keySlot)], keyLastPlayedMs[Int(songKey[i])])
+            }
+            tracks[i] = track
+            songKey[i] = keySlot
+            artistOf[i] = artistSlot
+            bpm[i] = track.bpm ?? .nan
+            queueable[i] = track.inLibrary && track.uri != nil
+            return
+        }
+        slotByID[track.id] = Int32(tracks.count)
+        tracks.append(track)
+        songKey.append(keySlot)
+        artistOf.append(artistSlot)
+        bpm.append(track.bpm ?? .nan)
+        queueable.append(track.inLibrary && track.uri != nil)
+        counted.append(0)
+        skips.append(0)
+        countedInZone.append(contentsOf: repeatElement(0, count: 6))
+        skipsInZone.append(contentsOf: repeatElement(0, count: 6))
+        familiarity.append(0)
+        familiarityAtMs.append(0)
+    }
+
+    private func intern(_ key: String, in index: inout [String: Int32], onNew: () -> Void) -> Int32 {
+        if let existing = index[key] { return existing }
+        let id = Int32(index.count)
+        index[key] = id
+        onNew()
+        return id
+    }
+
+    /// Learns from one play. Plays must arrive in time order; a play of an unknown track is
+    /// ignored (upsert the track first).
+    public mutating func record(_ event: Event) {
+        guard let slot = slotByID[event.trackID] else { return }
+        let i = Int(slot)
+        eventCount += 1
+        let key = Int(songKey[i])
+        keyLastPlayedMs[key] = max(keyLastPlayedMs[key], event.startedAtMs)
+        if event.counted {
+            counted[i] += 1
+            if let zone = event.zone { countedInZone[i * 6 + zone.rawValue] += 1 }
+            familiarity[i] = decayedFamiliarity(i, at: event.startedAtMs) + 1
+            familiarityAtMs[i] = event.startedAtMs
+            if lastSlot >= 0, lastSlot != slot, event.startedAtMs - lastEndMs <= sessionGapMs {
+                Self.add(slot, in: &trackNext[lastSlot, default: []])
+                trackNextTotal[lastSlot, default: 0] += 1
+                let from = artistOf[Int(lastSlot)], to = artistOf[i]
+                if from >= 0, to >= 0 {
+                    Self.add(to, in: &artistNext[from, default: []])
+                    artistNextTotal[from, default: 0] += 1
+                }
+            }
+        } else {
+            skips[i] += 1
+            if let zone = event.zone { skipsInZone[i * 6 + zone.rawValue] += 1 }
+        }
+        lastSlot = slot
+        lastEndMs = event.endedAtMs
+    }
+
+    func decayedFamiliarity(_ i: Int, at ms: Int64) -> Double {
+        let f = familiarity[i]
+        guard f > 0 else { return 0 }
+        let days = Double(max(ms - familiarityAtMs[i], 0)) / 86_400_000
+        return f * exp2(-days / familiarityHalfLifeDays)
+    }
+
+    public func slot(of trackID: Int64) -> Int? { slotByID[trackID].map(Int.init) }
+
+    /// Counted plays and skips of a track (all zones, or one).
+    public func record(of trackID: Int64, in zone: Zone? = nil) -> (counted: Int, skips: Int) {
+        guard let i = slot(of: trackID) else { return (0, 0) }
+        if let zone { return (Int(countedInZone[i * 6 + zone.rawValue]), Int(skipsInZone[i * 6 + zone.rawValue])) }
+        return (Int(counted[i]), Int(skips[i]))
+    }
+
+    /// When any version of this track's song last started, if ever.
+    public func lastPlayedMs(songOf trackID: Int64) -> Int64? {
+        guard let i = slot(of: trackID) else { return nil }
+        let v = keyLastPlayedMs[Int(songKey[i])]
+        return v == .min ? nil : v
+    }
+}

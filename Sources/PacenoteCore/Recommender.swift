@@ -1,0 +1,300 @@
+import Foundation
+
+/// The next track for the current zone: pure and deterministic given a seed.
+///
+/// A candidate must be queueable (in a library, with a URI), must not be the current song,
+/// anything queued, or any version of a song that started in the last `recentHours`
+/// (compared by `SongKey`), and must fit the tempo target. Tracks with a fitting BPM form
+/// the first tier; tracks without a BPM follow in a second tier. Within a tier the score is
+/// the sum of the reasons returned with each suggestion. A small share of the list
+/// (`explorationShare`) is kept for tracks never played, picked by the seed.
+public enum Recommender {
+    public struct Weights: Equatable, Sendable {
+        public var tempo = 1.0
+        /// Counted plays against skips in this zone.
+        public var zoneRecord = 1.5
+        /// log(1 + recency-weighted counted plays).
+        public var familiarity = 0.4
+        /// Overall share of skips.
+        public var skipPenalty = 1.5
+        /// P(candidate | current track), learned from consecutive plays.
+        public var trackTransition = 12.0
+        /// P(candidate's artist | current artist).
+        public var artistTransition = 6.0
+
+        public init() {}
+    }
+
+    /// A song to leave out: the current one or a queued one.
+    public struct SongRef: Equatable, Sendable {
+        public var trackID: Int64?
+        public var artist: String?
+        public var title: String
+
+        public init(trackID: Int64? = nil, artist: String?, title: String) {
+            self.trackID = trackID
+            self.artist = artist
+            self.title = title
+        }
+    }
+
+    public struct Request: Equatable, Sendable {
+        public var zone: Zone?
+        public var target: TempoTarget
+        public var nowMs: Int64
+        public var current: SongRef?
+        public var queued: [SongRef]
+        public var recentHours: Double
+        public var limit: Int
+        public var seed: UInt64
+        public var explorationShare: Double
+        public var weights: Weights
+
+        public init(zone: Zone?, target: TempoTarget, nowMs: Int64, current: SongRef? = nil,
+                    queued: [SongRef] = [], recentHours: Double = 6, limit: Int = 10, seed: UInt64 = 0,
+                    explorationShare: Double = 0.1, weights: Weights = .init()) {
+            self.zone = zone
+            self.target = target
+            self.nowMs = nowMs
+            self.current = current
+            self.queued = queued
+            self.recentHours = recentHours
+            self.limit = limit
+            self.seed = seed
+            self.explorationShare = explorationShare
+            self.weights = weights
+        }
+    }
+
+    public struct Reason: Equatable, Sendable {
+        /// `tempo`, `no_bpm`, `zone_record`, `familiarity`, `skips`, `follows_track`,
+        /// `follows_artist`, `exploration`.
+        public var kind: String
+        /// What it added to the score.
+        public var weight: Double
+        public var detail: String
+    }
+
+    public struct Suggestion: Equatable, Sendable {
+        public var track: ListeningModel.Candidate
+        public var score: Double
+        /// 0: a BPM that fits; 1: no BPM known.
+        public var tier: Int
+        public var tempo: TempoFit?
+        public var reasons: [Reason]
+    }
+
+    /// The ranked suggestions, best first.
+    public static func suggest(_ model: ListeningModel, _ request: Request) -> [Suggestion] {
+        guard request.limit > 0 else { return [] }
+        var excludedKeys = Set<Int32>()
+        for ref in ([request.current].compactMap { $0 } + request.queued) {
+            if let id = ref.trackID, let slot = model.slotByID[id] { excludedKeys.insert(model.songKey[Int(slot)]) }
+            if let key = model.keyIndex[SongKey.make(artist: ref.artist, title: ref.title)] { excludedKeys.insert(key) }
+        }
+        let recentSince = request.nowMs - Int64(request.recentHours * 3_600_000)
+        let currentSlot = request.current?.trackID.flatMap { model.slotByID[$0] } ?? -1
+        let currentArtist: Int32 = currentSlot >= 0 ? model.artistOf[Int(currentSlot)]
+            : (request.current.map { model.artistIndex[SongKey.artistKey($0.artist)] ?? -1 } ?? -1)
+        let scorer = Scorer(model: model, request: request, currentSlot: currentSlot, currentArtist: currentArtist)
+
+        let explorationSlots = request.limit >= 5 && request.explorationShare > 0 ? max(1, Int((Double(request.limit) * request.explorationShare).rounded(.down))) : 0
+        let keep = request.limit * 2 + 4
+        var best = TopK(capacity: keep)
+        var explore = TopK(capacity: explorationSlots * 2 + 2)
+        let n = model.tracks.count
+        for i in 0..<n {
+            guard model.queueable[i] else { continue }
+            let key = model.songKey[i]
+            if model.keyLastPlayedMs[Int(key)] >= recentSince || excludedKeys.contains(key) { continue }
+            guard let (tier, score) = scorer.score(i) else { continue }
+            let tie = mix(request.seed ^ UInt64(bitPattern: model.tracks[i].id))
+            if explorationSlots > 0, tier == 0, model.counted[i] == 0, model.skips[i] == 0 {
+                explore.offer(Ranked(tier: 0, score: Double(tie >> 11) / Double(1 << 53), tie: tie, slot: Int32(i)))
+            }
+            best.offer(Ranked(tier: tier, score: score, tie: tie, slot: Int32(i)))
+        }
+
+        var picked: [Int32] = []
+        var seenKeys = Set<Int32>()
+        var exploring = Set<Int32>()
+        for r in explore.sorted() where exploring.count < explorationSlots {
+            if seenKeys.insert(model.songKey[Int(r.slot)]).inserted { exploring.insert(r.slot) }
+        }
+        for r in best.sorted() where picked.count < request.limit - exploring.count {
+            guard !exploring.contains(r.slot), seenKeys.insert(model.songKey[Int(r.slot)]).inserted else { continue }
+            picked.append(r.slot)
+        }
+        // Exploration takes the last places of the first tier, so the familiar picks lead and
+        // tracks without a BPM still come after every track with a fitting one.
+        let exploreOrder = explore.sorted().map(\.slot).filter { exploring.contains($0) }
+        let ranked = picked.map { scorer.explain(Int($0), exploring: false) }
+        var out = ranked.filter { $0.tier == 0 }
+        out += exploreOrder.map { scorer.explain(Int($0), exploring: true) }
+        out += ranked.filter { $0.tier != 0 }
+        return out
+    }
+
+    /// SplitMix64's finaliser: a seeded, well-spread order for ties and exploration.
+    static func mix(_ x: UInt64) -> UInt64 {
+        var z = x &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    struct Ranked {
+        var tier: Int
+        var score: Double
+        var tie: UInt64
+        var slot: Int32
+
+        /// Better first: lower tier, higher score, then the seeded order.
+        func beats(_ other: Ranked) -> Bool {
+            if tier != other.tier { return tier < other.tier }
+            if score != other.score { return score > other.score }
+            return tie < other.tie
+        }
+    }
+
+    /// The best `capacity` items seen, kept sorted (capacity is small: a few dozen).
+    struct TopK {
+        let capacity: Int
+        var items: [Ranked] = []
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            items.reserveCapacity(capacity + 1)
+        }
+
+        mutating func offer(_ r: Ranked) {
+            if items.count == capacity, let worst = items.last, !r.beats(worst) { return }
+            var lo = 0, hi = items.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if items[mid].beats(r) { lo = mid + 1 } else { hi = mid }
+            }
+            items.insert(r, at: lo)
+            if items.count > capacity { items.removeLast() }
+        }
+
+        func sorted() -> [Ranked] { items }
+    }
+
+    struct Scorer {
+        let model: ListeningModel
+        let request: Request
+        let currentSlot: Int32
+        let currentArtist: Int32
+        let nextTrack: [Int32: Float]
+        let nextTrackTotal: Float
+        let nextArtist: [Int32: Float]
+        let nextArtistTotal: Float
+        let zoneIndex: Int
+        let usesTiers: Bool
+
+        init(model: ListeningModel, request: Request, currentSlot: Int32, currentArtist: Int32) {
+            self.model = model
+            self.request = request
+            self.currentSlot = currentSlot
+            self.currentArtist = currentArtist
+            nextTrack = currentSlot >= 0 ? model.successors(ofTrack: currentSlot) : [:]
+            nextTrackTotal = currentSlot >= 0 ? model.trackNextTotal[currentSlot] ?? 0 : 0
+            nextArtist = currentArtist >= 0 ? model.successors(ofArtist: currentArtist) : [:]
+            nextArtistTotal = currentArtist >= 0 ? model.artistNextTotal[currentArtist] ?? 0 : 0
+            zoneIndex = request.zone?.rawValue ?? -1
+            if case .any = request.target { usesTiers = false } else { usesTiers = true }
+        }
+
+        struct Parts {
+            var tempo = 0.0
+            var zoneRecord = 0.0
+            var familiarity = 0.0
+            var skips = 0.0
+            var followsTrack = 0.0
+            var followsArtist = 0.0
+            var sum: Double { tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist }
+        }
+
+        func tempoFit(_ i: Int) -> (tier: Int, fit: TempoFit?)? {
+            let bpm = model.bpm[i]
+            if bpm.isNaN { return (usesTiers ? 1 : 0, nil) }
+            guard let fit = request.target.fit(bpm: bpm) else { return nil }
+            return (0, fit)
+        }
+
+        func parts(_ i: Int, fit: TempoFit?) -> Parts {
+            let w = request.weights
+            var p = Parts()
+            if let fit { p.tempo = w.tempo * fit.fit }
+            if zoneIndex >= 0 {
+                let c = Double(model.countedInZone[i * 6 + zoneIndex]), s = Double(model.skipsInZone[i * 6 + zoneIndex])
+                if c + s > 0 { p.zoneRecord = w.zoneRecord * (c - 1.5 * s) / (c + s + 1) }
+            }
+            let f = model.decayedFamiliarity(i, at: request.nowMs)
+            if f > 0 { p.familiarity = w.familiarity * log1p(f) }
+            let c = Double(model.counted[i]), s = Double(model.skips[i])
+            if s > 0 { p.skips = -w.skipPenalty * s / (c + s + 1) }
+            if nextTrackTotal > 0, let n = nextTrack[Int32(i)] {
+                p.followsTrack = w.trackTransition * Double(n) / Double(nextTrackTotal + 1)
+            }
+            let artist = model.artistOf[i]
+            if nextArtistTotal > 0, artist >= 0, let n = nextArtist[artist] {
+                p.followsArtist = w.artistTransition * Double(n) / Double(nextArtistTotal + 1)
+            }
+            return p
+        }
+
+        func score(_ i: Int) -> (Int, Double)? {
+            guard let (tier, fit) = tempoFit(i) else { return nil }
+            return (tier, parts(i, fit: fit).sum)
+        }
+
+        func explain(_ i: Int, exploring: Bool) -> Suggestion {
+            let (tier, fit) = tempoFit(i) ?? (0, nil)
+            let p = parts(i, fit: fit)
+            var reasons: [Reason] = []
+            if let fit {
+                let detail: String
+                switch request.target {
+                case .any: detail = "no tempo target"
+                case .window(let w):
+                    detail = String(format: "%.0f bpm%@ in %.0f–%.0f", fit.effectiveBPM, factorText(fit.factor), w.lowerBound, w.upperBound)
+                case .cadence(let steps, _):
+                    detail = String(format: "%.0f bpm%@ for %.0f steps/min (%+.1f %%)", fit.effectiveBPM, factorText(fit.factor), steps, (fit.change ?? 0) * 100)
+                }
+                reasons.append(Reason(kind: "tempo", weight: p.tempo, detail: detail))
+            } else {
+                reasons.append(Reason(kind: "no_bpm", weight: 0, detail: "tempo unknown: ranked after the tracks with a fitting BPM"))
+            }
+            if let zone = request.zone {
+                let c = model.countedInZone[i * 6 + zone.rawValue], s = model.skipsInZone[i * 6 + zone.rawValue]
+                if c + s > 0 {
+                    reasons.append(Reason(kind: "zone_record", weight: p.zoneRecord, detail: "\(c) plays, \(s) skips in Z\(zone.rawValue)"))
+                }
+            }
+            if p.familiarity > 0 {
+                reasons.append(Reason(kind: "familiarity", weight: p.familiarity, detail: "\(model.counted[i]) plays, recent ones weigh more"))
+            }
+            if p.skips < 0 {
+                reasons.append(Reason(kind: "skips", weight: p.skips, detail: "skipped \(model.skips[i]) of \(model.skips[i] + model.counted[i]) times"))
+            }
+            if p.followsTrack > 0 {
+                reasons.append(Reason(kind: "follows_track", weight: p.followsTrack,
+                                      detail: "followed the current track \(Int(nextTrack[Int32(i)] ?? 0)) times"))
+            }
+            if p.followsArtist > 0 {
+                reasons.append(Reason(kind: "follows_artist", weight: p.followsArtist,
+                                      detail: "its artist followed the current artist \(Int(nextArtist[model.artistOf[i]] ?? 0)) times"))
+            }
+            if exploring {
+                reasons.append(Reason(kind: "exploration", weight: 0, detail: "never played: a new one to try"))
+            }
+            return Suggestion(track: model.tracks[i], score: p.sum, tier: tier, tempo: fit, reasons: reasons)
+        }
+
+        func factorText(_ factor: Double) -> String {
+            factor == 1 ? "" : factor == 2 ? " (double time)" : " (half time)"
+        }
+    }
+}

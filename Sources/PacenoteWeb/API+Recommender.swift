@@ -1,0 +1,150 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+extension API {
+    private var recommender: any RecommenderBackend {
+        get throws(APIError) {
+            guard let backend = context.recommender else { throw APIError.unavailable("the recommender is not enabled") }
+            return backend
+        }
+    }
+
+    /// Next-track suggestions as a Swift value, for the site's dashboard: the live zone
+    /// unless `zone` is given, `limit` tracks, `mode` zone or cadence.
+    public func recommendations(zone: Zone? = nil, limit: Int = 10, mode: RecommendationQuery.Mode = .zone,
+                                cadence: Double? = nil) throws -> RecommendationList {
+        try recommender.recommendations(RecommendationQuery(zone: zone, limit: limit, mode: mode, cadence: cadence))
+    }
+
+    // MARK: GET /api/v1/recommendations/next
+
+    func recommendationsJSON(_ q: [String: String]) throws -> JSONValue {
+        let query = try Self.recommendationQuery(q)
+        return APIJSON.recommendations(try recommender.recommendations(query))
+    }
+
+    static func recommendationQuery(_ q: [String: String]) throws(APIError) -> RecommendationQuery {
+        var zone: Zone?
+        if let text = q["zone"] {
+            let digits = text.uppercased().hasPrefix("Z") ? String(text.dropFirst()) : text
+            guard let n = Int(digits), let z = Zone(rawValue: n) else {
+                throw .badRequest("'zone' must be a zone from 0 to 5 (or Z0–Z5)", code: "invalid_zone")
+            }
+            zone = z
+        }
+        let limit = try Query.int(q, "limit", default: 10, in: 1...100)
+        let mode: RecommendationQuery.Mode
+        if let text = q["mode"] {
+            guard let m = RecommendationQuery.Mode(rawValue: text) else {
+                throw .badRequest("'mode' must be zone or cadence", code: "invalid_mode")
+            }
+            mode = m
+        } else {
+            mode = .zone
+        }
+        var cadence: Double?
+        if let text = q["cadence"] {
+            guard let c = Double(text), (60...240).contains(c) else {
+                throw .badRequest("'cadence' must be steps per minute from 60 to 240", code: "invalid_cadence")
+            }
+            cadence = c
+        }
+        return RecommendationQuery(zone: zone, limit: limit, mode: mode, cadence: cadence)
+    }
+
+    // MARK: POST /api/v1/queue
+
+    func enqueue(_ request: HTTPRequest) throws -> HTTPResponse {
+        var trackID: Int64?
+        var q = request.query
+        if !request.body.isEmpty {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+                throw APIError.badRequest("body: expected {\"track_id\": 12} or {} for the top suggestion", code: "invalid_body")
+            }
+            if let raw = object["track_id"], !(raw is NSNull) {
+                guard let id = HeartRateInput.number(raw), id == id.rounded(), id > 0, id < 9e15 else {
+                    throw APIError.badRequest("track_id: a track's id", code: "invalid_track_id")
+                }
+                trackID = Int64(id)
+            }
+            for key in ["zone", "mode", "cadence"] {
+                if let value = object[key], !(value is NSNull) { q[key] = "\(value)" }
+            }
+        }
+        let query = try Self.recommendationQuery(q)
+        let queued = try recommender.enqueue(trackID: trackID, query: query)
+        return .json(APIJSON.queued(queued), status: 201)
+    }
+
+    // MARK: PUT /api/v1/tracks/{id}/bpm
+
+    func setTrackBPM(_ id: Int64, _ request: HTTPRequest) throws -> JSONValue {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+              let value = HeartRateInput.number(object["bpm"]), (20...400).contains(value) else {
+            throw APIError.badRequest("body: expected {\"bpm\": 128} with a tempo from 20 to 400", code: "invalid_bpm")
+        }
+        guard try context.store.track(id: id) != nil else { throw APIError.notFound("no track \(id)") }
+        try context.store.setBPM(trackID: id, BPM(value: value, source: .manual, confidence: 1))
+        guard let track = try context.store.track(id: id) else { throw APIError.notFound("no track \(id)") }
+        return APIJSON.track(track)
+    }
+}
+
+extension APIJSON {
+    static func recommendations(_ list: RecommendationList) -> JSONValue {
+        .object([
+            ("zone", .optional(list.zone?.rawValue)),
+            ("zone_source", .string(list.zoneSource)),
+            ("mode", .string(list.mode.rawValue)),
+            ("target", target(list.target)),
+            ("current", list.current.map { c in
+                JSONValue.object([("track_id", .optional(c.trackID)), ("title", .string(c.title)), ("artist", .optional(c.artist))])
+            } ?? .null),
+            ("suggestions", .array(list.suggestions.enumerated().map { suggestion($0.element, rank: $0.offset + 1) })),
+        ])
+    }
+
+    static func target(_ t: TempoTarget) -> JSONValue {
+        switch t {
+        case .any: .object([("kind", .string("any"))])
+        case .window(let w): .object([("kind", .string("window")), ("min_bpm", .double(w.lowerBound)), ("max_bpm", .double(w.upperBound))])
+        case .cadence(let steps, let change):
+            .object([("kind", .string("cadence")), ("steps_per_min", .double(steps)), ("max_change", .double(change))])
+        }
+    }
+
+    static func candidate(_ t: ListeningModel.Candidate) -> JSONValue {
+        .object([
+            ("id", .int(t.id)),
+            ("title", .string(t.title)),
+            ("artist", .optional(t.artist)),
+            ("uri", .optional(t.uri)),
+            ("bpm", .optional(t.bpm)),
+        ])
+    }
+
+    static func suggestion(_ s: Recommender.Suggestion, rank: Int) -> JSONValue {
+        .object([
+            ("rank", .int(Int64(rank))),
+            ("score", .double((s.score * 1000).rounded() / 1000)),
+            ("tier", .int(Int64(s.tier))),
+            ("effective_bpm", .optional(s.tempo?.effectiveBPM)),
+            ("tempo_factor", .optional(s.tempo?.factor)),
+            ("track", candidate(s.track)),
+            ("reasons", .array(s.reasons.map { r in
+                .object([("kind", .string(r.kind)), ("weight", .double((r.weight * 1000).rounded() / 1000)), ("detail", .string(r.detail))])
+            })),
+        ])
+    }
+
+    static func queued(_ q: QueuedTrack) -> JSONValue {
+        .object([
+            ("player", .string(q.player)),
+            ("song_id", .int(Int64(q.songID))),
+            ("position", .int(Int64(q.position))),
+            ("track", candidate(q.track)),
+            ("suggestion", q.suggestion.map { suggestion($0, rank: 1) } ?? .null),
+        ])
+    }
+}

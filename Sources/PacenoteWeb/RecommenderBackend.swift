@@ -1,0 +1,76 @@
+import Foundation
+import PacenoteCore
+
+/// A request for next-track suggestions, as the API and the site ask it.
+public struct RecommendationQuery: Equatable, Sendable {
+    public enum Mode: String, Equatable, Sendable, CaseIterable {
+        /// The zone's tempo window (`[recommender] tempo_zN`).
+        case zone
+        /// A running cadence (`cadence`, steps/min), 1:1 or 2:1, at most ±10 % change.
+        case cadence
+    }
+
+    /// nil: the live zone from the heart-rate service, if any.
+    public var zone: Zone?
+    public var limit: Int
+    public var mode: Mode
+    /// Cadence mode's target; nil: the configured one.
+    public var cadence: Double?
+
+    public init(zone: Zone? = nil, limit: Int = 10, mode: Mode = .zone, cadence: Double? = nil) {
+        self.zone = zone
+        self.limit = limit
+        self.mode = mode
+        self.cadence = cadence
+    }
+}
+
+/// Ranked suggestions and what they were made for.
+public struct RecommendationList: Equatable, Sendable {
+    public var zone: Zone?
+    /// Where the zone came from: `query`, `live`, or `none`.
+    public var zoneSource: String
+    public var mode: RecommendationQuery.Mode
+    public var target: TempoTarget
+    /// The song playing now, left out of the suggestions.
+    public var current: Recommender.SongRef?
+    public var suggestions: [Recommender.Suggestion]
+
+    public init(zone: Zone?, zoneSource: String, mode: RecommendationQuery.Mode, target: TempoTarget,
+                current: Recommender.SongRef?, suggestions: [Recommender.Suggestion]) {
+        self.zone = zone
+        self.zoneSource = zoneSource
+        self.mode = mode
+        self.target = target
+        self.current = current
+        self.suggestions = suggestions
+    }
+}
+
+/// A track put into MPD's queue.
+public struct QueuedTrack: Equatable, Sendable {
+    public var track: ListeningModel.Candidate
+    public var player: String
+    /// MPD's song id and queue position.
+    public var songID: Int
+    public var position: Int
+    /// The suggestion it was, when the top suggestion was queued.
+    public var suggestion: Recommender.Suggestion?
+
+    public init(track: ListeningModel.Candidate, player: String, songID: Int, position: Int, suggestion: Recommender.Suggestion?) {
+        self.track = track
+        self.player = player
+        self.songID = songID
+        self.position = position
+        self.suggestion = suggestion
+    }
+}
+
+/// What the API needs from the recommender (PacenoteApp's `RecommenderService`), so that
+/// the web module never talks to MPD itself.
+public protocol RecommenderBackend: Sendable {
+    func recommendations(_ query: RecommendationQuery) throws -> RecommendationList
+    /// Queues `trackID` (or, when nil, the top suggestion for `query`) right after the
+    /// current song of the default player.
+    func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack
+}

@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import PacenoteCore
+
+@Suite struct SongKeyTests {
+    @Test func versionsAndCreditsMeet() {
+        let base = SongKey.make(artist: "Röyksopp", title: "Eple")
+        #expect(SongKey.make(artist: "ROYKSOPP", title: "Eple (Radio Edit)") == base)
+        #expect(SongKey.make(artist: "Röyksopp feat. Robyn", title: "Eple - Remastered 2011") == base)
+        #expect(SongKey.make(artist: "Röyksopp", title: "Eple [Fatboy Slim Remix]") == base)
+        #expect(SongKey.make(artist: "Röyksopp", title: "Eple (feat. Someone)") == base)
+        #expect(SongKey.make(artist: "Röyksopp", title: "Eple ft. Someone") == base)
+        #expect(SongKey.make(artist: "Röyksopp & Robyn", title: "Eple (Live)") == base)
+        #expect(SongKey.make(artist: "The Killers", title: "Mr. Brightside") == SongKey.make(artist: "Killers", title: "mr brightside"))
+    }
+
+    @Test func differentSongsStayApart() {
+        #expect(SongKey.make(artist: "A", title: "Love (Part 2)") != SongKey.make(artist: "A", title: "Love"))
+        #expect(SongKey.make(artist: "A", title: "Song - Part Two") != SongKey.make(artist: "A", title: "Song"))
+        #expect(SongKey.make(artist: "A", title: "Eple") != SongKey.make(artist: "B", title: "Eple"))
+    }
+}
+
+@Suite struct TempoTargetTests {
+    @Test func zoneWindowsWithHalfAndDoubleTime() {
+        let z4 = TempoTarget.window(TempoTable.defaults.window(for: .z4))
+        #expect(z4.fit(bpm: 135)?.fit == 1)
+        #expect(z4.fit(bpm: 130)?.factor == 1)
+        #expect(z4.fit(bpm: 68)?.factor == 2)
+        #expect(z4.fit(bpm: 68)?.effectiveBPM == 136)
+        #expect(z4.fit(bpm: 270)?.factor == 0.5)
+        #expect(z4.fit(bpm: 128) == nil)
+        #expect(z4.fit(bpm: 100) == nil)
+        #expect(TempoTable.defaults.window(for: .z0) == 100...120)
+        #expect(TempoTable.defaults.window(for: .z5) == 135...145)
+    }
+
+    @Test func cadenceRejectsMoreThanTenPercentAndPrefersTheSmallestChange() {
+        let run = TempoTarget.cadence(stepsPerMinute: 170)
+        #expect(run.fit(bpm: 170)?.change == 0)
+        #expect(run.fit(bpm: 85)?.factor == 2)           // 2:1, two steps a beat
+        #expect(run.fit(bpm: 160) != nil)                 // +6.25 %
+        #expect(run.fit(bpm: 150) == nil)                 // +13 %
+        #expect(run.fit(bpm: 120) == nil)
+        #expect(run.fit(bpm: 170)!.fit > run.fit(bpm: 160)!.fit)
+        #expect(run.fit(bpm: 165)!.fit > run.fit(bpm: 180)!.fit)
+    }
+}
+
+@Suite struct RecommenderTests {
+    static let hour: Int64 = 3_600_000
+    static let now: Int64 = 1_760_000_000_000
+
+    func model(_ tracks: [(Int64, String, String, Double?)]) -> ListeningModel {
+        var m = ListeningModel()
+        for (id, artist, title, bpm) in tracks {
+            m.upsert(.init(id: id, uri: "\(id).flac", title: title, artist: artist, bpm: bpm, inLibrary: true))
+        }
+        return m
+    }
+
+    func play(_ m: inout ListeningModel, _ id: Int64, hoursAgo: Double, counted: Bool = true, zone: Zone? = .z4) {
+        let start = Self.now - Int64(hoursAgo * Double(Self.hour))
+        m.record(.init(trackID: id, startedAtMs: start, endedAtMs: start + (counted ? 200_000 : 10_000), counted: counted, zone: zone))
+    }
+
+    func request(zone: Zone? = .z4, current: Int64? = nil, queued: [Recommender.SongRef] = [], limit: Int = 10, seed: UInt64 = 1,
+                 in m: ListeningModel) -> Recommender.Request {
+        let cur = current.map { id in
+            Recommender.SongRef(trackID: id, artist: m.tracks[m.slot(of: id)!].artist, title: m.tracks[m.slot(of: id)!].title)
+        }
+        return .init(zone: zone, target: zone.map { .window(TempoTable.defaults.window(for: $0)) } ?? .any,
+                     nowMs: Self.now, current: cur, queued: queued, limit: limit, seed: seed)
+    }
+
+    @Test func onlyFittingTempoThenTracksWithoutBPM() {
+        let m = model([(1, "A", "Fast", 135), (2, "A", "Slow", 100), (3, "B", "Half", 67), (4, "C", "Unknown", nil), (5, "D", "Edge", 140)])
+        var r = request(in: m)
+        r.explorationShare = 0
+        let ids = Recommender.suggest(m, r).map(\.track.id)
+        #expect(Set(ids.prefix(3)) == [1, 3, 5])
+        #expect(ids.last == 4)
+        #expect(!ids.contains(2))
+        #expect(Recommender.suggest(m, r).first { $0.track.id == 4 }?.tier == 1)
+    }
+
+    @Test func neverTheCurrentQueuedOrRecentlyPlayedSongInAnyVersion() {
+        var m = model([(1, "A", "Now", 135), (2, "A", "Queued", 135), (3, "B", "Recent", 135),
+                       (4, "B", "Recent (Radio Edit)", 134), (5, "C", "Old", 135), (6, "A", "Queued - Remastered 2011", 135),
+                       (7, "A feat. E", "Now (Radio Edit)", 135)])
+        play(&m, 3, hoursAgo: 2)
+        play(&m, 5, hoursAgo: 7)
+        let r = request(current: 1, queued: [.init(artist: "A", title: "Queued")], in: m)
+        #expect(Recommender.suggest(m, r).map(\.track.id) == [5])
+        var longer = r
+        longer.recentHours = 1
+        let ids = Recommender.suggest(m, longer).map(\.track.id)
+        #expect(ids.count == 2 && ids.contains(5) && (ids.contains(3) != ids.contains(4)))  // one version of "Recent"
+    }
+
+    @Test func zoneRecordFamiliaritySkipsAndTransitionsGiveReasons() {
+        var m = model([(1, "A", "Current", 135), (2, "B", "Loved in Z4", 135), (3, "C", "Skipped in Z4", 135),
+                       (4, "D", "Follows", 135), (5, "E", "Loved at rest", 135)])
+        for d in 0..<5 { play(&m, 2, hoursAgo: 24.0 * Double(d + 1)) }
+        for d in 0..<4 { play(&m, 3, hoursAgo: 24.0 * Double(d + 1) + 1, counted: false) }
+        for d in 0..<3 {
+            play(&m, 1, hoursAgo: 24.0 * Double(d + 1) + 3)
+            play(&m, 4, hoursAgo: 24.0 * Double(d + 1) + 2.9)
+        }
+        for d in 0..<5 { play(&m, 5, hoursAgo: 24.0 * Double(d + 1) + 5, zone: .z0) }
+        let list = Recommender.suggest(m, request(current: 1, in: m))
+        #expect(list.first?.track.id == 4)
+        #expect(list.first?.reasons.contains { $0.kind == "follows_track" && $0.detail.contains("3 times") } == true)
+        #expect(list.map(\.track.id).last == 3)
+        #expect(list.first { $0.track.id == 3 }!.reasons.contains { $0.kind == "skips" })
+        #expect(list.first { $0.track.id == 2 }!.reasons.contains { $0.kind == "zone_record" && $0.detail == "5 plays, 0 skips in Z4" })
+        #expect(list.firstIndex { $0.track.id == 2 }! < list.firstIndex { $0.track.id == 5 }!)
+        for s in list { #expect(abs(s.score - s.reasons.map(\.weight).reduce(0, +)) < 1e-9) }
+    }
+
+    @Test func explorationShareIsSeededAndDeterministic() {
+        var tracks: [(Int64, String, String, Double?)] = []
+        for i in 1...40 { tracks.append((Int64(i), "Artist \(i % 7)", "Song \(i)", 135)) }
+        var m = model(tracks)
+        for i in 1...20 { play(&m, Int64(i), hoursAgo: 48 + Double(i)) }
+        let a = Recommender.suggest(m, request(seed: 9, in: m))
+        #expect(a == Recommender.suggest(m, request(seed: 9, in: m)))
+        #expect(a.count == 10)
+        #expect(a.filter { $0.reasons.contains { $0.kind == "exploration" } }.count == 1)
+        #expect(a.last!.track.id > 20)
+        #expect(a.dropLast().allSatisfy { $0.track.id <= 20 })
+        let seeds = Set((0..<20).map { Recommender.suggest(m, request(seed: UInt64($0), in: m)).last!.track.id })
+        #expect(seeds.count > 1)
+    }
+
+    @Test func cadenceModeRanksTheSmallestChangeFirst() {
+        let m = model([(1, "A", "a", 176), (2, "B", "b", 171), (3, "C", "c", 86), (4, "D", "d", 150)])
+        var r = request(zone: nil, in: m)
+        r.target = .cadence(stepsPerMinute: 170)
+        let ids = Recommender.suggest(m, r).map(\.track.id)
+        #expect(ids == [2, 3, 1])
+    }
+
+    @Test func evaluationPacenoteBeatsEveryBaselineOnHitRate() {
+        let h = SyntheticHistory.generate(seed: 3, artists: 30, days: 120)
+        let results = RecommenderEvaluation.run(tracks: h.tracks, events: h.events, maxCases: 800)
+        let pacenote = results.first { $0.method == .pacenote }!
+        for r in results where r.method != .pacenote {
+            #expect(pacenote.hitRate > r.hitRate, "\(r.method.rawValue): \(r.hitRate) vs \(pacenote.hitRate)")
+        }
+    }
+}
