@@ -191,7 +191,8 @@ public enum Route: Equatable, Sendable {
         case let s where s.count == 2 && ["workouts", "tracks", "covers"].contains(s[0]):
             guard let id = Int64(s[1]), id > 0 else { return .failure(.notFound("no such page: \(path)")) }
             route = .page(s[0] == "workouts" ? .workout(id) : s[0] == "tracks" ? .track(id) : .cover(id))
-            allowed = ["GET", "HEAD"]
+            // POST /tracks/ID: the track page's form that sets its BPM by hand.
+            allowed = s[0] == "tracks" ? ["GET", "HEAD", "POST"] : ["GET", "HEAD"]
         case ["apis", "listenbrainz", "1", "submit-listens"], ["1", "submit-listens"]:
             route = .listenBrainzSubmit
             allowed = ["POST"]

@@ -166,6 +166,16 @@ import Testing
         let shown = try HTTP.get(site.base + "/sotd/\(site.day)").text
         #expect(shown.contains("<h1 class=\"sotd-title\">Other</h1>"))
         #expect(shown.contains("for Sam &lt;b&gt;"))
+        // The track page's tempo form: a hand-set BPM.
+        let trackPage = try HTTP.request("GET", site.base + "/tracks/\(site.trackID)", headers: ["Cookie": cookie])
+        #expect(trackPage.text.contains("<form method=\"post\" action=\"/tracks/\(site.trackID)\""))
+        let bpm = try HTTP.request("POST", site.base + "/tracks/\(site.trackID)", body: Array("bpm=128.5".utf8),
+                                   headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
+        #expect(bpm.status == 303)
+        #expect(try site.store.track(id: site.trackID)?.bpm == BPM(value: 128.5, source: .manual, confidence: 1))
+        let badBPM = try HTTP.request("POST", site.base + "/tracks/\(site.trackID)", body: Array("bpm=9000".utf8),
+                                      headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
+        #expect(badBPM.status == 400)
         let unpin = try HTTP.request("POST", site.base + "/sotd/\(site.day)", body: Array("action=unpin".utf8),
                                      headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
         #expect(unpin.status == 303)

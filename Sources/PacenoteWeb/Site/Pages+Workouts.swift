@@ -139,7 +139,7 @@ extension API {
 
     // MARK: /tracks/ID and /artist?name=
 
-    func trackPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
+    func trackPage(_ id: Int64, _ request: HTTPRequest, mayWrite: Bool) throws -> HTTPResponse {
         guard let track = try context.store.track(id: id) else { throw APIError.notFound("There is no track \(id).") }
         let summary = try context.store.trackSummary(id: id)
         let recent = try context.store.plays(trackID: id, limit: 20)
@@ -154,6 +154,19 @@ extension API {
                 }
             }
             summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown")])
+            if mayWrite {
+                Node.el("form", ["method": "post", "action": url("/tracks/\(id)"), "class": "search"]) {
+                    Node.el("label", ["for": "bpm"]) { "Tempo by hand" }
+                    Node.el("input", ["id": "bpm", "name": "bpm", "type": "number", "min": "20", "max": "400", "step": "0.1",
+                                      "value": track.bpm.map { Chart.number($0.value) } ?? "", "required": ""])
+                    Node.el("button", ["type": "submit"]) { "Set BPM" }
+                }
+            } else {
+                Node.el("p", ["class": "muted small"]) {
+                    Node.el("a", ["href": url("/login?next=" + URLText.component("/tracks/\(id)"))]) { "Log in" }
+                    " to set the tempo by hand."
+                }
+            }
             playsOverTime(summary, what: track.title)
             Node.el("section", ["class": "card"]) {
                 Node.el("h2") { "Recent plays" }
@@ -170,6 +183,17 @@ extension API {
                 }
             }
         }
+    }
+
+    /// `POST /tracks/ID` from the page: a hand-set BPM (source `manual`, never overridden
+    /// by tags, stickers or analysis), then back to the page.
+    func trackBPMForm(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard let text = Self.formField("bpm", in: request.body), let value = Double(text), (20...400).contains(value) else {
+            throw APIError.badRequest("the tempo is a number from 20 to 400", code: "invalid_bpm")
+        }
+        guard try context.store.track(id: id) != nil else { throw APIError.notFound("There is no track \(id).") }
+        try context.store.setBPM(trackID: id, BPM(value: value, source: .manual, confidence: 1))
+        return HTTPResponse(status: 303, headers: [("Location", url("/tracks/\(id)")), ("Cache-Control", "no-store")])
     }
 
     func artistPage(_ request: HTTPRequest) throws -> HTTPResponse {

@@ -30,7 +30,9 @@ extension API {
             case .sotdCover(let day): return try sotdCover(day, request)
             case .workouts: return try workoutsPage(request)
             case .workout(let id): return try workoutPage(id, request)
-            case .track(let id): return try trackPage(id, request)
+            case .track(let id):
+                if request.method == "POST" { return try trackBPMForm(id, request) }
+                return try trackPage(id, request, mayWrite: mayWrite)
             case .artist: return try artistPage(request)
             case .cover(let id): return try cover(trackID: id, public: false)
             }
