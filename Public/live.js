@@ -216,4 +216,6 @@
   }
   setInterval(tick, 1000);
   connect();
+  // The server was still reading the history for suggestions: ask again shortly.
+  if ($("[data-next-pending]")) setTimeout(refreshSuggestion, 3000);
 })();

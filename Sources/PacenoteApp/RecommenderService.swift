@@ -61,6 +61,19 @@ public final class RecommenderService: RecommenderBackend {
     /// Brings the model up to date with the plays logged since the last call (an indexed
     /// read of the new rows only). Tracks are re-read on first use and by `refreshTracks`,
     /// off the request path: the check scans the tracks table (about 20 ms at 100k tracks).
+    public var isReady: Bool { state.withLock { $0.built } }
+    private let preparing = Atomic<Bool>(false)
+
+    /// The first suggestion reads the whole history (seconds on a large one): the
+    /// dashboard asks for it here, in the background, instead of waiting.
+    public func prepare() {
+        guard !isReady, preparing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            do { _ = try refreshedModel() } catch { logger.warning("recommender: \(error)") }
+            preparing.store(false, ordering: .relaxed)
+        }
+    }
+
     func refreshedModel() throws -> ListeningModel {
         if !state.withLock({ $0.built }) { try refreshTracks() }
         return try state.withLock { s throws -> ListeningModel in

@@ -73,4 +73,13 @@ public protocol RecommenderBackend: Sendable {
     /// Queues `trackID` (or, when nil, the top suggestion for `query`) right after the
     /// current song of the default player.
     func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack
+    /// Whether suggestions can be made at once (the listening model is built).
+    var isReady: Bool { get }
+    /// Builds the model in the background, if it is not built yet.
+    func prepare()
+}
+
+extension RecommenderBackend {
+    public var isReady: Bool { true }
+    public func prepare() {}
 }

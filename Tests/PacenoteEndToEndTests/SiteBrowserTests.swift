@@ -70,6 +70,8 @@ import Testing
                                    body: Data(#"{"track_id": \#(trackID), "note": "<script>alert(3)</script> for friends"}"#.utf8))
         #expect(pin.status == 200, "\(pin.text)")
 
+        // The recommender reads the history on first use; the dashboard does not wait for it.
+        #expect(try HTTP.get(daemon.base + "/api/v1/recommendations/next").status == 200)
         let spec: [String: Any] = [
             "day": day, "track_id": String(trackID), "workout_id": workoutID,
             "hostile_title": Self.hostileTitle, "hostile_artist": Self.hostileArtist,

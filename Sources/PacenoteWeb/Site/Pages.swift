@@ -30,7 +30,10 @@ extension API {
                                       tooltip: "\(f.day(day)): \(SiteFormat.plural(t?.plays ?? 0, "play")), \(SiteFormat.span(t?.seconds ?? 0))"))
         }
         // The next-track suggestion for the live zone, when the recommender runs.
-        let upNext = context.recommender == nil ? nil : try? recommendations(limit: 3)
+        // Not waited for while the model is first built: the card says so and asks again.
+        let recommenderReady = context.recommender?.isReady ?? false
+        if !recommenderReady { context.recommender?.prepare() }
+        let upNext = recommenderReady ? try? recommendations(limit: 3) : nil
         let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
 
         return html(title: "Now", request: request, nav: "dashboard", live: true) {
@@ -98,7 +101,9 @@ extension API {
                 if context.recommender != nil {
                     Node.el("section", ["class": "card next", "aria-labelledby": "next-h"]) {
                         Node.el("h2", ["id": "next-h"]) { "Up next" }
-                        Node.el("p", ["class": "muted small", "data-next-for": ""]) { upNextCaption(upNext) }
+                        Node.el("p", ["class": "muted small", "data-next-for": "", "data-next-pending": recommenderReady ? nil : "1"]) {
+                            recommenderReady ? upNextCaption(upNext) : "Reading your history for suggestions…"
+                        }
                         Node.el("ol", ["class": "chart-list", "data-next": ""]) {
                             for s in upNext?.suggestions ?? [] {
                                 Node.el("li") {
