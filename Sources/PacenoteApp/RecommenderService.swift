@@ -61,7 +61,9 @@ public final class RecommenderService: RecommenderBackend {
     /// Brings the model up to date with the plays logged since the last call (an indexed
     /// read of the new rows only). Tracks are re-read on first use and by `refreshTracks`,
     /// off the request path: the check scans the tracks table (about 20 ms at 100k tracks).
-    public var isReady: Bool { state.withLock { $0.built } }
+    /// Read without the model's lock, which the first build holds for seconds.
+    public var isReady: Bool { ready.load(ordering: .acquiring) }
+    private let ready = Atomic<Bool>(false)
     private let preparing = Atomic<Bool>(false)
 
     /// The first suggestion reads the whole history (seconds on a large one): the
@@ -86,6 +88,7 @@ public final class RecommenderService: RecommenderBackend {
             }
             if !s.built {
                 s.built = true
+                ready.store(true, ordering: .releasing)
                 logger.info("recommender: \(s.model.trackCount) tracks, \(s.model.eventCount) plays")
             }
             return s.model
