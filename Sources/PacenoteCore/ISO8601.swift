@@ -3,7 +3,7 @@ import Foundation
 /// ISO 8601 timestamps as the API writes them: UTC with an explicit offset and
 /// milliseconds, `2026-11-22T07:15:03.250Z`.
 ///
-/// Written by hand from the civil calendar (H. Hinnant's days-to-civil algorithm): the
+/// Written by hand from the civil calendar (`CivilDate`): the
 /// listens endpoint writes two per row, and Foundation's format style costs ~10 µs each.
 public enum ISO8601 {
     public static func string(_ date: Date) -> String {
@@ -14,7 +14,8 @@ public enum ISO8601 {
     public static func string(epochMilliseconds ms: Int64) -> String {
         let (days, msOfDay) = ms.quotientAndRemainder(dividingBy: 86_400_000)
         let (d, m) = msOfDay < 0 ? (days - 1, msOfDay + 86_400_000) : (days, msOfDay)
-        let (year, month, day) = civil(daysSinceEpoch: d)
+        let civil = CivilDate.civil(days: Int(d))
+        let (year, month, day) = (Int64(civil.year), Int64(civil.month), Int64(civil.day))
         let seconds = m / 1000
         var out: [UInt8] = []
         out.reserveCapacity(26)
@@ -33,19 +34,6 @@ public enum ISO8601 {
         out.append(UInt8(ascii: ".")); append(m % 1000, width: 3, to: &out)
         out.append(UInt8(ascii: "Z"))
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.
-    static func civil(daysSinceEpoch: Int64) -> (Int64, Int64, Int64) {
-        let z = daysSinceEpoch + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func append(_ value: Int64, width: Int, to out: inout [UInt8]) {

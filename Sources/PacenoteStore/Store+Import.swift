@@ -220,7 +220,7 @@ public final class ListenImportSession {
         let date = Date(timeIntervalSince1970: Double(quarter * 900_000) / 1000)
         let day = store.localTime.day(of: date)
         let digits = day.split(separator: "-").map { Int($0) ?? 0 }
-        let value = LocalSlot(day: day, dayText: cString(day), dayNumber: Int32(ImportTime.days(year: digits[0], month: digits[1], day: digits[2])),
+        let value = LocalSlot(day: day, dayText: cString(day), dayNumber: Int32(CivilDate.days(year: digits[0], month: digits[1], day: digits[2])),
                               year: Int32(digits[0]), hour: Int32(store.localTime.hour(of: date)))
         if localTimes.count > 200_000 { localTimes.removeAll(keepingCapacity: true) }
         localTimes[quarter] = value
@@ -478,14 +478,7 @@ extension Store {
         try read { db in
             var conditions: [String] = []
             var arguments: StatementArguments = []
-            if let from {
-                conditions.append("p.started_at_ms >= ?")
-                arguments += [Store.milliseconds(from)]
-            }
-            if let to {
-                conditions.append("p.started_at_ms < ?")
-                arguments += [Store.milliseconds(to)]
-            }
+            Store.startedBetween(from, to, &conditions, &arguments)
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT \(Store.playWithTrackColumns) FROM plays p JOIN tracks t ON t.id = p.track_id
                 \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))

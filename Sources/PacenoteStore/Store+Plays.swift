@@ -65,14 +65,7 @@ extension Store {
             conditions.append("(p.started_at_ms, p.id) < (?, ?)")
             arguments += [cursor.startedAtMs, cursor.id]
         }
-        if let from {
-            conditions.append("p.started_at_ms >= ?")
-            arguments += [Store.milliseconds(from)]
-        }
-        if let to {
-            conditions.append("p.started_at_ms < ?")
-            arguments += [Store.milliseconds(to)]
-        }
+        Store.startedBetween(from, to, &conditions, &arguments)
         if let match = search.flatMap(Store.ftsQuery) {
             conditions.append("p.track_id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)")
             arguments += [match]
@@ -87,6 +80,19 @@ extension Store {
                 LIMIT ?
                 """, arguments: arguments)
             return rows.map(Store.playWithTrack(from:))
+        }
+    }
+
+    /// `started_at_ms` in [`from`, `to`): only the bounds that are given, so SQLite's planner
+    /// sees the range ("(? IS NULL OR …)" hides it and the whole index is walked).
+    static func startedBetween(_ from: Date?, _ to: Date?, _ conditions: inout [String], _ arguments: inout StatementArguments) {
+        if let from {
+            conditions.append("p.started_at_ms >= ?")
+            arguments += [Store.milliseconds(from)]
+        }
+        if let to {
+            conditions.append("p.started_at_ms < ?")
+            arguments += [Store.milliseconds(to)]
         }
     }
 

@@ -78,6 +78,16 @@ extension Pacenote {
         FileHandle.standardError.write(Data("pacenote: \(message)\n".utf8))
     }
 
+    /// The one way a command's error becomes its last line: startup problems as they are,
+    /// the database's under `database.path`, anything else as it describes itself.
+    static func fail(_ error: any Error) -> Never {
+        switch error {
+        case let error as StartupError: fail(error.description)
+        case let error as StoreError: fail("database.path: \(error.description)")
+        default: fail("\(error)")
+        }
+    }
+
     static func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("pacenote: \(message)\n".utf8))
         Foundation.exit(1)
@@ -419,12 +429,8 @@ struct Import: ParsableCommand {
                 }
             }
             if listenFiles > 1 { print("total: \(total.line)") }
-        } catch let error as StartupError {
-            Pacenote.fail(error.description)
-        } catch let error as StoreError {
-            Pacenote.fail("database.path: \(error.description)")
         } catch {
-            Pacenote.fail("\(error)")
+            Pacenote.fail(error)
         }
         if failed > 0 { throw ExitCode.failure }
     }
@@ -566,12 +572,8 @@ struct Export: ParsableCommand {
             }
             handle.write(Data(pending.utf8))
             if output != nil { try handle.close() }
-        } catch let error as StartupError {
-            Pacenote.fail(error.description)
-        } catch let error as StoreError {
-            Pacenote.fail("database.path: \(error.description)")
         } catch {
-            Pacenote.fail("\(error)")
+            Pacenote.fail(error)
         }
         if let output { FileHandle.standardError.write(Data("\(output): \(count) plays\n".utf8)) }
     }

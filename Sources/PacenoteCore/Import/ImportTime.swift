@@ -5,30 +5,6 @@ public enum ImportTime {
     /// scrobbles it lost the time of): 1990-01-01.
     public static let earliestMs: Int64 = 631_152_000_000
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    public static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The civil date of a day number (Hinnant's `civil_from_days`).
-    public static func civil(days z0: Int) -> (year: Int, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
     static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// Reads `1612101780` (Unix seconds), `2021-01-31T14:03:00Z` (ISO 8601, any offset,
@@ -100,7 +76,7 @@ public enum ImportTime {
             }
             guard i == s.count else { return nil }
         }
-        let total = Int64(days(year: year, month: month, day: day)) * 86_400 + Int64(seconds - offset)
+        let total = Int64(CivilDate.days(year: year, month: month, day: day)) * 86_400 + Int64(seconds - offset)
         return total * 1000 + Int64(millis)
     }
 
@@ -110,7 +86,7 @@ public enum ImportTime {
         let millis = Int(ms - seconds * 1000)
         let dayNumber = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
         let secondOfDay = Int(seconds - Int64(dayNumber) * 86_400)
-        let (y, m, d) = civil(days: dayNumber)
+        let (y, m, d) = CivilDate.civil(days: dayNumber)
         func pad(_ v: Int, _ n: Int) -> String {
             let s = String(v)
             return String(repeating: "0", count: max(0, n - s.count)) + s
