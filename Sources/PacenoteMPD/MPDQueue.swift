@@ -17,15 +17,19 @@ public enum MPDQueue {
         public var upcoming: [SongInfo]
     }
 
-    public static func state(endpoint: MPDEndpoint, limit: Int = 2000, timeoutMs: UInt32 = 3000) throws(MPDError) -> State {
-        let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
+    /// The current song's position (-1: none) and the queue's length.
+    private static func queuePosition(_ connection: MPDConnection) throws(MPDError) -> (Int32, UInt32) {
         guard let status = mpd_run_status(connection.handle) else {
             try connection.check()
             throw MPDError(kind: .other, message: "MPD sent no status")
         }
-        let position = mpd_status_get_song_pos(status)
-        let length = mpd_status_get_queue_length(status)
-        mpd_status_free(status)
+        defer { mpd_status_free(status) }
+        return (mpd_status_get_song_pos(status), mpd_status_get_queue_length(status))
+    }
+
+    public static func state(endpoint: MPDEndpoint, limit: Int = 2000, timeoutMs: UInt32 = 3000) throws(MPDError) -> State {
+        let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
+        let (position, length) = try queuePosition(connection)
         let start = position >= 0 ? UInt32(position) : 0
         let end = min(length, start + UInt32(limit) + 1)
         var songs: [SongInfo] = []
@@ -53,13 +57,7 @@ public enum MPDQueue {
     /// is current. Returns MPD's song id and the position it went to.
     public static func insertAfterCurrent(endpoint: MPDEndpoint, uri: String, timeoutMs: UInt32 = 3000) throws(MPDError) -> (id: Int, position: Int) {
         let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
-        guard let status = mpd_run_status(connection.handle) else {
-            try connection.check()
-            throw MPDError(kind: .other, message: "MPD sent no status")
-        }
-        let position = mpd_status_get_song_pos(status)
-        let length = mpd_status_get_queue_length(status)
-        mpd_status_free(status)
+        let (position, length) = try queuePosition(connection)
         let target = position >= 0 ? UInt32(position) + 1 : length
         let id = mpd_run_add_id_to(connection.handle, uri, target)
         try connection.check()

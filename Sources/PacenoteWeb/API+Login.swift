@@ -7,16 +7,16 @@ extension API {
     func login(_ request: HTTPRequest) throws -> HTTPResponse {
         let client = request.peerAddress ?? "-"
         let next = Self.localPath(request.query["next"] ?? Self.formField("next", in: request.body) ?? "/")
-        guard request.method == "POST" else { return Self.loginPage(next: next, message: nil, status: 200) }
+        guard request.method == "POST" else { return loginPage(request, next: next, message: nil, status: 200) }
         if context.sessions.isLockedOut(client) {
-            return Self.loginPage(next: next, message: "Too many attempts: wait a minute.", status: 429)
+            return loginPage(request, next: next, message: "Too many attempts: wait a minute.", status: 429)
         }
         let sent = Self.formField("key", in: request.body)
             ?? (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["key"] as? String
         guard let sent, let key = context.currentKey(),
               Authorization.constantTimeEquals(Array(sent.trimmingCharacters(in: .whitespaces).utf8), Array(key.utf8)) else {
             context.sessions.recordFailure(from: client)
-            return Self.loginPage(next: next, message: "That is not the API key (pacenote key shows it).", status: 401)
+            return loginPage(request, next: next, message: "That is not the API key (pacenote key shows it).", status: 401)
         }
         let id = context.sessions.create(key: key)
         let path = context.basePath.isEmpty ? "/" : context.basePath
@@ -59,45 +59,28 @@ extension API {
         return nil
     }
 
-    static func escapeHTML(_ text: String) -> String {
-        var out = ""
-        for ch in text {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(ch)
+    /// The form, in the site's layout (and its escaping, like every page).
+    func loginPage(_ request: HTTPRequest, next: String, message: String?, status: Int) -> HTTPResponse {
+        var response = html(title: "Log in", request: request, nav: nil, status: status,
+                            head: [Node.el("meta", ["name": "robots", "content": "noindex"])]) {
+            Node.el("section", ["class": "card"]) {
+                Node.el("h1") { "Log in to Pacenote" }
+                if let message { Node.el("p", ["role": "alert"]) { message } }
+                Node.el("form", ["method": "post", "action": url("/login"), "class": "search"]) {
+                    Node.el("label", ["for": "key"]) { "API key" }
+                    Node.el("input", ["id": "key", "name": "key", "type": "password", "autocomplete": "current-password", "required": ""])
+                    Node.el("input", ["type": "hidden", "name": "next", "value": next])
+                    Node.el("button", ["type": "submit"]) { "Log in" }
+                }
+                Node.el("p", ["class": "muted small"]) {
+                    "The key is shown by "
+                    Node.el("code") { "pacenote key" }
+                    " on the server."
+                }
             }
         }
-        return out
-    }
-
-    /// A plain form; the site's pages (issue 6) will dress it.
-    static func loginPage(next: String, message: String?, status: Int) -> HTTPResponse {
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Log in · Pacenote</title><meta name="robots" content="noindex"></head>
-            <body>
-            <main>
-            <h1>Log in to Pacenote</h1>
-            \(message.map { "<p role=\"alert\">\(escapeHTML($0))</p>" } ?? "")
-            <form method="post" action="login">
-            <label for="key">API key</label>
-            <input id="key" name="key" type="password" autocomplete="current-password" required>
-            <input type="hidden" name="next" value="\(escapeHTML(next))">
-            <button type="submit">Log in</button>
-            </form>
-            <p>The key is shown by <code>pacenote key</code> on the server.</p>
-            </main>
-            </body></html>
-            """
-        return HTTPResponse(status: status, headers: [
-            ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"),
-            ("Content-Security-Policy", "default-src 'self'; form-action 'self'; frame-ancestors 'none'"),
-            ("X-Frame-Options", "DENY"),
-        ], body: Array(html.utf8))
+        response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "no-store") : $0 }
+        response.headers.append(("X-Frame-Options", "DENY"))
+        return response
     }
 }
