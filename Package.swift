@@ -28,6 +28,12 @@ let package = Package(
             pkgConfig: "libmpdclient",
             providers: [.apt(["libmpdclient-dev"])]
         ),
+        // One function GRDB does not offer: process-wide SQLite settings (sqlite3_config).
+        .systemLibrary(
+            name: "CSQLiteConfig",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
 
         // The domain: no C, no I/O.
         .target(name: "PacenoteCore"),
@@ -36,7 +42,7 @@ let package = Package(
         .target(
             name: "PacenoteStore",
             dependencies: [
-                "PacenoteCore",
+                "PacenoteCore", "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the bulk import's hot statements (GRDB owns the handles).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

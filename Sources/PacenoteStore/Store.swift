@@ -1,3 +1,4 @@
+import CSQLiteConfig
 import Foundation
 import GRDB
 import PacenoteCore
@@ -35,6 +36,7 @@ public final class Store: Sendable {
             // SQLite gives the -wal and -shm files the same mode as the database file.
             _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
+        _ = processSettings
         var config = Configuration()
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(5)
@@ -48,7 +50,7 @@ public final class Store: Sendable {
             // 512 KiB of page cache per connection (SQLite's default is 2 MiB): the rollups
             // keep the hot set small, the OS caches the file anyway, and a home server's
             // memory is shared (scripts/bench/api: same p99, ~2 MiB less resident).
-            try db.execute(sql: "PRAGMA cache_size = -512")
+            try db.execute(sql: "PRAGMA cache_size = -\(Store.cacheKiB)")
         }
         let pool: DatabasePool
         do {
@@ -66,6 +68,17 @@ public final class Store: Sendable {
         }
         return store
     }
+
+    /// Each connection's page cache, in KiB.
+    static let cacheKiB = 512
+
+    /// Process-wide SQLite settings, made once before the first connection opens.
+    /// Allocation statistics off: SQLite built with them (Debian's is) takes a global mutex
+    /// around each of its allocations, an eighth of a bulk import's time
+    /// (scripts/bench/import).
+    private static let processSettings: Void = {
+        _ = pacenote_sqlite_memstatus(0)
+    }()
 
     /// Applies every migration not yet applied. Running it again changes nothing.
     public func migrate() throws(StoreError) {
