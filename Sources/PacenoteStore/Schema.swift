@@ -18,6 +18,7 @@ enum Schema {
         m.registerMigration("v1.rollups", migrate: v1Rollups)
         m.registerMigration("v1.sotd-and-api-keys", migrate: v1SOTDAndKeys)
         m.registerMigration("v2.import", migrate: v2Import)
+        m.registerMigration("v3.lean-day-rollup", migrate: v3LeanDayRollup)
         return m
     }
 
@@ -314,6 +315,17 @@ enum Schema {
               PRIMARY KEY (track_id, position)
             ) WITHOUT ROWID;
             CREATE INDEX track_artists_name ON track_artists(name COLLATE NOCASE);
+            """)
+    }
+
+    private static func v3LeanDayRollup(_ db: Database) throws {
+        try db.execute(sql: """
+            -- rollup_day_track has about a row per play (few songs are played twice a day), so
+            -- a second index on it cost as much to keep as plays' own (an eighth of an import,
+            -- scripts/bench/import). Its one reader, a track's or an artist's plays by month,
+            -- reads plays through plays_identity instead. Tracks are never deleted (plays
+            -- restrict it), so the ON DELETE CASCADE it served does not run.
+            DROP INDEX rollup_day_track_by_track;
             """)
     }
 }

@@ -77,7 +77,7 @@ extension Store {
             let span = try Row.fetchOne(db, sql: "SELECT MIN(started_at_ms), MAX(started_at_ms) FROM plays WHERE \(trackFilter)",
                                         arguments: arguments)!
             let months = try Row.fetchAll(db, sql: """
-                SELECT substr(day, 1, 7) AS month, SUM(plays) FROM rollup_day_track WHERE \(trackFilter)
+                SELECT substr(local_day, 1, 7) AS month, SUM(counted) FROM plays WHERE \(trackFilter)
                 GROUP BY month ORDER BY month
                 """, arguments: arguments).map { (month: $0[0] as String, plays: $0[1] as Int) }
             return TrackSummary(plays: totals[0], skips: totals[1], seconds: totals[2],
