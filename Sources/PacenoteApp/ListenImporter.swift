@@ -27,7 +27,7 @@ public final class ListenImporter {
     let batchSize: Int
     let progress: ((Progress) -> Void)?
 
-    public init(store: Store, format: ImportFormat? = nil, batchSize: Int = 50_000, progress: ((Progress) -> Void)? = nil) {
+    public init(store: Store, format: ImportFormat? = nil, batchSize: Int = 100_000, progress: ((Progress) -> Void)? = nil) {
         self.store = store
         self.forced = format
         self.batchSize = max(1, batchSize)
@@ -141,9 +141,7 @@ public final class ListenImporter {
 
     /// Rows read since the last chunk: the listens to store and the counts of the others.
     struct Chunk: Sendable {
-        var listens: [ImportedListen] = []
-        /// Each listen's artist and title text as a number (`ListenImportSession.insert`).
-        var textKeys: [Int32] = []
+        var batch = ImportBatch()
         var summary = ImportSummary()
         var consumed: Int64 = 0
     }
@@ -181,7 +179,7 @@ public final class ListenImporter {
         while true {
             switch handoff.take() {
             case .item(let chunk):
-                let result = try session.insert(chunk.listens, textKeys: chunk.textKeys)
+                let result = try session.insert(chunk.batch)
                 summary.add(chunk.summary)
                 summary.imported += result.imported
                 summary.duplicates += result.duplicates
@@ -198,39 +196,23 @@ public final class ListenImporter {
         }
     }
 
-    static let seenTrack = Track(title: "")
-
     /// Reads the rows of `source` and hands them on in chunks of `batchSize` listens.
     static func readRows(_ source: ByteSource, kind: ImportFileKind, name: String, batchSize: Int,
                          emit: (Chunk) throws -> Void) throws {
         var chunk = Chunk()
-        chunk.listens.reserveCapacity(batchSize)
-        var textKeys: [TrackText: Int32] = [:]
+        var batcher = ImportBatcher()
+        batcher.reserveCapacity(batchSize)
         func take(_ row: ImportRow, line: Int) throws {
             switch row {
             case .listen(let listen):
                 chunk.summary.read += 1
-                let text = TrackText(artist: listen.track.artist, title: listen.track.title)
-                let key: Int32
-                if let known = textKeys[text] {
-                    key = known
-                    // The store reads a key's track once: the texts of this one are freed
-                    // here, on the thread that allocated them, not by the store's thread.
-                    var play = listen
-                    play.track = Self.seenTrack
-                    chunk.listens.append(play)
-                } else {
-                    key = Int32(textKeys.count)
-                    textKeys[text] = key
-                    chunk.listens.append(listen)
-                }
-                chunk.textKeys.append(key)
-                if chunk.listens.count >= batchSize {
+                batcher.add(listen)
+                if batcher.count >= batchSize {
+                    chunk.batch = batcher.take()
                     chunk.consumed = source.consumed
                     try emit(chunk)
                     chunk = Chunk()
-                    chunk.listens.reserveCapacity(batchSize)
-                    chunk.textKeys.reserveCapacity(batchSize)
+                    batcher.reserveCapacity(batchSize)
                 }
             case .skipped(let why):
                 // A header or an empty line is not a row.
@@ -314,6 +296,7 @@ public final class ListenImporter {
         case .zip, .tcx, .gpx:
             throw FileError(description: "not a listen export")
         }
+        chunk.batch = batcher.take()
         chunk.consumed = source.consumed
         try emit(chunk)
     }
@@ -337,12 +320,6 @@ public final class ListenImporter {
         }
         return nil
     }
-}
-
-/// A listen's artist and title as the export writes them.
-struct TrackText: Hashable {
-    var artist: String?
-    var title: String
 }
 
 /// A value handed to another thread that is not `Sendable` by type: used by one thread

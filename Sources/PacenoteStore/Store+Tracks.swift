@@ -12,9 +12,11 @@ extension Store {
         try write { db in try Store.saveTrack(track, at: now, in: db) }
     }
 
-    static func saveTrack(_ t: Track, at now: Date, in db: Database) throws -> Int64 {
+    /// `knownNew`: the caller has just found no track with this match key (the bulk import),
+    /// so a track without a URI is not looked up again.
+    static func saveTrack(_ t: Track, at now: Date, knownNew: Bool = false, in db: Database) throws -> Int64 {
         let nowMs = milliseconds(now)
-        if t.uri == nil {
+        if t.uri == nil && !knownNew {
             if let id = try Int64.fetchOne(
                 db, sql: "SELECT id FROM tracks WHERE match_key = ? ORDER BY uri IS NULL, in_library DESC, id LIMIT 1",
                 arguments: [t.matchKey]) {

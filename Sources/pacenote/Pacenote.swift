@@ -364,7 +364,7 @@ struct Import: ParsableCommand {
     var format: String = "auto"
 
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Plays per transaction.", valueName: "n"))
-    var batchSize: Int = 50_000
+    var batchSize: Int = 100_000
 
     @Argument(help: ArgumentHelp("Export or workout files.", valueName: "file"))
     var files: [String]

@@ -15,6 +15,36 @@ import Testing
         #expect(utc.hour(of: Date(timeIntervalSince1970: 1_774_823_400)) == 22)
     }
 
+    /// The walker (offset looked up once per transition) gives what the calendar gives, in
+    /// zones with daylight saving time, odd offsets and changed standard offsets, going
+    /// forward in steps of a few minutes to a day and now and then back in time.
+    @Test(arguments: ["Europe/Berlin", "Asia/Kathmandu", "Australia/Lord_Howe", "America/Sao_Paulo",
+                      "Europe/Moscow", "Pacific/Apia", "America/St_Johns", "UTC"])
+    func walkerAgreesWithTheCalendar(zone: String) throws {
+        let timeZone = try #require(TimeZone(identifier: zone))
+        let calendar = LocalTime(timeZone: timeZone)
+        var walker = LocalTime.Walker(timeZone: timeZone)
+        var state: UInt64 = 7
+        func random(_ n: Int64) -> Int64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int64((state >> 33) % UInt64(n))
+        }
+        var ms: Int64 = 0  // 1970
+        var mismatches: [String] = []
+        while ms < 1_900_000_000_000 {  // 2030
+            ms += random(3) == 0 ? random(86_400_000) : random(3_600_000)
+            let probe = random(50) == 0 ? ms - random(40 * 86_400_000) : ms
+            let slot = walker.slot(ms: probe)
+            let date = Date(timeIntervalSince1970: Double(probe) / 1000)
+            let (y, m, d) = CivilDate.civil(days: slot.dayNumber)
+            let day = String(format: "%04d-%02d-%02d", y, m, d)
+            if day != calendar.day(of: date) || slot.hour != calendar.hour(of: date), mismatches.count < 5 {
+                mismatches.append("\(probe): \(day) \(slot.hour) vs \(calendar.day(of: date)) \(calendar.hour(of: date))")
+            }
+        }
+        #expect(mismatches == [])
+    }
+
     @Test func isoTimestampsCarryAnOffsetAndMilliseconds() {
         #expect(ISO8601.string(Date(timeIntervalSince1970: 1_774_823_400.25)) == "2026-03-29T22:30:00.250Z")
         #expect(ISO8601.string(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")

@@ -113,6 +113,42 @@ extension ImportStoreTests {
     }
 }
 
+extension ImportStoreTests {
+    /// The bulk path drops the search index's trigger and foreign-key checks for its
+    /// transaction: afterwards the imported tracks are found by search, the index and the
+    /// references are whole, and both triggers and the checks are back.
+    @Test func importedTracksAreSearchableAndTheSchemaIsWhole() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        let session = ListenImportSession(store: store, source: "import:test")
+        var batcher = ImportBatcher()
+        for (i, listen) in Self.listens(count: 400).enumerated() {
+            batcher.add(listen)
+            if i % 150 == 149 { _ = try session.insert(batcher.take()) }
+        }
+        _ = try session.insert(batcher.take())
+        try store.read { db in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks_fts WHERE tracks_fts MATCH 'bjork'") == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks_fts WHERE tracks_fts MATCH 'song'") == 7)
+            #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+            let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+            #expect(triggers.contains("plays_rollup_insert") && triggers.contains("tracks_fts_insert"))
+        }
+        let foreignKeys = try store.pool.write { db in
+            try db.execute(sql: "INSERT INTO tracks_fts (tracks_fts) VALUES ('integrity-check')")  // throws when not
+            return try Int.fetchOne(db, sql: "PRAGMA foreign_keys")
+        }
+        #expect(foreignKeys == 1)
+        // A track saved afterwards is indexed by the trigger again.
+        _ = try store.saveTrack(Track(title: "Hyperballad", artist: "Someone"))
+        let found = try store.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks_fts WHERE tracks_fts MATCH 'hyperballad'")
+        }
+        #expect(found == 1)
+    }
+}
+
 extension Store {
     /// Every rollup row, with the exact bits of its seconds.
     func rollupDump() throws -> [String] {

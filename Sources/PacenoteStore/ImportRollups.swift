@@ -1,0 +1,180 @@
+import GRDB
+import GRDBSQLite
+
+/// The rollup rows of a batch of new plays, written as the `plays_rollup_insert` trigger
+/// (Schema.rollupStatements) would write them one play at a time.
+///
+/// Each table's key is a pair of small dense numbers (the batch's day index, the session's
+/// track index, the hour, the batch's year index), so the plays are grouped by key with
+/// two counting sorts rather than hash tables: linear, and a key's plays stay in the order
+/// they came. A new row gets the group's seconds summed from its first play on, as the
+/// trigger's insert and updates would leave it; a stored row gets each play's seconds added
+/// one by one, in order, as the trigger adds them — the floating-point results are identical.
+struct ImportRollups {
+    /// The batch's new plays, in order: track (index into the session's tracks), day (index
+    /// into `days`), hour, counted, seconds.
+    private var refs: [Int32] = []
+    private var dayOf: [Int32] = []
+    private var hourOf: [Int32] = []
+    private var yearOf: [Int32] = []
+    private var counted: [Bool] = []
+    private var played: [Double] = []
+
+    /// The batch's local days and years.
+    private var days: [LocalSlot] = []
+    private var dayIndex: [Int32: Int32] = [:]
+    private var lastDay: (number: Int32, index: Int32) = (.min, -1)
+    private var years: [Int32] = []
+
+    init(capacity: Int) {
+        refs.reserveCapacity(capacity)
+        dayOf.reserveCapacity(capacity)
+        hourOf.reserveCapacity(capacity)
+        yearOf.reserveCapacity(capacity)
+        counted.reserveCapacity(capacity)
+        played.reserveCapacity(capacity)
+    }
+
+    var count: Int { refs.count }
+
+    mutating func add(ref: Int32, local: LocalSlot, counted isCounted: Bool, played seconds: Double) {
+        let day: Int32
+        if local.dayNumber == lastDay.number {
+            day = lastDay.index
+        } else if let known = dayIndex[local.dayNumber] {
+            day = known
+        } else {
+            day = Int32(days.count)
+            days.append(local)
+            dayIndex[local.dayNumber] = day
+        }
+        lastDay = (local.dayNumber, day)
+        var year = Int32(years.firstIndex(of: local.year) ?? -1)
+        if year < 0 {
+            year = Int32(years.count)
+            years.append(local.year)
+        }
+        refs.append(ref)
+        dayOf.append(day)
+        hourOf.append(local.hour)
+        yearOf.append(year)
+        counted.append(isCounted)
+        played.append(seconds)
+    }
+
+    /// Writes the four tables. `trackIDs`: the session's track ids, by track index.
+    func write(trackIDs: [Int64], in db: Database) throws {
+        guard count > 0 else { return }
+        let identity = (0..<Int32(count)).map { $0 }
+        let byTrack = Self.sorted(identity, by: refs, buckets: trackIDs.count)
+        // Keys in order: each table's B-tree is appended to rather than written all over.
+        try write(Self.sorted(byTrack, by: dayOf, buckets: days.count), key: (dayOf, refs), name: "rollup_day_track",
+                  keys: ["day", "track_id"], in: db) { s, i in
+            s.bindStatic(1, days[Int(dayOf[i])].dayText)
+            s.bind(2, trackIDs[Int(refs[i])])
+        }
+        let byHour = Self.sorted(identity, by: hourOf, buckets: 24)
+        try write(Self.sorted(byHour, by: dayOf, buckets: days.count), key: (dayOf, hourOf), name: "rollup_day_hour",
+                  keys: ["day", "hour"], in: db) { s, i in
+            s.bindStatic(1, days[Int(dayOf[i])].dayText)
+            s.bind(2, Int64(hourOf[i]))
+        }
+        try write(Self.sorted(byTrack, by: yearOf, buckets: years.count), key: (yearOf, refs), name: "rollup_year_track",
+                  keys: ["year", "track_id"], in: db) { s, i in
+            s.bind(1, String(years[Int(yearOf[i])]) as String?)
+            s.bind(2, trackIDs[Int(refs[i])])
+        }
+        try write(byTrack, key: (refs, refs), name: "rollup_track_total", keys: ["track_id"], in: db) { s, i in
+            s.bind(1, trackIDs[Int(refs[i])])
+        }
+    }
+
+    /// `order` stably sorted by `key[i]` (a counting sort: `key` is in 0..<buckets).
+    static func sorted(_ order: [Int32], by key: [Int32], buckets: Int) -> [Int32] {
+        var start = [Int32](repeating: 0, count: buckets + 1)
+        for i in order { start[Int(key[Int(i)]) + 1] += 1 }
+        for b in 0..<buckets { start[b + 1] += start[b] }
+        var out = [Int32](repeating: 0, count: order.count)
+        for i in order {
+            let k = Int(key[Int(i)])
+            out[Int(start[k])] = i
+            start[k] += 1
+        }
+        return out
+    }
+
+    /// Writes one table: `order` has the plays sorted by `key`, each key's plays in the
+    /// order they came.
+    private func write(_ order: [Int32], key: ([Int32], [Int32]), name: String, keys: [String], in db: Database,
+                       bindKey: (RawStatement, Int) -> Void) throws {
+        let n = Int32(keys.count)
+        let columns = keys.joined(separator: ", ")
+        let placeholders = (1...keys.count).map { "?\($0)" }.joined(separator: ", ")
+        let match = keys.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: " AND ")
+        // A key with few plays in the batch: one upsert. A new row gets the batch's sums; a
+        // stored row gets each play's seconds added in order — SQL's + is left-associative,
+        // and unused addends are 0.0, which adds nothing.
+        let addends = Self.addends
+        let sums = (1...addends).map { " + ?\(n + 3 + Int32($0))" }.joined()
+        let upsert = try RawStatement(db, """
+            INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3))
+            ON CONFLICT (\(columns)) DO UPDATE SET plays = plays + excluded.plays, skips = skips + excluded.skips,
+              played_s = played_s\(sums)
+            """)
+        // More plays: a new row as above, or the stored seconds read and the plays added one by one.
+        let insert = try RawStatement(db, """
+            INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3))
+            ON CONFLICT (\(columns)) DO NOTHING
+            """)
+        let select = try RawStatement(db, "SELECT played_s FROM \(name) WHERE \(match)")
+        let update = try RawStatement(db, """
+            UPDATE \(name) SET plays = plays + ?\(n + 1), skips = skips + ?\(n + 2), played_s = ?\(n + 3) WHERE \(match)
+            """)
+        let (major, minor) = key
+        var g = 0
+        while g < order.count {
+            // The group of plays with the key of order[g].
+            let first = Int(order[g])
+            var end = g + 1
+            while end < order.count, major[Int(order[end])] == major[first], minor[Int(order[end])] == minor[first] { end += 1 }
+            var plays: Int64 = 0, seconds = 0.0
+            for j in g..<end {
+                let i = Int(order[j])
+                if counted[i] { plays += 1 }
+                seconds = j == g ? played[i] : seconds + played[i]
+            }
+            let skips = Int64(end - g) - plays
+            if end - g <= Int(addends) {
+                bindKey(upsert, first)
+                upsert.bind(n + 1, plays)
+                upsert.bind(n + 2, skips)
+                upsert.bind(n + 3, seconds)
+                for k in 0..<Int(addends) {
+                    upsert.bind(n + 4 + Int32(k), g + k < end ? played[Int(order[g + k])] : 0.0)
+                }
+                _ = try upsert.step()
+            } else {
+                bindKey(insert, first)
+                insert.bind(n + 1, plays)
+                insert.bind(n + 2, skips)
+                insert.bind(n + 3, seconds)
+                _ = try insert.step()
+                if sqlite3_changes(db.sqliteConnection) == 0 {
+                    bindKey(select, first)
+                    var stored = try select.step() ? select.double(0) : 0
+                    sqlite3_reset(select.handle)
+                    for j in g..<end { stored += played[Int(order[j])] }
+                    bindKey(update, first)
+                    update.bind(n + 1, plays)
+                    update.bind(n + 2, skips)
+                    update.bind(n + 3, stored)
+                    _ = try update.step()
+                }
+            }
+            g = end
+        }
+    }
+
+    /// Plays of one key that one upsert adds.
+    static let addends: Int32 = 8
+}
