@@ -162,7 +162,7 @@ struct ImportRollups {
                 if sqlite3_changes(db.sqliteConnection) == 0 {
                     bindKey(select, first)
                     var stored = try select.step() ? select.double(0) : 0
-                    sqlite3_reset(select.handle)
+                    select.reset()
                     for j in g..<end { stored += played[Int(order[j])] }
                     bindKey(update, first)
                     update.bind(n + 1, plays)

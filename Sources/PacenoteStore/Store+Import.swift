@@ -206,9 +206,9 @@ public final class ListenImportSession {
                 }
                 var track = new.track
                 track.uri = nil
-                id = try Store.saveTrack(track, at: now, knownNew: true, in: db)
+                id = try Store.saveTrack(track, at: now, knownNew: true, matchKey: new.matchKey, in: db)
                 if let credit = new.credit {
-                    try Store.saveCredit(credit, trackID: id, in: db)
+                    try Store.saveCredit(credit, trackID: id, newTrack: true, in: db)
                 }
                 added = added.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
             }
@@ -248,53 +248,6 @@ struct LocalSlot {
     var hour: Int32
 }
 
-/// A prepared statement driven through SQLite's C API: binding through GRDB's
-/// `StatementArguments` boxes every value, which costs more than the insert itself when
-/// a million rows go in. The GRDB `Statement` owns (and finalizes) the handle.
-struct RawStatement {
-    let statement: Statement
-    let handle: OpaquePointer
-    let db: Database
-
-    init(_ db: Database, _ sql: String) throws {
-        statement = try db.cachedStatement(sql: sql)
-        handle = statement.sqliteStatement
-        self.db = db
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
-    }
-
-    func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
-    func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
-    /// Text that stays valid until the statement is reset (SQLITE_STATIC: not copied).
-    func bindStatic(_ index: Int32, _ text: UnsafePointer<CChar>) { sqlite3_bind_text(handle, index, text, -1, nil) }
-    func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
-    func bind(_ index: Int32, _ value: String?) {
-        guard var text = value else { sqlite3_bind_null(handle, index); return }
-        text.withUTF8 { bytes in
-            _ = bytes.withMemoryRebound(to: CChar.self) { chars in
-                sqlite3_bind_text(handle, index, chars.baseAddress, Int32(chars.count), rawTransient)
-            }
-        }
-    }
-
-    /// Runs one step: true when a row is there to read, false when done (and reset for the next use).
-    func step() throws -> Bool {
-        let code = sqlite3_step(handle)
-        if code == SQLITE_ROW { return true }
-        sqlite3_reset(handle)
-        if code == SQLITE_DONE { return false }
-        throw DatabaseError(resultCode: ResultCode(rawValue: code),
-                            message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: statement.sql)
-    }
-
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
-}
-
-/// SQLITE_TRANSIENT (a macro Swift cannot see): SQLite copies the bound text.
-private let rawTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-
 extension Store {
     /// `write`, with SQLite's foreign-key checks off for the transaction: for bulk writes
     /// whose every reference was just read or written in the same transaction (a check is a
@@ -318,12 +271,19 @@ extension Store {
         }
     }
 
-    /// Records who a track is credited to (`track_artists`), replacing what was there.
-    static func saveCredit(_ credit: ArtistCredit, trackID: Int64, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM track_artists WHERE track_id = ?", arguments: [trackID])
-        let insert = try db.cachedStatement(sql: "INSERT INTO track_artists (track_id, position, name, role) VALUES (?, ?, ?, ?)")
+    /// Records who a track is credited to (`track_artists`), replacing what was there
+    /// (`newTrack`: the track was just added, nothing is there).
+    static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false, in db: Database) throws {
+        if !newTrack {
+            try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [trackID])
+        }
+        let insert = try RawStatement(db, "INSERT INTO track_artists (track_id, position, name, role) VALUES (?1, ?2, ?3, ?4)")
         for (position, name) in ([credit.primary] + credit.featured).enumerated() {
-            try insert.execute(arguments: [trackID, position, name, position == 0 ? "primary" : "featured"])
+            insert.bind(1, trackID)
+            insert.bind(2, Int64(position))
+            insert.bind(3, name)
+            insert.bind(4, position == 0 ? "primary" : "featured")
+            _ = try insert.step()
         }
     }
 

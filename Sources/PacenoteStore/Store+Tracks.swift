@@ -13,28 +13,28 @@ extension Store {
     }
 
     /// `knownNew`: the caller has just found no track with this match key (the bulk import),
-    /// so a track without a URI is not looked up again.
-    static func saveTrack(_ t: Track, at now: Date, knownNew: Bool = false, in db: Database) throws -> Int64 {
+    /// so a track without a URI is not looked up again. `matchKey`: `t.matchKey`, when the
+    /// caller has it. Bound through SQLite's C API (`RawStatement`): a library mirror or an
+    /// import saves tens of thousands of tracks, and GRDB's boxed arguments took as long as
+    /// the insert.
+    static func saveTrack(_ t: Track, at now: Date, knownNew: Bool = false, matchKey: String? = nil,
+                          in db: Database) throws -> Int64 {
         let nowMs = milliseconds(now)
+        let matchKey = matchKey ?? t.matchKey
         if t.uri == nil && !knownNew {
-            if let id = try Int64.fetchOne(
-                db, sql: "SELECT id FROM tracks WHERE match_key = ? ORDER BY uri IS NULL, in_library DESC, id LIMIT 1",
-                arguments: [t.matchKey]) {
-                return id
+            let find = try RawStatement(db, "SELECT id FROM tracks WHERE match_key = ?1 ORDER BY uri IS NULL, in_library DESC, id LIMIT 1")
+            find.bind(1, matchKey)
+            if try find.step() {
+                defer { find.reset() }
+                return find.int64(0)
             }
         }
-        let arguments: StatementArguments = [
-            t.uri, t.title, t.artist, t.album, t.albumArtist, t.genre, t.date, t.trackNumber, t.discNumber,
-            t.durationSeconds, t.musicBrainz.recording, t.musicBrainz.release, t.musicBrainz.artist,
-            t.musicBrainz.albumArtist, t.musicBrainz.releaseTrack, t.bpm?.value, t.bpm?.source.rawValue,
-            t.bpm?.confidence, t.matchKey, nowMs, nowMs,
-        ]
-        let statement = try db.cachedStatement(sql: """
+        let insert = try RawStatement(db, """
             INSERT INTO tracks (uri, title, artist, album, album_artist, genre, date, track_number, disc_number,
                                 duration_s, mb_recording_id, mb_release_id, mb_artist_id, mb_album_artist_id,
                                 mb_release_track_id, bpm, bpm_source, bpm_confidence, match_key,
                                 first_seen_at_ms, updated_at_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20)
             ON CONFLICT (uri) DO UPDATE SET
               title = excluded.title, artist = excluded.artist, album = excluded.album,
               album_artist = excluded.album_artist, genre = excluded.genre, date = excluded.date,
@@ -49,7 +49,29 @@ extension Store {
               match_key = excluded.match_key, updated_at_ms = excluded.updated_at_ms
             RETURNING id
             """)
-        return try Int64.fetchOne(statement, arguments: arguments)!
+        insert.bind(1, t.uri)
+        insert.bind(2, t.title)
+        insert.bind(3, t.artist)
+        insert.bind(4, t.album)
+        insert.bind(5, t.albumArtist)
+        insert.bind(6, t.genre)
+        insert.bind(7, t.date)
+        insert.bind(8, t.trackNumber.map(Int64.init))
+        insert.bind(9, t.discNumber.map(Int64.init))
+        insert.bind(10, t.durationSeconds)
+        insert.bind(11, t.musicBrainz.recording)
+        insert.bind(12, t.musicBrainz.release)
+        insert.bind(13, t.musicBrainz.artist)
+        insert.bind(14, t.musicBrainz.albumArtist)
+        insert.bind(15, t.musicBrainz.releaseTrack)
+        insert.bind(16, t.bpm?.value)
+        insert.bind(17, t.bpm?.source.rawValue)
+        insert.bind(18, t.bpm?.confidence)
+        insert.bind(19, matchKey)
+        insert.bind(20, nowMs)
+        guard try insert.step() else { throw StoreError.sqlite("saving a track returned no id") }
+        defer { insert.reset() }
+        return insert.int64(0)
     }
 
     /// Sets (or clears) a track's BPM unless it already has one from a more trusted source

@@ -1,0 +1,59 @@
+import GRDB
+import GRDBSQLite
+
+/// A prepared statement driven through SQLite's C API: binding through GRDB's
+/// `StatementArguments` boxes every value, which costs more than the insert itself when
+/// a million rows go in. The GRDB `Statement` owns (and finalizes) the handle.
+struct RawStatement {
+    let statement: Statement
+    let handle: OpaquePointer
+    let db: Database
+
+    init(_ db: Database, _ sql: String) throws {
+        statement = try db.cachedStatement(sql: sql)
+        handle = statement.sqliteStatement
+        self.db = db
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
+    func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
+    /// Text that stays valid until the statement is reset (SQLITE_STATIC: not copied).
+    func bindStatic(_ index: Int32, _ text: UnsafePointer<CChar>) { sqlite3_bind_text(handle, index, text, -1, nil) }
+    func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
+    func bind(_ index: Int32, _ value: String?) {
+        guard var text = value else { sqlite3_bind_null(handle, index); return }
+        text.withUTF8 { bytes in
+            _ = bytes.withMemoryRebound(to: CChar.self) { chars in
+                sqlite3_bind_text(handle, index, chars.baseAddress, Int32(chars.count), rawTransient)
+            }
+        }
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+    func bind(_ index: Int32, _ value: Double?) {
+        if let value { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Runs one step: true when a row is there to read, false when done (and reset for the next use).
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        sqlite3_reset(handle)
+        if code == SQLITE_DONE { return false }
+        throw DatabaseError(resultCode: ResultCode(rawValue: code),
+                            message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: statement.sql)
+    }
+
+    /// Ends a use before its last row, so that the next one starts afresh.
+    func reset() { sqlite3_reset(handle) }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+}
+
+/// SQLITE_TRANSIENT (a macro Swift cannot see): SQLite copies the bound text.
+private let rawTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
