@@ -343,23 +343,30 @@ final class Handoff<T: Sendable>: @unchecked Sendable {
     private let capacity: Int
     private var cancelled = false
     private var producerDone = false
+    private var putCount = 0
+    private var takenCount = 0
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// Waits for room; false when the consumer has gone away.
+    /// Waits for room, then until the consumer has taken the message: the producer works
+    /// on at most one item ahead of the consumer's (an import holds two batches, not three).
+    /// False when the consumer has gone away.
     func put(_ message: Message) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         if case .item = message {} else { producerDone = true }
         while queue.count >= capacity && !cancelled { condition.wait() }
-        guard !cancelled else {
-            producerDone = true
+        if !cancelled {
+            queue.append(message)
+            putCount += 1
+            let ticket = putCount
             condition.broadcast()
-            return false
+            while takenCount < ticket && !cancelled { condition.wait() }
+            if takenCount >= ticket { return true }
         }
-        queue.append(message)
+        producerDone = true
         condition.broadcast()
-        return true
+        return false
     }
 
     func take() -> Message {
@@ -367,6 +374,7 @@ final class Handoff<T: Sendable>: @unchecked Sendable {
         defer { condition.unlock() }
         while queue.isEmpty { condition.wait() }
         let message = queue.removeFirst()
+        takenCount += 1
         condition.broadcast()
         return message
     }

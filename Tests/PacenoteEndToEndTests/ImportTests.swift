@@ -160,6 +160,36 @@ import Testing
         try Self.rollupsMatchPlays(sqlite, db)
     }
 
+    /// A batch the database refuses (here a trigger raises, as a full disk would fail a
+    /// write) ends the import at once with the error: the reader thread, a batch ahead, is
+    /// stopped, the batches before stay whole, and the schema keeps its triggers.
+    @Test func aBatchTheDatabaseRefusesEndsTheImportCleanly() throws {
+        let sqlite = try Tools.require("sqlite3")
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        let file = dir.file("big.jsonl")
+        var text = ""
+        for i in 0..<20_000 {
+            text += #"{"listened_at": \#(1_600_000_000 + i * 200), "track_metadata": {"artist_name": "Artist \#(i % 50)", "track_name": "Song \#(i % 700)", "additional_info": {"duration_ms": 190500}}}"# + "\n"
+        }
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try PacenoteProcess.run(["migrate", "--db", db]).status == 0)
+        _ = try run(sqlite, [db, """
+            CREATE TRIGGER refuse BEFORE INSERT ON plays WHEN NEW.started_at_ms >= \(Int64(1_600_000_000 + 5_000 * 200) * 1000)
+            BEGIN SELECT RAISE(ABORT, 'the disk is full'); END;
+            """])
+        let started = Date()
+        let r = try PacenoteProcess.run(["import", "--db", db, "--batch-size", "2000", file])
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("the disk is full"), "\(r.stderr)")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM plays"]).stdout == "4000\n")  // two whole batches
+        try Self.rollupsMatchPlays(sqlite, db)
+        let triggers = try run(sqlite, [db, "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN ('plays_rollup_insert', 'tracks_fts_insert') ORDER BY name"]).stdout
+        #expect(triggers == "plays_rollup_insert\ntracks_fts_insert\n")
+        #expect(try run(sqlite, [db, "PRAGMA foreign_key_check; PRAGMA integrity_check"]).stdout == "ok\n")
+    }
+
     @Test func workoutFilesStillImportAndBadFilesAreRefused() throws {
         let dir = try TemporaryDirectory()
         let db = dir.file("p.sqlite")
