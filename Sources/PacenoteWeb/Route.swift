@@ -167,7 +167,7 @@ public enum Route: Equatable, Sendable {
         case ["healthz"]:
             route = .health
             allowed = ["GET", "HEAD"]
-        case ["favicon.svg"], ["robots.txt"]:
+        case ["favicon.svg"], ["favicon.ico"], ["robots.txt"]:
             route = .staticFile(String(segments[0]))
             allowed = ["GET", "HEAD"]
         case let s where s.first == "static" && s.count > 1:
@@ -185,8 +185,8 @@ public enum Route: Equatable, Sendable {
             route = .page(.sotdShare(String(s[1])))
             // POST: pin, unpin or annotate the day from the page (a logged-in browser).
             allowed = ["GET", "HEAD", "POST"]
-        case let s where s.count == 3 && s[0] == "sotd" && s[2] == "cover":
-            route = .page(.sotdCover(String(s[1])))
+        case let s where s.count == 3 && s[0] == "sotd" && (s[2] == "cover" || s[2] == "cover.png"):
+            route = .page(.sotdCover(String(s[1]), png: s[2] == "cover.png"))
             allowed = ["GET", "HEAD"]
         case let s where s.count == 2 && ["workouts", "tracks", "covers"].contains(s[0]):
             guard let id = Int64(s[1]), id > 0 else { return .failure(.notFound("no such page: \(path)")) }
@@ -211,8 +211,9 @@ public enum Route: Equatable, Sendable {
 public enum Page: Equatable, Sendable {
     case dashboard, history, stats, sotdArchive, workouts, artist
     case sotdShare(String)
-    /// The cover of a day's song: public like the share page it illustrates.
-    case sotdCover(String)
+    /// The cover of a day's song: public like the share page it illustrates. `png`: for
+    /// link previews (`cover.png`), a drawn tile as PNG when there is no picture.
+    case sotdCover(String, png: Bool)
     case workout(Int64)
     case track(Int64)
     case cover(Int64)

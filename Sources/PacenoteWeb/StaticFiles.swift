@@ -1,7 +1,7 @@
 import Foundation
 
 /// The files in `Public/` (CSS, JS, icons), loaded once at start and served as they are:
-/// `/static/…`, plus `/favicon.svg` and `/robots.txt` at the root.
+/// `/static/…`, plus `/favicon.svg`, `/favicon.ico` and `/robots.txt` at the root.
 public struct StaticFiles: Sendable {
     struct File: Sendable {
         var body: [UInt8]

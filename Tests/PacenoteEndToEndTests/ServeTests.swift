@@ -214,6 +214,10 @@ import Testing
         #expect(icon.status == 200)
         #expect(icon.header("Content-Type") == "image/svg+xml")
         #expect(icon.text.contains("<svg"))
+        // Browsers and bots ask for /favicon.ico on their own: an ICO of PNGs, not a 404.
+        let ico = try HTTP.get(daemon.base + "/favicon.ico")
+        #expect(ico.status == 200 && ico.header("Content-Type") == "image/x-icon")
+        #expect(Array(ico.body.prefix(4)) == [0, 0, 1, 0])
         let robots = try HTTP.get(daemon.base + "/static/robots.txt")
         #expect(robots.status == 200 && robots.header("Content-Type") == "text/plain; charset=utf-8")
         #expect(try HTTP.get(daemon.base + "/static/robots.txt", headers: ["If-None-Match": robots.header("ETag") ?? ""]).status == 304)

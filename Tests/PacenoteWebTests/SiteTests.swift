@@ -107,7 +107,7 @@ import Testing
         let share = try HTTP.get(site.base + "/sotd/\(site.day)").text
         #expect(share.contains("<h1 class=\"sotd-title\">&lt;img src=x onerror=alert(1)&gt;</h1>"))
         #expect(share.contains("<meta property=\"og:title\" content=\"&lt;img src=x onerror=alert(1)&gt; — &quot;&amp;&#39;&lt;\">"))
-        #expect(share.contains("<meta property=\"og:image\" content=\"http://127.0.0.1:\(site.web.port)/sotd/\(site.day)/cover?t=\(site.trackID)\">"))
+        #expect(share.contains("<meta property=\"og:image\" content=\"http://127.0.0.1:\(site.web.port)/sotd/\(site.day)/cover.png?t=\(site.trackID)\">"))
         #expect(share.contains("property=\"og:url\"") && share.contains("property=\"og:description\""))
         #expect(share.contains("name=\"twitter:card\" content=\"summary_large_image\""))
     }
@@ -124,6 +124,29 @@ import Testing
         #expect(cover.status == 200)
         #expect(cover.header("Content-Type") == "image/svg+xml")
         #expect(cover.header("Cache-Control")?.hasPrefix("public") == true)
+        // Link previews do not show SVG: cover.png is the drawn tile as a PNG, read here by
+        // zlib (every chunk's CRC, the image data's size) rather than by our own code.
+        let png = try HTTP.get(site.base + "/sotd/\(site.day)/cover.png?t=\(site.trackID)")
+        #expect(png.status == 200 && png.header("Content-Type") == "image/png")
+        let dir = try TemporaryDirectory()
+        try png.body.write(to: URL(fileURLWithPath: dir.file("cover.png")))
+        let check = try run(try Tools.require("python3"), ["-c", """
+            import struct, sys, zlib
+            data = open(sys.argv[1], "rb").read()
+            assert data[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+            at, idat, kinds = 8, b"", []
+            while at < len(data):
+                n, kind = struct.unpack(">I4s", data[at:at + 8])
+                body = data[at + 8:at + 8 + n]
+                assert struct.unpack(">I", data[at + 8 + n:at + 12 + n])[0] == zlib.crc32(kind + body), kind
+                kinds.append(kind.decode())
+                idat += body if kind == b"IDAT" else b""
+                at += 12 + n
+            w, h, depth, colour = struct.unpack(">IIBB", data[16:26])
+            pixels = zlib.decompress(idat)
+            print(" ".join(kinds), w, h, depth, colour, len(pixels) == h * (w + 1))
+            """, dir.file("cover.png")])
+        #expect(check.stdout == "IHDR PLTE IDAT IEND 300 300 8 3 True\n", "\(check.stdout) \(check.stderr)")
         // Only the day's song: another track's cover is not public.
         #expect(try HTTP.get(site.base + "/sotd/\(site.day)/cover?t=2").status == 404)
         #expect(try HTTP.get(site.base + "/sotd/\(site.day)/cover").header("Cache-Control") == "public, max-age=300")

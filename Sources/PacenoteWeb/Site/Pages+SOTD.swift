@@ -22,7 +22,7 @@ extension API {
         let title = "\(sotd.track.title) — \(artist)"
         let description = "Song of the day for \(f.day(day)): played \(SiteFormat.plural(sotd.plays, "time"))"
             + (sotd.note.map { ". “\($0)”" } ?? ".")
-        let imageURL = absoluteURL(sotdCoverPath(day, sotd.track), request)
+        let imageURL = absoluteURL(sotdCoverPath(day, sotd.track, png: true), request)
         let meta: [(String, String, String)] = [
             ("property", "og:type", "music.song"),
             ("property", "og:site_name", "Pacenote"),
@@ -162,22 +162,24 @@ extension API {
 
     /// The address of a day's cover names the track: the day's song can change (a pin, more
     /// plays later that day), and a cached picture must not outlive it.
-    func sotdCoverPath(_ day: String, _ track: Track) -> String {
-        "/sotd/\(day)/cover" + (track.id.map { "?t=\($0)" } ?? "")
+    func sotdCoverPath(_ day: String, _ track: Track, png: Bool = false) -> String {
+        "/sotd/\(day)/cover" + (png ? ".png" : "") + (track.id.map { "?t=\($0)" } ?? "")
     }
 
     /// `/sotd/DAY/cover?t=TRACK`: public, but only ever the cover of that day's song —
     /// another track's id is a 404. Without `t`, the current song's, cached briefly.
-    func sotdCover(_ day: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    /// `png`: `/sotd/DAY/cover.png`, the address link previews get (`og:image`): without a
+    /// picture from MPD, the drawn tile as a PNG rather than SVG.
+    func sotdCover(_ day: String, png: Bool, _ request: HTTPRequest) throws -> HTTPResponse {
         let day = try validDay(day)
         guard let sotd = try songOfDay(day) else { throw APIError.notFound("no song of the day for \(day)") }
         guard let asked = request.query["t"] else {
-            var response = try coverResponse(sotd.track, public: true)
+            var response = try coverResponse(sotd.track, public: true, png: png)
             response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "public, max-age=300") : $0 }
             return response
         }
         guard Int64(asked) == sotd.track.id else { throw APIError.notFound("that is not the song of \(day)") }
-        return try coverResponse(sotd.track, public: true)
+        return try coverResponse(sotd.track, public: true, png: png)
     }
 
     /// `/covers/ID` (private): a track's cover from MPD, or a drawn placeholder.
@@ -186,7 +188,7 @@ extension API {
         return try coverResponse(track, public: `public`)
     }
 
-    func coverResponse(_ track: Track, public: Bool) throws -> HTTPResponse {
+    func coverResponse(_ track: Track, public: Bool, png: Bool = false) throws -> HTTPResponse {
         let scope = `public` ? "public" : "private"
         if let image = context.coverArt?(track) {
             return HTTPResponse(status: 200, headers: [
@@ -196,6 +198,11 @@ extension API {
         }
         // No picture: a tile coloured from the album, with its initials. Revalidated daily,
         // as the picture may appear later.
+        if png {
+            return HTTPResponse(status: 200, headers: [
+                ("Content-Type", "image/png"), ("Cache-Control", "\(scope), max-age=86400"), ("X-Content-Type-Options", "nosniff"),
+            ], body: Cover.placeholderPNG(title: track.album ?? track.title, artist: track.artist))
+        }
         var body: [UInt8] = []
         Cover.placeholder(title: track.album ?? track.title, artist: track.artist).render(into: &body)
         return HTTPResponse(status: 200, headers: [
@@ -206,11 +213,16 @@ extension API {
 }
 
 enum Cover {
-    /// A square tile whose hue comes from the album and artist, with the album's initials.
-    static func placeholder(title: String, artist: String?) -> Node {
+    /// The tile's hue, from the album and artist.
+    static func hue(title: String, artist: String?) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in ((artist ?? "") + "\u{1F}" + title).utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let hue = Int(hash % 360)
+        return Int(hash % 360)
+    }
+
+    /// A square tile whose hue comes from the album and artist, with the album's initials.
+    static func placeholder(title: String, artist: String?) -> Node {
+        let hue = hue(title: title, artist: artist)
         let initials = title.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation }).prefix(2)
             .compactMap { $0.first.map { String($0).uppercased() } }.joined()
         return .el("svg", ["xmlns": "http://www.w3.org/2000/svg", "viewBox": "0 0 300 300", "width": "300", "height": "300",
@@ -227,5 +239,57 @@ enum Cover {
             Node.el("text", ["x": "150", "y": "285", "text-anchor": "middle", "font-family": "sans-serif", "font-size": "30",
                              "font-weight": "700", "fill": "rgba(255,255,255,0.85)"]) { initials.isEmpty ? "♪" : initials }
         }
+    }
+}
+
+extension Cover {
+    /// The same tile as a PNG (without the initials: there is no font to draw them with),
+    /// for link previews, which do not show SVG. 300×300, as the SVG.
+    static func placeholderPNG(title: String, artist: String?) -> [UInt8] {
+        let hue = Double(hue(title: title, artist: artist))
+        let from = hsl(hue, 0.55, 0.45), to = hsl((hue + 50).truncatingRemainder(dividingBy: 360), 0.60, 0.25)
+        // 80 steps of the diagonal gradient, each plain, under the ring (18 % white) and
+        // under the centre dot (50 % white): 240 colours.
+        let steps = 80
+        var palette: [PNG.RGB] = []
+        for white in [0.0, 0.18, 0.5] {
+            for step in 0..<steps {
+                let t = Double(step) / Double(steps - 1)
+                func mix(_ a: Double, _ b: Double) -> UInt8 {
+                    let base = a + (b - a) * t
+                    return UInt8(max(0, min(255, (base + (255 - base) * white).rounded())))
+                }
+                palette.append(PNG.RGB(r: mix(from.0, to.0), g: mix(from.1, to.1), b: mix(from.2, to.2)))
+            }
+        }
+        let size = 300
+        var pixels = [UInt8](repeating: 0, count: size * size)
+        for y in 0..<size {
+            for x in 0..<size {
+                let step = (x + y) * (steps - 1) / (2 * (size - 1))
+                let dx = Double(x) + 0.5 - 150, dy = Double(y) + 0.5 - 150
+                let d = (dx * dx + dy * dy).squareRoot()
+                let layer = d <= 14 ? 2 : abs(d - 96) <= 18 ? 1 : 0
+                pixels[y * size + x] = UInt8(layer * steps + step)
+            }
+        }
+        return PNG.encode(width: size, height: size, palette: palette, pixels: pixels)
+    }
+
+    /// An HSL colour (hue in degrees, saturation and lightness 0–1) as RGB 0–255.
+    static func hsl(_ h: Double, _ s: Double, _ l: Double) -> (Double, Double, Double) {
+        let c = (1 - abs(2 * l - 1)) * s
+        let hp = h / 60
+        let x = c * (1 - abs(hp.truncatingRemainder(dividingBy: 2) - 1))
+        let (r, g, b): (Double, Double, Double) = switch hp {
+        case ..<1: (c, x, 0)
+        case ..<2: (x, c, 0)
+        case ..<3: (0, c, x)
+        case ..<4: (0, x, c)
+        case ..<5: (x, 0, c)
+        default: (c, 0, x)
+        }
+        let m = l - c / 2
+        return ((r + m) * 255, (g + m) * 255, (b + m) * 255)
     }
 }

@@ -27,7 +27,7 @@ extension API {
             case .sotdShare(let day):
                 if request.method == "POST" { return try sotdForm(day, request) }
                 return try sotdSharePage(day, request, mayReadPrivate: mayReadPrivate, mayWrite: mayWrite)
-            case .sotdCover(let day): return try sotdCover(day, request)
+            case .sotdCover(let day, let png): return try sotdCover(day, png: png, request)
             case .workouts: return try workoutsPage(request)
             case .workout(let id): return try workoutPage(id, request)
             case .track(let id):
