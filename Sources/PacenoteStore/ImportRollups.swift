@@ -130,6 +130,8 @@ struct ImportRollups {
         let update = try RawStatement(db, """
             UPDATE \(name) SET plays = plays + ?\(n + 1), skips = skips + ?\(n + 2), played_s = ?\(n + 3) WHERE \(match)
             """)
+        // The statements stay in GRDB's cache: they must not keep pointers to the day texts.
+        defer { for statement in [upsert, insert, select, update] { statement.clearBindings() } }
         let (major, minor) = key
         var g = 0
         while g < order.count {

@@ -19,7 +19,8 @@ struct RawStatement {
 
     func bind(_ index: Int32, _ value: Int64) { sqlite3_bind_int64(handle, index, value) }
     func bindNull(_ index: Int32) { sqlite3_bind_null(handle, index) }
-    /// Text that stays valid until the statement is reset (SQLITE_STATIC: not copied).
+    /// Text that must stay valid until it is bound again or the bindings are cleared
+    /// (SQLITE_STATIC: SQLite keeps the pointer, even across resets). `init` clears them.
     func bindStatic(_ index: Int32, _ text: UnsafePointer<CChar>) { sqlite3_bind_text(handle, index, text, -1, nil) }
     func bind(_ index: Int32, _ value: Double) { sqlite3_bind_double(handle, index, value) }
     func bind(_ index: Int32, _ value: String?) {
@@ -50,6 +51,9 @@ struct RawStatement {
 
     /// Ends a use before its last row, so that the next one starts afresh.
     func reset() { sqlite3_reset(handle) }
+
+    /// Forgets the bound values (and so any pointer `bindStatic` gave SQLite).
+    func clearBindings() { sqlite3_clear_bindings(handle) }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

@@ -108,10 +108,9 @@ public final class ListenImportSession {
             }
         }
 
-        let insertPlay = try RawStatement(db, """
-            INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            """)
+        let insertPlay = try RawStatement(db, Self.insertPlaySQL)
+        // The statement stays in GRDB's cache: it must not keep pointers to the session's texts.
+        defer { insertPlay.clearBindings() }
         let sourceText = cString(source)
         let players = batch.players.map(cString)
         var rollups = ImportRollups(capacity: batch.plays.count)
@@ -152,6 +151,11 @@ public final class ListenImportSession {
         }
         return (rollups.count, duplicates)
     }
+
+    static let insertPlaySQL = """
+        INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+        """
 
     /// Texts bound to every insert (the source, local days, players), copied once as C
     /// strings that live as long as the session, so that SQLite need not copy them per row.
@@ -258,13 +262,25 @@ extension Store {
         do {
             return try pool.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
-                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
-                var result: T?
-                try db.inTransaction {
-                    result = try body(db)
-                    return .commit
+                var outcome: Result<T, any Error>
+                do {
+                    var result: T?
+                    try db.inTransaction {
+                        result = try body(db)
+                        return .commit
+                    }
+                    outcome = .success(result!)
+                } catch {
+                    outcome = .failure(error)
                 }
-                return result!
+                // Checks back on, and seen to be on: the writer also logs the watcher's plays.
+                // (The pragma does nothing while a transaction is open, e.g. one whose
+                // rollback failed.)
+                try db.execute(sql: "PRAGMA foreign_keys = ON")
+                guard try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == true else {
+                    throw StoreError.sqlite("foreign-key checks could not be turned back on after an import batch")
+                }
+                return try outcome.get()
             }
         } catch {
             throw StoreError(error, path: path)

@@ -131,7 +131,7 @@ import Testing
         #expect(ExportRows.listenBrainz(try ImportJSON.parse(Array(#"{"listened_at": 1700000000, "track_metadata": {"track_name": "x"}}"#.utf8)))
                 == .error("no track_metadata.artist_name"))
         #expect(ExportRows.listenBrainz(try ImportJSON.parse(Array(#"{"listened_at": 5, "track_metadata": {"artist_name": "a", "track_name": "x"}}"#.utf8)))
-                == .error("listened_at 5 is before 1990"))
+                == .error("listened_at 5 is not a Unix time from 1990 to 2099"))
     }
 
     @Test func spotifySkipsAndPodcasts() throws {
@@ -146,6 +146,48 @@ import Testing
                 == .skipped("podcast episode"))
         guard case .listen(let simple) = try row(#"{"endTime": "2021-03-04 12:34", "artistName": "A", "trackName": "T", "msPlayed": 40000}"#) else { Issue.record(); return }
         #expect(simple.startedAtMs == ImportTime.parse("2021-03-04T12:34:00Z")! - 40_000)
+    }
+
+    /// Numbers no exporter writes — huge, negative, fractional, in the wrong unit — never
+    /// trap (a crash of `serve` through POST /api/v1/import) and never reach the store as
+    /// values its checks refuse (which would fail the whole batch): the row is an error, or
+    /// the odd value is left out.
+    @Test func hostileNumbersAreRowErrorsNotCrashes() throws {
+        func lb(_ listenedAt: String, _ info: String = "{}") throws -> ImportRow {
+            ExportRows.listenBrainz(try ImportJSON.parse(Array(#"{"listened_at": \#(listenedAt), "track_metadata": {"artist_name": "A", "track_name": "T", "additional_info": \#(info)}}"#.utf8)))
+        }
+        #expect(try lb("1e300") == .error("listened_at 1e+300 is not a Unix time from 1990 to 2099"))
+        #expect(try lb("-1e300") == .error("listened_at -1e+300 is not a Unix time from 1990 to 2099"))
+        #expect(try lb("1700000000000000") == .error("listened_at 1700000000000000 is not a Unix time from 1990 to 2099"))  // microseconds
+        #expect(try lb(#""soon""#) == .error("no listened_at"))
+        guard case .listen(let odd) = try lb("1700000000", #"{"duration_ms": -5, "tracknumber": 1e300, "pacenote_played_s": -3, "pacenote_ended_at_ms": 1e300, "pacenote_started_at_ms": 1e300}"#) else {
+            Issue.record(); return
+        }
+        #expect(odd.startedAtMs == 1_700_000_000_000 && odd.endedAtMs == odd.startedAtMs && odd.playedSeconds == 0)
+        #expect(odd.track.durationSeconds == nil && odd.track.trackNumber == nil)
+        guard case .listen(let nan) = try lb("1700000000", #"{"duration": "nan", "pacenote_played_s": "inf"}"#) else { Issue.record(); return }
+        #expect(nan.playedSeconds == 0 && nan.track.durationSeconds == nil)
+
+        func spotify(_ ms: String, _ ts: String = "2021-03-04T12:34:56Z") throws -> ImportRow {
+            ExportRows.spotify(try ImportJSON.parse(Array(#"{"ts": "\#(ts)", "ms_played": \#(ms), "master_metadata_track_name": "S", "master_metadata_album_artist_name": "A"}"#.utf8)))
+        }
+        #expect(try spotify("1e300") == .error("no readable ms_played"))
+        #expect(try spotify("-1") == .error("no readable ms_played"))
+        #expect(try spotify("1000", "999999999-01-01T00:00:00Z") == .error("no readable ts"))
+        #expect(try spotify("1000", "2150-01-01T00:00:00Z") == .error("ts 2150-01-01T00:00:00Z is after 2099"))
+
+        func maloja(_ time: String, _ length: String = "200") throws -> ImportRow {
+            ExportRows.maloja(try ImportJSON.parse(Array(#"{"time": \#(time), "track": {"artists": ["A"], "title": "T", "length": \#(length)}}"#.utf8)))
+        }
+        #expect(try maloja("1e300") == .error("time 1e+300 is not a Unix time from 1990 to 2099"))
+        guard case .listen(let m) = try maloja("1700000000", "-7") else { Issue.record(); return }
+        #expect(m.playedSeconds == 0 && m.track.durationSeconds == nil)
+
+        var csv = LastFMCSV()
+        #expect(csv.row(["uts", "artist", "album", "track", "duration_s"]) == .skipped("header"))
+        #expect(csv.row(["9223372036854775807", "A", "", "T", ""]) == .error("date '9223372036854775807' is after 2099"))
+        guard case .listen(let c) = csv.row(["1700000000", "A", "", "T", "-40"]) else { Issue.record(); return }
+        #expect(c.playedSeconds == 0 && c.track.durationSeconds == nil)
     }
 
     @Test func malojaKeepsItsArtistList() throws {

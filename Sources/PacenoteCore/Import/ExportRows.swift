@@ -14,17 +14,19 @@ public enum ExportRows {
         guard let artist = metadata["artist_name"]?.text else { return .error("no track_metadata.artist_name") }
         guard let title = metadata["track_name"]?.text else { return .error("no track_metadata.track_name") }
         let info = metadata["additional_info"] ?? .null
-        var startMs = Int64((seconds * 1000).rounded())
-        if let exact = info["pacenote_started_at_ms"]?.number, Int64(exact) / 1000 == Int64(seconds) { startMs = Int64(exact) }
-        guard startMs >= ImportTime.earliestMs else { return .error("listened_at \(Int64(seconds)) is before 1990") }
+        guard var startMs = ImportTime.milliseconds(seconds: seconds) else {
+            return .error("listened_at \(json["listened_at"].map(Self.describe) ?? "") is not a Unix time from 1990 to 2099")
+        }
+        if let exact = info["pacenote_started_at_ms"]?.wholeNumber, exact / 1000 == startMs / 1000 { startMs = exact }
         var duration: Double?
-        if let ms = info["duration_ms"]?.number, ms > 0 { duration = ms / 1000 } else if let s = info["duration"]?.number, s > 0 { duration = s }
-        let played = info["pacenote_played_s"]?.number ?? duration ?? 0
+        if let ms = info["duration_ms"]?.number, ms > 0 { duration = ImportTime.seconds(ms / 1000) }
+        else if let s = info["duration"]?.number, s > 0 { duration = ImportTime.seconds(s) }
+        let played = ImportTime.seconds(info["pacenote_played_s"]?.number) ?? duration ?? 0
         var counted = true
         if case .bool(let b)? = info["pacenote_counted"] { counted = b }
         let track = Track(
             title: title, artist: artist, album: metadata["release_name"]?.text,
-            trackNumber: info["tracknumber"]?.number.map { Int($0) },
+            trackNumber: info["tracknumber"]?.wholeNumber.map { Int($0) },
             durationSeconds: duration,
             musicBrainz: MusicBrainzIDs(
                 recording: info["recording_mbid"]?.text, release: info["release_mbid"]?.text,
@@ -32,7 +34,8 @@ public enum ExportRows {
         // Pacenote's own export names the player only in media_player (submission_client is Pacenote).
         let player = info["pacenote_source"] != nil ? info["media_player"]?.text
             : info["media_player"]?.text ?? info["submission_client"]?.text ?? info["listening_from"]?.text
-        let endMs = info["pacenote_ended_at_ms"]?.number.map { Int64($0) }
+        // An end more than two days after the start is not this play's.
+        let endMs = info["pacenote_ended_at_ms"]?.wholeNumber.flatMap { $0 - startMs < 172_800_000 ? $0 : nil }
         return .listen(ImportedListen(track: track, startedAtMs: startMs, endedAtMs: endMs, playedSeconds: played,
                                       counted: counted, player: player))
     }
@@ -45,7 +48,8 @@ public enum ExportRows {
     public static func spotify(_ json: ImportJSON) -> ImportRow {
         guard case .object = json else { return .error("a stream must be a JSON object") }
         let extended = json["ms_played"] != nil
-        guard let msPlayed = (extended ? json["ms_played"] : json["msPlayed"])?.number, msPlayed >= 0 else { return .error("no ms_played") }
+        guard let msPlayed = (extended ? json["ms_played"] : json["msPlayed"])?.number,
+              let seconds = ImportTime.seconds(msPlayed / 1000) else { return .error("no readable ms_played") }
         guard let endText = (extended ? json["ts"] : json["endTime"])?.text, let endMs = ImportTime.parse(endText) else {
             return .error("no readable ts")
         }
@@ -53,11 +57,11 @@ public enum ExportRows {
         let title = (extended ? json["master_metadata_track_name"] : json["trackName"])?.text
         let artist = (extended ? json["master_metadata_album_artist_name"] : json["artistName"])?.text
         guard let title, let artist else { return .skipped("no track (a podcast, audiobook or video)") }
-        let startMs = endMs - Int64(msPlayed)
-        guard startMs >= ImportTime.earliestMs else { return .error("ts \(endText) is before 1990") }
+        let startMs = endMs - Int64((seconds * 1000).rounded())
+        if let problem = ImportTime.problem(startMs, "ts \(endText)") { return .error(problem) }
         let track = Track(title: title, artist: artist, album: json["master_metadata_album_album_name"]?.text)
-        return .listen(ImportedListen(track: track, startedAtMs: startMs, endedAtMs: endMs, playedSeconds: msPlayed / 1000,
-                                      counted: msPlayed >= 30_000, player: nil))
+        return .listen(ImportedListen(track: track, startedAtMs: startMs, endedAtMs: endMs, playedSeconds: seconds,
+                                      counted: seconds >= 30, player: nil))
     }
 
     /// A scrobble of Maloja's export (`maloja export`: `{"scrobbles": [...]}`): `time`
@@ -70,16 +74,26 @@ public enum ExportRows {
         let artists = (trackJSON["artists"]?.array ?? []).compactMap(\.text)
         guard !artists.isEmpty else { return .error("no track.artists") }
         guard let title = trackJSON["title"]?.text else { return .error("no track.title") }
-        let startMs = Int64(seconds) * 1000
-        guard startMs >= ImportTime.earliestMs else { return .error("time \(Int64(seconds)) is before 1990") }
+        guard let startMs = ImportTime.milliseconds(seconds: seconds.rounded(.towardZero)) else {
+            return .error("time \(json["time"].map(Self.describe) ?? "") is not a Unix time from 1990 to 2099")
+        }
         let album = trackJSON["album"]
-        let length = trackJSON["length"]?.number.flatMap { $0 > 0 ? $0 : nil }
+        let length = ImportTime.seconds(trackJSON["length"]?.number).flatMap { $0 > 0 ? $0 : nil }
         let track = Track(title: title, artist: artists.joined(separator: ", "),
                           album: album?["albumtitle"]?.text ?? album?["name"]?.text, durationSeconds: length)
-        let played = json["duration"]?.number.flatMap { $0 > 0 ? $0 : nil } ?? length ?? 0
+        let played = ImportTime.seconds(json["duration"]?.number).flatMap { $0 > 0 ? $0 : nil } ?? length ?? 0
         let origin = json["origin"]?.text
         return .listen(ImportedListen(track: track, startedAtMs: startMs, playedSeconds: played,
                                       player: origin.map { $0.hasPrefix("client:") ? String($0.dropFirst(7)) : $0 },
                                       artists: artists))
+    }
+
+    /// A JSON value as a message quotes it.
+    static func describe(_ value: ImportJSON) -> String {
+        switch value {
+        case .number(let n): n.isFinite && abs(n) < 9_007_199_254_740_992 && n == n.rounded() ? String(Int64(n)) : String(n)
+        case .string(let s): "'\(s.prefix(40))'"
+        default: "(not a number)"
+        }
     }
 }

@@ -43,6 +43,13 @@ public enum ImportJSON: Equatable, Sendable {
         }
     }
 
+    /// A whole number (a fraction dropped) that fits in 53 bits, or nil: converting a
+    /// larger or non-finite number would trap.
+    public var wholeNumber: Int64? {
+        guard let n = number, n.isFinite, abs(n) < 9_007_199_254_740_992 else { return nil }
+        return Int64(n.rounded(.towardZero))
+    }
+
     public var array: [ImportJSON]? {
         if case .array(let a) = self { return a }
         return nil

@@ -4,6 +4,32 @@ public enum ImportTime {
     /// Times before this are broken rows (Last.fm exports carry `01 Jan 1970 00:00` for
     /// scrobbles it lost the time of): 1990-01-01.
     public static let earliestMs: Int64 = 631_152_000_000
+    /// Times from this on are broken rows too (micro- or milliseconds where seconds were
+    /// due): 2100-01-01.
+    public static let latestMs: Int64 = 4_102_444_800_000
+
+    /// Why a start time cannot be a listen's (`what`: the field and its text), or nil.
+    public static func problem(_ ms: Int64, _ what: String) -> String? {
+        if ms < earliestMs { return "\(what) is before 1990" }
+        if ms >= latestMs { return "\(what) is after 2099" }
+        return nil
+    }
+
+    /// Unix seconds as JSON gives them, in milliseconds: nil for what is not a finite
+    /// number of seconds from 1990 up to 2100 (the conversion of a larger one would trap).
+    public static func milliseconds(seconds: Double) -> Int64? {
+        guard seconds.isFinite else { return nil }
+        let ms = (seconds * 1000).rounded()
+        guard ms >= Double(earliestMs), ms < Double(latestMs) else { return nil }
+        return Int64(ms)
+    }
+
+    /// A duration or time played in seconds, or nil when it is none: negative, not finite,
+    /// or two days and more (a row would otherwise fail its batch at `played_s >= 0`).
+    public static func seconds(_ value: Double?) -> Double? {
+        guard let value, value.isFinite, value >= 0, value < 172_800 else { return nil }
+        return value
+    }
 
     static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
@@ -32,7 +58,7 @@ public enum ImportTime {
         guard let first = number() else { return nil }
         if skip(UInt8(ascii: "-")) {
             year = first
-            guard let m = number(maxDigits: 2), skip(UInt8(ascii: "-")), let d = number(maxDigits: 2) else { return nil }
+            guard year <= 9999, let m = number(maxDigits: 2), skip(UInt8(ascii: "-")), let d = number(maxDigits: 2) else { return nil }
             month = m
             day = d
             guard skip(UInt8(ascii: "T")) || skip(0x20) || i == s.count else { return nil }

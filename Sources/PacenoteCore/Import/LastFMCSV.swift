@@ -43,16 +43,16 @@ public struct LastFMCSV: Sendable {
         var startMs: Int64?
         var precision: Int64 = 1000
         if let exact = field(c.startedAtMs).flatMap({ Int64($0) }) { startMs = exact; precision = 1 }
-        else if let uts = field(c.uts).flatMap({ Int64($0) }) { startMs = uts * 1000 }
+        else if let uts = field(c.uts).flatMap({ Int64($0) }) { startMs = uts.multipliedReportingOverflow(by: 1000).overflow ? .max : uts * 1000 }
         else if let text = field(c.date) {
             startMs = ImportTime.parse(text)
             // `31 Jan 2021 14:03`: two colons or none means seconds are there (or a Unix time).
             if text.filter({ $0 == ":" }).count == 1 { precision = 60_000 }
         }
         guard let startMs else { return .error("unreadable date '\(field(c.date) ?? field(c.uts) ?? "")'") }
-        guard startMs >= ImportTime.earliestMs else { return .error("date '\(field(c.date) ?? String(startMs / 1000))' is before 1990") }
-        let duration = field(c.durationS).flatMap(Double.init)
-        let played = field(c.playedS).flatMap(Double.init) ?? duration ?? 0
+        if let problem = ImportTime.problem(startMs, "date '\(field(c.date) ?? field(c.uts) ?? String(startMs))'") { return .error(problem) }
+        let duration = ImportTime.seconds(field(c.durationS).flatMap(Double.init))
+        let played = ImportTime.seconds(field(c.playedS).flatMap(Double.init)) ?? duration ?? 0
         let counted = field(c.counted).map { $0 != "0" && $0.lowercased() != "false" } ?? true
         let track = Track(title: title, artist: artist, album: field(c.album), durationSeconds: duration,
                           musicBrainz: MusicBrainzIDs(recording: field(c.trackMBID), release: field(c.albumMBID), artist: field(c.artistMBID)))
