@@ -178,7 +178,7 @@ public final class RecommenderService: RecommenderBackend {
         if let trackID {
             let model = try refreshedModel()
             guard let slot = model.slot(of: trackID) else { throw APIError.notFound("no track \(trackID)") }
-            track = model.tracks[slot]
+            track = model.candidate(at: slot)
             guard track.inLibrary, track.uri != nil else {
                 throw APIError(kind: .conflict, code: "not_in_library", message: "track \(trackID) is not in MPD's library")
             }

@@ -47,11 +47,23 @@ public struct ListeningModel: Sendable {
     /// Two plays further apart than this are not a transition (a new session).
     public var sessionGapMs: Int64 = 30 * 60_000
 
-    public private(set) var tracks: [Candidate] = []
+    /// Each slot's track id.
+    public private(set) var trackIDs: [Int64] = []
+    /// Each slot's texts (URI, title, artist), packed into one buffer: a `String` each
+    /// cost a heap object apiece, most of the model at 100k tracks. `candidate(at:)` makes
+    /// the `Candidate` back for the few tracks a request returns.
+    var texts: [UInt8] = []
+    var textStart: [UInt32] = []
+    /// Bytes of each slot's URI, title and artist (3 a slot; -1: none).
+    var textLengths: [Int32] = []
+    /// Bytes of `texts` no slot uses any more (a retagged track's old texts).
+    var textGarbage = 0
+    var inLibrary: [Bool] = []
     var slotByID: [Int64: Int32] = [:]
     /// Interned `SongKey` per slot, and the last time any version of that song started.
+    /// Keys are interned by a 64-bit hash of their text (`SongKey.hash`), not the text.
     var songKey: [Int32] = []
-    var keyIndex: [String: Int32] = [:]
+    var keyIndex: [UInt64: Int32] = [:]
     var keyLastPlayedMs: [Int64] = []
     /// Interned primary artist per slot (`SongKey.artistKey`); -1 without an artist.
     var artistOf: [Int32] = []
@@ -104,12 +116,59 @@ public struct ListeningModel: Sendable {
 
     public init() {}
 
-    public var trackCount: Int { tracks.count }
+    public var trackCount: Int { trackIDs.count }
+
+    /// The track in `slot` (0..<trackCount).
+    public func candidate(at slot: Int) -> Candidate {
+        var at = Int(textStart[slot])
+        func text(_ field: Int) -> String? {
+            let count = Int(textLengths[slot * 3 + field])
+            guard count >= 0 else { return nil }
+            defer { at += count }
+            return String(decoding: texts[at..<(at + count)], as: UTF8.self)
+        }
+        let uri = text(0), title = text(1) ?? "", artist = text(2)
+        return Candidate(id: trackIDs[slot], uri: uri, title: title, artist: artist,
+                         bpm: bpm[slot].isNaN ? nil : bpm[slot], inLibrary: inLibrary[slot])
+    }
+
+    /// The interned song of an artist and title, if some track has it.
+    public func songKeySlot(artist: String?, title: String) -> Int32? {
+        keyIndex[SongKey.hash(SongKey.make(artist: artist, title: title))]
+    }
+
+    /// Appends a track's texts to the buffer: where they start, and their lengths.
+    private mutating func pack(_ track: Candidate) -> (start: UInt32, lengths: [Int32]) {
+        let start = UInt32(texts.count)
+        var lengths: [Int32] = []
+        for field in [track.uri, track.title, track.artist] {
+            guard let field else { lengths.append(-1); continue }
+            let before = texts.count
+            texts.append(contentsOf: field.utf8)
+            lengths.append(Int32(texts.count - before))
+        }
+        return (start, lengths)
+    }
+
+    /// Rewrites the buffer without the texts no slot uses, once they are half of it.
+    private mutating func compactTexts() {
+        guard textGarbage > 1 << 20, textGarbage * 2 > texts.count else { return }
+        var packed: [UInt8] = []
+        packed.reserveCapacity(texts.count - textGarbage)
+        for slot in trackIDs.indices {
+            let start = Int(textStart[slot])
+            let count = (0..<3).reduce(0) { $0 + max(0, Int(textLengths[slot * 3 + $1])) }
+            textStart[slot] = UInt32(packed.count)
+            packed.append(contentsOf: texts[start..<(start + count)])
+        }
+        texts = packed
+        textGarbage = 0
+    }
 
     /// Adds a track or updates its tags and tempo (its history is kept).
     public mutating func upsert(_ track: Candidate) {
         let key = SongKey.make(artist: track.artist, title: track.title)
-        let keySlot = intern(key, in: &keyIndex) { keyLastPlayedMs.append(.min) }
+        let keySlot = intern(SongKey.hash(key), in: &keyIndex) { keyLastPlayedMs.append(.min) }
         let artistName = SongKey.artistKey(track.artist)
         let artistSlot = artistName.isEmpty ? -1 : intern(artistName, in: &artistIndex) {}
         if let slot = slotByID[track.id] {
@@ -118,15 +177,24 @@ public struct ListeningModel: Sendable {
             if songKey[i] != keySlot {
                 keyLastPlayedMs[Int(keySlot)] = max(keyLastPlayedMs[Int(keySlot)], keyLastPlayedMs[Int(songKey[i])])
             }
-            tracks[i] = track
+            textGarbage += (0..<3).reduce(0) { $0 + max(0, Int(textLengths[i * 3 + $1])) }
+            let (start, lengths) = pack(track)
+            textStart[i] = start
+            textLengths.replaceSubrange((i * 3)..<(i * 3 + 3), with: lengths)
+            inLibrary[i] = track.inLibrary
+            compactTexts()
             songKey[i] = keySlot
             artistOf[i] = artistSlot
             bpm[i] = track.bpm ?? .nan
             queueable[i] = track.inLibrary && track.uri != nil
             return
         }
-        slotByID[track.id] = Int32(tracks.count)
-        tracks.append(track)
+        slotByID[track.id] = Int32(trackIDs.count)
+        trackIDs.append(track.id)
+        let (start, lengths) = pack(track)
+        textStart.append(start)
+        textLengths.append(contentsOf: lengths)
+        inLibrary.append(track.inLibrary)
         songKey.append(keySlot)
         artistOf.append(artistSlot)
         bpm.append(track.bpm ?? .nan)
@@ -139,7 +207,7 @@ public struct ListeningModel: Sendable {
         familiarityAtMs.append(0)
     }
 
-    private func intern(_ key: String, in index: inout [String: Int32], onNew: () -> Void) -> Int32 {
+    private func intern<Key: Hashable>(_ key: Key, in index: inout [Key: Int32], onNew: () -> Void) -> Int32 {
         if let existing = index[key] { return existing }
         let id = Int32(index.count)
         index[key] = id

@@ -90,7 +90,7 @@ public enum Recommender {
         var excludedKeys = Set<Int32>()
         for ref in ([request.current].compactMap { $0 } + request.queued) {
             if let id = ref.trackID, let slot = model.slotByID[id] { excludedKeys.insert(model.songKey[Int(slot)]) }
-            if let key = model.keyIndex[SongKey.make(artist: ref.artist, title: ref.title)] { excludedKeys.insert(key) }
+            if let key = model.songKeySlot(artist: ref.artist, title: ref.title) { excludedKeys.insert(key) }
         }
         let recentSince = request.nowMs - Int64(request.recentHours * 3_600_000)
         let currentSlot = request.current?.trackID.flatMap { model.slotByID[$0] } ?? -1
@@ -102,13 +102,13 @@ public enum Recommender {
         let keep = request.limit * 2 + 4
         var best = TopK(capacity: keep)
         var explore = TopK(capacity: explorationSlots * 2 + 2)
-        let n = model.tracks.count
+        let n = model.trackCount
         for i in 0..<n {
             guard model.queueable[i] else { continue }
             let key = model.songKey[i]
             if model.keyLastPlayedMs[Int(key)] >= recentSince || excludedKeys.contains(key) { continue }
             guard let (tier, score) = scorer.score(i) else { continue }
-            let tie = mix(request.seed ^ UInt64(bitPattern: model.tracks[i].id))
+            let tie = mix(request.seed ^ UInt64(bitPattern: model.trackIDs[i]))
             if explorationSlots > 0, tier == 0, model.counted[i] == 0, model.skips[i] == 0 {
                 explore.offer(Ranked(tier: 0, score: Double(tie >> 11) / Double(1 << 53), tie: tie, slot: Int32(i)))
             }
@@ -290,7 +290,7 @@ public enum Recommender {
             if exploring {
                 reasons.append(Reason(kind: "exploration", weight: 0, detail: "never played: a new one to try"))
             }
-            return Suggestion(track: model.tracks[i], score: p.sum, tier: tier, tempo: fit, reasons: reasons)
+            return Suggestion(track: model.candidate(at: i), score: p.sum, tier: tier, tempo: fit, reasons: reasons)
         }
 
         func factorText(_ factor: Double) -> String {

@@ -35,8 +35,8 @@ public enum RecommenderEvaluation {
                 event.startedAtMs - p.endedAtMs <= model.sessionGapMs ? p.trackID : nil
             }
             let currentRef = current.map { id in
-                Recommender.SongRef(trackID: id, artist: model.tracks[model.slot(of: id)!].artist,
-                                    title: model.tracks[model.slot(of: id)!].title)
+                Recommender.SongRef(trackID: id, artist: model.candidate(at: model.slot(of: id)!).artist,
+                                    title: model.candidate(at: model.slot(of: id)!).title)
             }
             let target: TempoTarget = !useTempo ? .any : event.zone.map { .window(tempo.window(for: $0)) } ?? .any
             cases += 1
@@ -78,7 +78,7 @@ public enum RecommenderEvaluation {
         let markov = currentSlot.map { model.successors(ofTrack: Int32($0)) } ?? [:]
         let artist = currentSlot.map { model.artistOf[$0] } ?? -1
         for i in 0..<model.trackCount where eligible(i) {
-            let tie = Recommender.mix(seed ^ UInt64(bitPattern: model.tracks[i].id))
+            let tie = Recommender.mix(seed ^ UInt64(bitPattern: model.trackIDs[i]))
             let plays = Double(model.counted[i])
             let score: Double, tier: Int
             switch method {
@@ -92,7 +92,7 @@ public enum RecommenderEvaluation {
             }
             top.offer(Recommender.Ranked(tier: tier, score: score, tie: tie, slot: Int32(i)))
         }
-        return top.sorted().map { model.tracks[Int($0.slot)].id }
+        return top.sorted().map { model.trackIDs[Int($0.slot)] }
     }
 }
 

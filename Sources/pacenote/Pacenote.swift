@@ -769,7 +769,7 @@ struct Recommend: ParsableCommand {
         var rng = SyntheticHistory.RNG(seed: 1)
         for i in 0..<count {
             // A different current track each time, so the transition lookups vary.
-            let current = model.tracks[Int(rng.next() % UInt64(model.trackCount))]
+            let current = model.candidate(at: Int(rng.next() % UInt64(model.trackCount)))
             let request = Recommender.Request(
                 zone: zone, target: target, nowMs: now, current: .init(trackID: current.id, artist: current.artist, title: current.title),
                 recentHours: settings.recentHours, limit: limit, seed: UInt64(i), explorationShare: settings.exploration)

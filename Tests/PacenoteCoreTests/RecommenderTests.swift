@@ -67,10 +67,40 @@ import Testing
     func request(zone: Zone? = .z4, current: Int64? = nil, queued: [Recommender.SongRef] = [], limit: Int = 10, seed: UInt64 = 1,
                  in m: ListeningModel) -> Recommender.Request {
         let cur = current.map { id in
-            Recommender.SongRef(trackID: id, artist: m.tracks[m.slot(of: id)!].artist, title: m.tracks[m.slot(of: id)!].title)
+            Recommender.SongRef(trackID: id, artist: m.candidate(at: m.slot(of: id)!).artist, title: m.candidate(at: m.slot(of: id)!).title)
         }
         return .init(zone: zone, target: zone.map { .window(TempoTable.defaults.window(for: $0)) } ?? .any,
                      nowMs: Self.now, current: cur, queued: queued, limit: limit, seed: seed)
+    }
+
+    /// The model keeps tracks' texts packed in one buffer: each comes back exactly, after
+    /// retags (new texts appended) and the compaction that drops the old ones.
+    @Test func tracksComeBackExactlyAfterRetagsAndCompaction() {
+        var m = ListeningModel()
+        func candidate(_ id: Int64, _ version: Int) -> ListeningModel.Candidate {
+            .init(id: id, uri: id % 3 == 0 ? nil : "Música/\(id)/ファイル \(version).flac",
+                  title: String(repeating: "Ünïcode title \(version) ", count: 1 + Int(id % 40)), artist: id % 4 == 0 ? nil : "Björk \(id)",
+                  bpm: id % 5 == 0 ? nil : Double(id) + 0.5, inLibrary: id % 2 == 0)
+        }
+        var latest: [Int64: ListeningModel.Candidate] = [:]
+        for id in 1...200 as ClosedRange<Int64> {
+            latest[id] = candidate(id, 0)
+            m.upsert(latest[id]!)
+        }
+        let before = m.texts.count
+        var retagged = 0
+        for version in 1...300 {  // ~3.5 MB of retags: the old texts are dropped along the way
+            for id in stride(from: Int64(version % 7 + 1), through: 200, by: 7) {
+                latest[id] = candidate(id, version)
+                retagged += latest[id]!.title.utf8.count
+                m.upsert(latest[id]!)
+            }
+        }
+        #expect(m.trackCount == 200)
+        #expect(retagged > 3 << 20 && m.texts.count < before + (5 << 20) / 4 && m.textGarbage <= 1 << 20)
+        for id in 1...200 as ClosedRange<Int64> {
+            #expect(m.candidate(at: m.slot(of: id)!) == latest[id]!)
+        }
     }
 
     @Test func onlyFittingTempoThenTracksWithoutBPM() {
