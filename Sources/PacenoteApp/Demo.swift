@@ -37,7 +37,9 @@ public final class Demo: @unchecked Sendable {
     ]
 
     /// Generates the library with sox, starts MPD on a free loopback port and plays it all.
-    public init(logger: Logger) throws {
+    /// `stopRequested` is asked between songs and while MPD starts (a Ctrl-C then): the
+    /// demo removes what it made so far and throws `Demo.Interrupted`.
+    public init(logger: Logger, stopRequested: @escaping @Sendable () -> Bool = { false }) throws {
         func tool(_ name: String) throws -> String {
             for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/sbin", "/usr/bin"] {
                 let path = "\(dir)/\(name)"
@@ -53,7 +55,7 @@ public final class Demo: @unchecked Sendable {
         }
         directory = String(cString: made)
         do {
-            try Demo.prepare(directory: directory, sox: sox, logger: logger)
+            try Demo.prepare(directory: directory, sox: sox, logger: logger, stopRequested: stopRequested)
         } catch {
             try? FileManager.default.removeItem(atPath: directory)
             throw error
@@ -92,6 +94,10 @@ public final class Demo: @unchecked Sendable {
         let endpoint = MPDEndpoint(location: .tcp(host: "127.0.0.1", port: mpdPort), password: nil)
         var lastError: (any Error)?
         for _ in 0..<100 {
+            if stopRequested() {
+                stop()
+                throw Interrupted()
+            }
             do {
                 try MPDControl.playEverything(endpoint: endpoint)
                 lastError = nil
@@ -107,8 +113,11 @@ public final class Demo: @unchecked Sendable {
         }
     }
 
+    /// Stopped while setting up; nothing of it is left.
+    public struct Interrupted: Error {}
+
     /// The library: a FLAC per song with its tags (BPM included) and a cover per album.
-    static func prepare(directory: String, sox: String, logger: Logger) throws {
+    static func prepare(directory: String, sox: String, logger: Logger, stopRequested: () -> Bool) throws {
         let music = directory + "/music"
         try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
         func run(_ path: String, _ arguments: [String]) throws {
@@ -123,6 +132,7 @@ public final class Demo: @unchecked Sendable {
         }
         logger.info("demo: generating \(Self.library.count) songs in \(music)")
         for (i, song) in Self.library.enumerated() {
+            if stopRequested() { throw Interrupted() }
             let folder = "\(music)/\(song.artist)/\(song.album)"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             // 20 s each: a play counts after 10 s, so the dashboard fills in quickly.

@@ -189,11 +189,29 @@ struct Demo: ParsableCommand {
         let flags = ConfigFlags(http: http, logLevel: log.logLevel)
         var config = try Pacenote.loadConfig(flags)
         let logger = Pacenote.makeLogger(level: config.logLevel)
+        // A Ctrl-C while sox generates the songs or MPD starts: the demo removes its folder
+        // and MPD, instead of the process dying with them left behind.
+        let interrupted = SignalFlag()
+        let early = [SIGINT, SIGTERM].map { sig in
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { interrupted.raised.store(true, ordering: .relaxed) }
+            source.resume()
+            return source
+        }
         let demo: PacenoteApp.Demo
         do {
-            demo = try PacenoteApp.Demo(logger: logger)
+            demo = try PacenoteApp.Demo(logger: logger) { interrupted.raised.load(ordering: .relaxed) }
+        } catch is PacenoteApp.Demo.Interrupted {
+            logger.info("demo: stopped before it started")
+            Foundation.exit(130)
         } catch {
             Pacenote.fail("\(error)")
+        }
+        for source in early { source.cancel() }
+        if interrupted.raised.load(ordering: .relaxed) {
+            demo.stop()
+            Foundation.exit(130)
         }
         demo.configure(&config)
         Pacenote.serve(config: config, logger: logger, started: { server in
@@ -202,6 +220,11 @@ struct Demo: ParsableCommand {
             print("Pacenote demo: open http://\(host):\(server.port)/ (MPD on 127.0.0.1:\(demo.mpdPort)); Ctrl-C stops it.")
         }, stopping: { demo.stopFeeding() }, stopped: { demo.stop() })
     }
+}
+
+/// A signal seen by a dispatch source, for code that polls.
+final class SignalFlag: Sendable {
+    let raised = Atomic<Bool>(false)
 }
 
 struct Migrate: ParsableCommand {

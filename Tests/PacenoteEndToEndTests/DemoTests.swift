@@ -49,4 +49,36 @@ import Testing
         #expect(try demo.wait() == 0)
         #expect(!FileManager.default.fileExists(atPath: folder), "the demo folder is removed")
     }
+
+    /// A Ctrl-C while the demo still generates its songs (sent as a signal to the process
+    /// alone, as a service manager would): it stops at once and leaves neither its folder
+    /// nor an MPD behind.
+    @Test func aCtrlCWhileTheDemoSetsUpLeavesNothingBehind() throws {
+        _ = try Tools.require("mpd")
+        _ = try Tools.require("sox")
+        let demo = try PacenoteProcess(["demo", "--http", "127.0.0.1:0", "--log-level", "info"])
+        defer {
+            if demo.process.isRunning {
+                demo.signal(SIGKILL)
+                _ = try? demo.wait()
+            }
+        }
+        var folder = ""
+        let generating = try eventually(timeout: 15) {
+            let log = demo.stderr
+            guard let range = log.range(of: "songs in ") else { return !demo.process.isRunning }
+            folder = (String(log[range.upperBound...].prefix { $0 != "\n" }) as NSString).deletingLastPathComponent
+            return true
+        }
+        #expect(generating && folder.contains("pacenote-demo"), "\(demo.stderr)")
+        demo.signal(SIGINT)
+        #expect(try demo.wait(timeout: 15) == 130, "\(demo.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder), "the demo folder is removed")
+        // No process is left whose command line names the folder (its MPD's configuration).
+        let left = (try FileManager.default.contentsOfDirectory(atPath: "/proc")).filter { pid in
+            guard Int(pid) != nil, let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: line, as: UTF8.self).contains(folder)
+        }
+        #expect(left.isEmpty, "no MPD of the demo is left: pids \(left)")
+    }
 }
