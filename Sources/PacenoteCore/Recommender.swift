@@ -101,7 +101,9 @@ public enum Recommender {
         let explorationSlots = request.limit >= 5 && request.explorationShare > 0 ? max(1, Int((Double(request.limit) * request.explorationShare).rounded(.down))) : 0
         let keep = request.limit * 2 + 4
         var best = TopK(capacity: keep)
-        var explore = TopK(capacity: explorationSlots * 2 + 2)
+        // Room for the draws that turn out to have earned a place on score (at most the
+        // list's length), with some to spare.
+        var explore = TopK(capacity: explorationSlots > 0 ? request.limit + explorationSlots + 2 : 0)
         let n = model.trackCount
         for i in 0..<n {
             guard model.queueable[i] else { continue }
@@ -115,22 +117,28 @@ public enum Recommender {
             best.offer(Ranked(tier: tier, score: score, tie: tie, slot: Int32(i)))
         }
 
+        // The places a score earns come first. Exploration then draws only among never-played
+        // tracks that did not earn one: a draw that had would only be moved down the list (so
+        // the best fit's place would hang on the seed, which the daemon takes from the day).
         var picked: [Int32] = []
         var seenKeys = Set<Int32>()
-        var exploring = Set<Int32>()
-        for r in explore.sorted() where exploring.count < explorationSlots {
-            if seenKeys.insert(model.songKey[Int(r.slot)]).inserted { exploring.insert(r.slot) }
+        let ranking = best.sorted()
+        for r in ranking where picked.count < request.limit - explorationSlots {
+            if seenKeys.insert(model.songKey[Int(r.slot)]).inserted { picked.append(r.slot) }
         }
-        for r in best.sorted() where picked.count < request.limit - exploring.count {
-            guard !exploring.contains(r.slot), seenKeys.insert(model.songKey[Int(r.slot)]).inserted else { continue }
-            picked.append(r.slot)
+        var exploring: [Int32] = []
+        for r in explore.sorted() where exploring.count < explorationSlots {
+            if seenKeys.insert(model.songKey[Int(r.slot)]).inserted { exploring.append(r.slot) }
+        }
+        // Places no draw took go back to the ranking, in its order.
+        for r in ranking where picked.count < request.limit - exploring.count {
+            if seenKeys.insert(model.songKey[Int(r.slot)]).inserted { picked.append(r.slot) }
         }
         // Exploration takes the last places of the first tier, so the familiar picks lead and
         // tracks without a BPM still come after every track with a fitting one.
-        let exploreOrder = explore.sorted().map(\.slot).filter { exploring.contains($0) }
         let ranked = picked.map { scorer.explain(Int($0), exploring: false) }
         var out = ranked.filter { $0.tier == 0 }
-        out += exploreOrder.map { scorer.explain(Int($0), exploring: true) }
+        out += exploring.map { scorer.explain(Int($0), exploring: true) }
         out += ranked.filter { $0.tier != 0 }
         return out
     }

@@ -167,8 +167,34 @@ import Testing
         let m = model([(1, "A", "a", 176), (2, "B", "b", 171), (3, "C", "c", 86), (4, "D", "d", 150)])
         var r = request(zone: nil, in: m)
         r.target = .cadence(stepsPerMinute: 170)
-        let ids = Recommender.suggest(m, r).map(\.track.id)
-        #expect(ids == [2, 3, 1])
+        // Every track is new and every fitting one has a place: the order is the score's,
+        // whatever the seed (the daemon's seed is the day).
+        for seed in 0..<64 as Range<UInt64> {
+            r.seed = seed
+            let list = Recommender.suggest(m, r)
+            #expect(list.map(\.track.id) == [2, 3, 1], "seed \(seed)")
+            #expect(!list.contains { $0.reasons.contains { $0.kind == "exploration" } }, "seed \(seed)")
+        }
+    }
+
+    /// A never-played track that earned its place on score keeps it: exploration draws only
+    /// among the tracks the score left out.
+    @Test func explorationNeverMovesAPlaceTheScoreEarned() {
+        var tracks: [(Int64, String, String, Double?)] = [(1, "A", "Exact", 150), (2, "B", "Near", 138)]
+        for i in 3...30 { tracks.append((Int64(i), "Artist \(i)", "Song \(i)", nil)) }
+        let m = model(tracks)
+        var r = request(zone: nil, limit: 10, in: m)
+        r.target = .cadence(stepsPerMinute: 150)
+        var drawn = Set<Int64>()
+        for seed in 0..<64 as Range<UInt64> {
+            r.seed = seed
+            let list = Recommender.suggest(m, r)
+            #expect(list.prefix(2).map(\.track.id) == [1, 2], "seed \(seed): \(list.map(\.track.id))")
+            #expect(list.count == 10)
+            drawn.formUnion(list.filter { $0.reasons.contains { $0.kind == "exploration" } }.map(\.track.id))
+        }
+        // Only tracks with a fitting BPM are drawn, and both already lead the list.
+        #expect(drawn.isEmpty, "\(drawn)")
     }
 
     @Test func evaluationPacenoteBeatsEveryBaselineOnHitRate() {
