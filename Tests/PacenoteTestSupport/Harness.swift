@@ -79,6 +79,27 @@ public enum Ports {
         return nil
     }
 
+    /// Whether a new listener could take 127.0.0.1:`port` now: bind and listen with
+    /// `SO_REUSEADDR`, as a server does, so connections left in TIME_WAIT do not count and
+    /// only a socket still bound to the port does. The socket is closed again.
+    public static func canListen(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        return bound && listen(fd, 1) == 0
+    }
+
     /// Waits until something accepts TCP connections on 127.0.0.1:`port`.
     public static func waitUntilListening(_ port: UInt16, timeout: Double = 10) throws {
         let deadline = Date().addingTimeInterval(timeout)

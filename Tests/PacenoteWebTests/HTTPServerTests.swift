@@ -97,10 +97,20 @@ import Testing
     @Test func stopsAndFreesThePort() throws {
         let server = try serve { _ in HTTPResponse(status: 204) }
         let port = server.boundPort
+        // Served, with a kept-alive connection open when it stops.
+        #expect(try HTTP.get("http://127.0.0.1:\(port)/").status == 204)
+        #expect(!Ports.canListen(port), "the running server holds the port")
         server.stop()
+        // Nothing accepts on the port any more, and a new listener can take it.
+        let refused = Ports.connect(port)
+        if let refused { close(refused) }
+        #expect(refused == nil, "a connection to \(port) was accepted after stop()")
+        #expect(Ports.canListen(port), "port \(port) is still bound after stop()")
         let again = HTTPServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: port)),
                                logger: Logger(label: "test")) { _ in HTTPResponse(status: 204) }
         try again.start()
+        #expect(try HTTP.get("http://127.0.0.1:\(port)/").status == 204)
         again.stop()
+        #expect(Ports.canListen(port), "port \(port) is still bound after the second stop()")
     }
 }
