@@ -4,7 +4,7 @@ import Testing
 
 /// The site in a real browser: Debian's Chromium driven by Selenium (offline), against a
 /// Pacenote that follows a real MPD, with plays, a cover, heart rate and a workout.
-/// Screenshots (desktop and 360 px) land in test-artifacts/browser/.
+/// Screenshots (desktop and 360 px) land in test-artifacts/browser/, cleared before each run.
 @Suite struct SiteBrowserTests {
     static let script =
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/site_browser.py").path
@@ -26,8 +26,45 @@ import Testing
         return python
     }
 
+    /// The window widths the client sets, in device pixels (scale factor 1).
+    static let widths = ["desktop": 1280, "phone": 360]
+
+    /// A blank page saves as about 5.3 KB at 1280 × 900 and 2.3 KB at 360 × 780 (Chromium 156);
+    /// the smallest drawn pages here are about 29 KB and 24 KB.
+    static func minimumBytes(width: Int) -> Int { width >= 1280 ? 16_000 : 8_000 }
+
+    /// Checks that `name` is a screenshot this run wrote: modified after `start`, a PNG
+    /// (signature, then an IHDR chunk) as wide as the window, and more than a blank page.
+    static func expectFreshScreenshot(_ name: String, since start: Date, sourceLocation: SourceLocation = #_sourceLocation) {
+        let path = artifacts + "/" + name
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Issue.record("\(name) was not written", sourceLocation: sourceLocation)
+            return
+        }
+        let bytes = [UInt8](data)
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard bytes.count > 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
+            Issue.record("\(name) is not a PNG (\(bytes.count) bytes)", sourceLocation: sourceLocation)
+            return
+        }
+        func uint32(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        let width = uint32(16), height = uint32(20)
+        let expected = name.contains("-phone") ? widths["phone"]! : widths["desktop"]!
+        #expect(width == expected && height >= 500, "\(name) is \(width) × \(height), expected \(expected) wide",
+                sourceLocation: sourceLocation)
+        #expect(bytes.count > minimumBytes(width: expected), "\(name) has only \(bytes.count) bytes: a blank page?",
+                sourceLocation: sourceLocation)
+        let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
+        #expect(modified >= start, "\(name) was modified at \(modified), before this run began at \(start)",
+                sourceLocation: sourceLocation)
+    }
+
     @Test func everyPageInARealBrowserAndTheDashboardFollowsMPD() throws {
         let python = try Self.python()
+        // Screenshots of an earlier run must not pass for this one's.
+        let start = Date()
+        try? FileManager.default.removeItem(atPath: Self.artifacts)
+        try FileManager.default.createDirectory(atPath: Self.artifacts, withIntermediateDirectories: true)
         let mpd = try MPDInstance(tracks: [
             TestTrack("Album One/01.flac", seconds: 3, title: Self.hostileTitle, artist: Self.hostileArtist, album: "Album One", bpm: 128),
             TestTrack("Album One/02.flac", seconds: 3, title: "Second Song", artist: "Band", album: "Album One", bpm: 140),
@@ -82,12 +119,19 @@ import Testing
         #expect(r.status == 0, "browser checks failed:\n\(r.stderr)\n\(r.stdout)")
         let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
         #expect((summary?["checked"] as? Int ?? 0) >= 60, "\(r.stdout)")
-        #expect(FileManager.default.fileExists(atPath: Self.artifacts + "/dashboard-dark-desktop.png"))
-        for page in ["dashboard", "history", "stats", "sotd-share", "workout", "track"] {
-            for size in ["desktop", "phone"] {
-                #expect(FileManager.default.fileExists(atPath: Self.artifacts + "/\(page)-\(size).png"), "\(page)-\(size).png")
-            }
+        // Each page at both sizes, the live dashboard and the dark pages, all from this run;
+        // the folder holds what the client says it saved and nothing else.
+        var expected: Set<String> = ["dashboard-live-desktop.png", "dashboard-dark-desktop.png", "workout-dark-desktop.png",
+                                     "stats-dark-desktop.png"]
+        for page in ["dashboard", "history", "history-search", "stats", "sotd-archive", "sotd-share", "sotd-preview-image",
+                     "workouts", "workout", "track", "artist"] {
+            for size in ["desktop", "phone"] { expected.insert("\(page)-\(size).png") }
         }
+        let saved = Set(summary?["screenshots"] as? [String] ?? [])
+        #expect(saved == expected, "the client saved \(saved.sorted()); expected \(expected.sorted())")
+        let present = Set(try FileManager.default.contentsOfDirectory(atPath: Self.artifacts))
+        #expect(present == expected, "test-artifacts/browser holds \(present.sorted())")
+        for name in expected.sorted() { Self.expectFreshScreenshot(name, since: start) }
     }
 
     @Test func theDashboardReconnectsAfterTheServerRestarts() throws {

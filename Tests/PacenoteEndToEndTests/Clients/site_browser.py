@@ -2,7 +2,8 @@
 """Opens every page of a running Pacenote in Debian's headless Chromium (Selenium, offline),
 checks what it shows, that the browser logged no console error, that hostile tag text stays
 text, that nothing overflows a 360 px phone, and that the dashboard follows MPD live when
-`mpc next` runs. Saves a desktop and a phone screenshot of each page.
+`mpc next` runs. Saves a desktop and a phone screenshot of each page and names them in its
+output ("screenshots"); the caller clears ARTIFACTS_DIR first and checks the files.
 
 With --reconnect it checks instead that the dashboard reconnects by itself: it opens the
 dashboard, creates ARTIFACTS_DIR/ready, waits for ARTIFACTS_DIR/restarted (the test restarts
@@ -57,6 +58,17 @@ def text(selector):
 
 def console_errors():
     return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+screenshots = []
+
+
+def screenshot(name):
+    """Saves ARTIFACTS_DIR/NAME.png; a failed save (Selenium returns False) is a failure."""
+    saved = driver.save_screenshot(os.path.join(artifacts, f"{name}.png"))
+    check(saved, f"screenshot {name}.png saved")
+    if saved:
+        screenshots.append(name + ".png")
 
 
 def no_alert():
@@ -176,7 +188,7 @@ try:
                 check(overflow <= 1, f"{name} (phone): nothing wider than the screen (overflow {overflow} px)")
             errors = console_errors()
             check(not errors, f"{name} ({label}): no console errors {errors}")
-            driver.save_screenshot(os.path.join(artifacts, f"{name}-{label}.png"))
+            screenshot(f"{name}-{label}")
 
     # Live: the dashboard follows MPD without a reload.
     driver.set_window_size(1280, 900)
@@ -203,7 +215,7 @@ try:
     check((text("[data-next]") or "").startswith(f"{spec['suggested']} — Band"), "and still names a song neither played, playing nor queued")
     check(driver.execute_script("return document.body.dataset.reloadMarker") == "same-page", "without reloading the page")
     check(not console_errors(), "no console errors while live")
-    driver.save_screenshot(os.path.join(artifacts, "dashboard-live-desktop.png"))
+    screenshot("dashboard-live-desktop")
 
     # Dark mode: the same pages with the system's dark colour scheme.
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
@@ -212,11 +224,11 @@ try:
         time.sleep(0.3)
         background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
         check(background == "rgb(21, 20, 19)", f"{name}: dark background in dark mode ({background})")
-        driver.save_screenshot(os.path.join(artifacts, f"{name}-dark-desktop.png"))
+        screenshot(f"{name}-dark-desktop")
 finally:
     driver.quit()
 
-print(json.dumps({"checked": len(checked), "failures": failures}))
+print(json.dumps({"checked": len(checked), "failures": failures, "screenshots": screenshots}))
 if failures:
     print("\n".join(failures), file=sys.stderr)
     sys.exit(1)
