@@ -88,8 +88,9 @@ struct ConfigCodec<T>: Sendable {
     }
 }
 
-/// One key of a section, on the struct `Root` the section fills in.
-struct ConfigKey<Root>: Sendable {
+/// What a key says about itself, apart from its value: what the example file, the printer
+/// and the loader's environment and flag steps read.
+struct ConfigKeyDeclaration: Sendable {
     let name: String
     /// The comment above the key in the example file; empty to share the previous key's.
     let doc: String
@@ -98,10 +99,18 @@ struct ConfigKey<Root>: Sendable {
     let secret: ConfigSecret
     /// Shown commented out in the example file, for keys unset by default.
     let example: String?
+}
+
+/// One key of a section, on the struct `Root` the section fills in.
+@dynamicMemberLookup
+struct ConfigKey<Root>: Sendable {
+    let declared: ConfigKeyDeclaration
     let read: @Sendable (ConfigInput, inout Root) throws(ConfigProblem) -> Void
     let show: @Sendable (Root) -> String?
     /// What is used while the key is unset (the printer shows it as a comment).
     let inEffect: @Sendable (Root) -> String?
+
+    subscript<T>(dynamicMember path: KeyPath<ConfigKeyDeclaration, T>) -> T { declared[keyPath: path] }
 
     /// - Parameter then: runs after the value is set (a key that clears another).
     init<T>(_ name: String, _ path: WritableKeyPath<Root, T> & Sendable, _ codec: ConfigCodec<T>,
@@ -116,12 +125,7 @@ struct ConfigKey<Root>: Sendable {
             _ codec: ConfigCodec<T>, env: [String] = [], flag: ConfigFlag? = nil, secret: ConfigSecret = .none,
             example: String? = nil, inEffect: @escaping @Sendable (Root) -> String? = { _ in nil },
             then: @escaping @Sendable (inout Root) -> Void = { _ in }, doc: String) {
-        self.name = name
-        self.doc = doc
-        self.environment = env
-        self.flag = flag
-        self.secret = secret
-        self.example = example
+        declared = ConfigKeyDeclaration(name: name, doc: doc, environment: env, flag: flag, secret: secret, example: example)
         let codecRead = codec.read
         read = { (input, root) throws(ConfigProblem) in
             set(&root, try codecRead(input))
@@ -155,17 +159,15 @@ struct ConfigList<Root>: Sendable {
 /// A section bound to its place in `Config`, its keys working on the whole configuration:
 /// what the loader, the printer and the example file walk.
 struct AnyConfigSection: Sendable {
+    @dynamicMemberLookup
     struct Key: Sendable {
-        let name: String
-        let doc: String
-        let environment: [String]
-        let flag: ConfigFlag?
-        let secret: ConfigSecret
-        let example: String?
+        let declared: ConfigKeyDeclaration
         /// Reads into the section's table, or the list's element at an index.
         let read: @Sendable (ConfigInput, inout Config, Int) throws(ConfigProblem) -> Void
         let show: @Sendable (Config, Int) -> String?
         let inEffect: @Sendable (Config, Int) -> String?
+
+        subscript<T>(dynamicMember path: KeyPath<ConfigKeyDeclaration, T>) -> T { declared[keyPath: path] }
     }
 
     /// What a list section adds.
@@ -237,8 +239,6 @@ extension ConfigKey {
     fileprivate func bound(read: @escaping @Sendable (ConfigInput, inout Config, Int) throws(ConfigProblem) -> Void,
                            root: @escaping @Sendable (Config, Int) -> Root) -> AnyConfigSection.Key {
         let show = self.show, inEffect = self.inEffect
-        return AnyConfigSection.Key(
-            name: name, doc: doc, environment: environment, flag: flag, secret: secret, example: example, read: read,
-            show: { show(root($0, $1)) }, inEffect: { inEffect(root($0, $1)) })
+        return AnyConfigSection.Key(declared: declared, read: read, show: { show(root($0, $1)) }, inEffect: { inEffect(root($0, $1)) })
     }
 }

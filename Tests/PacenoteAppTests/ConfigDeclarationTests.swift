@@ -40,17 +40,22 @@ struct PrintedConfig {
     func comment(of key: String) -> String? { entries[key]?.comment }
 }
 
+/// Loads `toml` as the file `c.toml`, with `env` and `flags` over it.
+func loadConfigFile(_ toml: String, env: [String: String] = [:], flags: ConfigFlags = ConfigFlags()) throws -> Config {
+    let dir = try TemporaryDirectory()
+    try toml.write(toFile: dir.file("c.toml"), atomically: true, encoding: .utf8)
+    var flags = flags
+    flags.config = dir.file("c.toml")
+    return try ConfigLoader.load(flags: flags, environment: ["HOME": "/home/listener"].merging(env) { $1 })
+}
+
 @Suite struct ConfigDeclarationTests {
     static let examplePath = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/pacenote.example.toml").path
 
     private func load(_ toml: String, env: [String: String] = [:], flags: ConfigFlags = ConfigFlags()) throws -> Config {
-        let dir = try TemporaryDirectory()
-        try toml.write(toFile: dir.file("c.toml"), atomically: true, encoding: .utf8)
-        var flags = flags
-        flags.config = dir.file("c.toml")
-        return try ConfigLoader.load(flags: flags, environment: ["HOME": "/home/listener"].merging(env) { $1 })
+        try loadConfigFile(toml, env: env, flags: flags)
     }
 
     /// The configuration without what records how it was loaded.

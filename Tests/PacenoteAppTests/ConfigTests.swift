@@ -138,9 +138,7 @@ import Testing
 
 @Suite struct PlayersConfigTests {
     private func load(_ toml: String, env: [String: String] = [:]) throws -> Config {
-        let dir = try TemporaryDirectory()
-        try toml.write(toFile: dir.file("c.toml"), atomically: true, encoding: .utf8)
-        return try ConfigLoader.load(flags: ConfigFlags(config: dir.file("c.toml")), environment: ["HOME": dir.path].merging(env) { $1 })
+        try loadConfigFile(toml, env: env)
     }
 
     @Test func severalPlayersFromArrayTables() throws {
