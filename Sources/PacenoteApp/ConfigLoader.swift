@@ -62,6 +62,8 @@ public enum ConfigLoader {
     /// `origin`, with any secret masked.
     private static func apply(_ section: AnyConfigSection, _ key: AnyConfigSection.Key, _ input: ConfigInput,
                               to config: inout Config, element: Int = 0, name: String? = nil, origin: String) throws(ConfigError) {
+        // The environment or a flag for a list that is empty by default makes its first table.
+        if let list = section.list, list.count(config) <= element { list.append(&config) }
         do {
             try key.read(input, &config, element)
         } catch {
