@@ -144,7 +144,8 @@ enum Codec {
         let written = network.address.withUnsafeBytes { bytes in
             inet_ntop(AF_INET6, bytes.baseAddress, &buffer, socklen_t(buffer.count)) != nil
         }
-        return written ? String(cString: buffer) + "/\(network.prefixLength)" : network.description
+        return written ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/\(network.prefixLength)"
+            : network.description
     }
 
     static func text(_ input: ConfigInput) throws(ConfigProblem) -> String {
