@@ -2,14 +2,14 @@ import Foundation
 import Synchronization
 
 /// The API key that every write (heart rate, pins, queue, submissions, imports) needs.
-/// `PACENOTE_API_KEY` wins; otherwise it lives in `api-key` beside the database, created
+/// `PACENOTE_API_KEY` wins; otherwise it lives in `api-key` beside the database (`InstanceFiles.apiKey`), created
 /// on first run with mode 0600 and shown by `pacenote key`. `pacenote key --new` replaces
 /// it and `--revoke` withdraws it; a running server notices within a second.
 public enum APIKey {
     /// What the key file holds after `--revoke`: no key is valid until `--new`.
     static let revokedMarker = "revoked"
     public static func path(forDatabase database: String) -> String {
-        (database as NSString).deletingLastPathComponent + "/api-key"
+        InstanceFiles(databasePath: database).apiKey
     }
 
     /// The key, creating it if there is none yet.

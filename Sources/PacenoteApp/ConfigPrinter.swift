@@ -1,111 +1,115 @@
 import PacenoteCore
-import PacenoteWeb
 
-/// Renders the effective configuration as TOML, each line annotated with its origin.
-/// Secrets are masked.
+/// Writes configuration as TOML from the declarations in `ConfigSchema`: the effective
+/// values with their origins (`pacenote config`), and the documented example file.
+/// Secrets are masked in both.
 public enum ConfigPrinter {
+    /// The effective configuration, each key with where its value came from. It is valid
+    /// TOML: read back, it gives the same configuration (secrets aside, which show as `***`).
+    /// Keys that are unset are comments, with the value in effect where there is one.
     public static func toml(_ c: Config) -> String {
-        func q(_ s: String) -> String {
-            var out = "\""
-            for ch in s.unicodeScalars {
-                switch ch {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\t": out += "\\t"
-                default:
-                    if ch.value < 0x20 || ch.value == 0x7F {
-                        let h = String(ch.value, radix: 16, uppercase: true)
-                        out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
+        var out = ["# Effective configuration" + (c.file.map { " (file: \($0))" } ?? " (no configuration file)")]
+        for section in ConfigSchema.sections {
+            let count = section.count(c)
+            for element in 0..<count {
+                out.append("")
+                out.append(section.list != nil && count > 1 ? "[[\(section.name)]]" : "[\(section.name)]")
+                for key in section.keys {
+                    let origin = c.origins[section.path(key.name, element: element)] ?? "default"
+                    if let value = key.show(c, element) {
+                        let masked = mask(value, key.secret)
+                        out.append(annotated("\(key.name) = \(masked)", masked == value ? origin : "\(origin), masked"))
+                    } else if let value = key.inEffect(c, element) {
+                        out.append(annotated("# \(key.name) = \(value)", "\(origin) (unset; this value is in effect)"))
                     } else {
-                        out.unicodeScalars.append(ch)
+                        out.append(annotated("# \(key.name)", "\(origin) (unset)"))
                     }
                 }
             }
-            return out + "\""
         }
-        func line(_ key: String, _ value: String) -> String {
-            let name = String(key.split(separator: ".").last!)
-            return "\(name) = \(value)".padding(toLength: 40, withPad: " ", startingAt: 0) + " # \(c.origins[key] ?? "default")"
-        }
-        let host = c.mpd.host.contains("@") && !c.mpd.host.hasPrefix("@")
-            ? "***@" + c.mpd.host.split(separator: "@").last! : c.mpd.host
-        var out: [String] = []
-        out.append("# Effective configuration" + (c.file.map { " (file: \($0))" } ?? " (no configuration file)"))
-        out.append("")
-        out.append("[server]")
-        out.append(line("server.http", q(c.http.description)))
-        out.append(line("server.base_path", q(c.basePath)))
-        out.append(line("server.max_body_bytes", String(c.maxBodyBytes)))
-        out.append(line("server.http_threads", String(c.httpThreads)))
-        out.append(line("server.public_url", q(c.publicURL ?? "")))
-        out.append(line("server.max_import_bytes", String(c.maxImportBytes)))
-        func list(_ networks: [IPNetwork]) -> String {
-            networks.isEmpty ? "\"none\"" : "[" + networks.map { q($0.description) }.joined(separator: ", ") + "]"
-        }
-        out.append(line("server.trusted_networks", list(c.trustedNetworks)))
-        out.append(line("server.trusted_proxies", list(c.trustedProxies)))
-        out.append(line("server.public_dir", q(c.publicDirectory ?? StaticFiles.locate(configured: nil) ?? "")))
-        out.append("")
-        out.append("[database]")
-        out.append(line("database.path", q(c.databasePath)))
-        out.append("")
-        out.append("[display]")
-        out.append(line("display.timezone", q(c.timeZone.identifier)))
-        out.append("")
-        out.append("[log]")
-        out.append(line("log.level", q(c.logLevel.rawValue)))
-        out.append("")
-        for (index, player) in c.players.enumerated() {
-            // Origins are known per key for the default player; the others come from the file.
-            func origin(_ key: String) -> String? { index == 0 ? nil : c.file.map { "\($0)" } }
-            func entry(_ key: String, _ value: String) -> String {
-                guard index > 0 else { return line(key, value) }
-                let name = String(key.split(separator: ".").last!)
-                return "\(name) = \(value)".padding(toLength: 40, withPad: " ", startingAt: 0) + " # \(origin(key) ?? "default")"
-            }
-            let shownHost = player.host.contains("@") && !player.host.hasPrefix("@")
-                ? "***@" + player.host.split(separator: "@").last! : player.host
-            out.append(c.players.count > 1 ? "[[mpd]]" : "[mpd]")
-            out.append(entry("mpd.name", q(player.name)))
-            out.append(entry("mpd.host", q(index == 0 ? host : shownHost)))
-            out.append(entry("mpd.port", player.port.map(String.init) ?? "6600"))
-            out.append(entry("mpd.password", q(player.password == nil ? "" : "***")))
-            out.append(entry("mpd.connect_timeout_s", "\(player.connectTimeoutSeconds)"))
-            out.append(entry("mpd.reconnect_initial_s", "\(player.reconnectInitialSeconds)"))
-            out.append(entry("mpd.reconnect_max_s", "\(player.reconnectMaxSeconds)"))
-            out.append(entry("mpd.save_interval_s", "\(player.saveIntervalSeconds)"))
-            if let dir = player.musicDirectory { out.append(entry("mpd.music_directory", q(dir))) }
-            out.append("")
-        }
-        out.append("[heart_rate]")
-        out.append(line("heart_rate.zone_model", q(c.heartRate.zoneModel)))
-        out.append(line("heart_rate.max_hr", String(c.heartRate.effectiveMaxHR)))
-        if let age = c.heartRate.age { out.append(line("heart_rate.age", String(age))) }
-        if let resting = c.heartRate.restingHR { out.append(line("heart_rate.resting_hr", String(resting))) }
-        if let lthr = c.heartRate.lthr { out.append(line("heart_rate.lthr", String(lthr))) }
-        if let bounds = c.heartRate.zoneBounds {
-            out.append(line("heart_rate.zone_bounds", "[" + bounds.map(String.init).joined(separator: ", ") + "]"))
-        }
-        out.append(line("heart_rate.workout_start_after_s", "\(c.heartRate.workoutStartAfterSeconds)"))
-        out.append(line("heart_rate.workout_end_after_s", "\(c.heartRate.workoutEndAfterSeconds)"))
-        out.append(line("heart_rate.fresh_for_s", "\(c.heartRate.freshForSeconds)"))
-        out.append("")
-        out.append("[recommender]")
-        for zone in Zone.allCases {
-            let w = c.recommender.tempo.window(for: zone)
-            out.append(line("recommender.tempo_z\(zone.rawValue)", "[\(w.lowerBound), \(w.upperBound)]"))
-        }
-        out.append(line("recommender.recent_hours", "\(c.recommender.recentHours)"))
-        out.append(line("recommender.auto_queue", "\(c.recommender.autoQueue)"))
-        out.append(line("recommender.cadence", "\(c.recommender.cadence)"))
-        out.append(line("recommender.exploration", "\(c.recommender.exploration)"))
-        out.append("")
-        out.append("[plays]")
-        out.append(line("plays.min_track_s", "\(c.playRule.minimumDuration)"))
-        out.append(line("plays.min_fraction", "\(c.playRule.fraction)"))
-        out.append(line("plays.always_count_after_s", "\(c.playRule.sufficientSeconds)"))
-        out.append(line("plays.stream_count_after_s", "\(c.playRule.streamSeconds)"))
         return out.joined(separator: "\n")
     }
+
+    /// docs/pacenote.example.toml: every key with its documentation, environment variables
+    /// and flag, set to its default, or commented out with an example where it has none.
+    public static func example() -> String {
+        let defaults = Config(databasePath: "")
+        var out = exampleHeader
+        for section in ConfigSchema.sections {
+            out.append("")
+            if !section.doc.isEmpty { out += commented(section.doc) }
+            out.append("[\(section.name)]")
+            for (index, key) in section.keys.enumerated() {
+                if !key.doc.isEmpty {
+                    if index > 0 { out.append("") }
+                    out += commented(key.doc)
+                }
+                let sources = (key.environment.isEmpty ? [] : ["Environment: \(key.environment.joined(separator: ", "))."])
+                    + (key.flag.map { ["Flag: \($0.name) \($0.argument)."] } ?? [])
+                if !sources.isEmpty { out.append("# " + sources.joined(separator: " ")) }
+                switch key.secret {
+                case .none: break
+                case .whole: out.append("# A secret: `pacenote config` and error messages show it as ***.")
+                case .beforeAt: out.append("# A password in it is a secret: `pacenote config` and error messages show ***@host.")
+                }
+                if let example = key.example {
+                    out.append("# \(key.name) = \(example)")
+                } else if let value = key.show(defaults, 0) {
+                    out += wrapped("\(key.name) = \(value)")
+                } else {
+                    out.append("# \(key.name) = \(key.inEffect(defaults, 0) ?? "")")
+                }
+            }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// A long array over several lines, its items aligned under the first.
+    private static func wrapped(_ line: String, width: Int = 92) -> [String] {
+        guard line.count > width, let open = line.firstIndex(of: "["), line.hasSuffix("]") else { return [line] }
+        let indent = String(repeating: " ", count: line.distance(from: line.startIndex, to: open) + 1)
+        var lines = [String(line[...open])]
+        for item in line[line.index(after: open)..<line.index(before: line.endIndex)].split(separator: ", ") {
+            let last = lines[lines.count - 1]
+            let next = last.hasSuffix("[") ? last + item : last + ", " + item
+            if next.count + 2 > width {
+                lines[lines.count - 1] += ","
+                lines.append(indent + item)
+            } else {
+                lines[lines.count - 1] = next
+            }
+        }
+        lines[lines.count - 1] += "]"
+        return lines
+    }
+
+    /// The origin as a comment after the whole value, aligned where the value is short.
+    private static func annotated(_ text: String, _ comment: String) -> String {
+        (text.count < 40 ? text.padding(toLength: 40, withPad: " ", startingAt: 0) : text + " ") + " # " + comment
+    }
+
+    /// A secret's TOML literal with the secret part replaced by `***`.
+    static func mask(_ literal: String, _ secret: ConfigSecret) -> String {
+        guard secret != .none, literal.count >= 2, literal.hasPrefix("\""), literal.hasSuffix("\"") else { return literal }
+        return "\"" + secret.mask(String(literal.dropFirst().dropLast())) + "\""
+    }
+
+    private static func commented(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "#" : "# \($0)" }
+    }
+
+    private static let exampleHeader = """
+        # Pacenote configuration — every key, with its default.
+        #
+        # Copy this file to ~/.config/pacenote/config.toml (or $XDG_CONFIG_HOME/pacenote/config.toml),
+        # or pass it with `pacenote --config PATH` / PACENOTE_CONFIG=PATH.
+        #
+        # Precedence, lowest to highest: built-in defaults, this file, environment variables, flags.
+        # `pacenote config` prints the effective value of every key and where it came from.
+        # Unknown keys are an error (with a "did you mean" hint), so typos never pass silently.
+        # TOML reference: https://toml.io/en/v1.0.0
+        #
+        # This file is written from the declarations in Sources/PacenoteApp/Config+*.swift
+        # (ConfigPrinter.example()); ConfigTests checks that it still matches them.
+        """.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 }

@@ -19,7 +19,7 @@ final class CoverArtCache: Sendable {
     private let failedAt = Mutex<[Int: Date]>([:])
 
     init(databasePath: String, players: [MPDEndpoint], logger: Logger) {
-        directory = ((databasePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("covers")
+        directory = InstanceFiles(databasePath: databasePath).covers
         self.players = players
         self.logger = logger
     }

@@ -141,7 +141,7 @@ public final class PacenoteServer: Sendable {
     /// heart rate is health data) when the path is the default one.
     public static func openStore(config: Config) throws(StartupError) -> Store {
         if config.databaseIsDefault {
-            let directory = (config.databasePath as NSString).deletingLastPathComponent
+            let directory = InstanceFiles(config: config).directory
             do {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

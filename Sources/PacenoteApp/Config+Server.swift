@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteWeb
+
+// `[server]`, `[database]`, `[display]` and `[log]`: keys of `Config` itself.
+extension ConfigSchema {
+    static let server = ConfigSection<Config>(name: "server", doc: "", keys: [
+        ConfigKey("http", \.http, Codec.parsed { (text) throws(ConfigProblem) in
+            guard let address = ListenAddress(parsing: text) else {
+                throw ConfigProblem("'\(text)' is not HOST:PORT (e.g. 127.0.0.1:6680, [::1]:6680)")
+            }
+            return address
+        }, env: ["PACENOTE_HTTP"], flag: ConfigFlag("--http", "HOST:PORT", \.http), doc: """
+            Address and port of the web dashboard and API. Use "0.0.0.0:6680" to listen on every
+            IPv4 interface, "[::]:6680" for IPv6. Port 0 picks a free port (it is logged on start).
+            """),
+        ConfigKey("base_path", \.basePath, Codec.string { (text) throws(ConfigProblem) in
+            guard text.isEmpty || text.hasPrefix("/"), !text.contains("?"), !text.contains("#"), !text.contains("..") else {
+                throw ConfigProblem("'\(text)' must be empty or a path starting with '/'")
+            }
+            return text
+        }, env: ["PACENOTE_BASE_PATH"], flag: ConfigFlag("--base-path", "PATH", \.basePath), doc: """
+            URL prefix when Pacenote is served behind a reverse proxy under a sub-path, e.g.
+            "/pacenote" for https://home.example/pacenote/. Empty serves at the root.
+            """),
+        ConfigKey("max_body_bytes", \.maxBodyBytes, Codec.integer(1024...(1 << 30)), env: ["PACENOTE_MAX_BODY_BYTES"], doc: """
+            Largest request body accepted, in bytes (1024 to 1073741824). Larger requests get
+            413 Payload Too Large with a JSON error.
+            """),
+        ConfigKey("public_url", \.publicURL, ConfigCodec(read: { (input) throws(ConfigProblem) -> String? in
+            var text = try Codec.text(input)
+            while text.hasSuffix("/") { text.removeLast() }
+            guard text.isEmpty || ((text.hasPrefix("http://") || text.hasPrefix("https://")) && !text.contains(" ")
+                                   && !text.contains("?") && !text.contains("#") && text.count > 8) else {
+                throw ConfigProblem("'\(text)' must be an http:// or https:// address")
+            }
+            return text.isEmpty ? nil : text
+        }, show: { Codec.quote($0 ?? "") }), env: ["PACENOTE_PUBLIC_URL"], doc: """
+            The address friends reach the site at, for the song-of-the-day share links and their
+            preview cards (og:url, og:image), e.g. "https://music.example.org/pacenote". Empty: the
+            address the browser used (its Host header).
+            """),
+        ConfigKey("http_threads", \.httpThreads, Codec.integer(1...64), env: ["PACENOTE_HTTP_THREADS"], doc: """
+            Worker threads of the HTTP server, each running its own epoll loop (1 to 64). Event
+            streams do not hold a thread (they are suspended between events), so a few threads
+            serve hundreds of dashboards; four kept a slow chart from stalling other requests on
+            a 2-core box (scripts/bench/api --threads 1,2,4,8 compares them in one run).
+            """),
+        ConfigKey("max_import_bytes", \.maxImportBytes, Codec.integer(1024...(1 << 30)), env: ["PACENOTE_MAX_IMPORT_BYTES"], doc: """
+            Largest export file POST /api/v1/import takes, in bytes (1024 to 1073741824); the file
+            is held in memory while it is imported.
+            """),
+        ConfigKey("trusted_networks", \.trustedNetworks, Codec.networks, env: ["PACENOTE_TRUSTED_NETWORKS"],
+                  flag: ConfigFlag("--trusted-networks", "NETWORKS", \.trustedNetworks), doc: """
+            Listening history, heart rate and workouts are private. Clients in these networks read
+            them without the API key; from anywhere else the key is needed (writes always need it).
+            Default: loopback and the private ranges. "none" trusts no network. In the environment
+            and the flag, networks are separated by commas.
+            """),
+        ConfigKey("trusted_proxies", \.trustedProxies, Codec.networks, env: ["PACENOTE_TRUSTED_PROXIES"], doc: """
+            Reverse proxies whose X-Forwarded-For header tells the real client. Without this the
+            header is ignored (any client could send it).
+            """),
+        ConfigKey("public_dir", \.publicDirectory, Codec.optionalString { (text) throws(ConfigProblem) in
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ConfigProblem("'\(text)' is not a directory")
+            }
+            return text
+        }, env: ["PACENOTE_PUBLIC_DIR"], example: #""/usr/share/pacenote/Public""#,
+           inEffect: { _ in StaticFiles.locate(configured: nil).map(Codec.quote) }, doc: """
+            The site's static files (CSS, JS, icons). Default: the Public/ directory beside the
+            executable or of the source checkout it was built in.
+            """),
+    ])
+
+    static let database = ConfigSection<Config>(name: "database", doc: "", keys: [
+        ConfigKey("path", \.databasePath, Codec.string { (text) throws(ConfigProblem) in
+            guard !text.isEmpty else { throw ConfigProblem("must not be empty") }
+            return text
+        }, env: ["PACENOTE_DB"], flag: ConfigFlag("--db", "PATH", \.db), example: #""~/.local/share/pacenote/pacenote.sqlite""#, doc: """
+            The SQLite database file. Its directory must exist, except for the default location,
+            which is created with mode 0700 (heart rate is health data). Every other file of the
+            instance (the API key, covers, the hr-feed buffer) lives beside it.
+            Default: $XDG_DATA_HOME/pacenote/pacenote.sqlite (~/.local/share/pacenote/pacenote.sqlite).
+            "~/" is expanded.
+            """),
+    ])
+
+    static let display = ConfigSection<Config>(name: "display", doc: "", keys: [
+        ConfigKey("timezone", get: { $0.timeZone.identifier }, set: { $0.timeZone = TimeZone(identifier: $1)! },
+                  Codec.string { (text) throws(ConfigProblem) in
+            guard TimeZone(identifier: text) != nil else {
+                throw ConfigProblem("'\(text)' is not an IANA time zone (e.g. Europe/Berlin, UTC)")
+            }
+            return text
+        }, env: ["PACENOTE_TIMEZONE"], flag: ConfigFlag("--timezone", "ZONE", \.timeZone), example: #""Europe/Berlin""#, doc: """
+            IANA time zone in which days begin and end: song of the day, daily charts, the
+            listening clock. Timestamps are always stored in UTC; changing this re-groups past
+            plays by the new local days on the next start. Default: the system's time zone.
+            """),
+    ])
+
+    static let log = ConfigSection<Config>(name: "log", doc: "", keys: [
+        ConfigKey("level", get: { $0.logLevel.rawValue }, set: { $0.logLevel = Logger.Level(rawValue: $1)! },
+                  Codec.string { (text) throws(ConfigProblem) in
+            let text = text.lowercased()
+            guard let level = Logger.Level(rawValue: text == "warn" ? "warning" : text) else {
+                throw ConfigProblem("'\(text)' is not one of trace, debug, info, notice, warning, error, critical")
+            }
+            return level.rawValue
+        }, env: ["PACENOTE_LOG_LEVEL"], flag: ConfigFlag("--log-level", "LEVEL", \.logLevel), doc: """
+            How much to log to stderr: trace, debug, info, notice, warning, error or critical.
+            """),
+    ])
+}

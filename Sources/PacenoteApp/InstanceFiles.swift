@@ -1,0 +1,68 @@
+import Foundation
+
+/// Every file and folder a Pacenote instance owns, all in the database's directory: what
+/// backup, restore and doctor walk, and the one place their names are written.
+public struct InstanceFiles: Sendable, Equatable {
+    /// The SQLite database (`database.path`).
+    public let database: String
+    /// The folder the database is in, where everything else lives too.
+    public let directory: String
+
+    public init(databasePath: String) {
+        database = databasePath
+        let parent = (databasePath as NSString).deletingLastPathComponent
+        directory = parent.isEmpty ? "." : parent
+    }
+
+    public init(config: Config) { self.init(databasePath: config.databasePath) }
+
+    /// SQLite's write-ahead log and its shared-memory index (WAL mode), part of the database
+    /// while it is open.
+    public var databaseWAL: String { database + "-wal" }
+    public var databaseSHM: String { database + "-shm" }
+    /// The API key (`APIKey`), mode 0600; `revoked` after `pacenote key --revoke`.
+    public var apiKey: String { file("api-key") }
+    /// Covers fetched from MPD (`CoverArtCache`), one file per album folder or song.
+    public var covers: String { file("covers") }
+    /// Readings `pacenote hr-feed` could not post yet, one JSON object a line.
+    public var hrFeedBuffer: String { file("hr-feed-buffer.jsonl") }
+    /// Backups of the database.
+    public var backups: String { file("backups") }
+    /// Uploads being received and other temporary files, on the same file system as the
+    /// database so that a finished file is renamed into place.
+    public var temporary: String { file("tmp") }
+
+    /// What a file is for, and so what backup and restore do with it.
+    public enum Role: String, Sendable, CaseIterable {
+        /// The database and its WAL files: copied consistently through SQLite, never as files.
+        case database
+        /// Small state worth keeping (the API key).
+        case state
+        /// Fetched again when missing (covers).
+        case cache
+        /// Backups themselves and temporary files: never inside a backup.
+        case excluded
+    }
+
+    public struct Entry: Sendable, Equatable {
+        public let path: String
+        public let isDirectory: Bool
+        public let role: Role
+    }
+
+    /// Everything above, in a fixed order.
+    public var all: [Entry] {
+        [
+            Entry(path: database, isDirectory: false, role: .database),
+            Entry(path: databaseWAL, isDirectory: false, role: .database),
+            Entry(path: databaseSHM, isDirectory: false, role: .database),
+            Entry(path: apiKey, isDirectory: false, role: .state),
+            Entry(path: covers, isDirectory: true, role: .cache),
+            Entry(path: hrFeedBuffer, isDirectory: false, role: .state),
+            Entry(path: backups, isDirectory: true, role: .excluded),
+            Entry(path: temporary, isDirectory: true, role: .excluded),
+        ]
+    }
+
+    private func file(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+}
