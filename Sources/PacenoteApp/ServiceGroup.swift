@@ -62,7 +62,7 @@ public final class ServiceGroup: Sendable {
                 try part.stop()
             } catch {
                 let left = parts.reversed().map(\.name)
-                logger.error("\(part.name) did not stop: \(error)\(left.isEmpty ? "" : "; leaving \(left.joined(separator: ", ")) as they are")")
+                logger.error("\(part.name) did not stop: \(error)\(left.isEmpty ? "" : "; left running: \(left.joined(separator: ", "))")")
                 return
             }
         }
