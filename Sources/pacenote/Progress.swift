@@ -56,8 +56,9 @@ final class ProgressReporter: Sendable {
                 return nil
             }
             s.finished = true
-            if terminal { return show(&s) + "\n" }
-            return s.shown == line(s) ? nil : show(&s)
+            let again = s.shown == line(s)
+            if terminal { return (again ? "" : show(&s)) + "\n" }
+            return again ? nil : show(&s)
         }
         if let text { FileHandle.standardError.write(Data(text.utf8)) }
     }
