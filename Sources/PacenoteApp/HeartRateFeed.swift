@@ -10,7 +10,7 @@ import FoundationNetworking
 /// lost across a server restart, or across a restart of hr-feed itself.
 public final class HeartRateFeed: @unchecked Sendable {
     // @unchecked Sendable: `pending`, `previous` and `flushScheduled` are guarded by `lock`;
-    // the buffer file, `reachable`, `fatal` and the counters are only touched on `queue`.
+    // the buffer file, `reachable`, `fatal`, `stopped` and the counters are only touched on `queue`.
     public struct Settings: Sendable {
         public var url: URL
         public var key: String
@@ -65,6 +65,8 @@ public final class HeartRateFeed: @unchecked Sendable {
     private var lastAttempt = Date.distantPast
     private var reachable = true
     private var fatal: FeedError?
+    /// Set by `stop()`: nothing is sent or written after it.
+    private var stopped = false
     private(set) public var sent = 0
     private(set) public var rejected = 0  // lines that were not readings
 
@@ -119,11 +121,30 @@ public final class HeartRateFeed: @unchecked Sendable {
         return left
     }
 
+    /// Stops the feed from another thread (SIGINT, SIGTERM) while `run` may still be
+    /// reading: what is pending is sent once more (or, with the server away or the key
+    /// refused, added to the buffer file), after which nothing is sent or written — so the
+    /// process can exit without cutting a write in half. Returns the number of samples
+    /// left in the buffer file.
+    public func stop() -> Int {
+        queue.sync {
+            if !stopped {
+                flush()
+                spill(lock.withLock { () -> [HeartRateSample] in
+                    defer { pending = [] }
+                    return pending
+                })
+                stopped = true
+            }
+            return (try? readBuffer().count) ?? 0
+        }
+    }
+
     /// On `queue`: sends the buffer file first (oldest first), then what is pending; what
     /// cannot be sent goes to the buffer file. Nothing is dropped on any path.
     private func flush() {
         lock.withLock { flushScheduled = false }
-        guard fatal == nil else { return }
+        guard fatal == nil, !stopped else { return }
         let taken = lock.withLock { () -> [HeartRateSample] in
             defer { pending = [] }
             return pending

@@ -23,6 +23,7 @@ public final class PacenoteServer: Sendable {
     public let players: [PlayerService]
     public let heartRate: HeartRateService
     private let web: WebServer
+    private let services: ServiceGroup
     /// The port the site is served on.
     public var port: UInt16 { web.port }
     private let logger: Logger
@@ -31,13 +32,14 @@ public final class PacenoteServer: Sendable {
     public var httpPort: UInt16 { web.port }
 
     private init(config: Config, store: Store, events: EventBus, players: [PlayerService], heartRate: HeartRateService,
-                 web: WebServer, logger: Logger) {
+                 web: WebServer, services: ServiceGroup, logger: Logger) {
         self.config = config
         self.store = store
         self.events = events
         self.players = players
         self.heartRate = heartRate
         self.web = web
+        self.services = services
         self.logger = logger
     }
 
@@ -45,46 +47,105 @@ public final class PacenoteServer: Sendable {
     /// while it is down) and starts serving HTTP. Nothing is left running on failure.
     /// `metrics`: where the process's metrics are collected (bootstrapped by the caller,
     /// once per process); served at `/metrics`.
+    ///
+    /// The parts start in this order and stop in reverse (`stop()`): the database, heart
+    /// rate, the recommender, HTTP, the MPD watchers. The watchers start last, so a port
+    /// already in use fails before anything talks to MPD; the database closes last, so no
+    /// request or play is cut off half-way.
     public static func start(config: Config, logger: Logger, metrics: PrometheusCollectorRegistry? = nil) throws(StartupError) -> PacenoteServer {
         let started = Date()
-        let store = try openStore(config: config)
-        let events = EventBus()
-        var players: [PlayerService] = []
+        let services = ServiceGroup(logger: logger)
         do {
-            for player in config.players {
-                let watcher = MPDWatcher(
-                    settings: .init(
-                        name: player.name, endpoint: try player.endpoint,
-                        connectTimeoutMs: UInt32(player.connectTimeoutSeconds * 1000),
-                        reconnectInitial: player.reconnectInitialSeconds,
-                        reconnectMaximum: max(player.reconnectMaxSeconds, player.reconnectInitialSeconds),
-                        tickInterval: player.saveIntervalSeconds),
-                    logger: logger)
-                let connected = Gauge(label: "pacenote_mpd_connected", dimensions: [("player", player.name)])
-                connected.record(0)
-                watcher.onStatusChange { status in
-                    connected.record(status.connected ? 1 : 0)
-                    events.publish(.playerConnection(status))
+            let endpoints = try config.players.map { try $0.endpoint }
+            let store = try services.start("database", { try openStore(config: config) }, stop: { (store: Store) in
+                do { try store.close() } catch { logger.error("closing the database: \(error)") }
+            })
+            let events = EventBus()
+            events.subscribe { event in
+                if case .playLogged(_, let play, _) = event {
+                    Counter(label: "pacenote_plays_logged_total",
+                            dimensions: [("source", play.source), ("counted", play.counted ? "true" : "false")]).increment()
                 }
-                players.append(try PlayerService(
-                    name: player.name, watcher: watcher, rule: config.playRule, store: store, events: events, logger: logger))
             }
-        } catch let error as ConfigError {
-            try? store.close()
-            throw StartupError(error.description)
+            let keys = try APIKeySource(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
+            let heartRate = try services.start("heart rate", {
+                do { return try HeartRateService(store: store, events: events, settings: config.heartRate, logger: logger) }
+                catch { throw (error as? StartupError) ?? StartupError("heart_rate: \(error)") }
+            }, stop: { $0.stop() })
+            let players = try makePlayers(config: config, endpoints: endpoints, store: store, events: events, logger: logger)
+            let recommender = try services.start("recommender", {
+                RecommenderService(
+                    store: store, settings: config.recommender, heartRate: heartRate, players: players,
+                    endpoint: endpoints.first, playerName: config.players.first?.name ?? "default",
+                    events: events, logger: logger)
+            }, stop: { $0.stop() })
+            let api = API(context: makeContext(
+                config: config, started: started, store: store, events: events, keys: keys, players: players,
+                heartRate: heartRate, recommender: recommender, metrics: metrics, logger: logger))
+            let web = try services.start("http", {
+                let web = WebServer(
+                    settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, takesLargeBody: Route.takesLargeBody,
+                                    bodyLimit: { [limit = config.maxImportBytes] path in Route.isImport(path) ? limit : nil },
+                                    threads: config.httpThreads),
+                    basePath: config.basePath, api: api, logger: logger)
+                do { try web.start() } catch let error as HTTPServerError { throw StartupError(error.description) }
+                return web
+            }, stop: { (web: WebServer) in web.stop() })
+            try services.start("mpd watchers", { for player in players { player.start() } }, stop: { _ in
+                try stopWatchers(players)
+            })
+            let shownHost = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
+            logger.info("serving http://\(shownHost):\(web.port)\(config.basePath)/ (database \(config.databasePath))")
+            return PacenoteServer(config: config, store: store, events: events, players: players, heartRate: heartRate,
+                                  web: web, services: services, logger: logger)
         } catch {
-            try? store.close()
-            throw StartupError("database.path: \(error)")
+            // Whatever failed between the starts (a player's address, the key file): undo.
+            services.stop()
+            switch error {
+            case let error as StartupError: throw error
+            case let error as ConfigError: throw StartupError(error.description)
+            default: throw StartupError("database.path: \(error)")
+            }
         }
-        let heartRate: HeartRateService
-        let keys: APIKeySource
-        do {
-            keys = try APIKeySource(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
-            heartRate = try HeartRateService(store: store, events: events, settings: config.heartRate, logger: logger)
-        } catch {
-            try? store.close()
-            throw (error as? StartupError) ?? StartupError("heart_rate: \(error)")
+    }
+
+    /// One `PlayerService` per configured MPD, made but not started (the recommender and the
+    /// API follow them before their watchers run).
+    private static func makePlayers(config: Config, endpoints: [MPDEndpoint], store: Store, events: EventBus,
+                                    logger: Logger) throws -> [PlayerService] {
+        try zip(config.players, endpoints).map { player, endpoint in
+            let watcher = MPDWatcher(
+                settings: .init(
+                    name: player.name, endpoint: endpoint,
+                    connectTimeoutMs: UInt32(player.connectTimeoutSeconds * 1000),
+                    reconnectInitial: player.reconnectInitialSeconds,
+                    reconnectMaximum: max(player.reconnectMaxSeconds, player.reconnectInitialSeconds),
+                    tickInterval: player.saveIntervalSeconds),
+                logger: logger)
+            let connected = Gauge(label: "pacenote_mpd_connected", dimensions: [("player", player.name)])
+            connected.record(0)
+            watcher.onStatusChange { status in
+                connected.record(status.connected ? 1 : 0)
+                events.publish(.playerConnection(status))
+            }
+            return try PlayerService(name: player.name, watcher: watcher, rule: config.playRule, store: store, events: events,
+                                     logger: logger)
         }
+    }
+
+    /// Wakes every watcher first, then waits for each: they stop in parallel. One still
+    /// inside a call to MPD may yet write, so it is an error the service group sees (and
+    /// leaves the database open: SQLite's WAL keeps it consistent when the process exits).
+    private static func stopWatchers(_ players: [PlayerService]) throws {
+        for player in players { player.requestStop() }
+        let stuck = players.filter { !$0.waitUntilStopped(timeout: 10) }
+        guard stuck.isEmpty else { throw StartupError("players \(stuck.map(\.name)) did not stop within 10 s") }
+    }
+
+    /// What the API reads from the running parts, made once they all exist.
+    private static func makeContext(config: Config, started: Date, store: Store, events: EventBus, keys: APIKeySource,
+                                    players: [PlayerService], heartRate: HeartRateService, recommender: RecommenderService,
+                                    metrics: PrometheusCollectorRegistry?, logger: Logger) -> APIContext {
         var context = APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
             apiKey: "", heartRate: heartRate,
@@ -101,40 +162,12 @@ public final class PacenoteServer: Sendable {
         let covers = CoverArtCache(databasePath: config.databasePath, players: config.players.compactMap { try? $0.endpoint },
                                    logger: logger)
         context.coverArt = { covers.image(for: $0) }
-        let recommender = RecommenderService(
-            store: store, settings: config.recommender, heartRate: heartRate, players: players,
-            endpoint: try? config.players.first?.endpoint, playerName: config.players.first?.name ?? "default",
-            events: events, logger: logger)
         context.recommender = recommender
-        events.subscribe { event in
-            if case .playLogged(_, let play, _) = event {
-                Counter(label: "pacenote_plays_logged_total",
-                        dimensions: [("source", play.source), ("counted", play.counted ? "true" : "false")]).increment()
-            }
-        }
         context.staticFiles = StaticFiles(root: StaticFiles.locate(configured: config.publicDirectory))
         context.importListens = { [store] body, format, name in
             try ListenImporter(store: store, format: format).importBytes(body, name: name)
         }
-        let api = API(context: context)
-        let web = WebServer(
-            settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, takesLargeBody: Route.takesLargeBody,
-                            bodyLimit: { [limit = config.maxImportBytes] path in Route.isImport(path) ? limit : nil },
-                           threads: config.httpThreads),
-            basePath: config.basePath, api: api, logger: logger)
-        do {
-            try web.start()
-        } catch {
-            heartRate.stop()
-            try? store.close()
-            throw StartupError(error.description)
-        }
-        for player in players { player.start() }
-        let server = PacenoteServer(config: config, store: store, events: events, players: players, heartRate: heartRate,
-                                    web: web, logger: logger)
-        let shownHost = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
-        logger.info("serving http://\(shownHost):\(web.port)\(config.basePath)/ (database \(config.databasePath))")
-        return server
+        return context
     }
 
     /// Opens the configured database, creating the default data directory (mode 0700:
@@ -156,26 +189,11 @@ public final class PacenoteServer: Sendable {
         }
     }
 
-    /// Stops serving, stops the watchers, then closes the database: in that order, so no
-    /// request or play is cut off half-way.
+    /// Stops the watchers, HTTP, the recommender and heart rate, then closes the database:
+    /// the reverse of the order they started in.
     public func stop() {
         logger.info("shutting down")
-        web.stop()
-        // Wake every watcher first, then wait for each: they stop in parallel.
-        for player in players { player.requestStop() }
-        let stuck = players.filter { !$0.waitUntilStopped(timeout: 10) }
-        heartRate.stop()
-        guard stuck.isEmpty else {
-            // A watcher still inside a call to MPD may yet write: leave the database open
-            // (SQLite's WAL keeps it consistent when the process exits).
-            logger.error("players \(stuck.map(\.name)) did not stop within 10 s; exiting without closing the database")
-            return
-        }
-        do {
-            try store.close()
-        } catch {
-            logger.error("closing the database: \(error.description)")
-        }
+        services.stop()
         logger.info("stopped")
     }
 }

@@ -31,6 +31,7 @@ public final class RecommenderService: RecommenderBackend {
     private let state = Mutex(State())
     private let autoQueue = DispatchQueue(label: "pacenote.auto-dj")
     private let subscription = Mutex<EventBus.Subscription?>(nil)
+    private let events: EventBus?
     // nonisolated(unsafe): a dispatch source is thread-safe; it is only resumed in init and
     // cancelled in deinit.
     private nonisolated(unsafe) let trackTimer = DispatchSource.makeTimerSource(
@@ -45,6 +46,7 @@ public final class RecommenderService: RecommenderBackend {
         self.endpoint = endpoint
         self.playerName = playerName
         self.logger = logger
+        self.events = events
         startTrackRefresh(every: 2)
         if settings.autoQueue, let events {
             let token = events.subscribe { [weak self] event in
@@ -118,6 +120,14 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     deinit { trackTimer.cancel() }
+
+    /// Stops the background work before the database closes: the track refresh, the
+    /// auto-DJ's subscription, and a queueing in progress (waited for).
+    public func stop() {
+        if let token = subscription.withLock({ $0.take() }) { events?.unsubscribe(token) }
+        trackTimer.cancel()
+        autoQueue.sync {}
+    }
 
     public func recommendations(_ query: RecommendationQuery) throws -> RecommendationList {
         try recommendations(query, queue: try? queueState())

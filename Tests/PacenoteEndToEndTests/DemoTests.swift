@@ -74,11 +74,52 @@ import Testing
         demo.signal(SIGINT)
         #expect(try demo.wait(timeout: 15) == 130, "\(demo.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder), "the demo folder is removed")
-        // No process is left whose command line names the folder (its MPD's configuration).
-        let left = (try FileManager.default.contentsOfDirectory(atPath: "/proc")).filter { pid in
-            guard Int(pid) != nil, let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
-            return String(decoding: line, as: UTF8.self).contains(folder)
-        }
+        let left = try Self.processes(naming: folder)
         #expect(left.isEmpty, "no MPD of the demo is left: pids \(left)")
+    }
+
+    /// Once it serves, SIGTERM (a service manager) or SIGINT (sent to the process alone, as
+    /// Ctrl-C reaches it) stops the demo like `serve`: status 0, its folder and MPD gone.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalOnceTheDemoServesStopsItAndLeavesNothingBehind(signal: Int32) throws {
+        _ = try Tools.require("mpd")
+        _ = try Tools.require("sox")
+        // Should it hang, PacenoteProcess ends it with SIGKILL when the test is done.
+        let demo = try PacenoteProcess(["demo", "--http", "127.0.0.1:0", "--log-level", "info"])
+        var folder = ""
+        let serving = try eventually(timeout: 30) {
+            let log = demo.stderr
+            guard log.contains("serving http://127.0.0.1:"), let db = log.range(of: "(database ") else { return !demo.process.isRunning }
+            folder = (String(log[db.upperBound...].prefix { $0 != ")" }) as NSString).deletingLastPathComponent
+            return true
+        }
+        #expect(serving && demo.process.isRunning && folder.contains("pacenote-demo"), "\(demo.stderr)")
+        #expect(try Self.processes(naming: folder).count == 1, "the demo's MPD runs")
+        // The process handles both signals (caught, not ignored) while it serves.
+        let status = try String(contentsOfFile: "/proc/\(demo.process.processIdentifier)/status", encoding: .utf8)
+        for sig in [SIGINT, SIGTERM] {
+            #expect(Self.signalMask(status, "SigCgt") & (1 << UInt64(sig - 1)) != 0, "signal \(sig) is caught: \(status)")
+            #expect(Self.signalMask(status, "SigIgn") & (1 << UInt64(sig - 1)) == 0, "signal \(sig) is not ignored: \(status)")
+        }
+        demo.signal(signal)
+        #expect(try demo.wait(timeout: 15) == 0, "\(demo.stderr)")
+        #expect(demo.stderr.contains("stopped"))
+        #expect(!FileManager.default.fileExists(atPath: folder), "the demo folder is removed")
+        let left = try Self.processes(naming: folder)
+        #expect(left.isEmpty, "no MPD of the demo is left: pids \(left)")
+    }
+
+    /// Processes whose command line names `text` (the demo's MPD names its folder).
+    static func processes(naming text: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { pid in
+            guard Int(pid) != nil, let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: line, as: UTF8.self).contains(text)
+        }
+    }
+
+    /// A signal mask line of /proc/PID/status (`SigCgt:\t00000001000044fa`).
+    static func signalMask(_ status: String, _ name: String) -> UInt64 {
+        let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+        return UInt64(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces), radix: 16) ?? 0
     }
 }

@@ -163,6 +163,35 @@ import Testing
         #expect(feed.terminationStatus == 0)
         #expect(try daemon.sql("SELECT COUNT(*), MIN(bpm), MAX(bpm) FROM hr_samples") == "60|60|119\n")
     }
+
+    /// Stopped by a service manager (SIGTERM) or Ctrl-C (SIGINT, to the process alone)
+    /// while the server is away: hr-feed exits cleanly with every reading in its buffer.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func hrFeedStoppedByASignalKeepsItsReadings(signal: Int32) throws {
+        let dir = try TemporaryDirectory()
+        let buffer = dir.file("buffer.jsonl")
+        let feed = Process()
+        feed.executableURL = URL(fileURLWithPath: try PacenoteProcess.binary())
+        feed.arguments = ["hr-feed", "--db", dir.file("p.sqlite"), "--url", "http://127.0.0.1:1/", "--buffer", buffer]
+        feed.environment = PacenoteProcess.cleanEnvironment(["HOME": dir.path])
+        let stdin = Pipe()
+        let stderr = Pipe()
+        feed.standardInput = stdin
+        feed.standardError = stderr
+        try feed.run()
+        defer { if feed.isRunning { kill(feed.processIdentifier, SIGKILL) } }
+        for v in 70...74 { stdin.fileHandleForWriting.write(Data("\(v)\n".utf8)) }
+        sleep(0.5)
+        kill(feed.processIdentifier, signal)
+        #expect(eventually(timeout: 15) { !feed.isRunning })
+        feed.waitUntilExit()
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(feed.terminationReason == .exit && feed.terminationStatus == 0, "\(log)")
+        #expect(log.contains("5 readings kept in \(buffer)"), "\(log)")
+        let kept = try String(contentsOfFile: buffer, encoding: .utf8).split(separator: "\n")
+        #expect(kept.count == 5 && kept.allSatisfy { $0.hasPrefix("{\"bpm\":7") }, "\(kept)")
+        try stdin.fileHandleForWriting.close()
+    }
 }
 
 /// Plays on a real MPD while heart rate streams in: zones, the detected workout, its time

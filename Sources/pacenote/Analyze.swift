@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import PacenoteApp
+import PacenoteCore
+
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Detect the tempo of library files that have no BPM, from their audio.",
+        discussion: """
+            Runs sox and bpm-tools' bpm on each file of MPD's library that has no BPM yet (tag, sticker or \
+            manual), several at a time, and stores the value with source 'analysis' and a confidence. \
+            Interrupted, it resumes where it stopped. Files are found under mpd.music_directory, or \
+            where MPD's `config` command says (over MPD's local socket only). The daemon must have \
+            mirrored the library first.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(name: .long, help: ArgumentHelp("MPD (for --write-stickers and the music directory): host, password@host or a socket path.", valueName: "host[:port]"))
+    var mpd: String?
+
+    @Option(name: .long, help: ArgumentHelp("Files analysed at a time. Default: the number of cores.", valueName: "n"))
+    var jobs: Int?
+
+    @Flag(name: .customLong("write-stickers"), help: "Also store each result as an MPD `bpm` sticker (needs MPD's sticker_file).")
+    var writeStickers = false
+
+    func run() throws {
+        let config = try storage.loadConfig(mpd: mpd)
+        let player = config.mpd
+        let analyzer = try BPMAnalyzer()
+        let endpoint = try player.endpoint
+        guard let directory = BPMAnalyzer.musicDirectory(player) else {
+            throw Failure("cannot find the music files: set mpd.music_directory, or connect to MPD over its local socket")
+        }
+        let progress = ProgressReporter("analyze")
+        let store = try PacenoteServer.openStore(config: config)
+        defer { try? store.close() }
+        let summary = try analyzer.analyseLibrary(
+            store: store, musicDirectory: directory, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+            stickers: writeStickers ? endpoint : nil,
+            progress: { done, total in progress.update(fraction: total > 0 ? Double(done) / Double(total) : 1, "\(done)/\(total) files") })
+        progress.finish()
+        for failure in summary.failed {
+            Failure.warn("\(failure.uri): \(failure.reason)")
+        }
+        print(String(format: "analysed %d files in %.1f s, %d failed%@", summary.analysed, summary.seconds, summary.failed.count,
+                     writeStickers ? ", \(summary.stickersWritten) stickers written" : ""))
+        if !summary.failed.isEmpty { throw ExitCode.failure }
+    }
+}

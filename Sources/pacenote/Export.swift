@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import PacenoteApp
+import PacenoteCore
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write plays as ListenBrainz JSON lines or CSV.",
+        discussion: """
+            listenbrainz: one listen per line, as ListenBrainz exports them (importable into ListenBrainz and \
+            back into Pacenote, exactly). csv: Last.fm exporter columns plus Pacenote's own. --from and --to are \
+            days (YYYY-MM-DD, in the display time zone; --to is included) or ISO 8601 times.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: ArgumentHelp("listenbrainz or csv.", valueName: "format"))
+    var format: String
+
+    @Option(help: ArgumentHelp("First day or time.", valueName: "date"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Last day (included) or time (excluded).", valueName: "date"))
+    var to: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    func run() throws {
+        let config = try storage.loadConfig()
+        guard let exportFormat = ListenExport.Format(rawValue: format) else {
+            throw Failure("--format: '\(format)' is not one of listenbrainz, csv")
+        }
+        // Days in the display time zone, as the API reads `from` and `to`; `--to` a day
+        // means up to the end of that day.
+        let local = LocalTime(timeZone: config.timeZone)
+        let fromDate = try Self.instant(from, in: local, endOfDay: false)
+        let toDate = try Self.instant(to, in: local, endOfDay: true)
+        let handle = try openOutput()
+        var writer = LineWriter(handle: handle)
+        var count = 0
+        let store = try PacenoteServer.openStore(config: config)
+        defer { try? store.close() }
+        if exportFormat == .csv { writer.write(ListenExport.csvHeader) }
+        try store.forEachPlay(from: fromDate, to: toDate) { item in
+            count += 1
+            writer.write(exportFormat == .csv ? ListenExport.csvLine(play: item.play, track: item.track)
+                                              : ListenExport.listenBrainzLine(play: item.play, track: item.track))
+        }
+        writer.flush()
+        if let output {
+            try handle.close()
+            FileHandle.standardError.write(Data("\(output): \(count) plays\n".utf8))
+        }
+    }
+
+    static func instant(_ text: String?, in local: LocalTime, endOfDay: Bool) throws -> Date? {
+        guard let text else { return nil }
+        guard let date = Instant.parse(text, in: local, endOfDay: endOfDay) else {
+            throw Failure("'\(text)' is not a day (YYYY-MM-DD) or an ISO 8601 time")
+        }
+        return date
+    }
+
+    /// `--output` (created with mode 0600: plays are personal), or standard output.
+    private func openOutput() throws -> FileHandle {
+        guard let output else { return FileHandle.standardOutput }
+        guard FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o600]),
+              let handle = FileHandle(forWritingAtPath: output) else { throw Failure("\(output): cannot write the file") }
+        return handle
+    }
+}
+
+/// Lines written in blocks of 64 KiB rather than one write each.
+private struct LineWriter {
+    let handle: FileHandle
+    var pending = ""
+
+    mutating func write(_ line: String) {
+        pending += line
+        pending += "\n"
+        if pending.utf8.count > 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        handle.write(Data(pending.utf8))
+        pending = ""
+    }
+}

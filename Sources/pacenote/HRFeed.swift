@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import PacenoteApp
+import PacenoteCore
+
+struct HRFeed: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hr-feed",
+        abstract: "Send heart rate read from standard input to a running pacenote.",
+        discussion: """
+            Each line is a reading: a number, `heartRate:72`, a JSON object as POST /api/v1/hr takes, or \
+            (with --format ble) Heart Rate Measurement bytes in hex as `gatttool --listen` prints them:
+              gatttool -b MAC --char-write-req --handle=0x0010 --value=0100 --listen | pacenote hr-feed --format ble
+            While the server cannot be reached, readings are kept in a file (--buffer) and sent when it answers.
+            SIGINT or SIGTERM stops it cleanly: a last try to send, and what is left stays in the file.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: ArgumentHelp("The server. Default: the configured server.http.", valueName: "url"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("auto, number, json, text or ble.", valueName: "format"))
+    var format: String = "auto"
+
+    @Option(help: ArgumentHelp("Name of this source (samples are unique per source and time).", valueName: "name"))
+    var source: String = "feed"
+
+    @Option(help: ArgumentHelp("Readings per request at most.", valueName: "n"))
+    var batch: Int = 100
+
+    @Option(help: ArgumentHelp("Where to keep readings while the server is away. Default: beside the database.", valueName: "path"))
+    var buffer: String?
+
+    func run() throws {
+        let config = try storage.loadConfig()
+        guard let lineFormat = HeartRateInput.LineFormat(rawValue: format) else {
+            throw Failure("--format: '\(format)' is not one of \(HeartRateInput.LineFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard (1...10_000).contains(batch) else { throw Failure("--batch: 1 to 10000") }
+        let server = try serverURL(config)
+        let key = try APIKey.load(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
+        let bufferPath = buffer ?? ((config.databasePath as NSString).deletingLastPathComponent + "/hr-feed-buffer.jsonl")
+        let feed = HeartRateFeed(
+            settings: .init(url: server, key: key, format: lineFormat, source: source, batchSize: batch, bufferPath: bufferPath),
+            log: { FileHandle.standardError.write(Data("pacenote hr-feed: \($0)\n".utf8)) })
+        // Stopped by a signal (a service manager, Ctrl-C): nothing is written after the feed
+        // stops, and the readings not sent are in the buffer file for the next run.
+        ProcessSignals.shared.onSignal { _ in
+            let left = feed.stop()
+            if left > 0 { Failure.warn("\(left) readings kept in \(bufferPath); the next hr-feed sends them") }
+            Foundation.exit(0)
+        }
+        let left = try feed.run(input: FileHandle.standardInput)
+        if left > 0 { throw Failure("\(left) readings kept in \(bufferPath); the next hr-feed sends them") }
+    }
+
+    /// `--url`, or the configured server (on loopback when it listens on every address).
+    private func serverURL(_ config: Config) throws -> URL {
+        let host = config.http.host == "0.0.0.0" || config.http.host == "::" ? "127.0.0.1" : config.http.host
+        let defaultURL = "http://\(host.contains(":") ? "[\(host)]" : host):\(config.http.port)\(config.basePath)/"
+        guard let server = URL(string: url ?? defaultURL), server.scheme == "http" || server.scheme == "https" else {
+            throw Failure("--url: '\(url ?? "")' is not an http(s) URL")
+        }
+        return server
+    }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PacenoteApp
+import PacenoteCore
+import PacenoteStore
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import listening history (ListenBrainz, Last.fm, Spotify, Maloja) or workouts (TCX, GPX).",
+        discussion: """
+            The format is told from each file's content: a ListenBrainz export (JSON lines, a JSON array, \
+            or the export zip), a Last.fm CSV (with or without a header), Spotify's streaming history \
+            (plays under 30 s become skips; podcasts are left out), Maloja's export, or a TCX/GPX workout \
+            (a workout with its heart-rate samples). Importing a file twice adds nothing, and a play already \
+            logged from MPD is recognised. Rows that cannot be read are reported as FILE:LINE; the rest is \
+            imported. Stopping an import and running it again is safe.
+            """)
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: ArgumentHelp("auto, listenbrainz, lastfm, spotify or maloja.", valueName: "format"))
+    var format: String = "auto"
+
+    @Option(name: .customLong("batch-size"), help: ArgumentHelp("Plays per transaction.", valueName: "n"))
+    var batchSize: Int = 100_000
+
+    @Argument(help: ArgumentHelp("Export or workout files.", valueName: "file"))
+    var files: [String]
+
+    func run() throws {
+        let config = try storage.loadConfig()
+        var forced: ImportFormat?
+        if format != "auto" {
+            guard let f = ImportFormat(rawValue: format) else {
+                throw Failure("--format: '\(format)' is not one of auto, \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            forced = f
+        }
+        guard batchSize >= 1 else { throw Failure("--batch-size: at least 1") }
+        let logger = makeLogger(level: .warning)
+        // Two threads (reading, storing) need no more than two malloc arenas (as in serve).
+        _ = glibcMallopt(-8 /* M_ARENA_MAX */, 2)
+        var failed = 0
+        var total = ImportSummary()
+        var listenFiles = 0
+        let store = try PacenoteServer.openStore(config: config)
+        defer { try? store.close() }
+        var workouts: HeartRateService?
+        defer { workouts?.stop() }
+        for path in files {
+            let kind: ImportFileKind?
+            do {
+                kind = try ListenImporter.kind(ofFileAt: path, forced: forced)
+            } catch {
+                Failure.warn("\(path): \(error.description)")
+                failed += 1
+                continue
+            }
+            if kind == .tcx || kind == .gpx {
+                if workouts == nil {
+                    workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, logger: logger)
+                }
+                if !importWorkout(path, service: workouts!) { failed += 1 }
+                continue
+            }
+            guard let summary = try importListens(path, store: store, format: forced) else {
+                failed += 1
+                continue
+            }
+            print("\(path): \(summary.line)")
+            total.add(summary)
+            listenFiles += 1
+        }
+        if listenFiles > 1 { print("total: \(total.line)") }
+        if failed > 0 { throw ExitCode.failure }
+    }
+
+    /// A listening-history file, with its progress on stderr; nil when it failed (reported).
+    func importListens(_ path: String, store: Store, format: ImportFormat?) throws -> ImportSummary? {
+        let progress = ProgressReporter("import \(path)")
+        let started = Date()
+        let importer = ListenImporter(store: store, format: format, batchSize: batchSize, progress: { p in
+            let s = p.summary
+            let rate = Double(s.read) / max(Date().timeIntervalSince(started), 0.001)
+            progress.update(fraction: p.bytesTotal.flatMap { $0 > 0 ? Double(p.bytesRead) / Double($0) : nil },
+                            "\(s.read) read, \(s.imported) imported, \(s.duplicates) duplicates, \(s.errors) errors, \(Int(rate))/s")
+        })
+        let summary: ImportSummary
+        do {
+            defer { progress.finish() }
+            summary = try importer.importFile(at: path)
+        } catch let error as ListenImporter.FileError {
+            Failure.warn("\(path): \(error.description)")
+            return nil
+        } catch let error as StoreError {
+            Failure.warn("\(path): \(error.description) (the batches before were kept; importing again continues)")
+            return nil
+        }
+        for problem in summary.problems { Failure.warn(problem.description) }
+        if summary.errors > summary.problems.count {
+            Failure.warn("\(path): \(summary.errors - summary.problems.count) more unreadable rows")
+        }
+        return summary
+    }
+
+    /// A TCX or GPX file: a workout with its heart-rate samples.
+    func importWorkout(_ path: String, service: HeartRateService) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Failure.warn("\(path): cannot read the file")
+            return false
+        }
+        do {
+            let file = try WorkoutFile.parse(data)
+            let result = try service.importWorkout(file, source: "import:\(file.format.rawValue)")
+            let what = result.id.map { "workout \($0)" } ?? "already imported"
+            print("\(path): \(file.samples.count) samples (\(result.stored) new), \(what)")
+            return true
+        } catch let error as WorkoutFile.ParseError {
+            Failure.warn("\(path): \(error.description)")
+        } catch {
+            Failure.warn("\(path): \(error)")
+        }
+        return false
+    }
+}
