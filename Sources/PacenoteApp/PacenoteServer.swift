@@ -118,9 +118,8 @@ public final class PacenoteServer: Sendable {
         }
         let api = API(context: context)
         let web = WebServer(
-            settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, takesLargeBody: Route.takesLargeBody,
-                            bodyLimit: { [limit = config.maxImportBytes] path in Route.isImport(path) ? limit : nil },
-                           threads: config.httpThreads),
+            settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, maxImportBytes: config.maxImportBytes,
+                            threads: config.httpThreads),
             basePath: config.basePath, api: api, logger: logger)
         do {
             try web.start()
