@@ -3,9 +3,8 @@ import PacenoteCore
 
 extension API {
     /// `GET /login`: the form; `POST /login` (`key`, optional `next`): a session cookie and
-    /// a redirect back, or the form again with the reason.
-    /// The lockout was decided from the headers (`Access.keyCheck`); wrong keys count
-    /// against `client`, the same client identity as everywhere.
+    /// a redirect back, or the form again with the reason. The lockout was decided from the
+    /// headers (`Access.keyCheck`); a wrong key counts against `client`, as everywhere.
     func login(_ request: HTTPRequest, client: String) throws -> HTTPResponse {
         let next = Self.localPath(request.query["next"] ?? Self.formField("next", in: request.body) ?? "/")
         guard request.method == "POST" else { return loginPage(request, next: next, message: nil, status: 200) }
