@@ -84,8 +84,7 @@ public final class PacenoteServer: Sendable {
                 heartRate: heartRate, recommender: recommender, metrics: metrics, logger: logger))
             let web = try services.start("http", {
                 let web = WebServer(
-                    settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, takesLargeBody: Route.takesLargeBody,
-                                    bodyLimit: { [limit = config.maxImportBytes] path in Route.isImport(path) ? limit : nil },
+                    settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, maxImportBytes: config.maxImportBytes,
                                     threads: config.httpThreads),
                     basePath: config.basePath, api: api, logger: logger)
                 do { try web.start() } catch let error as HTTPServerError { throw StartupError(error.description) }

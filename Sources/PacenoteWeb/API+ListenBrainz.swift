@@ -38,33 +38,12 @@ extension API {
 
     /// `GET …/1/validate-token`: the token in `Authorization: Token …` or `?token=`.
     func validateToken(_ request: HTTPRequest) -> JSONValue {
-        let sent = ListenBrainzAuthorization.token(in: request) ?? request.query["token"]
-        guard let sent, let key = context.currentKey(), Authorization.constantTimeEquals(Array(sent.utf8), Array(key.utf8)) else {
+        let sent = Authorization.listenBrainzToken(in: request) ?? request.query["token"]
+        guard let sent, Authorization.matches(sent, context.currentKey()) else {
             return .object([("code", .int(200)), ("message", .string("Token invalid.")), ("valid", .bool(false))])
         }
         return .object([
             ("code", .int(200)), ("message", .string("Token valid.")), ("valid", .bool(true)), ("user_name", .string("pacenote")),
         ])
-    }
-}
-
-/// ListenBrainz's token check, with its messages.
-enum ListenBrainzAuthorization {
-    static func token(in request: HTTPRequest) -> String? {
-        guard let header = request.header("Authorization") else { return request.header("X-API-Key") }
-        for scheme in ["Token ", "Bearer "] where header.lowercased().hasPrefix(scheme.lowercased()) {
-            return String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
-        }
-        return nil
-    }
-
-    static func require(_ key: String?, in request: HTTPRequest) throws(APIError) {
-        guard let sent = token(in: request) else {
-            throw APIError(kind: .unauthorized, code: "unauthorized", message: "You need to provide an Authorization header.")
-                .inListenBrainzStyle
-        }
-        guard let key, Authorization.constantTimeEquals(Array(sent.utf8), Array(key.utf8)) else {
-            throw APIError(kind: .unauthorized, code: "invalid_key", message: "Invalid authorization token.").inListenBrainzStyle
-        }
     }
 }

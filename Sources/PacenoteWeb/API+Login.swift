@@ -3,18 +3,14 @@ import PacenoteCore
 
 extension API {
     /// `GET /login`: the form; `POST /login` (`key`, optional `next`): a session cookie and
-    /// a redirect back, or the form again with the reason.
-    func login(_ request: HTTPRequest) throws -> HTTPResponse {
-        let client = request.peerAddress ?? "-"
+    /// a redirect back, or the form again with the reason. The lockout was decided from the
+    /// headers (`Access.keyCheck`); a wrong key counts against `client`, as everywhere.
+    func login(_ request: HTTPRequest, client: String) throws -> HTTPResponse {
         let next = Self.localPath(request.query["next"] ?? Self.formField("next", in: request.body) ?? "/")
         guard request.method == "POST" else { return loginPage(request, next: next, message: nil, status: 200) }
-        if context.sessions.isLockedOut(client) {
-            return loginPage(request, next: next, message: "Too many attempts: wait a minute.", status: 429)
-        }
         let sent = Self.formField("key", in: request.body)
             ?? (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["key"] as? String
-        guard let sent, let key = context.currentKey(),
-              Authorization.constantTimeEquals(Array(sent.trimmingCharacters(in: .whitespaces).utf8), Array(key.utf8)) else {
+        guard let sent, let key = context.currentKey(), Authorization.matches(sent.trimmingCharacters(in: .whitespaces), key) else {
             context.sessions.recordFailure(from: client)
             return loginPage(request, next: next, message: "That is not the API key (pacenote key shows it).", status: 401)
         }
@@ -26,6 +22,11 @@ extension API {
                 + (request.header("X-Forwarded-Proto") == "https" ? "; Secure" : "")),
             ("Cache-Control", "no-store"),
         ])
+    }
+
+    /// A locked-out client posting the form: the form again, with the reason.
+    func loginLockedOut(_ request: HTTPRequest) -> HTTPResponse {
+        loginPage(request, next: Self.localPath(request.query["next"] ?? "/"), message: "Too many attempts: wait a minute.", status: 429)
     }
 
     func logout(_ request: HTTPRequest) -> HTTPResponse {

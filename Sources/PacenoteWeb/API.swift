@@ -79,81 +79,28 @@ public struct API: Sendable {
         self.pages = ResultCache<Node>(bus: context.events)
     }
 
+    /// Answers a whole request: the access decision, then the handler. The server makes
+    /// the decision on the headers alone (`admit`) and calls `respond` once the body is in.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
-        var listenBrainz = false
+        switch admit(request) {
+        case .refused(let response, _): response
+        case .admitted(let match, let grant): respond(to: request, match, grant)
+        }
+    }
+
+    /// The handler of a route the access decision let through.
+    func respond(to request: HTTPRequest, _ match: RouteMatch, _ grant: Grant) -> HTTPResponse {
         do {
-            let route = try Route.match(method: request.method, path: request.path).get()
-            listenBrainz = route.isListenBrainz
-            switch route {
+            switch match.route {
             case .health:
                 return .json(.object([("status", .string("ok")), ("version", .string(context.version))]))
             case .staticFile(let path):
                 guard let response = context.staticFiles.response(for: path) else { throw APIError.notFound("no file \(path)") }
                 return response
-            default: break
-            }
-            if route.isListenBrainz {
-                // The same lockout as for the key elsewhere: validate-token must not be a
-                // guessing oracle.
-                let client = Authorization.client(request, proxies: context.trustedProxies)
-                if context.sessions.isLockedOut(client) {
-                    throw APIError(kind: .tooManyRequests, code: "too_many_attempts", message: "Too many invalid tokens: wait a minute.")
-                }
-                if route == .listenBrainzValidateToken {
-                    let answer = validateToken(request)
-                    if case .object(let fields) = answer, fields.contains(where: { $0.0 == "valid" && $0.1 == .bool(false) }) {
-                        context.sessions.recordFailure(from: client)
-                    }
-                    return .json(answer)
-                }
-                do {
-                    try ListenBrainzAuthorization.require(context.currentKey(), in: request)
-                } catch {
-                    if error.code == "invalid_key" { context.sessions.recordFailure(from: client) }
-                    throw error
-                }
-                return try submitListens(request)
-            }
-            if route == .login { return try login(request) }
-            if route == .logout { return logout(request) }
-            let key = context.currentKey()
-            let client = Authorization.client(request, proxies: context.trustedProxies)
-            let session = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: key) } ?? false
-            // A key that was sent is checked once here; ten wrong ones a minute lock the client out.
-            var keyAccepted = false
-            var keyError: APIError?
-            if Authorization.sentKey(in: request) != nil {
-                if context.sessions.isLockedOut(client) {
-                    throw APIError(kind: .tooManyRequests, code: "too_many_attempts", message: "too many wrong keys: wait a minute")
-                }
-                do {
-                    try Authorization.require(key, in: request)
-                    keyAccepted = true
-                } catch {
-                    keyError = error
-                    if error.code == "invalid_key" { context.sessions.recordFailure(from: client) }
-                }
-            }
-            if case .page = route, (route.isPrivate && !canReadPrivate(request, session: session, keyAccepted: keyAccepted))
-                || (request.method == "POST" && !(session && Sessions.isSameOrigin(request, publicURL: context.publicURL)) && !keyAccepted) {
-                // A browser outside the trusted networks logs in first.
-                return loginRedirect(request)
-            }
-            if route.isWrite || ["POST", "PUT", "DELETE"].contains(request.method) {
-                // A logged-in browser may write too, from the page itself only (CSRF).
-                if !(session && Sessions.isSameOrigin(request, publicURL: context.publicURL)) && !keyAccepted {
-                    throw keyError ?? Authorization.missingKey
-                }
-            }
-            let mayReadPrivate = canReadPrivate(request, session: session, keyAccepted: keyAccepted)
-            if route.isPrivate && !mayReadPrivate {
-                throw APIError(kind: .forbidden, code: "forbidden",
-                               message: "listening history and heart rate are private: from outside the trusted networks, send the API key")
-            }
-            switch route {
             case .status:
                 // Monitors poll the status: the same body serves everyone for 100 ms.
-                return try statusCache.get(showPrivate: mayReadPrivate) { try HTTPResponse.json(status(showPrivate: mayReadPrivate)) }
+                let showPrivate = grant.mayReadPrivate
+                return try statusCache.get(showPrivate: showPrivate) { try HTTPResponse.json(status(showPrivate: showPrivate)) }
             case .listens: return .json(try listens(request.query))
             case .heartRate: return try ingestHeartRate(request)
             case .workouts where request.method == "POST": return try startWorkout(request)
@@ -172,35 +119,25 @@ public struct API: Sendable {
             case .queue: return try enqueue(request)
             case .trackBPM(let id): return .json(try setTrackBPM(id, request))
             case .page(let page):
-                return self.page(page, request, mayReadPrivate: mayReadPrivate, mayWrite: session || keyAccepted)
-            case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile, .login, .logout:
-                throw APIError.internal("routed above")
+                return self.page(page, request, mayReadPrivate: grant.mayReadPrivate, mayWrite: grant.isOwner)
+            case .login: return try login(request, client: grant.client)
+            case .logout: return logout(request)
+            case .listenBrainzSubmit: return try submitListens(request)
+            case .listenBrainzValidateToken:
+                // validate-token must not be a guessing oracle: a wrong token counts like a wrong key.
+                let answer = validateToken(request)
+                if case .object(let fields) = answer, fields.contains(where: { $0.0 == "valid" && $0.1 == .bool(false) }) {
+                    context.sessions.recordFailure(from: grant.client)
+                }
+                return .json(answer)
             }
         } catch let error as APIError {
-            if !listenBrainz && Self.isBrowserPageRequest(request) {
-                // A mistyped page address in a browser: a page, not a JSON body.
-                return errorPage(error, request, mayReadPrivate: false)
-            }
-            return HTTPResponse(apiError: listenBrainz ? error.inListenBrainzStyle : error)
+            return errorResponse(error, request, match.policy.dialect)
         } catch let error as StoreError {
-            let apiError = APIError.unavailable(error.description)
-            return HTTPResponse(apiError: listenBrainz ? apiError.inListenBrainzStyle : apiError)
+            return errorResponse(.unavailable(error.description), request, match.policy.dialect)
         } catch {
             return HTTPResponse(apiError: .internal(String(describing: error)))
         }
-    }
-
-    /// A browser asking for a page (not the API, a file or a ListenBrainz route).
-    static func isBrowserPageRequest(_ request: HTTPRequest) -> Bool {
-        let path = request.path
-        guard !path.hasPrefix("/api/"), !path.hasPrefix("/apis/"), !path.hasPrefix("/1/"), !path.hasPrefix("/static/"),
-              path != "/metrics", path != "/healthz" else { return false }
-        return request.header("Accept")?.contains("text/html") == true
-    }
-
-    func canReadPrivate(_ request: HTTPRequest, session: Bool, keyAccepted: Bool) -> Bool {
-        session || keyAccepted
-            || Authorization.isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies)
     }
 
     // MARK: GET /api/v1/events

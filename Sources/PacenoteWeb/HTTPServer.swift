@@ -15,55 +15,64 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
 ///
 /// Requests are handled synchronously on libmicrohttpd's threads: handlers read from
 /// SQLite's WAL pool and mostly return in microseconds; the pool keeps a slow one from
-/// holding up the rest. The body is collected across the access handler's calls and
-/// capped per path (`maxBodyBytes`, or `largeBodyBytes` for batches; 413 beyond it).
+/// holding up the rest. Each request is first admitted on its headers alone (`Gate`):
+/// refused, it is answered at once, before any body byte is read and without
+/// `100 Continue`; admitted, its body is collected up to the limit the gate gave (413 as
+/// soon as `Content-Length` or the bytes received pass it), then handled.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `daemon` and `logContext` are written in start() before
     // libmicrohttpd's thread exists and cleared in stop() after it has been joined;
     // everything else is immutable.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
+    /// What to do with a request whose headers are in.
+    public enum Admission: Sendable {
+        /// Answer now; the body is never read.
+        case refuse(HTTPResponse)
+        /// Read a body of at most `bodyLimit` bytes, then answer with `handle`.
+        case admit(bodyLimit: Int, handle: Handler)
+    }
+
+    /// Decides on a request without its body (`body` is empty).
+    public typealias Gate = @Sendable (HTTPRequest) -> Admission
+
     public struct Settings: Sendable {
         public var address: ListenAddress
+        /// The body limit of a server made with a plain handler.
         public var maxBodyBytes: Int
         public var connectionLimit: Int
         public var connectionTimeoutSeconds: Int
-        /// The limit for paths that take large bodies (imports, ListenBrainz batches).
-        public var largeBodyBytes: Int
         /// libmicrohttpd worker threads, each with its own epoll: one slow request (a
         /// chart over years) does not hold up the others.
         public var threads: Int
-        public var takesLargeBody: @Sendable (String) -> Bool
-        /// A limit of its own for some paths (imports of whole export files), checked first.
-        public var bodyLimit: @Sendable (String) -> Int?
 
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: Int = 512,
-                    connectionTimeoutSeconds: Int = 60, largeBodyBytes: Int = 16 << 20,
-                    takesLargeBody: @escaping @Sendable (String) -> Bool = { _ in false },
-                    bodyLimit: @escaping @Sendable (String) -> Int? = { _ in nil }, threads: Int = 4) {
+                    connectionTimeoutSeconds: Int = 60, threads: Int = 4) {
             self.threads = max(1, threads)
             self.address = address
             self.maxBodyBytes = maxBodyBytes
             self.connectionLimit = connectionLimit
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
-            self.largeBodyBytes = max(largeBodyBytes, maxBodyBytes)
-            self.takesLargeBody = takesLargeBody
-            self.bodyLimit = bodyLimit
         }
     }
 
     public let settings: Settings
-    let handler: Handler
+    let gate: Gate
     let logger: Logger
     private var daemon: OpaquePointer?
     private var logContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
     /// The port actually bound (differs from the settings' when they ask for port 0).
     public private(set) var boundPort: UInt16 = 0
 
-    public init(settings: Settings, logger: Logger, handler: @escaping Handler) {
+    public init(settings: Settings, logger: Logger, gate: @escaping Gate) {
         self.settings = settings
         self.logger = logger
-        self.handler = handler
+        self.gate = gate
+    }
+
+    /// A server that admits every request, with bodies up to `settings.maxBodyBytes`.
+    public convenience init(settings: Settings, logger: Logger, handler: @escaping Handler) {
+        self.init(settings: settings, logger: logger) { _ in .admit(bodyLimit: settings.maxBodyBytes, handle: handler) }
     }
 
     deinit { stop() }
@@ -169,24 +178,50 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Per-request state, retained in `*con_cls` and released in `completedHandler`.
     final class RequestState {
+        /// The request as the gate saw it: the headers, no body yet.
+        let head: HTTPRequest
+        /// nil: refused and answered on the first call.
+        let handle: Handler?
+        let limit: Int
         var body: [UInt8] = []
         var tooLarge = false
-        let limit: Int
-        init(limit: Int) { self.limit = limit }
+        init(head: HTTPRequest, handle: Handler?, limit: Int) {
+            self.head = head
+            self.handle = handle
+            self.limit = limit
+        }
     }
 
     private static let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, conCls in
         guard let cls, let connection, let conCls, let uploadSize else { return MHD_Result.NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
         guard let stateRef = conCls.pointee else {
-            // First call: headers are in; the body (if any) comes in the next calls.
-            let path = url.map { String(cString: $0) } ?? "/"
-            let limit = server.settings.bodyLimit(path)
-                ?? (server.settings.takesLargeBody(path) ? server.settings.largeBodyBytes : server.settings.maxBodyBytes)
-            conCls.pointee = Unmanaged.passRetained(RequestState(limit: limit)).toOpaque()
-            return MHD_Result.YES
+            // First call: the headers are in, no body byte has been read. A response queued
+            // now is sent without 100 Continue and libmicrohttpd discards the body.
+            let head = HTTPRequest(
+                method: method.map { String(cString: $0) } ?? "GET",
+                path: url.map { String(cString: $0) } ?? "/",
+                query: values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND),
+                headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND),
+                peerAddress: peerAddress(of: connection))
+            switch server.gate(head) {
+            case .refuse(let response):
+                conCls.pointee = Unmanaged.passRetained(RequestState(head: head, handle: nil, limit: 0)).toOpaque()
+                return queue(response, on: connection)
+            case .admit(let limit, let handle):
+                conCls.pointee = Unmanaged.passRetained(RequestState(head: head, handle: handle, limit: limit)).toOpaque()
+                if let length = head.header("Content-Length").flatMap({ UInt64($0) }), length > UInt64(max(0, limit)) {
+                    return queue(HTTPResponse(apiError: .payloadTooLarge(limit: limit)), on: connection)
+                }
+                return MHD_Result.YES
+            }
         }
         let state = Unmanaged<RequestState>.fromOpaque(stateRef).takeUnretainedValue()
+        guard let handle = state.handle else {
+            // Answered already: nothing more is read or handled.
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
         if uploadSize.pointee > 0 {
             let n = uploadSize.pointee
             if !state.tooLarge, state.body.count + n <= state.limit, let uploadData {
@@ -201,17 +236,10 @@ public final class HTTPServer: @unchecked Sendable {
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
-        let request = HTTPRequest(
-            method: method.map { String(cString: $0) } ?? "GET",
-            path: url.map { String(cString: $0) } ?? "/",
-            query: values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND),
-            headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND),
-            body: state.body,
-            peerAddress: peerAddress(of: connection))
-        let response = state.tooLarge
-            ? HTTPResponse(apiError: .payloadTooLarge(limit: state.limit))
-            : server.respond(to: request)
-        return queue(response, on: connection)
+        guard !state.tooLarge else { return queue(HTTPResponse(apiError: .payloadTooLarge(limit: state.limit)), on: connection) }
+        var request = state.head
+        request.body = state.body
+        return queue(server.respond(to: request, with: handle), on: connection)
     }
 
     private static let completedHandler: MHD_RequestCompletedCallback = { _, _, conCls, _ in
@@ -310,7 +338,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Runs the handler and applies what every response gets: an ETag on successful GETs,
     /// and 304 when the client already has that version.
-    func respond(to request: HTTPRequest) -> HTTPResponse {
+    func respond(to request: HTTPRequest, with handler: Handler) -> HTTPResponse {
         var response = handler(request)
         guard request.method == "GET" || request.method == "HEAD", response.status == 200, response.stream == nil,
               !response.headers.contains(where: { $0.0.lowercased() == "etag" }) else { return response }

@@ -10,7 +10,7 @@ public final class Sessions: Sendable {
 
     /// Session id → (expiry, the key it was made with): a new or revoked key ends it.
     private let sessions = Mutex<[String: (expires: Date, key: String)]>([:])
-    /// Failed logins per client address in the current minute: at most `maxFailures`.
+    /// Failed keys per client (`Authorization.client`) in the current minute: at most `maxFailures`.
     private let failures = Mutex<(minute: Int, counts: [String: Int])>((0, [:]))
     static let maxFailures = 10
 
@@ -33,7 +33,7 @@ public final class Sessions: Sendable {
         guard let key else { return false }
         return sessions.withLock { s in
             guard let session = s[id] else { return false }
-            return session.expires > now && Authorization.constantTimeEquals(Array(session.key.utf8), Array(key.utf8))
+            return session.expires > now && Authorization.matches(session.key, key)
         }
     }
 

@@ -1,0 +1,66 @@
+/// What the API makes of a request's headers, before its body is read.
+enum Admission: Sendable {
+    /// Answered now (no route, a method it does not take, or refused by the access decision);
+    /// the match when there was one, for the metric label.
+    case refused(HTTPResponse, RouteMatch?)
+    /// The handler may run once the body is in, within the route's body limit.
+    case admitted(RouteMatch, Grant)
+
+    var match: RouteMatch? {
+        switch self {
+        case .refused(_, let match): match
+        case .admitted(let match, _): match
+        }
+    }
+
+    /// The metric label: the matched route's own name, whatever the method.
+    var metricLabel: String { match?.route.metricName ?? "unknown" }
+}
+
+extension API {
+    /// The route, then the one access decision, from the request line and headers alone
+    /// (a body, if there is one, is not looked at).
+    func admit(_ request: HTTPRequest) -> Admission {
+        let match: RouteMatch
+        switch Route.match(method: request.method, path: request.path) {
+        case .failure(let error): return .refused(errorResponse(error, request, nil), nil)
+        case .success(let found): match = found
+        }
+        switch Authorization.decide(match.policy.access, for: request, in: context) {
+        case .success(let grant): return .admitted(match, grant)
+        case .failure(let error): return .refused(refusal(error, request, match), match)
+        }
+    }
+
+    /// A refusal in the route's dialect: a browser that may not see a page (or post its
+    /// form) logs in first; a locked-out login form shows the form again.
+    func refusal(_ error: APIError, _ request: HTTPRequest, _ match: RouteMatch) -> HTTPResponse {
+        if match.route == .login { return loginLockedOut(request) }
+        if match.policy.dialect == .page, error.status == 401 || error.status == 403 { return loginRedirect(request) }
+        return errorResponse(error, request, match.policy.dialect)
+    }
+
+    /// Every error through `HTTPResponse(apiError:)`, in the route's dialect; nil when no
+    /// route matched: a browser asking for a page gets a page.
+    func errorResponse(_ error: APIError, _ request: HTTPRequest, _ dialect: ErrorDialect?) -> HTTPResponse {
+        switch dialect {
+        case .listenBrainz:
+            return HTTPResponse(apiError: error.inListenBrainzStyle)
+        case .page where request.header("Accept")?.contains("text/html") == true,
+             nil where Self.isBrowserPageRequest(request):
+            // A mistyped page address in a browser: a page, not a JSON body.
+            return errorPage(error, request, mayReadPrivate: false)
+        default:
+            return HTTPResponse(apiError: error)
+        }
+    }
+
+    /// A browser asking for a page (not the API, a file or a ListenBrainz route), for
+    /// paths no route matched.
+    static func isBrowserPageRequest(_ request: HTTPRequest) -> Bool {
+        let path = request.path
+        guard !path.hasPrefix("/api/"), !path.hasPrefix("/apis/"), !path.hasPrefix("/1/"), !path.hasPrefix("/static/"),
+              path != "/metrics", path != "/healthz" else { return false }
+        return request.header("Accept")?.contains("text/html") == true
+    }
+}

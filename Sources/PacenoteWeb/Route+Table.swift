@@ -1,0 +1,191 @@
+/// Who may call a route with a method. `Authorization.decide` reads it, from the headers,
+/// before any handler runs or any body is read.
+public enum Access: Equatable, Sendable {
+    /// Anyone, and no credential is even looked at: liveness, files, the login form, logging out.
+    case open
+    /// Anyone; a key that is sent is checked (and counted when wrong), and the key, a session
+    /// or a trusted network see more (the status, the song of the day and its share page).
+    case `public`
+    /// Listening history and health data: trusted networks, the key or a session.
+    case privateRead
+    /// Changes: the key, or a session from the page itself (same origin, against CSRF).
+    case write
+    /// A foreign protocol's credentials, refused in its words: ListenBrainz's user token
+    /// (the API key in `Authorization: Token …`). Sessions and trusted networks do not count.
+    case listenBrainzToken
+    /// The request brings a key for its handler to judge (the login form's body,
+    /// ListenBrainz's validate-token): only the lockout is decided from the headers.
+    case keyCheck
+}
+
+/// How large a body a route and method take (`WebServer.Settings` holds the sizes).
+public enum BodyLimit: Equatable, Sendable {
+    /// No body at all: reads, and requests that carry nothing.
+    case none
+    /// `server.max_body_bytes`.
+    case normal
+    /// `server.max_import_bytes`: whole export files.
+    case `import`
+    /// ListenBrainz batches of up to 1,000 listens.
+    case listenBrainz
+}
+
+/// How errors are written.
+public enum ErrorDialect: Equatable, Sendable {
+    /// Pacenote's JSON, `{"error": {"code", "message"}}`.
+    case pacenote
+    /// Pacenote's, for the site: a browser asking for HTML gets an error page, and a browser
+    /// that may not see a page (401, 403) is sent to log in.
+    case page
+    /// ListenBrainz's `{"code": 400, "error": "message"}`, which its clients read.
+    case listenBrainz
+}
+
+/// What one route declares for one method.
+public struct Policy: Equatable, Sendable {
+    public var access: Access
+    public var body: BodyLimit
+    public var dialect: ErrorDialect
+
+    public init(_ access: Access, body: BodyLimit = .none, _ dialect: ErrorDialect = .pacenote) {
+        self.access = access
+        self.body = body
+        self.dialect = dialect
+    }
+}
+
+/// One line of the route table: a path with its parameters, and each method it answers.
+public struct Endpoint: Sendable {
+    /// `/api/v1/workouts/{id}`: literal segments and `{name}` for one segment;
+    /// `{path…}` takes the rest (one segment or more).
+    public let template: String
+    /// The methods in the order `Allow` lists them, each with its policy.
+    public let methods: [(method: String, policy: Policy)]
+    /// The route for the parameters' values (in the template's order), or why there is none.
+    let route: @Sendable (_ values: [String], _ path: String) throws(APIError) -> Route
+
+    init(_ template: String, _ methods: [(String, Policy)],
+         _ route: @escaping @Sendable (_ values: [String], _ path: String) throws(APIError) -> Route) {
+        self.template = template
+        self.methods = methods.map { (method: $0.0, policy: $0.1) }
+        self.route = route
+    }
+
+    /// The parameters' values when `segments` fit the template.
+    func values(_ segments: [Substring]) -> [String]? {
+        let parts = template.split(separator: "/")
+        var values: [String] = []
+        for (i, part) in parts.enumerated() {
+            if part.hasSuffix("…}") {
+                guard segments.count > i else { return nil }
+                return values + [segments[i...].joined(separator: "/")]
+            }
+            guard i < segments.count else { return nil }
+            if part.hasPrefix("{") { values.append(String(segments[i])) } else if part != segments[i] { return nil }
+        }
+        return segments.count == parts.count ? values : nil
+    }
+}
+
+/// A route found for a request, with what it declares for the request's method.
+public struct RouteMatch: Equatable, Sendable {
+    public var route: Route
+    public var policy: Policy
+}
+
+extension Route {
+    /// Resolves a request path (already stripped of any base path) and method: the one
+    /// place that maps them to a route and its policy, or to the error that explains why
+    /// there is none.
+    public static func match(method: String, path: String) -> Result<RouteMatch, APIError> {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        for endpoint in table {
+            guard let values = endpoint.values(segments) else { continue }
+            do {
+                let route = try endpoint.route(values, path)
+                guard let policy = endpoint.methods.first(where: { $0.method == method })?.policy else {
+                    return .failure(.methodNotAllowed(endpoint.methods.map(\.method)))
+                }
+                return .success(RouteMatch(route: route, policy: policy))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .failure(.notFound("no route for \(path)"))
+    }
+
+    /// GET and HEAD with one policy.
+    private static func read(_ access: Access, _ dialect: ErrorDialect = .pacenote) -> [(String, Policy)] {
+        [("GET", Policy(access, dialect)), ("HEAD", Policy(access, dialect))]
+    }
+
+    private static func id(_ text: String, _ missing: String) throws(APIError) -> Int64 {
+        guard let id = Int64(text), id > 0 else { throw .notFound(missing) }
+        return id
+    }
+
+    private static let write = Policy(.write, body: .normal)
+    private static let writePage = Policy(.write, body: .normal, .page)
+    private static let file = read(.open)
+
+    /// Every route, method by method: who may call it, the body it takes, how its errors
+    /// are written. Its metric label is the route's own `metricName`. The access table
+    /// test walks every line.
+    public static let table: [Endpoint] = [
+        Endpoint("/api/v1/status", read(.public)) { _, _ in .status },
+        Endpoint("/api/v1/listens", read(.privateRead)) { _, _ in .listens },
+        Endpoint("/api/v1/stats", read(.privateRead)) { _, _ in .stats },
+        Endpoint("/api/v1/sotd", read(.privateRead)) { _, _ in .sotdMonth },
+        // The song of a day is public like its share page; pinning and unpinning are writes.
+        Endpoint("/api/v1/sotd/{day}", read(.public) + [("PUT", write), ("DELETE", Policy(.write))]) { v, _ in .sotd(v[0]) },
+        Endpoint("/api/v1/hr", [("POST", write)]) { _, _ in .heartRate },
+        // GET lists; POST starts a workout by hand.
+        Endpoint("/api/v1/workouts", read(.privateRead) + [("POST", write)]) { _, _ in .workouts },
+        Endpoint("/api/v1/workouts/{id}", read(.privateRead)) { v, _ throws(APIError) in .workout(try id(v[0], "no workout \(v[0])")) },
+        Endpoint("/api/v1/workouts/{id}/stop", [("POST", write)]) { v, _ throws(APIError) in
+            .stopWorkout(try id(v[0], "no workout \(v[0])"))
+        },
+        Endpoint("/api/v1/import", [("POST", Policy(.write, body: .import))]) { _, _ in .importListens },
+        Endpoint("/api/v1/recommendations/next", read(.privateRead)) { _, _ in .recommendations },
+        Endpoint("/api/v1/queue", [("POST", write)]) { _, _ in .queue },
+        Endpoint("/api/v1/tracks/{id}/bpm", [("PUT", write)]) { v, _ throws(APIError) in .trackBPM(try id(v[0], "no track \(v[0])")) },
+        Endpoint("/api/v1/events", [("GET", Policy(.privateRead))]) { _, _ in .events },
+        // The OpenAPI document is a file of Public/, served as it is.
+        Endpoint("/api/v1/openapi.json", file) { _, _ in .staticFile("openapi.json") },
+        Endpoint("/login", read(.open, .page) + [("POST", Policy(.keyCheck, body: .normal, .page))]) { _, _ in .login },
+        Endpoint("/logout", [("POST", Policy(.open, .page))]) { _, _ in .logout },
+        Endpoint("/metrics", read(.privateRead)) { _, _ in .metrics },
+        Endpoint("/healthz", read(.open)) { _, _ in .health },
+        Endpoint("/favicon.svg", file) { _, _ in .staticFile("favicon.svg") },
+        Endpoint("/favicon.ico", file) { _, _ in .staticFile("favicon.ico") },
+        Endpoint("/robots.txt", file) { _, _ in .staticFile("robots.txt") },
+        Endpoint("/static/{path…}", file) { v, _ in .staticFile(v[0]) },
+        Endpoint("/", read(.privateRead, .page)) { _, _ in .page(.dashboard) },
+        Endpoint("/history", read(.privateRead, .page)) { _, _ in .page(.history) },
+        Endpoint("/stats", read(.privateRead, .page)) { _, _ in .page(.stats) },
+        Endpoint("/sotd", read(.privateRead, .page)) { _, _ in .page(.sotdArchive) },
+        Endpoint("/workouts", read(.privateRead, .page)) { _, _ in .page(.workouts) },
+        Endpoint("/artist", read(.privateRead, .page)) { _, _ in .page(.artist) },
+        // The share page is public; POST pins, unpins or annotates the day from it (a logged-in browser).
+        Endpoint("/sotd/{day}", read(.public, .page) + [("POST", writePage)]) { v, _ in .page(.sotdShare(v[0])) },
+        Endpoint("/sotd/{day}/cover", read(.public, .page)) { v, _ in .page(.sotdCover(v[0], png: false)) },
+        Endpoint("/sotd/{day}/cover.png", read(.public, .page)) { v, _ in .page(.sotdCover(v[0], png: true)) },
+        Endpoint("/workouts/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
+            .page(.workout(try id(v[0], "no such page: \(path)")))
+        },
+        // POST: the track page's form that sets its BPM by hand.
+        Endpoint("/tracks/{id}", read(.privateRead, .page) + [("POST", writePage)]) { v, path throws(APIError) in
+            .page(.track(try id(v[0], "no such page: \(path)")))
+        },
+        Endpoint("/covers/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
+            .page(.cover(try id(v[0], "no such page: \(path)")))
+        },
+        // ListenBrainz-compatible, under `/apis/listenbrainz/1/…` and at the root `/1/…`.
+        Endpoint("/apis/listenbrainz/1/submit-listens", submit) { _, _ in .listenBrainzSubmit },
+        Endpoint("/1/submit-listens", submit) { _, _ in .listenBrainzSubmit },
+        Endpoint("/apis/listenbrainz/1/validate-token", read(.keyCheck, .listenBrainz)) { _, _ in .listenBrainzValidateToken },
+        Endpoint("/1/validate-token", read(.keyCheck, .listenBrainz)) { _, _ in .listenBrainzValidateToken },
+    ]
+
+    private static let submit = [("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz))]
+}

@@ -1,0 +1,270 @@
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteStore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteWeb
+
+/// Who may do what, as a table: every route and method of `Route.table` against every kind
+/// of caller, through the one access decision (`API.admit`, what the server runs on the
+/// headers). A route added to the table without its line here fails the test.
+@Suite struct AccessTests {
+    enum Caller: CaseIterable {
+        case trusted, key, sameOriginSession, crossOriginSession, nothing, wrongKey, lockedOut
+    }
+
+    enum Outcome: Equatable {
+        case allowed, unauthorized, forbidden, logIn, tooMany
+        case other(Int)
+    }
+
+    // What each kind of route does with each caller, in `Caller.allCases` order.
+    static let open: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed]
+    static let visible: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany]
+    static let privateRead: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .forbidden, .forbidden, .tooMany]
+    static let write: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany]
+    static let privatePage: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .logIn, .logIn, .tooMany]
+    static let writePage: [Outcome] = [.logIn, .allowed, .allowed, .logIn, .logIn, .logIn, .tooMany]
+    static let token: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany]
+    static let keyCheck: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany]
+
+    /// "METHOD template" → (the metric label, the outcome for each caller).
+    static let expected: [String: (label: String, outcomes: [Outcome])] = {
+        let rows: [(String, String, String, [Outcome])] = [
+            ("GET HEAD", "/api/v1/status", "status", visible),
+            ("GET HEAD", "/api/v1/listens", "listens", privateRead),
+            ("GET HEAD", "/api/v1/stats", "stats", privateRead),
+            ("GET HEAD", "/api/v1/sotd", "sotd_month", privateRead),
+            ("GET HEAD", "/api/v1/sotd/{day}", "sotd", visible),
+            ("PUT DELETE", "/api/v1/sotd/{day}", "sotd", write),
+            ("POST", "/api/v1/hr", "hr", write),
+            ("GET HEAD", "/api/v1/workouts", "workouts", privateRead),
+            ("POST", "/api/v1/workouts", "workouts", write),
+            ("GET HEAD", "/api/v1/workouts/{id}", "workout", privateRead),
+            ("POST", "/api/v1/workouts/{id}/stop", "workout_stop", write),
+            ("POST", "/api/v1/import", "import", write),
+            ("GET HEAD", "/api/v1/recommendations/next", "recommendations", privateRead),
+            ("POST", "/api/v1/queue", "queue", write),
+            ("PUT", "/api/v1/tracks/{id}/bpm", "track_bpm", write),
+            ("GET", "/api/v1/events", "events", privateRead),
+            ("GET HEAD", "/api/v1/openapi.json", "static", open),
+            ("GET HEAD", "/login", "login", open),
+            ("POST", "/login", "login", keyCheck),
+            ("POST", "/logout", "logout", open),
+            ("GET HEAD", "/metrics", "metrics", privateRead),
+            ("GET HEAD", "/healthz", "healthz", open),
+            ("GET HEAD", "/favicon.svg", "static", open),
+            ("GET HEAD", "/favicon.ico", "static", open),
+            ("GET HEAD", "/robots.txt", "static", open),
+            ("GET HEAD", "/static/{path…}", "static", open),
+            ("GET HEAD", "/", "page_dashboard", privatePage),
+            ("GET HEAD", "/history", "page_history", privatePage),
+            ("GET HEAD", "/stats", "page_stats", privatePage),
+            ("GET HEAD", "/sotd", "page_sotd_archive", privatePage),
+            ("GET HEAD", "/workouts", "page_workouts", privatePage),
+            ("GET HEAD", "/artist", "page_artist", privatePage),
+            ("GET HEAD", "/sotd/{day}", "page_sotd_share", visible),
+            ("POST", "/sotd/{day}", "page_sotd_share", writePage),
+            ("GET HEAD", "/sotd/{day}/cover", "page_sotd_cover", visible),
+            ("GET HEAD", "/sotd/{day}/cover.png", "page_sotd_cover", visible),
+            ("GET HEAD", "/workouts/{id}", "page_workout", privatePage),
+            ("GET HEAD", "/tracks/{id}", "page_track", privatePage),
+            ("POST", "/tracks/{id}", "page_track", writePage),
+            ("GET HEAD", "/covers/{id}", "page_cover", privatePage),
+            ("POST", "/apis/listenbrainz/1/submit-listens", "listenbrainz_submit", token),
+            ("POST", "/1/submit-listens", "listenbrainz_submit", token),
+            ("GET HEAD", "/apis/listenbrainz/1/validate-token", "listenbrainz_validate", keyCheck),
+            ("GET HEAD", "/1/validate-token", "listenbrainz_validate", keyCheck),
+        ]
+        var lines: [String: (String, [Outcome])] = [:]
+        for (methods, template, label, outcomes) in rows {
+            for method in methods.split(separator: " ") { lines["\(method) \(template)"] = (label, outcomes) }
+        }
+        return lines
+    }()
+
+    static let key = "test-key-0123456789"
+
+    /// Every (method, sample path, "METHOD template") of the route table.
+    static var cases: [(method: String, path: String, line: String)] {
+        Route.table.flatMap { endpoint in
+            let path = endpoint.template.replacingOccurrences(of: "{day}", with: "2026-01-15")
+                .replacingOccurrences(of: "{id}", with: "1").replacingOccurrences(of: "{path…}", with: "site.css")
+            return endpoint.methods.map { ($0.method, path, "\($0.method) \(endpoint.template)") }
+        }
+    }
+
+    final class Fixture {
+        let dir: TemporaryDirectory
+        let store: Store
+
+        init() throws {
+            dir = try TemporaryDirectory()
+            store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        }
+
+        deinit { try? store.close() }
+
+        /// A fresh API (so lockouts do not carry over) and the request the caller sends.
+        func ask(_ method: String, _ path: String, as caller: Caller, proxies: [IPNetwork] = []) -> (API, HTTPRequest) {
+            var context = APIContext(version: "t", startedAt: Date(), store: store, apiKey: AccessTests.key, players: { [] })
+            context.trustedProxies = proxies
+            let session = context.sessions.create(key: AccessTests.key)
+            var headers = ["Host": "pacenote.example"]
+            var peer = "203.0.113.7"
+            switch caller {
+            case .trusted: peer = "192.168.1.20"
+            case .key: headers["Authorization"] = "Token \(AccessTests.key)"
+            case .sameOriginSession:
+                headers["Cookie"] = "\(Sessions.cookieName)=\(session)"
+                headers["Origin"] = "http://pacenote.example"
+            case .crossOriginSession:
+                headers["Cookie"] = "\(Sessions.cookieName)=\(session)"
+                headers["Origin"] = "http://evil.example"
+            case .nothing: break
+            case .wrongKey: headers["X-API-Key"] = "pn_guess_0123456789"
+            case .lockedOut:
+                for _ in 0..<Sessions.maxFailures { context.sessions.recordFailure(from: peer) }
+                headers["Authorization"] = "Token \(AccessTests.key)"
+            }
+            return (API(context: context), HTTPRequest(method: method, path: path, headers: headers, peerAddress: peer))
+        }
+    }
+
+    static func outcome(_ admission: Admission) -> Outcome {
+        guard case .refused(let response, _) = admission else { return .allowed }
+        switch response.status {
+        case 303 where response.headers.contains { $0.0 == "Location" && $0.1.hasPrefix("/login?") }: return .logIn
+        case 401: return .unauthorized
+        case 403: return .forbidden
+        case 429: return .tooMany
+        default: return .other(response.status)
+        }
+    }
+
+    @Test func everyRouteAndMethodHasALine() {
+        let table = Set(Self.cases.map(\.line))
+        #expect(table.subtracting(Self.expected.keys).sorted() == [], "routes without a line in AccessTests.expected")
+        #expect(Set(Self.expected.keys).subtracting(table).sorted() == [], "lines for routes that are not in Route.table")
+    }
+
+    @Test func everyCallerGetsWhatItsLineSays() throws {
+        let fixture = try Fixture()
+        for (method, path, line) in Self.cases {
+            guard let expected = Self.expected[line] else { continue }  // reported by everyRouteAndMethodHasALine
+            for (caller, outcome) in zip(Caller.allCases, expected.outcomes) {
+                let (api, request) = fixture.ask(method, path, as: caller)
+                #expect(Self.outcome(api.admit(request)) == outcome, "\(method) \(path) as \(caller)")
+            }
+        }
+    }
+
+    /// The label is the matched route's own name, whatever the method (PUT
+    /// /api/v1/tracks/{id}/bpm was once counted as "unknown").
+    @Test func everyRouteIsCountedUnderItsOwnName() throws {
+        let fixture = try Fixture()
+        for (method, path, line) in Self.cases {
+            let (api, request) = fixture.ask(method, path, as: .key)
+            let (admission, _) = WebServer.admit(request, prefix: "", api: api)
+            #expect(admission.metricLabel == Self.expected[line]?.label, "\(line)")
+        }
+        let (api, request) = fixture.ask("PUT", "/pacenote/api/v1/tracks/7/bpm", as: .nothing)
+        #expect(WebServer.admit(request, prefix: "/pacenote", api: api).0.metricLabel == "track_bpm")
+        #expect(WebServer.admit(request, prefix: "", api: api).0.metricLabel == "unknown")
+    }
+
+    @Test func theKeyIsComparedOverItsFullLength() throws {
+        #expect(Authorization.matches(Self.key, Self.key))
+        #expect(!Authorization.matches(Self.key + String(repeating: "\u{0}", count: 256), Self.key))
+        #expect(!Authorization.matches(Self.key + "x", Self.key))
+        #expect(!Authorization.matches(String(Self.key.dropLast()), Self.key))
+        #expect(!Authorization.matches(Self.key, nil))
+        let fixture = try Fixture()
+        var (api, request) = fixture.ask("GET", "/api/v1/listens", as: .nothing)
+        request.headers["x-api-key"] = Self.key + String(repeating: "\u{0}", count: 256)
+        #expect(Self.outcome(api.admit(request)) == .forbidden)
+        request.method = "POST"
+        request.path = "/api/v1/hr"
+        #expect(Self.outcome(api.admit(request)) == .unauthorized)
+    }
+
+    /// Wrong keys on the login form and in headers count against the same client: behind a
+    /// trusted proxy, the forwarded one, not the proxy (which would lock everyone out).
+    @Test func lockoutsFollowTheClientBehindAProxy() throws {
+        let fixture = try Fixture()
+        let proxy = [IPNetwork("127.0.0.1/32")!]
+        var (api, request) = fixture.ask("POST", "/login", as: .nothing, proxies: proxy)
+        request.peerAddress = "127.0.0.1"
+        request.headers["x-forwarded-for"] = "203.0.113.5"
+        request.headers["content-type"] = "application/x-www-form-urlencoded"
+        request.body = Array("key=guess".utf8)
+        for _ in 0..<5 { #expect(api.handle(request).status == 401) }
+        var header = request
+        header.method = "GET"
+        header.path = "/api/v1/listens"
+        header.body = []
+        header.headers["x-api-key"] = "pn_guess_0123456789"
+        for _ in 0..<5 { #expect(api.handle(header).status == 403) }
+        header.headers["x-api-key"] = Self.key
+        #expect(api.handle(header).status == 429, "ten wrong keys from one client, in a form and in headers")
+        #expect(api.handle(request).status == 429)
+        header.headers["x-forwarded-for"] = "203.0.113.6"
+        #expect(api.handle(header).status == 200, "another client behind the same proxy")
+    }
+}
+
+/// Bodies are limited by the matched route and refused from the headers.
+@Suite struct BodyLimitTests {
+    final class Site {
+        let fixture: AccessTests.Fixture
+        let web: WebServer
+
+        init(basePath: String = "") throws {
+            fixture = try AccessTests.Fixture()
+            let api = API(context: APIContext(version: "t", startedAt: Date(), store: fixture.store, apiKey: AccessTests.key, players: { [] }))
+            web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0), maxBodyBytes: 4096),
+                            basePath: basePath, api: api, logger: Logger(label: "test"))
+            try web.start()
+        }
+
+        deinit { web.stop() }
+
+        /// Sends the head and a few bytes of a body `length` long, no more.
+        func send(_ method: String, _ path: String, length: Int, headers: [String: String] = [:]) throws -> RawHTTPConnection {
+            var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\nExpect: 100-continue\r\n"
+            for (name, value) in headers { text += "\(name): \(value)\r\n" }
+            return try RawHTTPConnection(port: web.port, request: text + "\r\n" + String(repeating: "x", count: 16))
+        }
+    }
+
+    @Test func anOversizedBodyIsRefusedFromItsContentLength() throws {
+        let site = try Site()
+        let hr = try site.send("POST", "/api/v1/hr", length: 10 << 30, headers: ["X-API-Key": AccessTests.key])
+        #expect(hr.waitFor("payload_too_large", timeout: 3), "\(hr.received)")
+        #expect(hr.received.hasPrefix("HTTP/1.1 413"), "\(hr.received)")
+        #expect(!hr.received.contains("100 Continue"))
+        // No body at all for reads.
+        let read = try site.send("GET", "/api/v1/listens", length: 100)
+        #expect(read.waitFor("payload_too_large", timeout: 3) && read.received.hasPrefix("HTTP/1.1 413"), "\(read.received)")
+        // Refused by the access decision before its size matters.
+        let anonymous = try site.send("POST", "/api/v1/import", length: 10 << 30)
+        #expect(anonymous.waitFor("unauthorized", timeout: 3) && anonymous.received.hasPrefix("HTTP/1.1 401"), "\(anonymous.received)")
+        #expect(!anonymous.received.contains("100 Continue"))
+    }
+
+    /// The limit is the matched route's, under a base path too: a ListenBrainz batch may be
+    /// larger than other bodies.
+    @Test func largeBodiesGoToTheRoutesThatTakeThem() throws {
+        let site = try Site(basePath: "/pacenote")
+        let base = "http://127.0.0.1:\(site.web.port)/pacenote"
+        let batch = #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#
+            + String(repeating: " ", count: 8192)
+        let submitted = try HTTP.request("POST", base + "/1/submit-listens", headers: ["Authorization": "Token \(AccessTests.key)"],
+                                         body: Data(batch.utf8))
+        #expect(submitted.status == 200, "\(submitted.text)")
+        let hr = try HTTP.request("POST", base + "/api/v1/hr", headers: ["X-API-Key": AccessTests.key],
+                                  body: Data((#"{"bpm": 90}"# + String(repeating: " ", count: 8192)).utf8))
+        #expect(hr.status == 413)
+    }
+}
