@@ -48,6 +48,8 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // The one write path: each change validated, written in one transaction, announced once.
+        .target(name: "PacenoteOperations", dependencies: ["PacenoteCore", "PacenoteStore"]),
         // The only importer of libmpdclient.
         .target(
             name: "PacenoteMPD",
@@ -60,7 +62,7 @@ let package = Package(
         .target(
             name: "PacenoteWeb",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "CMicroHTTPD",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "CMicroHTTPD",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -69,7 +71,7 @@ let package = Package(
         .target(
             name: "PacenoteApp",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "PacenoteMPD", "PacenoteWeb",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -98,6 +100,10 @@ let package = Package(
             name: "PacenoteStoreTests",
             dependencies: ["PacenoteStore", "PacenoteCore", "PacenoteTestSupport"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PacenoteOperationsTests",
+            dependencies: ["PacenoteOperations", "PacenoteStore", "PacenoteCore", "PacenoteTestSupport"]
         ),
         .testTarget(
             name: "PacenoteAppTests",

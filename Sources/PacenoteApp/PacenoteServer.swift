@@ -114,7 +114,7 @@ public final class PacenoteServer: Sendable {
         }
         context.staticFiles = StaticFiles(root: StaticFiles.locate(configured: config.publicDirectory))
         context.importListens = { [store] body, format, name in
-            try ListenImporter(store: store, format: format).importBytes(body, name: name)
+            try ListenImporter(store: store, events: events, format: format).importBytes(body, name: name)
         }
         let api = API(context: context)
         let web = WebServer(

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 import Synchronization
 
@@ -28,6 +29,8 @@ public struct APIContext: Sendable {
     public var trustedProxies: [IPNetwork] = []
     /// Where stored plays are announced (the heart-rate service tags them).
     public var events: EventBus?
+    /// The one write path: every change a request makes goes through it.
+    public var operations: Operations { Operations(store: store, events: events) }
     public var staticFiles = StaticFiles(root: nil)
     public var eventHub: EventStreamHub?
     /// The Prometheus text for `/metrics`, when metrics are collected.
@@ -76,7 +79,8 @@ public struct API: Sendable {
         self.context = context
         self.localTime = LocalTime(timeZone: context.timeZone)
         self.charts = ChartCache(bus: context.events)
-        self.pages = ResultCache<Node>(bus: context.events)
+        // The stats page and the SOTD archive show pins and tempos as well as plays.
+        self.pages = ResultCache<Node>(bus: context.events, follows: { _ in true })
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -176,17 +180,13 @@ public struct API: Sendable {
             case .listenBrainzSubmit, .listenBrainzValidateToken, .health, .staticFile, .login, .logout:
                 throw APIError.internal("routed above")
             }
-        } catch let error as APIError {
+        } catch {
+            let error = APIError(error)
             if !listenBrainz && Self.isBrowserPageRequest(request) {
                 // A mistyped page address in a browser: a page, not a JSON body.
                 return errorPage(error, request, mayReadPrivate: false)
             }
             return HTTPResponse(apiError: listenBrainz ? error.inListenBrainzStyle : error)
-        } catch let error as StoreError {
-            let apiError = APIError.unavailable(error.description)
-            return HTTPResponse(apiError: listenBrainz ? apiError.inListenBrainzStyle : apiError)
-        } catch {
-            return HTTPResponse(apiError: .internal(String(describing: error)))
         }
     }
 
