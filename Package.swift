@@ -58,15 +58,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The only importer of libmicrohttpd.
+        // The only importer of libmicrohttpd. Public/ is built into it (EmbedPublicPlugin).
         .target(
             name: "PacenoteWeb",
             dependencies: [
                 "PacenoteCore", "PacenoteStore", "PacenoteOperations", "CMicroHTTPD",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            plugins: [.plugin(name: "EmbedPublicPlugin")]
         ),
+        // Build tool: Public/ as a generated Swift file, so the binary is self-contained.
+        .executableTarget(name: "EmbedPublic"),
+        .plugin(name: "EmbedPublicPlugin", capability: .buildTool(), dependencies: ["EmbedPublic"],
+                path: "Sources/EmbedPublicPlugin"),
         // Wiring: configuration -> services. What `serve` and the tests both call.
         .target(
             name: "PacenoteApp",

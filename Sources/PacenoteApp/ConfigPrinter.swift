@@ -45,7 +45,7 @@ public enum ConfigPrinter {
         }
         out.append(line("server.trusted_networks", list(c.trustedNetworks)))
         out.append(line("server.trusted_proxies", list(c.trustedProxies)))
-        out.append(line("server.public_dir", q(c.publicDirectory ?? StaticFiles.locate(configured: nil) ?? "")))
+        out.append(line("server.public_dir", q(c.publicDirectory ?? "")))
         out.append("")
         out.append("[database]")
         out.append(line("database.path", q(c.databasePath)))

@@ -112,7 +112,7 @@ public final class PacenoteServer: Sendable {
                         dimensions: [("source", play.source), ("counted", play.counted ? "true" : "false")]).increment()
             }
         }
-        context.staticFiles = StaticFiles(root: StaticFiles.locate(configured: config.publicDirectory))
+        context.staticFiles = StaticFiles(root: config.publicDirectory)
         context.importListens = { [store] body, format, name in
             try ListenImporter(store: store, events: events, format: format).importBytes(body, name: name)
         }
