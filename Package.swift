@@ -48,6 +48,8 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // The one write path: each change validated, written in one transaction, announced once.
+        .target(name: "PacenoteOperations", dependencies: ["PacenoteCore", "PacenoteStore"]),
         // The only importer of libmpdclient.
         .target(
             name: "PacenoteMPD",
@@ -56,20 +58,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The only importer of libmicrohttpd.
+        // The only importer of libmicrohttpd. Public/ is built into it (EmbedPublicPlugin).
         .target(
             name: "PacenoteWeb",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "CMicroHTTPD",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "CMicroHTTPD",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-            ]
+            ],
+            plugins: [.plugin(name: "EmbedPublicPlugin")]
         ),
+        // Build tool: Public/ as a generated Swift file, so the binary is self-contained.
+        .executableTarget(name: "EmbedPublic"),
+        .plugin(name: "EmbedPublicPlugin", capability: .buildTool(), dependencies: ["EmbedPublic"],
+                path: "Sources/EmbedPublicPlugin"),
         // Wiring: configuration -> services. What `serve` and the tests both call.
         .target(
             name: "PacenoteApp",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "PacenoteMPD", "PacenoteWeb",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -98,6 +105,10 @@ let package = Package(
             name: "PacenoteStoreTests",
             dependencies: ["PacenoteStore", "PacenoteCore", "PacenoteTestSupport"],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "PacenoteOperationsTests",
+            dependencies: ["PacenoteOperations", "PacenoteStore", "PacenoteCore", "PacenoteTestSupport"]
         ),
         .testTarget(
             name: "PacenoteAppTests",

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import PacenoteCore
+import PacenoteOperations
 import PacenoteMPD
 import PacenoteStore
 import Synchronization
@@ -153,7 +154,8 @@ public struct BPMAnalyzer: Sendable {
                 switch analyse(path) {
                 case .success(let r):
                     do {
-                        try store.setBPM(trackID: id, BPM(value: (r.bpm * 100).rounded() / 100, source: .analysis, confidence: r.confidence))
+                        try Operations(store: store, events: nil).setBPM(
+                            trackID: id, value: (r.bpm * 100).rounded() / 100, source: .analysis, confidence: r.confidence)
                         if let stickers {
                             try MPDQueue.setSticker(endpoint: stickers, uri: uri, name: "bpm", value: String(format: "%.2f", r.bpm))
                             stickerWritten = true

@@ -68,10 +68,10 @@ extension ConfigSchema {
                 throw ConfigProblem("'\(text)' is not a directory")
             }
             return text
-        }, env: ["PACENOTE_PUBLIC_DIR"], example: #""/usr/share/pacenote/Public""#,
-           inEffect: { _ in StaticFiles.locate(configured: nil).map(Codec.quote) }, doc: """
-            The site's static files (CSS, JS, icons). Default: the Public/ directory beside the
-            executable or of the source checkout it was built in.
+        }, env: ["PACENOTE_PUBLIC_DIR"], example: #""/etc/pacenote/site""#, doc: """
+            A folder whose files replace the site's own (CSS, JS, icons), for a restyled site;
+            files it does not have still come from the binary. Default: none (Public/ is built
+            into the binary).
             """),
     ])
 

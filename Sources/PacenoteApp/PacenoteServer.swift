@@ -162,9 +162,9 @@ public final class PacenoteServer: Sendable {
                                    logger: logger)
         context.coverArt = { covers.image(for: $0) }
         context.recommender = recommender
-        context.staticFiles = StaticFiles(root: StaticFiles.locate(configured: config.publicDirectory))
+        context.staticFiles = StaticFiles(root: config.publicDirectory)
         context.importListens = { [store] body, format, name in
-            try ListenImporter(store: store, format: format).importBytes(body, name: name)
+            try ListenImporter(store: store, events: events, format: format).importBytes(body, name: name)
         }
         return context
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PacenoteCore
+import PacenoteOperations
 import PacenoteMPD
 import PacenoteStore
 import Synchronization
@@ -222,14 +223,13 @@ public final class PlayerService: MPDWatcherDelegate {
             return s.pending
         }
         do {
-            let logged = try store.record(player: name, finished: toStore, open: open)
+            let logged = try Operations(store: store, events: events).recordPlayer(name, finished: toStore, open: open)
             state.withLock { $0.pending.removeAll() }
             for entry in logged {
                 logger.info("""
                     logged \(entry.play.counted ? "play" : "skip"): \(entry.track.artist ?? "?") – \(entry.track.title) \
                     (\(String(format: "%.1f", entry.play.playedSeconds)) s)
                     """)
-                events.publish(.playLogged(id: entry.id, play: entry.play, track: entry.track))
             }
         } catch .constraint(let message) {
             // The database refuses these rows (a clock that ran backwards, say): retrying

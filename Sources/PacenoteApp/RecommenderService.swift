@@ -17,6 +17,10 @@ public final class RecommenderService: RecommenderBackend {
         var lastPlayID: Int64 = 0
         var tracksVersion = ""
         var built = false
+        /// Past plays changed (an import, a delete): the model is built again on next use.
+        var playsRewritten = false
+        /// A track's tempo changed: the tracks are read again on next use.
+        var tracksChanged = false
         /// The auto-DJ's own pick: MPD song id and the zone it was chosen for.
         var autoPick: (songID: Int, zone: Zone?)?
     }
@@ -48,15 +52,28 @@ public final class RecommenderService: RecommenderBackend {
         self.logger = logger
         self.events = events
         startTrackRefresh(every: 2)
-        if settings.autoQueue, let events {
+        if let events {
+            let autoQueue = settings.autoQueue
             let token = events.subscribe { [weak self] event in
                 switch event {
-                case .nowPlaying(let player, _) where player == playerName: self?.scheduleAutoQueue()
-                case .zoneChanged: self?.scheduleAutoQueue()
+                case .changed(let change): self?.follow(change)
+                case .nowPlaying(let player, _) where autoQueue && player == playerName: self?.scheduleAutoQueue()
+                case .zoneChanged where autoQueue: self?.scheduleAutoQueue()
                 default: break
                 }
             }
             subscription.withLock { $0 = token }
+        }
+    }
+
+    /// Follows the write path's announcements. New plays need nothing: the next use reads
+    /// the rows above the last id it saw. Plays that were imported (older than their ids),
+    /// deleted or edited make the model stale as a whole; a new tempo, the tracks.
+    func follow(_ change: DataChange) {
+        switch change {
+        case .playsAdded, .songOfTheDay: break
+        case .playsRewritten: state.withLock { $0.playsRewritten = true }
+        case .trackBPM: state.withLock { $0.tracksChanged = true }
         }
     }
 
@@ -79,7 +96,20 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     func refreshedModel() throws -> ListeningModel {
-        if !state.withLock({ $0.built }) { try refreshTracks() }
+        let (built, tracksChanged) = state.withLock { s in
+            if s.playsRewritten {
+                // Built again from the database as it is now; suggestions meanwhile wait.
+                s.playsRewritten = false
+                s.built = false
+                s.model = ListeningModel()
+                s.tracksVersion = ""
+            }
+            let tracksChanged = s.tracksChanged
+            if tracksChanged { s.tracksVersion = "" }
+            s.tracksChanged = false
+            return (s.built, tracksChanged)
+        }
+        if !built || tracksChanged { try refreshTracks() }
         return try state.withLock { s throws -> ListeningModel in
             if s.built {
                 let new = try store.recommenderEvents(afterID: s.lastPlayID)

@@ -43,6 +43,36 @@ public enum PacenoteEvent: Equatable, Sendable {
     case zoneChanged(from: Zone?, to: Zone)
     case workoutStarted(id: Int64, at: Date)
     case workoutEnded(id: Int64, at: Date)
+    /// Stored data changed, announced once per change after its transaction committed
+    /// (PacenoteOperations is the only publisher): caches and the recommender follow it.
+    case changed(DataChange)
+}
+
+/// What a committed change touched, so that each follower rebuilds only what it derives
+/// from that data.
+public enum DataChange: Equatable, Sendable {
+    /// New plays were stored (a player, a scrobble): the rows above the last id read.
+    case playsAdded(ids: [Int64])
+    /// Plays that were not simply appended: an import batch (older plays with newer ids),
+    /// a deleted play, and the coming edits and merges. What is derived from the plays must
+    /// be read again.
+    case playsRewritten(Reason)
+    /// A day's pinned song of the day changed (pinned, re-noted or unpinned).
+    case songOfTheDay(day: String)
+    /// A track's BPM changed.
+    case trackBPM(trackID: Int64)
+
+    public enum Reason: String, Equatable, Sendable {
+        case imported, deleted
+    }
+
+    /// Whether charts, counts and history figures may differ after this change.
+    public var touchesPlays: Bool {
+        switch self {
+        case .playsAdded, .playsRewritten: true
+        case .songOfTheDay, .trackBPM: false
+        }
+    }
 }
 
 /// In-process publish/subscribe. Subscribers are called synchronously on the publisher's

@@ -173,3 +173,17 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// Deletes one play; the rollup triggers take it out of every sum in the same
+    /// transaction. Returns the play as it was, or nil when there is no such play.
+    public func deletePlay(id: Int64) throws(StoreError) -> PlayWithTrack? {
+        try write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT \(Store.playWithTrackColumns) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE p.id = ?
+                """, arguments: [id]) else { return nil }
+            try db.execute(sql: "DELETE FROM plays WHERE id = ?", arguments: [id])
+            return Store.playWithTrack(from: row)
+        }
+    }
+}

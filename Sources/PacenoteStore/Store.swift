@@ -8,7 +8,8 @@ import PacenoteCore
 public final class Store: Sendable {
     public let path: String
     let pool: DatabasePool
-    let localTime: LocalTime
+    /// The display time zone's days and hours (local days of plays, pins and rollups).
+    public let localTime: LocalTime
 
     /// The names of all migrations this version knows, oldest first.
     public static var knownMigrations: [String] { Schema.migrator.migrations }

@@ -32,11 +32,6 @@ extension API {
         } catch {
             throw APIError(kind: .unsupportedMediaType, code: "unsupported_format", message: "\(error)")
         }
-        // Charts are cached until a play is logged; imported plays change them too.
-        if summary.imported > 0 {
-            charts.invalidate()
-            pages.invalidate()
-        }
         return .object([
             ("format", .string(kind.format?.rawValue ?? (kind == .zip ? "listenbrainz" : "unknown"))),
             ("read", .int(Int64(summary.read))),

@@ -23,11 +23,8 @@ extension API {
                 elapsed: 0, duration: listen.track.durationSeconds, at: Date())))
         }
         if submission.type != .playingNow {
-            let logged = try context.store.recordListens(
+            try context.operations.recordListens(
                 submission.listens.map { ($0.track, $0.listenedAt ?? Date(), $0.client) }, source: "listenbrainz")
-            for entry in logged {
-                context.events?.publish(.playLogged(id: entry.id, play: entry.play, track: entry.track))
-            }
         }
         var response = HTTPResponse.json(.object([("status", .string("ok"))]))
         // ListenBrainz sends its rate limits with every answer; its clients read them.

@@ -1,5 +1,6 @@
 import Foundation
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 
 extension API {
@@ -84,10 +85,7 @@ extension API {
               let value = HeartRateInput.number(object["bpm"]), (20...400).contains(value) else {
             throw APIError.badRequest("body: expected {\"bpm\": 128} with a tempo from 20 to 400", code: "invalid_bpm")
         }
-        guard try context.store.track(id: id) != nil else { throw APIError.notFound("no track \(id)") }
-        try context.store.setBPM(trackID: id, BPM(value: value, source: .manual, confidence: 1))
-        guard let track = try context.store.track(id: id) else { throw APIError.notFound("no track \(id)") }
-        return APIJSON.track(track)
+        return APIJSON.track(try context.operations.setBPM(trackID: id, value: value))
     }
 }
 

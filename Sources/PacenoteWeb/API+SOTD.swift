@@ -1,5 +1,6 @@
 import Foundation
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 
 extension API {
@@ -13,25 +14,20 @@ extension API {
             guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
                 throw APIError.badRequest("body: expected {\"track_id\": 12, \"note\": \"…\"}", code: "invalid_body")
             }
-            guard let id = HeartRateInput.number(object["track_id"]), id == id.rounded(), id > 0 else {
+            guard let id = HeartRateInput.number(object["track_id"]), id == id.rounded(), id > 0, id < 9e18 else {
                 throw APIError.badRequest("track_id: a track's id", code: "invalid_track_id")
             }
             var note: String?
             if let raw = object["note"], !(raw is NSNull) {
-                guard let text = raw as? String, text.count <= 500 else {
-                    throw APIError.badRequest("note: a text of at most 500 characters", code: "invalid_note")
-                }
-                note = text.isEmpty ? nil : text
+                guard let text = raw as? String else { throw APIError.badRequest("note: a text", code: "invalid_note") }
+                note = text
             }
-            guard try context.store.pinSOTD(day: day, trackID: Int64(id), note: note) else {
-                throw APIError.notFound("no track \(Int64(id))")
-            }
+            try context.operations.pin(day: day, trackID: Int64(id), note: note)
         case "DELETE":
-            guard try context.store.unpinSOTD(day: day) else { throw APIError.notFound("\(day) has no pinned song") }
+            guard try context.operations.unpin(day: day) else { throw APIError.notFound("\(day) has no pinned song") }
         default:
             break
         }
-        if request.method != "GET" && request.method != "HEAD" { pages.invalidate() }
         guard let body = try sotd(day) else { throw APIError.notFound("no song of the day for \(day): nothing was played") }
         return .json(body)
     }

@@ -56,17 +56,19 @@ extension API {
 
 typealias ChartCache = ResultCache<[(String, JSONValue)]>
 
-/// Results computed once and kept until a play is stored (in this process: the event bus
-/// says so), `invalidate()` is called (a pin changed) or `maxAge` passes (another process,
-/// such as `pacenote import`, wrote): the API's charts, the site's heavier pages.
+/// Results computed once and kept until the data they come from changes (in this process
+/// every change is announced on the event bus by PacenoteOperations) or `maxAge` passes
+/// (another process, such as `pacenote import`, wrote): the API's charts, the site's
+/// heavier pages.
 final class ResultCache<Value: Sendable>: Sendable {
     private let entries = Mutex<(generation: Int, values: [String: (generation: Int, at: Date, body: Value)])>((0, [:]))
     let maxAge: Double
 
-    init(bus: EventBus?, maxAge: Double = 60) {
+    /// `follows`: the changes that make a kept result stale (by default, those to plays).
+    init(bus: EventBus?, maxAge: Double = 60, follows: @escaping @Sendable (DataChange) -> Bool = { $0.touchesPlays }) {
         self.maxAge = maxAge
         bus?.subscribe { [weak self] event in
-            if case .playLogged = event { self?.invalidate() }
+            if case .changed(let change) = event, follows(change) { self?.invalidate() }
         }
     }
 

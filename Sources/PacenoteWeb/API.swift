@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 import Synchronization
 
@@ -28,6 +29,8 @@ public struct APIContext: Sendable {
     public var trustedProxies: [IPNetwork] = []
     /// Where stored plays are announced (the heart-rate service tags them).
     public var events: EventBus?
+    /// The one write path: every change a request makes goes through it.
+    public var operations: Operations { Operations(store: store, events: events) }
     public var staticFiles = StaticFiles(root: nil)
     public var eventHub: EventStreamHub?
     /// The Prometheus text for `/metrics`, when metrics are collected.
@@ -76,7 +79,8 @@ public struct API: Sendable {
         self.context = context
         self.localTime = LocalTime(timeZone: context.timeZone)
         self.charts = ChartCache(bus: context.events)
-        self.pages = ResultCache<Node>(bus: context.events)
+        // The stats page and the SOTD archive show pins and tempos as well as plays.
+        self.pages = ResultCache<Node>(bus: context.events, follows: { _ in true })
     }
 
     /// Answers a whole request: the access decision, then the handler. The server makes
@@ -131,12 +135,8 @@ public struct API: Sendable {
                 }
                 return .json(answer)
             }
-        } catch let error as APIError {
-            return errorResponse(error, request, match.policy.dialect)
-        } catch let error as StoreError {
-            return errorResponse(.unavailable(error.description), request, match.policy.dialect)
         } catch {
-            return HTTPResponse(apiError: .internal(String(describing: error)))
+            return errorResponse(APIError(error), request, match.policy.dialect)
         }
     }
 

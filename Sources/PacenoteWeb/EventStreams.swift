@@ -117,7 +117,7 @@ public final class EventStreamHub: @unchecked Sendable {
 
     /// Queues an event for every subscriber.
     public func publish(_ event: PacenoteEvent) {
-        let (name, data) = EventStreamHub.encode(event)
+        guard let (name, data) = EventStreamHub.encode(event) else { return }
         lock.lock()
         let id = nextID
         nextID += 1
@@ -180,8 +180,12 @@ public final class EventStreamHub: @unchecked Sendable {
         }
     }
 
-    static func encode(_ event: PacenoteEvent) -> (String, JSONValue) {
+    /// The event's name and data on the stream; nil for what the page has no use for.
+    static func encode(_ event: PacenoteEvent) -> (String, JSONValue)? {
         switch event {
+        case .changed:
+            // Bookkeeping for caches: the page already hears of new plays as play_logged.
+            return nil
         case .nowPlaying(let player, let now):
             return ("now_playing", .object([("player", .string(player)), ("now_playing", now.map(APIJSON.nowPlaying) ?? .null)]))
         case .playLogged(let id, var play, let track):

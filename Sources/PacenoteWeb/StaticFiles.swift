@@ -1,7 +1,10 @@
 import Foundation
 
-/// The files in `Public/` (CSS, JS, icons), loaded once at start and served as they are:
-/// `/static/…`, plus `/favicon.svg`, `/favicon.ico` and `/robots.txt` at the root.
+/// The site's files (CSS, JS, icons, the OpenAPI document), served as they are:
+/// `/static/…`, plus `/favicon.svg`, `/favicon.ico` and `/robots.txt` at the root. Those of
+/// `Public/` are built into the binary (EmbedPublicPlugin), so a copied binary serves the
+/// whole site; `server.public_dir` names a folder whose files take their place (a restyled
+/// site), loaded once at start.
 public struct StaticFiles: Sendable {
     struct File: Sendable {
         var body: [UInt8]
@@ -9,12 +12,14 @@ public struct StaticFiles: Sendable {
     }
 
     private let files: [String: File]
+    /// The override folder, if one is configured.
     public let root: String?
 
-    /// Loads every regular file under `root` (symbolic links that leave it are ignored).
+    /// The built-in files, then every regular file under `root` in their place (symbolic
+    /// links that leave it and hidden files are ignored).
     public init(root: String?) {
         self.root = root
-        var files: [String: File] = [:]
+        var files = Self.builtIn
         if let root, let walker = FileManager.default.enumerator(atPath: root) {
             let base = URL(fileURLWithPath: root).resolvingSymlinksInPath().path
             while let relative = walker.nextObject() as? String {
@@ -29,19 +34,14 @@ public struct StaticFiles: Sendable {
         self.files = files
     }
 
-    /// Where `Public/` is: the configured directory, else beside the executable or in the
-    /// source checkout it was built in (`.build/release/pacenote` → `Public/`).
-    public static func locate(configured: String?, executable: String = CommandLine.arguments.first ?? "") -> String? {
-        if let configured { return configured }
-        var dir = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = dir.appendingPathComponent("Public").path
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDir), isDir.boolValue { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return nil
-    }
+    /// Public/ as built into the binary, decoded once.
+    static let builtIn: [String: File] = Dictionary(uniqueKeysWithValues: EmbeddedPublicFiles.base64.map { entry in
+        // The generator wrote valid base64 of each file; an empty body would show at once in tests.
+        (entry.path, File(body: Array(Data(base64Encoded: entry.bytes) ?? Data()), contentType: contentType(entry.path)))
+    })
+
+    /// The paths of the built-in files (below Public/).
+    public static var builtInPaths: [String] { builtIn.keys.sorted() }
 
     /// The response for a request path below the static root, or nil if there is no such file.
     /// Paths are matched against the loaded names only, so `..`, encoded or not, never

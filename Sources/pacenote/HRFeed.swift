@@ -40,7 +40,7 @@ struct HRFeed: ParsableCommand {
         guard (1...10_000).contains(batch) else { throw Failure("--batch: 1 to 10000") }
         let server = try serverURL(config)
         let key = try APIKey.load(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
-        let bufferPath = buffer ?? ((config.databasePath as NSString).deletingLastPathComponent + "/hr-feed-buffer.jsonl")
+        let bufferPath = buffer ?? InstanceFiles(config: config).hrFeedBuffer
         let feed = HeartRateFeed(
             settings: .init(url: server, key: key, format: lineFormat, source: source, batchSize: batch, bufferPath: bufferPath),
             log: { FileHandle.standardError.write(Data("pacenote hr-feed: \($0)\n".utf8)) })

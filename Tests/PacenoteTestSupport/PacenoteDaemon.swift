@@ -9,6 +9,7 @@ public final class PacenoteDaemon: @unchecked Sendable {
     public private(set) var port: UInt16 = 0
     private let arguments: [String]
     private let environment: [String: String]
+    private let binary: String?
 
     public var db: String { dir.file("pacenote.sqlite") }
     public var base: String { "http://127.0.0.1:\(port)" }
@@ -17,7 +18,9 @@ public final class PacenoteDaemon: @unchecked Sendable {
     /// - Parameters:
     ///   - mpd: `--mpd` (omit when the configuration lists the players).
     ///   - config: TOML appended to the test defaults (short reconnect delays).
-    public init(mpd: String?, config: String = "", arguments: [String] = [], environment: [String: String] = [:]) throws {
+    ///   - binary: another copy of the executable (default: the one built beside the tests).
+    public init(mpd: String?, config: String = "", arguments: [String] = [], environment: [String: String] = [:],
+                binary: String? = nil) throws {
         dir = try TemporaryDirectory("pacenote-e2e")
         let hasPlayers = config.contains("[[mpd]]")
         // Short reconnect delays keep the tests quick; the default rule is tested in PacenoteCoreTests.
@@ -27,7 +30,8 @@ public final class PacenoteDaemon: @unchecked Sendable {
         if let mpd { args += ["--mpd", mpd] }
         self.arguments = args + arguments
         self.environment = environment.merging(["HOME": dir.path]) { a, _ in a }
-        process = try PacenoteProcess(self.arguments, environment: self.environment)
+        self.binary = binary
+        process = try PacenoteProcess(self.arguments, environment: self.environment, binary: binary)
         port = try waitForPort()
     }
 
@@ -52,7 +56,7 @@ public final class PacenoteDaemon: @unchecked Sendable {
         if pause > 0 { usleep(UInt32(pause * 1_000_000)) }
         var args = arguments
         if samePort, let i = args.firstIndex(of: "--http") { args[i + 1] = "127.0.0.1:\(port)" }
-        process = try PacenoteProcess(args, environment: environment)
+        process = try PacenoteProcess(args, environment: environment, binary: binary)
         port = try waitForPort()
     }
 

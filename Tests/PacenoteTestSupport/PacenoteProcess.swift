@@ -26,6 +26,18 @@ public final class PacenoteProcess: @unchecked Sendable {
         throw HarnessError("the pacenote binary was not found next to the tests; run `swift build` first or set PACENOTE_BIN")
     }
 
+    /// The release build (`.build/release/pacenote`, what `scripts/run` starts and the
+    /// package ships; `scripts/test` builds it before the tests), or `$PACENOTE_RELEASE_BIN`.
+    public static func releaseBinary() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["PACENOTE_RELEASE_BIN"] { return path }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent(".build/release/pacenote").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw HarnessError("no release build at \(path): run scripts/test (it builds it) or swift build -c release")
+        }
+        return path
+    }
+
     /// Runs `pacenote ARGS` to completion.
     public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
         try PacenoteTestSupport.run(try binary(), arguments, environment: cleanEnvironment(environment), allowFailure: true)
@@ -39,12 +51,13 @@ public final class PacenoteProcess: @unchecked Sendable {
     }
 
     /// Starts `pacenote ARGS` in the background; its stderr goes to a file for inspection.
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `binary`: another copy of the executable than the one built beside the tests.
+    public init(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil) throws {
         directory = try TemporaryDirectory("pacenote-proc")
         stderrPath = directory.file("stderr.log")
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
+        process.executableURL = URL(fileURLWithPath: try binary ?? Self.binary())
         process.arguments = arguments
         process.environment = Self.cleanEnvironment(environment)
         process.standardInput = FileHandle.nullDevice

@@ -88,18 +88,13 @@ extension API {
         let day = try validDay(day)
         let action = Self.formField("action", in: request.body) ?? "pin"
         if action == "unpin" {
-            _ = try context.store.unpinSOTD(day: day)
+            try context.operations.unpin(day: day)
         } else {
             guard let id = Self.formField("track_id", in: request.body).flatMap({ Int64($0) }), id > 0 else {
                 throw APIError.badRequest("choose a song to pin", code: "invalid_track_id")
             }
-            let note = Self.formField("note", in: request.body).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            if let note, note.count > 500 { throw APIError.badRequest("the note is at most 500 characters", code: "invalid_note") }
-            guard try context.store.pinSOTD(day: day, trackID: id, note: note?.isEmpty == false ? note : nil) else {
-                throw APIError.notFound("no track \(id)")
-            }
+            try context.operations.pin(day: day, trackID: id, note: Self.formField("note", in: request.body))
         }
-        pages.invalidate()
         return HTTPResponse(status: 303, headers: [("Location", url("/sotd/\(day)")), ("Cache-Control", "no-store")])
     }
 

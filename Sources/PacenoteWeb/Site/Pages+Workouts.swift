@@ -191,8 +191,7 @@ extension API {
         guard let text = Self.formField("bpm", in: request.body), let value = Double(text), (20...400).contains(value) else {
             throw APIError.badRequest("the tempo is a number from 20 to 400", code: "invalid_bpm")
         }
-        guard try context.store.track(id: id) != nil else { throw APIError.notFound("There is no track \(id).") }
-        try context.store.setBPM(trackID: id, BPM(value: value, source: .manual, confidence: 1))
+        try context.operations.setBPM(trackID: id, value: value)
         return HTTPResponse(status: 303, headers: [("Location", url("/tracks/\(id)")), ("Cache-Control", "no-store")])
     }
 

@@ -36,12 +36,8 @@ extension API {
             case .artist: return try artistPage(request)
             case .cover(let id): return try cover(trackID: id, public: false)
             }
-        } catch let error as APIError {
-            return errorPage(error, request, mayReadPrivate: mayReadPrivate)
-        } catch let error as StoreError {
-            return errorPage(.unavailable(error.description), request, mayReadPrivate: mayReadPrivate)
         } catch {
-            return errorPage(.internal(String(describing: error)), request, mayReadPrivate: mayReadPrivate)
+            return errorPage(APIError(error), request, mayReadPrivate: mayReadPrivate)
         }
     }
 

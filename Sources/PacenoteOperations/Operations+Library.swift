@@ -1,0 +1,56 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+extension Operations {
+    /// The longest note a pinned song of the day keeps.
+    public static let maxNoteLength = 500
+    /// Tempos outside this range are not tempos (a mistyped value, a year).
+    public static let bpmRange = 20.0...400.0
+
+    /// Pins `trackID` as the song of `day` (YYYY-MM-DD in the display time zone), with a
+    /// note: trimmed, empty meaning none, at most `maxNoteLength` characters.
+    public func pin(day: String, trackID: Int64, note: String?) throws {
+        let day = try validDay(day)
+        guard trackID > 0 else { throw OperationError.invalid("invalid_track_id", "track_id: a track's id") }
+        let trimmed = note?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let trimmed, trimmed.count > Self.maxNoteLength {
+            throw OperationError.invalid("invalid_note", "note: a text of at most \(Self.maxNoteLength) characters")
+        }
+        guard try store.pinSOTD(day: day, trackID: trackID, note: trimmed?.isEmpty == false ? trimmed : nil) else {
+            throw OperationError.notFound("no track \(trackID)")
+        }
+        announce(.songOfTheDay(day: day))
+    }
+
+    /// Unpins the song of `day`; false when none was pinned (nothing changes then).
+    @discardableResult
+    public func unpin(day: String) throws -> Bool {
+        let day = try validDay(day)
+        let removed = try store.unpinSOTD(day: day)
+        if removed { announce(.songOfTheDay(day: day)) }
+        return removed
+    }
+
+    /// Sets a track's tempo from `source` (a hand-set one is `manual`: never replaced by
+    /// tags, stickers or analysis). Returns the track as stored afterwards.
+    @discardableResult
+    public func setBPM(trackID: Int64, value: Double, source: BPM.Source = .manual,
+                       confidence: Double? = 1) throws -> Track {
+        guard value.isFinite, Self.bpmRange.contains(value) else {
+            throw OperationError.invalid("invalid_bpm", "bpm: a tempo from \(Int(Self.bpmRange.lowerBound)) to \(Int(Self.bpmRange.upperBound))")
+        }
+        guard try store.track(id: trackID) != nil else { throw OperationError.notFound("no track \(trackID)") }
+        try store.setBPM(trackID: trackID, BPM(value: value, source: source, confidence: confidence))
+        guard let track = try store.track(id: trackID) else { throw OperationError.notFound("no track \(trackID)") }
+        announce(.trackBPM(trackID: trackID))
+        return track
+    }
+
+    func validDay(_ day: String) throws -> String {
+        guard day.count == 10, store.localTime.startOfDay(day) != nil else {
+            throw OperationError.invalid("invalid_day", "'\(day)' is not a day (YYYY-MM-DD)")
+        }
+        return day
+    }
+}

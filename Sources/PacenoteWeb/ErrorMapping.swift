@@ -1,0 +1,20 @@
+import PacenoteOperations
+import PacenoteStore
+
+extension APIError {
+    /// The one mapping from whatever a handler throws to its HTTP answer: an `APIError` as
+    /// it is, an operation's refusal as 400 (or 404 when what it names does not exist), the
+    /// database's errors as 503, anything else as 500.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as APIError:
+            self = error
+        case let error as OperationError:
+            self.init(kind: error.kind == .notFound ? .notFound : .badRequest, code: error.code, message: error.message)
+        case let error as StoreError:
+            self = .unavailable(error.description)
+        default:
+            self = .internal(String(describing: error))
+        }
+    }
+}

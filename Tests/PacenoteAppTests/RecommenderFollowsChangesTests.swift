@@ -1,0 +1,57 @@
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteOperations
+import PacenoteStore
+import PacenoteTestSupport
+import PacenoteWeb
+import Testing
+@testable import PacenoteApp
+
+/// The recommender hears of every change through the write path's announcements: a new
+/// tempo reorders suggestions at once, and a deleted play (a change to the past, which
+/// reading only newer plays would never see) no longer counts.
+@Suite struct RecommenderFollowsChangesTests {
+    @Test func aTempoAPlayAndADeleteReachTheModelThroughTheirEvents() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        defer { try? store.close() }
+        let songs = ["fast.flac": "Fast", "slow.flac": "Slow"].map { uri, title in
+            SongInfo(uri: uri, tags: ["Title": title, "Artist": title + " Band"], durationSeconds: 200)
+        }
+        try store.applyLibrary(player: "default", changed: songs, removed: [], stickers: [:])
+        let fast = try #require(try store.track(uri: "fast.flac")?.id)
+        let slow = try #require(try store.track(uri: "slow.flac")?.id)
+        let bus = EventBus()
+        let operations = Operations(store: store, events: bus)
+        try operations.setBPM(trackID: fast, value: 170)
+        try operations.setBPM(trackID: slow, value: 120)
+        var settings = Config.Recommender()
+        settings.exploration = 0
+        let service = RecommenderService(store: store, settings: settings, heartRate: nil, players: [], endpoint: nil,
+                                         playerName: "default", events: bus, logger: Logger(label: "test"))
+        func first(_ cadence: Double) throws -> Int64? {
+            try service.recommendations(RecommendationQuery(limit: 2, mode: .cadence, cadence: cadence)).suggestions.first?.track.id
+        }
+        #expect(try first(170) == fast)
+
+        // Tempo: swapped by hand, seen on the very next request (the background check of
+        // the tracks runs only every 2 s).
+        try operations.setBPM(trackID: fast, value: 120)
+        try operations.setBPM(trackID: slow, value: 170)
+        #expect(try first(170) == slow)
+
+        // A play: the song just played is not suggested again (recent_hours).
+        let logged = try operations.recordListens([(track: Track(uri: "slow.flac", title: "Slow", artist: "Slow Band",
+                                                                   durationSeconds: 200),
+                                                    startedAt: Date().addingTimeInterval(-300), client: nil)],
+                                                  source: "listenbrainz")
+        #expect(logged.count == 1)
+        let afterPlay = try service.recommendations(RecommendationQuery(limit: 2, mode: .cadence, cadence: 170))
+        #expect(!afterPlay.suggestions.contains { $0.track.id == slow })
+
+        // A delete: the play is gone from the model as well, so the song is back.
+        _ = try operations.deletePlay(id: logged[0].id)
+        #expect(try first(170) == slow)
+    }
+}
