@@ -168,25 +168,5 @@ enum Codec {
         return value
     }
 
-    /// A TOML basic string (https://toml.io/en/v1.0.0#string): quotes, backslashes and
-    /// control characters escaped.
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if ch.value < 0x20 || ch.value == 0x7F {
-                    let h = String(ch.value, radix: 16, uppercase: true)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else {
-                    out.unicodeScalars.append(ch)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ s: String) -> String { QuotedString.literal(s) }
 }

@@ -62,18 +62,21 @@ public enum Ports {
         return UInt16(bigEndian: address.sin_port)
     }
 
-    /// A TCP connection to 127.0.0.1:`port` (the caller closes it), or nil.
-    public static func connect(_ port: UInt16) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// `body` with the socket address 127.0.0.1:`port` and its length.
+    static func withLoopback<T>(_ port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` (the caller closes it), or nil.
+    public static func connect(_ port: UInt16) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let connected = withLoopback(port) { Glibc.connect(fd, $0, $1) == 0 }
         if connected { return fd }
         close(fd)
         return nil
@@ -88,15 +91,7 @@ public enum Ports {
         defer { close(fd) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+        let bound = withLoopback(port) { bind(fd, $0, $1) == 0 }
         return bound && listen(fd, 1) == 0
     }
 
