@@ -30,8 +30,10 @@ static inline void pn_mhd_log_trampoline(void *cls, const char *fmt, va_list ap)
 static inline struct MHD_Daemon *pn_mhd_start(
     unsigned int flags,
     int listen_fd,
+    MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int connection_limit,
     unsigned int connection_timeout_s,
     size_t connection_memory_limit,
@@ -39,11 +41,12 @@ static inline struct MHD_Daemon *pn_mhd_start(
     void **log_pair)
 {
     return MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, handler_cls,
+        flags, 0, accept_policy, accept_policy_cls, handler, handler_cls,
         /* The logger must come first, or earlier options log through MHD's own. */
         MHD_OPTION_EXTERNAL_LOGGER, pn_mhd_log_trampoline, (void *)log_pair,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
@@ -59,6 +62,12 @@ static inline int pn_mhd_client_address(struct MHD_Connection *connection, struc
     size_t length = info->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
     memcpy(out, info->client_addr, length);
     return 1;
+}
+
+/// Why: MHD_get_connection_info is variadic. The connection's socket, or -1.
+static inline int pn_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
 }
 
 #endif

@@ -48,8 +48,38 @@ extension ConfigSchema {
             a 2-core box (scripts/bench/api --threads 1,2,4,8 compares them in one run).
             """),
         ConfigKey("max_import_bytes", \.maxImportBytes, Codec.integer(1024...(1 << 30)), env: ["PACENOTE_MAX_IMPORT_BYTES"], doc: """
-            Largest export file POST /api/v1/import takes, in bytes (1024 to 1073741824); the file
-            is held in memory while it is imported.
+            Largest export file POST /api/v1/import takes, in bytes (1024 to 1073741824). The file
+            is written as it arrives to a private file in the "tmp" folder beside the database
+            (mode 0700), imported from there and removed; one import runs at a time.
+            """),
+        ConfigKey("max_body_memory_bytes", \.maxBodyMemoryBytes, Codec.integer((1 << 20)...(1 << 32)), doc: """
+            Memory all request bodies being received may take together, in bytes (at least the
+            largest single body: max_body_bytes, or 16 MiB for ListenBrainz batches). A request
+            that would pass it gets 503 with Retry-After. Uploads to /api/v1/import go to disk.
+            """),
+        ConfigKey("max_connections_per_client", \.maxConnectionsPerClient, Codec.integer(1...512), doc: """
+            Open connections one IP address may have (1 to 512); more are closed as they arrive.
+            Trusted proxies are exempt (they carry many clients). Browsers open six at most.
+            """),
+        ConfigKey("header_timeout_s", \.headerTimeoutSeconds, Codec.number(1...300), doc: """
+            Seconds a request's headers may take to arrive (1 to 300), the first on a connection
+            or the next on a kept-alive one; a connection that takes longer is closed (against
+            clients that hold connections open by sending headers slowly).
+            """),
+        ConfigKey("max_uploads_per_client", \.maxUploadsPerClient, Codec.integer(1...64), doc: """
+            Requests with a body one IP address may be sending at once (1 to 64); more get 429
+            with Retry-After before their body is read.
+            """),
+        ConfigKey("max_event_streams", \.maxEventStreams, Codec.integer(1...400), doc: """
+            Live event streams (GET /api/v1/events, one per open dashboard) open at once (1 to
+            400, below the 512 connections the server takes); more get 503 with Retry-After.
+            """),
+        ConfigKey("max_event_streams_per_client", \.maxEventStreamsPerClient, Codec.integer(1...400), doc: """
+            Live event streams one client may have open (1 to 400); more get 429 with Retry-After.
+            """),
+        ConfigKey("event_stream_max_s", \.eventStreamMaxSeconds, Codec.number(1...86400), doc: """
+            Seconds after which a live event stream is ended (1 to 86400); the page opens it again
+            and misses no event (Last-Event-ID).
             """),
         ConfigKey("trusted_networks", \.trustedNetworks, Codec.networks, env: ["PACENOTE_TRUSTED_NETWORKS"],
                   flag: ConfigFlag("--trusted-networks", "NETWORKS", \.trustedNetworks), doc: """

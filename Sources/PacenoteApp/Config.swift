@@ -17,8 +17,17 @@ public struct Config: Sendable, Equatable {
     public var publicURL: String?
     /// libmicrohttpd's worker threads (an epoll loop each); measured in scripts/bench/api.
     public var httpThreads: Int = 4
-    /// The largest file `POST /api/v1/import` takes (it is held in memory while imported).
+    /// The largest file `POST /api/v1/import` takes (written to a private file as it arrives).
     public var maxImportBytes: Int = 64 << 20
+    /// Limits per client and overall, so that one address cannot take the service from
+    /// another (`[server]` keys of the same names; see Config+Server.swift).
+    public var maxConnectionsPerClient: Int = 32
+    public var headerTimeoutSeconds: Double = 10
+    public var maxUploadsPerClient: Int = 4
+    public var maxBodyMemoryBytes: Int = 32 << 20
+    public var maxEventStreams: Int = 256
+    public var maxEventStreamsPerClient: Int = 16
+    public var eventStreamMaxSeconds: Double = 3600
     /// Clients that may read history and heart rate without the key.
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose X-Forwarded-For is believed.

@@ -83,10 +83,15 @@ public final class PacenoteServer: Sendable {
                 config: config, started: started, store: store, events: events, keys: keys, players: players,
                 heartRate: heartRate, recommender: recommender, metrics: metrics, logger: logger))
             let web = try services.start("http", {
-                let web = WebServer(
-                    settings: .init(address: config.http, maxBodyBytes: config.maxBodyBytes, maxImportBytes: config.maxImportBytes,
-                                    threads: config.httpThreads),
-                    basePath: config.basePath, api: api, logger: logger)
+                var settings = WebServer.Settings(address: config.http, maxBodyBytes: config.maxBodyBytes,
+                                                  maxImportBytes: config.maxImportBytes, threads: config.httpThreads)
+                settings.connectionsPerClient = config.maxConnectionsPerClient
+                settings.headerTimeoutSeconds = config.headerTimeoutSeconds
+                settings.uploadsPerClient = config.maxUploadsPerClient
+                settings.bodyMemoryBytes = config.maxBodyMemoryBytes
+                settings.uploadDirectory = InstanceFiles(config: config).temporary
+                settings.trustedProxies = config.trustedProxies
+                let web = WebServer(settings: settings, basePath: config.basePath, api: api, logger: logger)
                 do { try web.start() } catch let error as HTTPServerError { throw StartupError(error.description) }
                 return web
             }, stop: { (web: WebServer) in web.stop() })
@@ -154,7 +159,8 @@ public final class PacenoteServer: Sendable {
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
         context.events = events
-        context.eventHub = EventStreamHub(bus: events)
+        context.eventHub = EventStreamHub(bus: events, limits: .init(
+            streams: config.maxEventStreams, perClient: config.maxEventStreamsPerClient, lifetime: config.eventStreamMaxSeconds))
         context.basePath = WebServer.normalise(config.basePath)
         if let metrics { context.metricsText = { metrics.emitToBuffer() } }
         context.publicURL = config.publicURL
@@ -163,8 +169,9 @@ public final class PacenoteServer: Sendable {
         context.coverArt = { covers.image(for: $0) }
         context.recommender = recommender
         context.staticFiles = StaticFiles(root: config.publicDirectory)
-        context.importListens = { [store] body, format, name in
-            try ListenImporter(store: store, events: events, format: format).importBytes(body, name: name)
+        // The upload is a private file the HTTP server wrote and removes (InstanceFiles.temporary).
+        context.importListens = { [store] path, format, name in
+            try ListenImporter(store: store, events: events, format: format).importFile(at: path, name: name)
         }
         return context
     }

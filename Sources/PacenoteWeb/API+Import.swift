@@ -17,8 +17,11 @@ extension API {
             }
             forced = format
         }
-        guard !request.body.isEmpty else { throw APIError.badRequest("the body is empty: send the export file", code: "empty_body") }
-        let kind = ImportFileKind.detect(head: Array(request.body.prefix(65_536)), forced: forced)
+        // The server writes the body to a private file as it arrives (`BodyLimit.import`).
+        guard let path = request.bodyFile, let head = Self.head(of: path), !head.isEmpty else {
+            throw APIError.badRequest("the body is empty: send the export file", code: "empty_body")
+        }
+        let kind = ImportFileKind.detect(head: head, forced: forced)
         guard let kind, kind != .tcx, kind != .gpx else {
             throw APIError(kind: .unsupportedMediaType, code: "unsupported_format",
                            message: "not a ListenBrainz, Last.fm, Spotify or Maloja export")
@@ -26,7 +29,7 @@ extension API {
         let name = request.query["name"].flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } ?? "upload"
         let summary: ImportSummary
         do {
-            summary = try importer(request.body, forced, name)
+            summary = try importer(path, forced, name)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -43,5 +46,12 @@ extension API {
                 .object([("file", .string(p.file)), ("line", .int(Int64(p.line))), ("message", .string(p.message))])
             })),
         ])
+    }
+
+    /// The file's first 64 KiB, which tell its format.
+    static func head(of path: String) -> [UInt8]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 65_536)).map { Array($0) } ?? []
     }
 }

@@ -36,9 +36,10 @@ public struct APIContext: Sendable {
     /// The Prometheus text for `/metrics`, when metrics are collected.
     public var metricsText: (@Sendable () -> [UInt8])?
     public var sessions = Sessions()
-    /// Imports an uploaded export file (`POST /api/v1/import`): the body, the format if
-    /// the client names one, and a name for problem reports. Nil: imports are not offered.
-    public var importListens: (@Sendable (_ body: [UInt8], _ format: ImportFormat?, _ name: String) throws -> ImportSummary)?
+    /// Imports an uploaded export file (`POST /api/v1/import`): the private file the body
+    /// was written to, the format if the client names one, and a name for problem reports.
+    /// Nil: imports are not offered.
+    public var importListens: (@Sendable (_ path: String, _ format: ImportFormat?, _ name: String) throws -> ImportSummary)?
     /// The URL prefix the site is served under (for cookie paths and redirects).
     public var basePath = ""
     /// The site's public address (`https://music.example.org/pacenote`), for the share
@@ -145,14 +146,8 @@ public struct API: Sendable {
     func events(_ request: HTTPRequest) throws -> HTTPResponse {
         guard let hub = context.eventHub else { throw APIError.unavailable("live events are not enabled") }
         let last = (request.header("Last-Event-ID") ?? request.query["last_event_id"]).flatMap { Int($0) }
-        var response = HTTPResponse(status: 200, headers: [
-            ("Content-Type", "text/event-stream; charset=utf-8"),
-            ("Cache-Control", "no-cache"),
-            // nginx would otherwise buffer the stream.
-            ("X-Accel-Buffering", "no"),
-        ])
-        response.stream = hub.open(lastEventID: last)
-        return response
+        // Capped per client: the one notion of the client, the real one behind a trusted proxy.
+        return hub.response(lastEventID: last, client: Authorization.client(request, proxies: context.trustedProxies))
     }
 
     // MARK: GET /api/v1/status

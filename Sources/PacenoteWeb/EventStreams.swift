@@ -14,6 +14,9 @@ final class EventStream: @unchecked Sendable {
     // @unchecked Sendable: every mutable field is guarded by `lock`, and libmicrohttpd's
     // suspend/resume calls are made while holding it, so "suspended" is always true state.
     let id: Int
+    /// Who opened it (`Authorization.client`), for the per-client cap.
+    let client: String
+    let openedAt = DispatchTime.now()
     private let lock = NSLock()
     private var pending: [UInt8] = []
     private var suspended = false
@@ -27,8 +30,9 @@ final class EventStream: @unchecked Sendable {
     /// A client that lets this much pile up is not reading: it is dropped.
     static let maxPending = 1 << 20
 
-    init(id: Int, initial: [UInt8]) {
+    init(id: Int, client: String, initial: [UInt8]) {
         self.id = id
+        self.client = client
         self.pending = initial
     }
 
@@ -83,10 +87,33 @@ final class EventStream: @unchecked Sendable {
 /// `replay` events so a client reconnecting with `Last-Event-ID` misses nothing, and sends
 /// a comment every `heartbeat` seconds so dead connections are noticed and proxies keep
 /// the stream open.
+///
+/// Streams are capped overall and per client (so that they never take every connection and
+/// `/healthz` always answers) and end after `Limits.lifetime` (the browser reconnects with
+/// `Last-Event-ID`, missing nothing); a client that stops reading is dropped once 1 MiB
+/// waits for it, or by libmicrohttpd's inactivity timeout once nothing can be sent.
 public final class EventStreamHub: @unchecked Sendable {
-    // @unchecked Sendable: `streams`, `ring`, `nextID`, `nextStream` and `closing` are guarded by `lock`.
+    // @unchecked Sendable: `streams`, `perClient`, `ring`, `nextID`, `nextStream` and
+    // `closing` are guarded by `lock`.
+    public struct Limits: Sendable {
+        /// Streams open at once (`server.max_event_streams`).
+        public var streams: Int
+        /// Streams one client may have open (`server.max_event_streams_per_client`).
+        public var perClient: Int
+        /// Seconds before a stream is ended, to be opened again (`server.event_stream_max_s`).
+        public var lifetime: Double
+
+        public init(streams: Int = 256, perClient: Int = 16, lifetime: Double = 3600) {
+            self.streams = streams
+            self.perClient = perClient
+            self.lifetime = lifetime
+        }
+    }
+
     private let lock = NSLock()
     private var streams: [Int: EventStream] = [:]
+    private var perClient: [String: Int] = [:]
+    private let limits: Limits
     private var ring: [(id: Int, frame: [UInt8])] = []
     private var nextID = 1
     private var nextStream = 1
@@ -96,8 +123,9 @@ public final class EventStreamHub: @unchecked Sendable {
     private var subscription: EventBus.Subscription?
     private let bus: EventBus?
 
-    public init(bus: EventBus?, replay: Int = 500, heartbeat: Double = 15) {
+    public init(bus: EventBus?, replay: Int = 500, heartbeat: Double = 15, limits: Limits = Limits()) {
         self.bus = bus
+        self.limits = limits
         self.replay = replay
         self.heartbeatInterval = heartbeat
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "pacenote.sse-heartbeat"))
@@ -130,32 +158,68 @@ public final class EventStreamHub: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// `GET /api/v1/events` for `client`: the stream, or a refusal with `Retry-After` when
+    /// the client (429) or everyone (503) has as many streams as allowed.
+    func response(lastEventID: Int?, client: String) -> HTTPResponse {
+        let stream: EventStream
+        switch open(lastEventID: lastEventID, client: client) {
+        case .success(let opened): stream = opened
+        case .failure(let refusal): return HTTPServer.busy(refusal, retryAfter: 30)
+        }
+        var response = HTTPResponse(status: 200, headers: [
+            ("Content-Type", "text/event-stream; charset=utf-8"),
+            ("Cache-Control", "no-cache"),
+            // nginx would otherwise buffer the stream.
+            ("X-Accel-Buffering", "no"),
+        ])
+        response.stream = stream
+        return response
+    }
+
     /// A new subscriber; with `lastEventID`, the events it missed come first. Once the
     /// server is closing, the stream is born closed: it ends after its first bytes.
-    func open(lastEventID: Int?) -> EventStream {
+    func open(lastEventID: Int?, client: String) -> Result<EventStream, APIError> {
         lock.lock()
         defer { lock.unlock() }
         if closing {
-            let stream = EventStream(id: 0, initial: Array(": closing\n\n".utf8))
+            let stream = EventStream(id: 0, client: client, initial: Array(": closing\n\n".utf8))
             stream.close()
-            return stream
+            return .success(stream)
+        }
+        guard perClient[client, default: 0] < limits.perClient else {
+            Counter(label: "pacenote_sse_refused_total", dimensions: [("reason", "client")]).increment()
+            return .failure(APIError(kind: .tooManyRequests, code: "too_many_streams",
+                                     message: "this client has \(limits.perClient) event streams open already"))
+        }
+        guard streams.count < limits.streams else {
+            Counter(label: "pacenote_sse_refused_total", dimensions: [("reason", "server")]).increment()
+            return .failure(APIError(kind: .unavailable, code: "too_many_streams",
+                                     message: "the server has as many event streams open as it allows"))
         }
         var initial = Array("retry: 3000\n: connected\n\n".utf8)
         if let lastEventID {
             for entry in ring where entry.id > lastEventID { initial += entry.frame }
         }
-        let stream = EventStream(id: nextStream, initial: initial)
+        let stream = EventStream(id: nextStream, client: client, initial: initial)
         stream.onFinished = { [weak self] stream in self?.remove(stream) }
         nextStream += 1
         streams[stream.id] = stream
-        if streams.count == 1 { timer.schedule(deadline: .now() + heartbeatInterval, repeating: heartbeatInterval) }
+        perClient[client, default: 0] += 1
+        if streams.count == 1 {
+            // Ticks often enough to end streams on time when their lifetime is short.
+            let tick = min(heartbeatInterval, max(0.5, limits.lifetime))
+            timer.schedule(deadline: .now() + tick, repeating: tick)
+        }
         Gauge(label: "pacenote_sse_subscribers").record(streams.count)
-        return stream
+        return .success(stream)
     }
 
     func remove(_ stream: EventStream) {
         let count = lock.withLock { () -> Int in
-            streams.removeValue(forKey: stream.id)
+            if streams.removeValue(forKey: stream.id) != nil {
+                let left = perClient[stream.client, default: 1] - 1
+                perClient[stream.client] = left > 0 ? left : nil
+            }
             if streams.isEmpty { timer.schedule(deadline: .distantFuture) }
             return streams.count
         }
@@ -174,9 +238,18 @@ public final class EventStreamHub: @unchecked Sendable {
 
     private var closing = false
 
+    /// A comment for every stream; streams past their lifetime end instead.
     private func heartbeat() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let lifetime = UInt64(limits.lifetime * 1e9)
         lock.withLock {
-            for stream in streams.values { stream.push(Array(": keep-alive\n\n".utf8)) }
+            for stream in streams.values {
+                if now &- stream.openedAt.uptimeNanoseconds >= lifetime {
+                    stream.close()
+                } else {
+                    stream.push(Array(": keep-alive\n\n".utf8))
+                }
+            }
         }
     }
 

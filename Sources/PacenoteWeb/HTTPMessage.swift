@@ -8,6 +8,9 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     public var headers: [String: String]
     public var body: [UInt8]
+    /// Where the body is instead, for routes that take whole files (`BodyLimit.import`): a
+    /// private file, removed when the request is over.
+    public var bodyFile: String?
     /// The peer's IP address (`127.0.0.1`, `::1`), as the socket reports it.
     public var peerAddress: String?
 

@@ -15,22 +15,53 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
 ///
 /// Requests are handled synchronously on libmicrohttpd's threads: handlers read from
 /// SQLite's WAL pool and mostly return in microseconds; the pool keeps a slow one from
-/// holding up the rest. Each request is first admitted on its headers alone (`Gate`):
-/// refused, it is answered at once, before any body byte is read and without
-/// `100 Continue`; admitted, its body is collected up to the limit the gate gave (413 as
-/// soon as `Content-Length` or the bytes received pass it), then handled.
+/// holding up the rest. A long one (an import) runs on its own queue while its connection
+/// is suspended. Each request is first admitted on its headers alone (`Gate`): refused, it
+/// is answered at once, before any body byte is read and without `100 Continue`; admitted,
+/// its body is collected up to the limit the gate gave (413 as soon as `Content-Length` or
+/// the bytes received pass it) — in memory, within one budget for all bodies in flight, or
+/// into a private file — then handled. `ClientLimits` keeps one address from taking the
+/// service from another.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `daemon` and `logContext` are written in start() before
     // libmicrohttpd's thread exists and cleared in stop() after it has been joined;
-    // everything else is immutable.
+    // `closing` is guarded by `workLock`; everything else is immutable.
     public typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
 
     /// What to do with a request whose headers are in.
     public enum Admission: Sendable {
         /// Answer now; the body is never read.
         case refuse(HTTPResponse)
-        /// Read a body of at most `bodyLimit` bytes, then answer with `handle`.
-        case admit(bodyLimit: Int, handle: Handler)
+        /// Read the body as `Accepted` says, then answer with its handler.
+        case accept(Accepted)
+
+        /// Read a body of at most `bodyLimit` bytes into memory, then answer with `handle`
+        /// on libmicrohttpd's thread.
+        public static func admit(bodyLimit: Int, handle: @escaping Handler) -> Admission {
+            .accept(Accepted(bodyLimit: bodyLimit, handle: handle))
+        }
+    }
+
+    /// How an admitted request is received and handled.
+    public struct Accepted: Sendable {
+        public var bodyLimit: Int
+        /// The body goes to a private file (`HTTPRequest.bodyFile`), not to memory.
+        public var bodyToFile = false
+        /// Where the handler runs: nil, on libmicrohttpd's thread; a queue, there, with the
+        /// connection suspended meanwhile (for handlers that take seconds).
+        public var worker: DispatchQueue?
+        /// Called once when the request is over, answered or not (frees what the gate took).
+        public var release: (@Sendable () -> Void)?
+        public var handle: Handler
+
+        public init(bodyLimit: Int, bodyToFile: Bool = false, worker: DispatchQueue? = nil,
+                    release: (@Sendable () -> Void)? = nil, handle: @escaping Handler) {
+            self.bodyLimit = bodyLimit
+            self.bodyToFile = bodyToFile
+            self.worker = worker
+            self.release = release
+            self.handle = handle
+        }
     }
 
     /// Decides on a request without its body (`body` is empty).
@@ -45,6 +76,21 @@ public final class HTTPServer: @unchecked Sendable {
         /// libmicrohttpd worker threads, each with its own epoll: one slow request (a
         /// chart over years) does not hold up the others.
         public var threads: Int
+        /// Open connections one address may have (`server.max_connections_per_client`).
+        public var connectionsPerAddress = 32
+        /// Seconds a request's headers may take to arrive, the first or the next on a
+        /// kept-alive connection (`server.header_timeout_s`).
+        public var headerTimeoutSeconds = 10.0
+        /// Requests with a body one address may be sending at once (`server.max_uploads_per_client`).
+        public var uploadsPerAddress = 4
+        /// The memory all bodies being received in memory may take together
+        /// (`server.max_body_memory_bytes`).
+        public var bodyMemoryBytes = 32 << 20
+        /// The 0700 folder bodies sent to a file are written in; nil: a private folder in
+        /// the system's temporary directory.
+        public var uploadDirectory: String?
+        /// Addresses the per-address limits do not apply to (trusted reverse proxies).
+        public var exemptAddress: @Sendable (String) -> Bool = { _ in false }
 
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: Int = 512,
                     connectionTimeoutSeconds: Int = 60, threads: Int = 4) {
@@ -59,8 +105,14 @@ public final class HTTPServer: @unchecked Sendable {
     public let settings: Settings
     let gate: Gate
     let logger: Logger
+    let limits: ClientLimits
     private var daemon: OpaquePointer?
     private var logContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    private(set) var uploadDirectory = ""
+    /// Handlers running on a worker queue, waited for before libmicrohttpd stops.
+    private let work = DispatchGroup()
+    private let workLock = NSLock()
+    private var closing = false
     /// The port actually bound (differs from the settings' when they ask for port 0).
     public private(set) var boundPort: UInt16 = 0
 
@@ -68,6 +120,10 @@ public final class HTTPServer: @unchecked Sendable {
         self.settings = settings
         self.logger = logger
         self.gate = gate
+        limits = ClientLimits(settings: .init(
+            connectionsPerAddress: settings.connectionsPerAddress, headerTimeout: settings.headerTimeoutSeconds,
+            uploadsPerAddress: settings.uploadsPerAddress, bodyMemoryBytes: settings.bodyMemoryBytes,
+            exempt: settings.exemptAddress), logger: logger)
     }
 
     /// A server that admits every request, with bodies up to `settings.maxBodyBytes`.
@@ -79,6 +135,14 @@ public final class HTTPServer: @unchecked Sendable {
 
     public func start() throws(HTTPServerError) {
         precondition(daemon == nil, "HTTPServer.start() called twice")
+        if let directory = settings.uploadDirectory {
+            try UploadFile.prepare(directory)
+            uploadDirectory = directory
+        } else {
+            var template = Array((NSTemporaryDirectory() + "/pacenote-uploads-XXXXXX").utf8CString)
+            guard let made = mkdtemp(&template) else { throw HTTPServerError(message: "cannot create a folder for uploads") }
+            uploadDirectory = String(cString: made)
+        }
         let fd = try Self.listen(on: settings.address)
         boundPort = Self.localPort(of: fd) ?? settings.address.port
 
@@ -97,7 +161,8 @@ public final class HTTPServer: @unchecked Sendable {
         // unretained reference is safe as the callbacks' context.
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let d = pn_mhd_start(
-            UInt32(flags), fd, HTTPServer.accessHandler, me, HTTPServer.completedHandler, me,
+            UInt32(flags), fd, HTTPServer.acceptPolicy, me, HTTPServer.accessHandler, me, HTTPServer.completedHandler, me,
+            HTTPServer.connectionNotifier, me,
             UInt32(settings.connectionLimit), UInt32(settings.connectionTimeoutSeconds), 64 * 1024,
             UInt32(settings.threads), log)
         else {
@@ -117,78 +182,44 @@ public final class HTTPServer: @unchecked Sendable {
     public func stop() {
         guard let d = daemon else { return }
         // No new connections first; then end every event stream (and refuse new ones on
-        // kept-alive connections); libmicrohttpd's stop handles the resumes still pending.
+        // kept-alive connections) and let a running import finish and resume its connection;
+        // libmicrohttpd's stop handles the resumes still pending.
         let fd = MHD_quiesce_daemon(d)
         beforeStop?()
+        workLock.withLock { closing = true }
+        work.wait()
         MHD_stop_daemon(d)
         if fd >= 0 { close(fd) }
         daemon = nil
         logContext?.deallocate()
         logContext = nil
+        if settings.uploadDirectory == nil { rmdir(uploadDirectory) }
     }
 
-    // MARK: Socket
-
-    private static func listen(on address: ListenAddress) throws(HTTPServerError) -> Int32 {
-        var hints = addrinfo()
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_family = AF_UNSPEC
-        var result: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(address.host, String(address.port), &hints, &result)
-        guard rc == 0, let first = result else {
-            throw HTTPServerError(message: "--http \(address): cannot resolve host: \(String(cString: gai_strerror(rc)))")
-        }
-        defer { freeaddrinfo(result) }
-        var lastError = "no usable address"
-        var info: UnsafeMutablePointer<addrinfo>? = first
-        while let ai = info {
-            info = ai.pointee.ai_next
-            let fd = socket(ai.pointee.ai_family, ai.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), ai.pointee.ai_protocol)
-            if fd < 0 { lastError = String(cString: strerror(errno)); continue }
-            var on: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-            if bind(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0, Glibc.listen(fd, 128) == 0 {
-                return fd
-            }
-            lastError = String(cString: strerror(errno))
-            close(fd)
-        }
-        throw HTTPServerError(message: "--http \(address): cannot listen: \(lastError)")
-    }
-
-    private static func localPort(of fd: Int32) -> UInt16? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let ok = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
-        }
-        guard ok else { return nil }
-        switch Int32(storage.ss_family) {
-        case AF_INET:
-            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) } }
-        case AF_INET6:
-            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) } }
-        default:
-            return nil
+    /// A handler about to run on a worker queue; false once the server is stopping.
+    private func beginWork() -> Bool {
+        workLock.withLock {
+            guard !closing else { return false }
+            work.enter()
+            return true
         }
     }
 
     // MARK: libmicrohttpd callbacks (non-capturing: context travels through `cls`)
 
-    /// Per-request state, retained in `*con_cls` and released in `completedHandler`.
-    final class RequestState {
-        /// The request as the gate saw it: the headers, no body yet.
-        let head: HTTPRequest
-        /// nil: refused and answered on the first call.
-        let handle: Handler?
-        let limit: Int
-        var body: [UInt8] = []
-        var tooLarge = false
-        init(head: HTTPRequest, handle: Handler?, limit: Int) {
-            self.head = head
-            self.handle = handle
-            self.limit = limit
+    private static let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+        guard let cls, let address, let text = text(of: address) else { return MHD_Result.YES }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        return server.limits.mayConnect(from: text) ? MHD_Result.YES : MHD_Result.NO
+    }
+
+    private static let connectionNotifier: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        if code == MHD_ConnectionNotificationCode.CONNECTION_NOTIFY_STARTED {
+            server.limits.opened(connection, fd: pn_mhd_connection_fd(connection), address: peerAddress(of: connection) ?? "-")
+        } else {
+            server.limits.closed(connection)
         }
     }
 
@@ -198,163 +229,104 @@ public final class HTTPServer: @unchecked Sendable {
         guard let stateRef = conCls.pointee else {
             // First call: the headers are in, no body byte has been read. A response queued
             // now is sent without 100 Continue and libmicrohttpd discards the body.
+            server.limits.requestStarted(on: connection)
             let head = HTTPRequest(
                 method: method.map { String(cString: $0) } ?? "GET",
                 path: url.map { String(cString: $0) } ?? "/",
                 query: values(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND),
                 headers: values(of: connection, kind: MHD_ValueKind.HEADER_KIND),
                 peerAddress: peerAddress(of: connection))
+            let state: RequestState
+            let answer: HTTPResponse?
             switch server.gate(head) {
             case .refuse(let response):
-                conCls.pointee = Unmanaged.passRetained(RequestState(head: head, handle: nil, limit: 0)).toOpaque()
-                return queue(response, on: connection)
-            case .admit(let limit, let handle):
-                conCls.pointee = Unmanaged.passRetained(RequestState(head: head, handle: handle, limit: limit)).toOpaque()
-                if let length = head.header("Content-Length").flatMap({ UInt64($0) }), length > UInt64(max(0, limit)) {
-                    return queue(HTTPResponse(apiError: .payloadTooLarge(limit: limit)), on: connection)
-                }
-                return MHD_Result.YES
+                state = RequestState(head: head, accepted: nil, limits: server.limits)
+                answer = response
+            case .accept(let accepted):
+                state = RequestState(head: head, accepted: accepted, limits: server.limits)
+                answer = server.prepareBody(of: state, accepted)
             }
+            conCls.pointee = Unmanaged.passRetained(state).toOpaque()
+            return answer.map { queue($0, on: connection) } ?? MHD_Result.YES
         }
         let state = Unmanaged<RequestState>.fromOpaque(stateRef).takeUnretainedValue()
-        guard let handle = state.handle else {
+        guard let accepted = state.accepted else {
             // Answered already: nothing more is read or handled.
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
         if uploadSize.pointee > 0 {
-            let n = uploadSize.pointee
-            if !state.tooLarge, state.body.count + n <= state.limit, let uploadData {
-                uploadData.withMemoryRebound(to: UInt8.self, capacity: n) {
-                    state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
-                }
-            } else {
-                // Keep reading (and dropping) the body so the 413 reaches the client.
-                state.tooLarge = true
-                state.body = []
-            }
+            if let uploadData { state.receive(UnsafeRawPointer(uploadData), count: uploadSize.pointee) }
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
-        guard !state.tooLarge else { return queue(HTTPResponse(apiError: .payloadTooLarge(limit: state.limit)), on: connection) }
+        if let answer = state.takeAnswer() { return queue(answer, on: connection) }   // back from the worker
+        if let failure = state.failure { return queue(failure, on: connection) }
         var request = state.head
-        request.body = state.body
-        return queue(server.respond(to: request, with: handle), on: connection)
+        if let upload = state.upload {
+            upload.finish()
+            request.bodyFile = upload.path
+        } else {
+            request.body = state.body
+        }
+        guard let worker = accepted.worker else { return queue(server.respond(to: request, with: accepted.handle), on: connection) }
+        guard server.beginWork() else {
+            return queue(busy(.unavailable("the server is stopping"), retryAfter: 5), on: connection)
+        }
+        // Suspended before the work is queued, so the worker's resume always finds it so.
+        MHD_suspend_connection(connection)
+        let suspended = SuspendedConnection(connection: connection, state: state)
+        worker.async { [request] in
+            suspended.state.setAnswer(server.respond(to: request, with: accepted.handle))
+            MHD_resume_connection(suspended.connection)
+            server.work.leave()
+        }
+        return MHD_Result.YES
     }
 
-    private static let completedHandler: MHD_RequestCompletedCallback = { _, _, conCls, _ in
+    private static let completedHandler: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
+        if let cls, let connection {
+            Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().limits.requestEnded(on: connection)
+        }
         guard let conCls, let stateRef = conCls.pointee else { return }
         Unmanaged<RequestState>.fromOpaque(stateRef).release()
         conCls.pointee = nil
     }
 
-    private final class ValueBox { var values: [String: String] = [:] }
-
-    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [String: String] {
-        let box = ValueBox()
-        let context = Unmanaged.passUnretained(box).toOpaque()
-        _ = MHD_get_connection_values(connection, kind, { cls, kind, key, value in
-            guard let cls, let key else { return MHD_Result.YES }
-            let box = Unmanaged<ValueBox>.fromOpaque(cls).takeUnretainedValue()
-            let k = String(cString: key)
-            let v = value.map { String(cString: $0) } ?? ""
-            if kind == MHD_ValueKind.HEADER_KIND {
-                // A repeated header is one list, in order (RFC 9110 §5.3): proxies may add
-                // their own X-Forwarded-For line after the client's.
-                let name = k.lowercased()
-                box.values[name] = box.values[name].map { $0 + ", " + v } ?? v
-            } else if box.values[k] == nil {
-                box.values[k] = v  // the first value of a repeated query argument wins
-            }
-            return MHD_Result.YES
-        }, context)
-        return withExtendedLifetime(box) { box.values }
-    }
-
-    private static func peerAddress(of connection: OpaquePointer) -> String? {
-        var storage = sockaddr_storage()
-        guard pn_mhd_client_address(connection, &storage) != 0 else { return nil }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let family = Int32(storage.ss_family)
-        let ok: Bool = withUnsafePointer(to: &storage) { pointer in
-            switch family {
-            case AF_INET:
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                    var addr = v4.pointee.sin_addr
-                    return inet_ntop(AF_INET, &addr, &text, socklen_t(text.count)) != nil
-                }
-            case AF_INET6:
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                    var addr = v6.pointee.sin6_addr
-                    return inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count)) != nil
-                }
-            default:
-                return false
-            }
+    /// On the first call of an admitted request: whether its body may come, and where to.
+    /// Nil to read it; otherwise the answer, sent before any of it is read.
+    private func prepareBody(of state: RequestState, _ accepted: Accepted) -> HTTPResponse? {
+        let head = state.head
+        let declared = head.header("Content-Length").flatMap { UInt64($0) }
+        if let declared, declared > UInt64(max(0, accepted.bodyLimit)) {
+            return HTTPResponse(apiError: .payloadTooLarge(limit: accepted.bodyLimit))
         }
-        return ok ? String(cString: text) : nil
-    }
-
-    private static func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-        let mhdResponse: OpaquePointer?
-        if let stream = response.stream {
-            stream.connection = connection
-            // The response owns one reference to the stream, released when it is freed.
-            mhdResponse = MHD_create_response_from_callback(
-                UInt64.max, 4096,
-                { cls, _, buffer, max in
-                    guard let cls, let buffer else { return -1 }
-                    return Unmanaged<EventStream>.fromOpaque(cls).takeUnretainedValue().read(into: buffer, max: max)
-                },
-                Unmanaged.passRetained(stream).toOpaque(),
-                { cls in
-                    guard let cls else { return }
-                    let stream = Unmanaged<EventStream>.fromOpaque(cls).takeRetainedValue()
-                    stream.close()
-                    stream.onFinished?(stream)
-                })
-            if mhdResponse == nil {
-                // The response owns no reference after all: give it back and end the stream.
-                let unused = Unmanaged<EventStream>.passUnretained(stream)
-                unused.release()
-                stream.close()
-                stream.onFinished?(stream)
+        guard (declared ?? 0) > 0 || head.header("Transfer-Encoding") != nil else { return nil }
+        guard limits.beginUpload(from: state.address) else {
+            return Self.busy(APIError(kind: .tooManyRequests, code: "too_many_uploads",
+                                      message: "too many requests with a body from your address at once"), retryAfter: 2)
+        }
+        state.uploading = true
+        if accepted.bodyToFile {
+            do {
+                state.upload = try UploadFile(in: uploadDirectory)
+            } catch {
+                logger.error("http: \(error)")
+                return Self.busy(.unavailable("cannot store an upload now"), retryAfter: 30)
             }
-        } else {
-            mhdResponse = response.body.withUnsafeBytes { raw in
-                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
-            }
+        } else if let declared {
+            guard limits.reserve(Int(declared)) else { return Self.busy(RequestState.serverBusy, retryAfter: 2) }
+            state.reserved = Int(declared)
         }
-        guard let mhdResponse else { return MHD_Result.NO }
-        for (name, value) in response.headers {
-            MHD_add_response_header(mhdResponse, name, value)
-        }
-        let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
-        MHD_destroy_response(mhdResponse)
-        return result
+        return nil
     }
+}
 
-    // MARK: Conditional requests
-
-    /// Runs the handler and applies what every response gets: an ETag on successful GETs,
-    /// and 304 when the client already has that version.
-    func respond(to request: HTTPRequest, with handler: Handler) -> HTTPResponse {
-        var response = handler(request)
-        guard request.method == "GET" || request.method == "HEAD", response.status == 200, response.stream == nil,
-              !response.headers.contains(where: { $0.0.lowercased() == "etag" }) else { return response }
-        let tag = "W/\"\(Self.fnv1a(response.body))\""
-        response.headers.append(("ETag", tag))
-        if let match = request.header("If-None-Match"),
-           match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*" }) {
-            return HTTPResponse(status: 304, headers: response.headers.filter { $0.0.lowercased() != "content-type" })
-        }
-        return response
-    }
-
-    /// FNV-1a, 64-bit: a fast content hash for ETags (not for anything security-related).
-    static func fnv1a(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        return String(hash, radix: 16)
-    }
+/// A connection suspended while a worker handles its request, and the request's state.
+private struct SuspendedConnection: @unchecked Sendable {
+    // @unchecked Sendable: the connection is only resumed (libmicrohttpd allows that from any
+    // thread); the state is retained by libmicrohttpd's `con_cls` until the request completes,
+    // which cannot happen before the resume.
+    let connection: OpaquePointer
+    let state: HTTPServer.RequestState
 }

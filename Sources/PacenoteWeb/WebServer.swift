@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import Metrics
 import PacenoteCore
+import Synchronization
 
 /// The site and API behind one HTTP server, optionally under a base path for running
 /// behind a reverse proxy (`/pacenote/api/v1/status`). Each request is matched and its
@@ -21,6 +22,16 @@ public final class WebServer: Sendable {
         public var connectionLimit: Int
         public var connectionTimeoutSeconds: Int
         public var threads: Int
+        /// `server.max_connections_per_client`, `server.header_timeout_s`,
+        /// `server.max_uploads_per_client`, `server.max_body_memory_bytes`: see `HTTPServer.Settings`.
+        public var connectionsPerClient = 32
+        public var headerTimeoutSeconds = 10.0
+        public var uploadsPerClient = 4
+        public var bodyMemoryBytes = 32 << 20
+        /// Where uploads are written (`InstanceFiles.temporary`); nil: a private temporary folder.
+        public var uploadDirectory: String?
+        /// Reverse proxies, to which the per-client limits do not apply (they carry many clients).
+        public var trustedProxies: [IPNetwork] = []
 
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, maxImportBytes: Int = 64 << 20,
                     listenBrainzBodyBytes: Int = 16 << 20, connectionLimit: Int = 512,
@@ -44,13 +55,22 @@ public final class WebServer: Sendable {
         }
 
         var http: HTTPServer.Settings {
-            .init(address: address, maxBodyBytes: maxBodyBytes, connectionLimit: connectionLimit,
-                  connectionTimeoutSeconds: connectionTimeoutSeconds, threads: threads)
+            var http = HTTPServer.Settings(address: address, maxBodyBytes: maxBodyBytes, connectionLimit: connectionLimit,
+                                           connectionTimeoutSeconds: connectionTimeoutSeconds, threads: threads)
+            http.connectionsPerAddress = connectionsPerClient
+            http.headerTimeoutSeconds = headerTimeoutSeconds
+            http.uploadsPerAddress = uploadsPerClient
+            // One body of the largest size held in memory always fits.
+            http.bodyMemoryBytes = max(bodyMemoryBytes, maxBodyBytes, listenBrainzBodyBytes)
+            http.uploadDirectory = uploadDirectory
+            http.exemptAddress = { [trustedProxies] address in trustedProxies.containsAddress(address) }
+            return http
         }
     }
 
     public init(settings: Settings, basePath: String, api: API, logger: Logger) {
         let prefix = WebServer.normalise(basePath)
+        let imports = ImportSlot()
         http = HTTPServer(settings: settings.http, logger: logger) { head in
             let started = DispatchTime.now()
             let (admission, request) = WebServer.admit(head, prefix: prefix, api: api)
@@ -60,14 +80,30 @@ public final class WebServer: Sendable {
                 WebServer.record(head, response, route: name, since: started, logger: logger)
                 return .refuse(response)
             case .admitted(let match, let grant):
-                return .admit(bodyLimit: settings.bytes(match.policy.body)) { full in
+                var accepted = HTTPServer.Accepted(bodyLimit: settings.bytes(match.policy.body)) { full in
                     let started = DispatchTime.now()
                     var request = request
                     request.body = full.body
+                    request.bodyFile = full.bodyFile
                     let response = api.respond(to: request, match, grant)
                     WebServer.record(head, response, route: name, since: started, logger: logger)
                     return response
                 }
+                if match.policy.body == .import {
+                    // Whole export files: to a private file as they arrive, imported one at a
+                    // time on their own queue; another waits its turn (429) before its body is read.
+                    guard imports.begin() else {
+                        let response = HTTPServer.busy(APIError(kind: .tooManyRequests, code: "import_in_progress",
+                                                                message: "another import is running: try again when it is done"),
+                                                       retryAfter: 10)
+                        WebServer.record(head, response, route: name, since: started, logger: logger)
+                        return .refuse(response)
+                    }
+                    accepted.bodyToFile = true
+                    accepted.worker = imports.queue
+                    accepted.release = { imports.end() }
+                }
+                return .accept(accepted)
             }
         }
         if let hub = api.context.eventHub {
@@ -98,6 +134,15 @@ public final class WebServer: Sendable {
             let ms = Double(nanoseconds) / 1e6
             logger.debug("\(request.peerAddress ?? "-") \(request.method) \(request.path) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
         }
+    }
+
+    /// One import at a time, on a queue of its own: from its admission to its answer.
+    final class ImportSlot: Sendable {
+        let queue = DispatchQueue(label: "pacenote.import")
+        private let busy = Atomic<Bool>(false)
+
+        func begin() -> Bool { busy.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged }
+        func end() { busy.store(false, ordering: .releasing) }
     }
 
     public func start() throws(HTTPServerError) { try http.start() }

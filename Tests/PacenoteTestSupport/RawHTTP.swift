@@ -73,3 +73,102 @@ public func threadCount(pid: Int32) -> Int? {
           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return nil }
     return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
 }
+
+/// A non-blocking TCP client on loopback from a chosen source address (`127.0.0.2`: Linux
+/// answers for all of 127/8), for floods of many slow or large requests: it never blocks the
+/// test, whatever the server does with it.
+public final class RawClient: @unchecked Sendable {
+    // @unchecked Sendable: used by the one test that owns it.
+    public let fd: Int32
+    public let source: String
+    private var raw: [UInt8] = []
+    /// The server closed the connection (end of file or reset).
+    public private(set) var closedByServer = false
+
+    public init(port: UInt16, from source: String = "127.0.0.1") throws {
+        self.source = source
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0 else { close(fd); throw HarnessError("bind \(source): \(String(cString: strerror(errno)))") }
+        let rc = Ports.withLoopback(port) { Glibc.connect(fd, $0, $1) }
+        guard rc == 0 || errno == EINPROGRESS else { close(fd); throw HarnessError("connect: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
+
+    /// Many clients, connected a batch at a time (the server's listen queue holds 128): each
+    /// connected, or closed by the server at once, when it is returned.
+    public static func connect(_ count: Int, port: UInt16, from source: (Int) -> String) throws -> [RawClient] {
+        var all: [RawClient] = []
+        for start in stride(from: 0, to: count, by: 32) {
+            let batch = try (start..<min(count, start + 32)).map { try RawClient(port: port, from: source($0)) }
+            for client in batch {
+                var pfd = pollfd(fd: client.fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&pfd, 1, 3000)
+            }
+            all += batch
+        }
+        return all
+    }
+
+    /// Sends what the socket takes now; the number of bytes taken (0 when full or closed).
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Int {
+        var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        guard poll(&pfd, 1, 200) > 0 else { return 0 }
+        let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n < 0, errno == EPIPE || errno == ECONNRESET { closedByServer = true }
+        return max(0, n)
+    }
+
+    @discardableResult
+    public func send(_ text: String) -> Int { send(Array(text.utf8)) }
+
+    /// Reads whatever has arrived, without waiting.
+    public func drain() {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while !closedByServer {
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n > 0 { raw += buffer[0..<n]; continue }
+            if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { closedByServer = true }
+            break
+        }
+    }
+
+    public var received: String { String(decoding: raw, as: UTF8.self) }
+
+    /// The status code of the response that has arrived, if one has.
+    public var status: Int? {
+        let text = received
+        guard text.hasPrefix("HTTP/1.1 "), text.count >= 12 else { return nil }
+        return Int(text.dropFirst(9).prefix(3))
+    }
+
+    /// Waits until `condition` holds (true) or `timeout` passes (false), reading as it goes.
+    public func wait(timeout: Double, until condition: (RawClient) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            drain()
+            if condition(self) { return true }
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 || closedByServer { return condition(self) }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&pfd, 1, Int32(min(left, 0.2) * 1000) + 1)
+        }
+    }
+}
+
+/// A process's resident memory now and at its peak, in bytes (`VmRSS`, `VmHWM`; Linux).
+public func residentMemory(pid: Int32) -> (now: Int, peak: Int)? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    func kB(_ name: String) -> Int? {
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
+        return Int(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "").map { $0 * 1024 }
+    }
+    guard let now = kB("VmRSS"), let peak = kB("VmHWM") else { return nil }
+    return (now, peak)
+}

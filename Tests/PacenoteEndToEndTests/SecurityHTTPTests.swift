@@ -1,0 +1,174 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// Issue 15's HTTP rows against the real binary: nothing is read before it is allowed (row 1),
+/// one address cannot take the service from another (row 2), event streams are capped (row 8),
+/// uploads go to a private file and are imported one at a time. Loopback only: Linux answers
+/// for all of 127/8, so 127.0.0.2 and up stand in for other clients.
+@Suite(.serialized) struct SecurityHTTPTests {
+    static let mib = 1 << 20
+
+    /// `GET /healthz` from `source`, and how long it took; nil status when nothing came.
+    static func health(_ port: UInt16, from source: String) throws -> (status: Int?, seconds: Double) {
+        let started = Date()
+        let client = try RawClient(port: port, from: source)
+        client.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        _ = client.wait(timeout: 3) { $0.status != nil }
+        return (client.status, Date().timeIntervalSince(started))
+    }
+
+    static func upload(_ length: Int, key: String?, expectContinue: Bool = false) -> String {
+        var head = "POST /api/v1/import HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: \(length)\r\n"
+        if let key { head += "Authorization: Token \(key)\r\n" }
+        if expectContinue { head += "Expect: 100-continue\r\n" }
+        return head + "\r\n"
+    }
+
+    /// Row 1: 60 connections without a key, each sending a 60 MiB body to the import: each is
+    /// answered 401 at once, before its body, and the daemon's memory stays small.
+    @Test func unauthenticatedUploadsAreRefusedBeforeTheirBodies() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
+        let pid = daemon.process.process.processIdentifier
+        // Twelve addresses, five connections each: the per-address limits are not what answers.
+        let clients = try RawClient.connect(60, port: daemon.port) { "127.0.0.\(10 + $0 / 5)" }
+        let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 10)
+        let started = Date()
+        for (i, client) in clients.enumerated() {
+            client.send(Self.upload(60 * Self.mib, key: nil, expectContinue: i % 2 == 0))
+            client.send(chunk)
+        }
+        for client in clients {
+            #expect(client.wait(timeout: 3) { $0.status != nil }, "\(client.received)")
+            #expect(client.status == 401, "\(client.received)")
+            #expect(!client.received.contains("100 Continue"))
+        }
+        #expect(Date().timeIntervalSince(started) < 3, "answered before the bodies")
+        // Keep sending the rest, as an attacker would: the server does not read it.
+        var sent = 0
+        let until = Date().addingTimeInterval(3)
+        while Date() < until, clients.contains(where: { !$0.closedByServer }) {
+            for client in clients where !client.closedByServer {
+                let n = client.send(chunk)
+                sent += n
+                if n == 0 { client.drain() }
+            }
+        }
+        #expect(sent < 60 * 60 * Self.mib / 4, "\(sent / Self.mib) MiB of 3600 were taken")
+        let memory = try #require(residentMemory(pid: pid))
+        print("row 1: \(sent / Self.mib) MiB taken by the kernel; daemon resident \(memory.now / Self.mib) MiB, peak \(memory.peak / Self.mib) MiB")
+        #expect(memory.peak < 100 * Self.mib, "resident \(memory.now / Self.mib) MiB, peak \(memory.peak / Self.mib) MiB")
+
+        // A 10 GiB Content-Length: 401 without the key, 413 with it; never 100 Continue.
+        for (key, status) in [(nil, 401), (daemon.apiKey, 413)] as [(String?, Int)] {
+            let client = try RawClient(port: daemon.port)
+            client.send(Self.upload(10 << 30, key: key, expectContinue: true))
+            #expect(client.wait(timeout: 2) { $0.status != nil }, "\(client.received)")
+            #expect(client.status == status && !client.received.contains("100 Continue"), "\(client.received)")
+        }
+    }
+
+    /// Row 2: 600 connections from one address sending one header line every second leave
+    /// `/healthz` answering at once to another address.
+    @Test func aSlowHeaderFloodFromOneAddressLeavesOthersServed() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let flood = try RawClient.connect(600, port: daemon.port) { _ in "127.0.0.1" }
+        for client in flood { client.send("GET /api/v1/status HTTP/1.1\r\n") }
+        for round in 0..<3 {
+            sleep(1)
+            for client in flood where !client.closedByServer {
+                client.send("X-Slow-\(round): yes\r\n")
+                client.drain()
+            }
+            let (status, seconds) = try Self.health(daemon.port, from: "127.0.0.2")
+            #expect(status == 200 && seconds < 1, "healthz: \(status.map(String.init) ?? "nothing") after \(seconds) s")
+        }
+        let open = flood.filter { !$0.closedByServer }.count
+        #expect(open <= 32, "\(open) of 600 connections from one address were kept")
+    }
+
+    /// A request's headers have a deadline, however busy the client looks; kept-alive idle
+    /// connections too. Clients from many addresses cannot hold the slots either.
+    @Test func headersThatTakeTooLongAreCutOff() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[server]\nheader_timeout_s = 2\n")
+        let slow = try RawClient.connect(40, port: daemon.port) { "127.0.0.\(20 + $0 % 8)" }
+        for client in slow { client.send("GET /healthz HTTP/1.1\r\n") }
+        let idle = try RawClient(port: daemon.port, from: "127.0.0.30")
+        idle.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(idle.wait(timeout: 2) { $0.status == 200 }, "\(idle.received)")
+        let started = Date()
+        while Date().timeIntervalSince(started) < 4.5, slow.contains(where: { !$0.closedByServer }) {
+            for client in slow where !client.closedByServer {
+                client.send("X-Trickle: 1\r\n")
+                client.drain()
+            }
+            usleep(400_000)
+        }
+        #expect(slow.allSatisfy { $0.closedByServer }, "\(slow.filter { !$0.closedByServer }.count) still open after 4.5 s")
+        #expect(idle.wait(timeout: 2) { $0.closedByServer }, "an idle kept-alive connection is closed too")
+        let (status, seconds) = try Self.health(daemon.port, from: "127.0.0.2")
+        #expect(status == 200 && seconds < 1)
+    }
+
+    /// Row 8: 512 event streams from trusted addresses: the extra ones are refused with 429 or
+    /// 503 and Retry-After, `/healthz` answers at once, and streams end after their lifetime.
+    @Test func eventStreamsAreCapped() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[server]\nmax_event_streams = 64\nevent_stream_max_s = 3\n")
+        let streams = try RawClient.connect(512, port: daemon.port) { "127.0.0.\(40 + $0 / 32)" }
+        for client in streams { client.send("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n") }
+        for client in streams { _ = client.wait(timeout: 3) { $0.status != nil } }
+        let statuses = streams.map { $0.status ?? 0 }
+        let counts = Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count)
+        #expect(counts[200] == 64, "\(counts)")
+        #expect(statuses.allSatisfy { [200, 429, 503].contains($0) }, "\(counts)")
+        #expect(counts[429, default: 0] > 0 && counts[503, default: 0] > 0, "per client and overall: \(counts)")
+        let refused = try #require(streams.first { $0.status == 503 })
+        #expect(refused.received.contains("Retry-After: "), "\(refused.received)")
+        let (status, seconds) = try Self.health(daemon.port, from: "127.0.0.2")
+        #expect(status == 200 && seconds < 1, "healthz: \(status.map(String.init) ?? "nothing") after \(seconds) s")
+        // Past its lifetime a stream ends (the page reconnects with Last-Event-ID).
+        let open = streams.filter { $0.status == 200 }
+        #expect(open.allSatisfy { $0.wait(timeout: 8) { $0.received.contains("\r\n0\r\n\r\n") } }, "streams ended")
+        let again = try RawClient(port: daemon.port, from: "127.0.0.3")
+        again.send("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(again.wait(timeout: 2) { $0.received.contains(": connected") }, "\(again.received)")
+    }
+
+    /// An upload is written to a private file beside the database as it arrives, one import
+    /// runs at a time (another gets 429 before its body), and the file is gone afterwards.
+    @Test func uploadsGoToAPrivateFileOneAtATime() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/import/lastfm.csv")
+        let body = try Array(Data(contentsOf: fixture))
+        let first = try RawClient(port: daemon.port)
+        first.send(Self.upload(body.count, key: daemon.apiKey))
+        first.send(Array(body.prefix(body.count / 2)))
+        let tmp = daemon.dir.file("tmp")
+        var files: [String] = []
+        #expect(eventually(timeout: 3) {
+            files = (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
+            return files.count == 1
+        }, "\(files)")
+        let folder = try FileManager.default.attributesOfItem(atPath: tmp)
+        #expect((folder[.posixPermissions] as? Int) == 0o700)
+        if let name = files.first {
+            let file = try FileManager.default.attributesOfItem(atPath: tmp + "/" + name)
+            #expect((file[.posixPermissions] as? Int) == 0o600)
+        }
+
+        let second = try RawClient(port: daemon.port, from: "127.0.0.2")
+        second.send(Self.upload(body.count, key: daemon.apiKey, expectContinue: true))
+        #expect(second.wait(timeout: 2) { $0.status != nil }, "\(second.received)")
+        #expect(second.status == 429 && second.received.contains("Retry-After: ") && second.received.contains("import_in_progress"),
+                "\(second.received)")
+
+        first.send(Array(body.dropFirst(body.count / 2)))
+        #expect(first.wait(timeout: 10) { $0.received.contains("\"imported\"") }, "\(first.received)")
+        #expect(first.status == 200 && first.received.contains("\"imported\":4"), "\(first.received)")
+        #expect(eventually(timeout: 3) { ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty })
+        // The slot is free again.
+        let r = try HTTP.request("POST", daemon.base + "/api/v1/import", headers: ["Authorization": "Token \(daemon.apiKey)"],
+                                 body: Data(body))
+        #expect(r.status == 200 && r.json?["imported"] as? Int == 0 && r.json?["duplicates"] as? Int == 5, "\(r.text)")
+    }
+}
