@@ -41,7 +41,13 @@ import Testing
     }
 
     @Test func twoHundredIdleSubscribersPinNoThreadAndSlowNothing() throws {
-        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        // All from 127.0.0.1: the per-client limits are raised (SecurityHTTPTests tests them).
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: """
+            [server]
+            max_connections_per_client = 256
+            max_event_streams_per_client = 256
+
+            """)
         let pid = daemon.process.process.processIdentifier
         let before = try #require(threadCount(pid: pid))
         var streams: [RawHTTPConnection] = []
