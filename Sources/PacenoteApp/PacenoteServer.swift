@@ -60,7 +60,9 @@ public final class PacenoteServer: Sendable {
             // Held while the daemon runs: `restore` refuses to replace the database under it.
             try services.start("instance lock", { () throws(StartupError) -> InstanceLock in
                 try prepareDirectory(config: config)
+                do { try Store.checkLocation(config.databasePath) } catch { throw databaseError(config, error) }
                 do { return try InstanceLock.acquire(InstanceFiles(config: config)) } catch {
+                    guard case InstanceLock.Problem.held = error else { throw StartupError("database.path: \(error)") }
                     throw StartupError("database.path: \(config.databasePath) is in use by another pacenote serve (\(error))")
                 }
             }, stop: { $0.release() })
@@ -191,8 +193,12 @@ public final class PacenoteServer: Sendable {
         do {
             return try Store.open(path: config.databasePath, timeZone: config.timeZone, backupsBeforeMigrating: config.backupDirectory)
         } catch {
-            throw StartupError("database.path (\(config.origins["database.path"] ?? "default")): \(error.description)")
+            throw databaseError(config, error)
         }
+    }
+
+    private static func databaseError(_ config: Config, _ error: any Error) -> StartupError {
+        StartupError("database.path (\(config.origins["database.path"] ?? "default")): \(error)")
     }
 
     /// Creates the default data directory (mode 0700) when the database path is the default one.

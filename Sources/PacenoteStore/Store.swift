@@ -29,14 +29,7 @@ public final class Store: Sendable {
     /// `backupsBeforeMigrating`: the folder a backup is written to before a migration changes
     /// the schema of a database that already has one (`pacenote-…-before-migration.sqlite`).
     public static func open(path: String, timeZone: TimeZone, backupsBeforeMigrating: String? = nil) throws(StoreError) -> Store {
-        let directory = (path as NSString).deletingLastPathComponent
-        var isDir: ObjCBool = false
-        if !directory.isEmpty, !(FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) && isDir.boolValue) {
-            throw .cannotOpen(path: path, reason: "directory \(directory) does not exist")
-        }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw .cannotOpen(path: path, reason: "it is a directory")
-        }
+        try checkLocation(path)
         if !FileManager.default.fileExists(atPath: path) {
             // Heart rate is health data: a new database is readable by its owner only.
             // SQLite gives the -wal and -shm files the same mode as the database file.
@@ -73,6 +66,19 @@ public final class Store: Sendable {
             throw error
         }
         return store
+    }
+
+    /// The database's directory exists and the path is not a directory: what must hold
+    /// before anything is created beside it.
+    public static func checkLocation(_ path: String) throws(StoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDir: ObjCBool = false
+        if !directory.isEmpty, !(FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) && isDir.boolValue) {
+            throw .cannotOpen(path: path, reason: "directory \(directory) does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw .cannotOpen(path: path, reason: "it is a directory")
+        }
     }
 
     /// Each connection's page cache, in KiB.
