@@ -32,14 +32,17 @@ public final class BackupScheduler: @unchecked Sendable {
         timer?.resume()
     }
 
-    /// Looks at once (the last backup may be old already), then when the next one is due.
+    /// Looks soon after start (the last backup may be old already) — after the start-up's
+    /// own work, `startDelay` or the interval if shorter — then whenever the next one is due.
     public func start() {
-        guard let timer else {
+        guard let timer, let seconds = interval.seconds else {
             logger.info("backup: off ([backup] interval)")
             return
         }
-        timer.schedule(deadline: .now())
+        timer.schedule(deadline: .now() + min(seconds, Self.startDelay))
     }
+
+    static let startDelay = 10.0
 
     /// Cancels the timer and waits for a backup in progress to give up.
     public func stop() {
