@@ -50,6 +50,7 @@ public struct Config: Sendable, Equatable {
     public var playRule: PlayRule = .lastFM
     public var heartRate = HeartRate()
     public var recommender = Recommender()
+    public var backup = Backup()
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
     public var origins: [String: String] = [:]
@@ -116,6 +117,7 @@ enum ConfigSchema {
         plays.table(at: \.playRule),
         heartRate.table(at: \.heartRate),
         recommender.table(at: \.recommender),
+        backup.table(at: \.backup),
     ]
 
     static func section(_ name: String) -> AnyConfigSection? { sections.first { $0.name == name } }

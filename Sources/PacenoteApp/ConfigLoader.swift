@@ -42,6 +42,7 @@ public enum ConfigLoader {
         }
 
         config.databasePath = dirs.expand(config.databasePath)
+        config.backup.directory = config.backup.directory.map(dirs.expand)
         config.databaseIsDefault = config.origins["database.path"] == "default"
         for section in ConfigSchema.sections {
             try section.validate(config)

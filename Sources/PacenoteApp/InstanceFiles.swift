@@ -26,8 +26,11 @@ public struct InstanceFiles: Sendable, Equatable {
     public var covers: String { file("covers") }
     /// Readings `pacenote hr-feed` could not post yet, one JSON object a line.
     public var hrFeedBuffer: String { file("hr-feed-buffer.jsonl") }
-    /// Backups of the database.
+    /// Backups of the database (`Backups`; `[backup] directory` may put them elsewhere).
     public var backups: String { file("backups") }
+    /// Held (`flock`) by the running daemon, with its pid inside (`InstanceLock`): how
+    /// `restore` knows the database is in use, and a second `serve` that it must not start.
+    public var lock: String { file("pacenote.lock") }
     /// Uploads being received and other temporary files, on the same file system as the
     /// database so that a finished file is renamed into place.
     public var temporary: String { file("tmp") }
@@ -61,6 +64,7 @@ public struct InstanceFiles: Sendable, Equatable {
             Entry(path: hrFeedBuffer, isDirectory: false, role: .state),
             Entry(path: backups, isDirectory: true, role: .excluded),
             Entry(path: temporary, isDirectory: true, role: .excluded),
+            Entry(path: lock, isDirectory: false, role: .excluded),
         ]
     }
 

@@ -48,8 +48,8 @@ public final class PacenoteServer: Sendable {
     /// `metrics`: where the process's metrics are collected (bootstrapped by the caller,
     /// once per process); served at `/metrics`.
     ///
-    /// The parts start in this order and stop in reverse (`stop()`): the database, heart
-    /// rate, the recommender, HTTP, the MPD watchers. The watchers start last, so a port
+    /// The parts start in this order and stop in reverse (`stop()`): the instance lock, the
+    /// database, heart rate, the recommender, HTTP, the MPD watchers, the backup scheduler. The watchers start last, so a port
     /// already in use fails before anything talks to MPD; the database closes last, so no
     /// request or play is cut off half-way.
     public static func start(config: Config, logger: Logger, metrics: PrometheusCollectorRegistry? = nil) throws(StartupError) -> PacenoteServer {
@@ -57,6 +57,15 @@ public final class PacenoteServer: Sendable {
         let services = ServiceGroup(logger: logger)
         do {
             let endpoints = try config.players.map { try $0.endpoint }
+            // Held while the daemon runs: `restore` refuses to replace the database under it.
+            try services.start("instance lock", { () throws(StartupError) -> InstanceLock in
+                try prepareDirectory(config: config)
+                do { try Store.checkLocation(config.databasePath) } catch { throw databaseError(config, error) }
+                do { return try InstanceLock.acquire(InstanceFiles(config: config)) } catch {
+                    guard case InstanceLock.Problem.held = error else { throw StartupError("database.path: \(error)") }
+                    throw StartupError("database.path: \(config.databasePath) is in use by another pacenote serve (\(error))")
+                }
+            }, stop: { $0.release() })
             let store = try services.start("database", { try openStore(config: config) }, stop: { (store: Store) in
                 do { try store.close() } catch { logger.error("closing the database: \(error)") }
             })
@@ -98,6 +107,11 @@ public final class PacenoteServer: Sendable {
             try services.start("mpd watchers", { for player in players { player.start() } }, stop: { _ in
                 try stopWatchers(players)
             })
+            try services.start("backups", {
+                let scheduler = BackupScheduler(store: store, settings: config.backup, directory: config.backupDirectory, logger: logger)
+                scheduler.start()
+                return scheduler
+            }, stop: { $0.stop() })
             let shownHost = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
             logger.info("serving http://\(shownHost):\(web.port)\(config.basePath)/ (database \(config.databasePath))")
             return PacenoteServer(config: config, store: store, events: events, players: players, heartRate: heartRate,
@@ -168,6 +182,7 @@ public final class PacenoteServer: Sendable {
                                    logger: logger)
         context.coverArt = { covers.image(for: $0) }
         context.recommender = recommender
+        context.lastBackup = { Backups.latest(config: config).map { (at: $0.date, bytes: $0.bytes) } }
         context.staticFiles = StaticFiles(root: config.publicDirectory)
         // The upload is a private file the HTTP server wrote and removes (InstanceFiles.temporary).
         context.importListens = { [store] path, format, name in
@@ -178,20 +193,30 @@ public final class PacenoteServer: Sendable {
 
     /// Opens the configured database, creating the default data directory (mode 0700:
     /// heart rate is health data) when the path is the default one.
+    /// A backup is written to the backup folder first when a migration would change the
+    /// schema of an existing database.
     public static func openStore(config: Config) throws(StartupError) -> Store {
-        if config.databaseIsDefault {
-            let directory = InstanceFiles(config: config).directory
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw StartupError("database.path: cannot create \(directory): \(error.localizedDescription)")
-            }
-        }
+        try prepareDirectory(config: config)
         do {
-            return try Store.open(path: config.databasePath, timeZone: config.timeZone)
+            return try Store.open(path: config.databasePath, timeZone: config.timeZone, backupsBeforeMigrating: config.backupDirectory)
         } catch {
-            throw StartupError("database.path (\(config.origins["database.path"] ?? "default")): \(error.description)")
+            throw databaseError(config, error)
+        }
+    }
+
+    private static func databaseError(_ config: Config, _ error: any Error) -> StartupError {
+        StartupError("database.path (\(config.origins["database.path"] ?? "default")): \(error)")
+    }
+
+    /// Creates the default data directory (mode 0700) when the database path is the default one.
+    public static func prepareDirectory(config: Config) throws(StartupError) {
+        guard config.databaseIsDefault else { return }
+        let directory = InstanceFiles(config: config).directory
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StartupError("database.path: cannot create \(directory): \(error.localizedDescription)")
         }
     }
 

@@ -10,12 +10,15 @@ public final class Store: Sendable {
     let pool: DatabasePool
     /// The display time zone's days and hours (local days of plays, pins and rollups).
     public let localTime: LocalTime
+    /// Where a backup goes before a migration changes the schema (nil: none is taken).
+    let migrationBackups: String?
 
     /// The names of all migrations this version knows, oldest first.
     public static var knownMigrations: [String] { Schema.migrator.migrations }
 
-    private init(path: String, pool: DatabasePool, localTime: LocalTime) {
+    private init(path: String, pool: DatabasePool, localTime: LocalTime, migrationBackups: String?) {
         self.path = path
+        self.migrationBackups = migrationBackups
         self.pool = pool
         self.localTime = localTime
     }
@@ -23,15 +26,10 @@ public final class Store: Sendable {
     /// Opens (creating if needed) and migrates the database at `path`. The directory must
     /// exist. `timeZone` is the display zone: if it differs from the one the rollups were
     /// built for, local days are recomputed and the rollups rebuilt, in one transaction.
-    public static func open(path: String, timeZone: TimeZone) throws(StoreError) -> Store {
-        let directory = (path as NSString).deletingLastPathComponent
-        var isDir: ObjCBool = false
-        if !directory.isEmpty, !(FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) && isDir.boolValue) {
-            throw .cannotOpen(path: path, reason: "directory \(directory) does not exist")
-        }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw .cannotOpen(path: path, reason: "it is a directory")
-        }
+    /// `backupsBeforeMigrating`: the folder a backup is written to before a migration changes
+    /// the schema of a database that already has one (`pacenote-…-before-migration.sqlite`).
+    public static func open(path: String, timeZone: TimeZone, backupsBeforeMigrating: String? = nil) throws(StoreError) -> Store {
+        try checkLocation(path)
         if !FileManager.default.fileExists(atPath: path) {
             // Heart rate is health data: a new database is readable by its owner only.
             // SQLite gives the -wal and -shm files the same mode as the database file.
@@ -59,7 +57,7 @@ public final class Store: Sendable {
         } catch {
             throw StoreError(error, path: path)
         }
-        let store = Store(path: path, pool: pool, localTime: LocalTime(timeZone: timeZone))
+        let store = Store(path: path, pool: pool, localTime: LocalTime(timeZone: timeZone), migrationBackups: backupsBeforeMigrating)
         do {
             try store.migrate()
             try store.alignRollups(to: timeZone)
@@ -68,6 +66,19 @@ public final class Store: Sendable {
             throw error
         }
         return store
+    }
+
+    /// The database's directory exists and the path is not a directory: what must hold
+    /// before anything is created beside it.
+    public static func checkLocation(_ path: String) throws(StoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        var isDir: ObjCBool = false
+        if !directory.isEmpty, !(FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) && isDir.boolValue) {
+            throw .cannotOpen(path: path, reason: "directory \(directory) does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw .cannotOpen(path: path, reason: "it is a directory")
+        }
     }
 
     /// Each connection's page cache, in KiB.
@@ -81,14 +92,18 @@ public final class Store: Sendable {
         _ = pacenote_sqlite_memstatus(0)
     }()
 
-    /// Applies every migration not yet applied. Running it again changes nothing.
+    /// Applies every migration not yet applied. Running it again changes nothing. A
+    /// database that has a schema is backed up first (`migrationBackups`).
     public func migrate() throws(StoreError) {
         do {
             let migrator = Schema.migrator
-            let unknown = try pool.read { db in
-                try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
-            }
+            let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+            let unknown = applied.subtracting(migrator.migrations)
             if !unknown.isEmpty { throw StoreError.newerSchema(path: path, unknownMigrations: unknown.sorted()) }
+            let pending = migrator.migrations.filter { !applied.contains($0) }
+            if let migrationBackups, !applied.isEmpty, !pending.isEmpty {
+                try backupBeforeMigrating(into: migrationBackups)
+            }
             try migrator.migrate(pool)
             try pool.write { db in
                 try db.execute(

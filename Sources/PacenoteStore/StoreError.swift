@@ -7,6 +7,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     /// The file was written by a newer Pacenote that added migrations this one does not know.
     case newerSchema(path: String, unknownMigrations: [String])
+    /// `integrity_check` found problems (its first lines).
+    case damaged(path: String, problems: [String])
+    /// An SQLite file (or not even that) without Pacenote's schema.
+    case notPacenote(path: String)
     /// Another process holds a lock for longer than the busy timeout.
     case busy(path: String)
     /// A row was rejected by a constraint (a duplicate, a check, a foreign key).
@@ -18,6 +22,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotOpen(let path, let reason): "cannot open database \(path): \(reason)"
         case .newerSchema(let path, let names):
             "database \(path) was written by a newer Pacenote (unknown migrations: \(names.joined(separator: ", ")))"
+        case .damaged(let path, let problems):
+            "\(path) is damaged (integrity_check: \(problems.prefix(3).joined(separator: "; ")))"
+        case .notPacenote(let path): "\(path) is not a Pacenote database"
         case .busy(let path): "database \(path) is locked by another process"
         case .constraint(let message): "rejected by the database: \(message)"
         case .sqlite(let message): "database error: \(message)"

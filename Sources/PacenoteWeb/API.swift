@@ -47,6 +47,8 @@ public struct APIContext: Sendable {
     public var publicURL: String?
     /// A track's cover from its player (cached by the app), nil when there is none.
     public var coverArt: (@Sendable (Track) -> CoverImage?)?
+    /// The newest backup of the database (PacenoteApp's `Backups`), for the private status.
+    public var lastBackup: (@Sendable () -> (at: Date, bytes: Int64)?)?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -168,7 +170,7 @@ public struct API: Sendable {
             ("heart_rate", (showPrivate ? context.heartRate?.current(now: Date()) : nil).map(APIJSON.heartRate) ?? .null),
             ("players", .array(players)),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
-        ])
+        ] + (showPrivate ? [("backup", APIJSON.backup(context.lastBackup?()))] : []))
     }
 
     // MARK: GET /api/v1/listens
@@ -203,6 +205,10 @@ public struct API: Sendable {
 /// The API's JSON shapes, documented in docs/API.md.
 enum APIJSON {
     static func timestamp(_ date: Date?) -> JSONValue { .optional(date.map(ISO8601.string)) }
+
+    static func backup(_ last: (at: Date, bytes: Int64)?) -> JSONValue {
+        .object([("last_at", timestamp(last?.at)), ("size_bytes", last.map { .int($0.bytes) } ?? .null)])
+    }
 
     static func track(_ t: Track) -> JSONValue {
         .object([

@@ -134,6 +134,21 @@ import Testing
         }
         #expect(PrintedConfig(ConfigPrinter.toml(c)).value(of: "recommender.tempo_z4") == "[128, 142.5]")
     }
+
+    @Test func backupSettings() throws {
+        let defaults = try load()
+        #expect(defaults.backup.interval == .every(seconds: 86_400) && defaults.backup.keep == 7)
+        #expect(defaults.backupDirectory == "/home/listener/.local/share/pacenote/backups")
+        let c = try load("[backup]\ninterval = \"6h\"\nkeep = 3\ndirectory = \"~/bak\"\n")
+        #expect(c.backup.interval == .every(seconds: 21_600) && c.backup.keep == 3)
+        #expect(c.backupDirectory == "/home/listener/bak")
+        #expect(try load(env: ["PACENOTE_BACKUP_INTERVAL": "off"]).backup.interval == .off)
+        #expect(PrintedConfig(ConfigPrinter.toml(c)).value(of: "backup.interval") == "\"6h\"")
+        #expect {
+            _ = try load("[backup]\ninterval = \"sometimes\"\n")
+        } throws: { ($0 as? ConfigError)?.description.contains("backup.interval") == true }
+        #expect(throws: ConfigError.self) { try load("[backup]\nkeep = 0\n") }
+    }
 }
 
 @Suite struct PlayersConfigTests {

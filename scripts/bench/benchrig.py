@@ -142,6 +142,7 @@ class Pacenote:
     def start(self):
         self.http_port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MPD_", "PACENOTE_"))}
+        env["PACENOTE_BACKUP_INTERVAL"] = "off"  # no backup mid-measurement
         self.stderr = open(self.stderr_path, "a")
         self.proc = subprocess.Popen(
             [self.binary, "serve", "--config", self.config, "--db", self.db, "--http", f"127.0.0.1:{self.http_port}",

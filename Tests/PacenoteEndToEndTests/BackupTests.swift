@@ -1,0 +1,218 @@
+import Foundation
+import PacenoteTestSupport
+import Synchronization
+import Testing
+
+/// `pacenote backup`, `restore` and the daemon's own backups, with the built binary against
+/// a live daemon: listens keep arriving through the ListenBrainz API, and the daemon is
+/// killed with SIGKILL now and then.
+@Suite struct BackupTests {
+    typealias Daemon = PacenoteDaemon
+
+    /// What the submitting client shares with the test.
+    private final class ClientState: Sendable {
+        /// Listens the server answered 200 for, by start time in ms.
+        let acknowledged = Mutex<[Int64]>([])
+        let running = Atomic<Bool>(true)
+    }
+
+    /// `pacenote ARGS` with the daemon's configuration and database.
+    private func pacenote(_ daemon: Daemon, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try PacenoteProcess.run(arguments + ["--config", daemon.dir.file("config.toml"), "--db", daemon.db],
+                                environment: ["HOME": daemon.dir.path])
+    }
+
+    private func sqlite(_ path: String, _ query: String) throws -> String {
+        try run(try Tools.require("sqlite3"), [path, query]).stdout
+    }
+
+    /// The start times (ms) of the plays in a database file, sorted.
+    private func plays(in path: String) throws -> [Int64] {
+        try sqlite(path, "SELECT started_at_ms FROM plays ORDER BY 1").split(separator: "\n").compactMap { Int64($0) }
+    }
+
+    @Test func backupsOfALiveDatabaseHoldEveryAcknowledgedListenAndRestoreExactly() throws {
+        let daemon = try Daemon(mpd: "127.0.0.1:1", config: "[backup]\ninterval = \"off\"\n")
+        let key = daemon.apiKey
+        let url = daemon.base + "/1/submit-listens"
+        let shared = ClientState()
+        // The client: one listen per request, each a new song a second later than the last,
+        // recorded once the server answered 200. While the daemon is down, requests fail
+        // and the client carries on with the next listen.
+        let client = Thread {
+                var n: Int64 = 0
+            while shared.running.load(ordering: .relaxed) {
+                n += 1
+                let at = 1_763_794_800 + n
+                let body = #"{"listen_type": "single", "payload": [{"listened_at": \#(at), "track_metadata": {"artist_name": "Client", "track_name": "Song \#(n)"}}]}"#
+                if let r = try? HTTP.request("POST", url, headers: ["Authorization": "Token \(key)", "Content-Type": "application/json"],
+                                             body: Data(body.utf8)), r.status == 200 {
+                    shared.acknowledged.withLock { $0.append(at * 1000) }
+                }
+                usleep(3000)
+            }
+        }
+        client.start()
+        defer { shared.running.store(false, ordering: .relaxed) }
+
+        var backups: [(path: String, before: [Int64])] = []
+        for round in 0..<6 {
+            _ = eventually(timeout: 5) { shared.acknowledged.withLock { $0.count } > (round + 1) * 40 }
+            let before = shared.acknowledged.withLock { $0 }
+            let path = daemon.dir.file("backup-\(round).sqlite")
+            if round % 2 == 0 {
+                let result = try pacenote(daemon, ["backup", "--output", path])
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stdout.hasPrefix("backup: \(path)\n"), "\(result.stdout)")
+                #expect(result.stdout.contains("plays: "), "\(result.stdout)")
+            } else {
+                // Every other round the daemon is killed with SIGKILL while the backup runs,
+                // half-way through whatever it was writing, and started again.
+                let backup = try PacenoteProcess(["backup", "--output", path, "--config", daemon.dir.file("config.toml"), "--db", daemon.db],
+                                                 environment: ["HOME": daemon.dir.path])
+                try daemon.restart(kill9: true, samePort: true)
+                #expect(try backup.wait() == 0, "\(backup.stderr)")
+            }
+            backups.append((path, before))
+        }
+        shared.running.store(false, ordering: .relaxed)
+        usleep(50_000)
+        // Listens were acknowledged in each of the daemon's lives, across three SIGKILLs.
+        #expect(backups[4].before.count > backups[2].before.count && backups[2].before.count > backups[0].before.count)
+
+        for backup in backups {
+            #expect(try sqlite(backup.path, "PRAGMA integrity_check") == "ok\n")
+            let stored = Set(try plays(in: backup.path))
+            let missing = backup.before.filter { !stored.contains($0) }
+            #expect(missing.isEmpty, "\(backup.path) lacks \(missing.count) of \(backup.before.count) acknowledged listens")
+            let mode = try FileManager.default.attributesOfItem(atPath: backup.path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            #expect(!FileManager.default.fileExists(atPath: backup.path + "-wal"))
+        }
+
+        // Restoring one gives back exactly its plays, and keeps what it replaced.
+        let chosen = backups[3].path
+        let expected = try plays(in: chosen)
+        let current = try plays(in: daemon.db)
+        #expect(current.count > expected.count)
+        try daemon.stop()
+        let restored = try pacenote(daemon, ["restore", chosen])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("restored \(chosen) into \(daemon.db)"), "\(restored.stdout)")
+        #expect(restored.stdout.contains("plays: \(expected.count), from 2025-11-22"), "\(restored.stdout)")
+        let replaced = try FileManager.default.contentsOfDirectory(atPath: daemon.dir.path).filter { $0.hasPrefix("pacenote.sqlite.replaced-") }
+        #expect(replaced.count == 1)
+        if let name = replaced.first { #expect(try plays(in: daemon.dir.file(name)) == current) }
+        try daemon.restart()
+        let listens = try daemon.listens()
+        #expect(listens.compactMap { $0.startedAt.map { Int64($0.timeIntervalSince1970 * 1000) } } == expected)
+        #expect(try sqlite(daemon.db, "PRAGMA integrity_check") == "ok\n")
+    }
+
+    @Test func restoreRefusesWhileTheDaemonRunsAndFilesThatAreNotGoodBackups() throws {
+        let daemon = try Daemon(mpd: "127.0.0.1:1", config: "[backup]\ninterval = \"off\"\n")
+        let listen = #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#
+        #expect(try daemon.post("/1/submit-listens", body: listen).status == 200)
+        let good = daemon.dir.file("good.sqlite")
+        #expect(try pacenote(daemon, ["backup", "--output", good]).status == 0)
+        // --output never overwrites.
+        let again = try pacenote(daemon, ["backup", "--output", good])
+        #expect(again.status == 1 && again.stderr.contains("already exists"), "\(again.stderr)")
+
+        let running = try pacenote(daemon, ["restore", good])
+        #expect(running.status == 1)
+        #expect(running.stderr.contains("in use by a running pacenote serve (process \(daemon.process.process.processIdentifier))"),
+                "\(running.stderr)")
+        // A second daemon on the same database is refused the same way.
+        let second = try PacenoteProcess.run(["serve", "--config", daemon.dir.file("config.toml"), "--db", daemon.db,
+                                              "--http", "127.0.0.1:0", "--mpd", "127.0.0.1:1"], environment: ["HOME": daemon.dir.path])
+        #expect(second.status == 1 && second.stderr.contains("in use by another pacenote serve"), "\(second.stderr)")
+        try daemon.stop()
+
+        // Damaged: garbage over the plays table's root page.
+        let damaged = daemon.dir.file("damaged.sqlite")
+        try FileManager.default.copyItem(atPath: good, toPath: damaged)
+        let root = try #require(Int(try sqlite(good, "SELECT rootpage FROM sqlite_master WHERE name = 'plays'").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let handle = try #require(FileHandle(forWritingAtPath: damaged))
+        try handle.seek(toOffset: UInt64((root - 1) * 4096))
+        handle.write(Data(repeating: 0x5A, count: 200))
+        try handle.close()
+        // Not Pacenote's: another SQLite database, and a text file.
+        let foreign = daemon.dir.file("foreign.sqlite")
+        _ = try sqlite(foreign, "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hello')")
+        let text = daemon.dir.file("notes.txt")
+        try String(repeating: "not a database\n", count: 500).write(toFile: text, atomically: true, encoding: .utf8)
+        // From a newer Pacenote.
+        let newer = daemon.dir.file("newer.sqlite")
+        try FileManager.default.copyItem(atPath: good, toPath: newer)
+        _ = try sqlite(newer, "INSERT INTO grdb_migrations VALUES ('v99.future')")
+
+        let before = try plays(in: daemon.db)
+        for (file, message) in [(damaged, "is damaged (integrity_check: "), (foreign, "is not a Pacenote database"),
+                                (text, "is not a Pacenote database"), (newer, "newer Pacenote (unknown migrations: v99.future)"),
+                                (daemon.dir.file("missing.sqlite"), "no such file")] {
+            let r = try pacenote(daemon, ["restore", file])
+            #expect(r.status == 1, "\(file): \(r.stdout)")
+            #expect(r.stderr.hasPrefix("pacenote: refusing to restore: ") && r.stderr.contains(file) && r.stderr.contains(message),
+                    "\(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1)
+        }
+        #expect(try plays(in: daemon.db) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.dir.path).allSatisfy { !$0.contains(".replaced-") })
+    }
+
+    @Test func theDaemonBacksUpOnItsIntervalAndKeepsTheNewest() throws {
+        let daemon = try Daemon(mpd: "127.0.0.1:1", config: "[backup]\ninterval = \"1s\"\nkeep = 2\n")
+        let folder = daemon.dir.file("backups")
+        #expect(eventually(timeout: 15) { daemon.process.stderr.components(separatedBy: "backup: wrote").count > 4 },
+                "\(daemon.process.stderr)")
+        #expect(daemon.process.stderr.contains("backup: removed"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sqlite") }.sorted()
+        #expect((2...3).contains(files.count), "\(files)")  // keep = 2, and perhaps one just written
+        for file in files {
+            #expect(try sqlite(folder + "/" + file, "PRAGMA integrity_check") == "ok\n")
+            #expect(try FileManager.default.attributesOfItem(atPath: folder + "/" + file)[.posixPermissions] as? Int == 0o600)
+        }
+        #expect(try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int == 0o700)
+        // The status tells trusted callers when the last one was taken and how big it is.
+        let backup = try #require(try daemon.status()["backup"] as? [String: Any])
+        let at = try #require((backup["last_at"] as? String).flatMap { try? Date($0, strategy: .iso8601) })
+        #expect(abs(at.timeIntervalSinceNow) < 10)
+        #expect((backup["size_bytes"] as? Int ?? 0) > 4096)
+        try daemon.stop()
+    }
+
+    @Test func aBackupIsTakenBeforeAMigrationChangesTheSchema() throws {
+        let dir = try TemporaryDirectory("pacenote-migrate")
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("PacenoteStoreTests/Fixtures/v1.sqlite").path
+        let db = dir.file("pacenote.sqlite")
+        try FileManager.default.copyItem(atPath: fixture, toPath: db)
+        let v1Migrations = try sqlite(db, "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+
+        let migrate = try PacenoteProcess.run(["migrate", "--db", db], environment: ["HOME": dir.path])
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let backups = try FileManager.default.contentsOfDirectory(atPath: dir.file("backups"))
+        #expect(backups.count == 1 && backups.first?.hasSuffix("-before-migration.sqlite") == true, "\(backups)")
+        let backup = dir.file("backups/" + (backups.first ?? ""))
+        #expect(try sqlite(backup, "PRAGMA integrity_check") == "ok\n")
+        #expect(try sqlite(backup, "SELECT identifier FROM grdb_migrations ORDER BY rowid") == v1Migrations)
+        #expect(try sqlite(backup, "SELECT COUNT(*) FROM plays") == "3\n")
+        #expect(try sqlite(db, "SELECT COUNT(*) FROM grdb_migrations") == "8\n")
+
+        // Nothing to migrate, nothing backed up; a new database has nothing to keep.
+        #expect(try PacenoteProcess.run(["migrate", "--db", db], environment: ["HOME": dir.path]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("backups")).count == 1)
+        let fresh = try TemporaryDirectory("pacenote-fresh")
+        #expect(try PacenoteProcess.run(["migrate", "--db", fresh.file("new.sqlite")], environment: ["HOME": fresh.path]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: fresh.file("backups")))
+
+        // The backup restores, and the next open upgrades it again (keeping another backup).
+        try FileManager.default.createDirectory(atPath: dir.file("elsewhere"), withIntermediateDirectories: false)
+        let restored = try PacenoteProcess.run(["restore", backup, "--db", dir.file("elsewhere/pacenote.sqlite")],
+                                               environment: ["HOME": dir.path])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("plays: 3, from "), "\(restored.stdout)")
+        #expect(restored.stdout.contains("it is upgraded (v2.import, v3.lean-day-rollup) when pacenote next opens it"), "\(restored.stdout)")
+    }
+}
