@@ -118,24 +118,39 @@ import Testing
     }
 
     /// Row 8: 512 event streams from trusted addresses: the extra ones are refused with 429 or
-    /// 503 and Retry-After, `/healthz` answers at once, and streams end after their lifetime.
+    /// 503 and Retry-After, and `/healthz` answers at once. (Their lifetime is long here, so
+    /// no stream ends and frees its place while the 512 are answered.)
     @Test func eventStreamsAreCapped() throws {
-        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[server]\nmax_event_streams = 64\nevent_stream_max_s = 3\n")
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[server]\nmax_event_streams = 64\nevent_stream_max_s = 120\n")
         let streams = try RawClient.connect(512, port: daemon.port) { "127.0.0.\(40 + $0 / 32)" }
         for client in streams { client.send("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n") }
-        for client in streams { _ = client.wait(timeout: 3) { $0.status != nil } }
+        for client in streams { _ = client.wait(timeout: 5) { $0.status != nil } }
         let statuses = streams.map { $0.status ?? 0 }
         let counts = Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count)
         #expect(counts[200] == 64, "\(counts)")
-        #expect(statuses.allSatisfy { [200, 429, 503].contains($0) }, "\(counts)")
+        // 512 streams are as many connections as the server takes in all: a few may be
+        // closed at accept, before any answer, while refused ones are still closing.
+        let unanswered = streams.filter { $0.status == nil }
+        #expect(unanswered.count < 16 && unanswered.allSatisfy { $0.wait(timeout: 2) { $0.closedByServer } }, "\(counts)")
+        #expect(statuses.allSatisfy { [0, 200, 429, 503].contains($0) }, "\(counts)")
         #expect(counts[429, default: 0] > 0 && counts[503, default: 0] > 0, "per client and overall: \(counts)")
         let refused = try #require(streams.first { $0.status == 503 })
         #expect(refused.received.contains("Retry-After: "), "\(refused.received)")
         let (status, seconds) = try Self.health(daemon.port, from: "127.0.0.2")
         #expect(status == 200 && seconds < 1, "healthz: \(status.map(String.init) ?? "nothing") after \(seconds) s")
-        // Past its lifetime a stream ends (the page reconnects with Last-Event-ID).
-        let open = streams.filter { $0.status == 200 }
-        #expect(open.allSatisfy { $0.wait(timeout: 8) { $0.received.contains("\r\n0\r\n\r\n") } }, "streams ended")
+    }
+
+    /// Past its lifetime a stream ends (the page reconnects with Last-Event-ID), and its
+    /// place is free again.
+    @Test func eventStreamsEndAfterTheirLifetime() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[server]\nmax_event_streams = 2\nevent_stream_max_s = 2\n")
+        let streams = try (0..<2).map { try RawClient(port: daemon.port, from: "127.0.0.\(50 + $0)") }
+        for client in streams { client.send("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") }
+        #expect(streams.allSatisfy { $0.wait(timeout: 3) { $0.status == 200 } })
+        let full = try RawClient(port: daemon.port, from: "127.0.0.52")
+        full.send("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(full.wait(timeout: 3) { $0.status != nil } && full.status == 503, "\(full.received)")
+        #expect(streams.allSatisfy { $0.wait(timeout: 6) { $0.received.contains("\r\n0\r\n\r\n") } }, "streams ended")
         let again = try RawClient(port: daemon.port, from: "127.0.0.3")
         again.send("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(again.wait(timeout: 2) { $0.received.contains(": connected") }, "\(again.received)")
