@@ -99,9 +99,9 @@ public final class WaitingPlays: Sendable {
                 }
                 s.lastError = found.plays.last?.error
             }
-            logger.info("replaying \(found.plays.count) play(s) kept in \(spool.path)")
+            if !found.plays.isEmpty { logger.info("replaying \(found.plays.count) play(s) kept in \(spool.path)") }
             storeWaiting()
-            if state.withLock({ $0.count }) == 0 {
+            if found.plays.isEmpty, spool.used > 0 {
                 do { try spool.clear() } catch { logger.warning("emptying the spool: \(error)") }
             }
         }
@@ -176,6 +176,11 @@ public final class WaitingPlays: Sendable {
             return true
         }
         guard empty, let spool, spool.used > 0 else { return }
+        // The spool is their other copy: the commit must be on disk before it goes.
+        do { try operations.store.makeDurable() } catch {
+            logger.warning("syncing the database before emptying the spool: \(error.description)")
+            return
+        }
         do { try spool.clear() } catch { logger.warning("emptying the spool: \(error.description)") }
     }
 

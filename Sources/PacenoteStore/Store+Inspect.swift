@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import GRDB
 
 /// What `pacenote doctor` reads from a database, opened read-only: nothing is created,
@@ -49,5 +50,25 @@ extension Store {
         } catch {
             throw StoreError(error, path: path)
         }
+    }
+}
+
+extension Store {
+    /// Makes every commit so far durable against a power loss. With `synchronous = NORMAL`
+    /// a commit is frames appended to the WAL, synced only at the next checkpoint
+    /// (https://sqlite.org/pragma.html#pragma_synchronous); a checkpoint also syncs the
+    /// database file before it resets the WAL. So syncing the WAL file is enough, and it
+    /// needs no free space (a checkpoint may have to grow the database, which a full disk
+    /// refuses). On Linux `fsync` on any descriptor of a file flushes that file. Called
+    /// before the spool of waiting plays is emptied: it is their other copy.
+    public func makeDurable() throws(StoreError) {
+        let wal = path + "-wal"
+        let fd = Glibc.open(wal, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return }  // no WAL: everything is in the synced database file
+            throw .sqlite("cannot open \(wal): \(String(cString: strerror(errno)))")
+        }
+        defer { Glibc.close(fd) }
+        guard fsync(fd) == 0 else { throw .sqlite("cannot sync \(wal): \(String(cString: strerror(errno)))") }
     }
 }
