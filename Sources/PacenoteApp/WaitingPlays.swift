@@ -188,6 +188,8 @@ public final class WaitingPlays: Sendable {
     /// arms the retry timer.
     private func wait(_ player: String, _ finished: [FinishedPlay], error: String) {
         let (all, delay) = state.withLock { s -> ([SpooledPlay], Double?) in
+            // Only the play in progress failed to save: nothing waits (the next save retries).
+            if s.queues[player] == nil && finished.isEmpty { return ([], nil) }
             if s.queues[player] == nil { s.order.append(player) }
             s.queues[player, default: []] += finished
             s.lastError = error
