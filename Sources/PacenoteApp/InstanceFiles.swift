@@ -26,6 +26,9 @@ public struct InstanceFiles: Sendable, Equatable {
     public var covers: String { file("covers") }
     /// Readings `pacenote hr-feed` could not post yet, one JSON object a line.
     public var hrFeedBuffer: String { file("hr-feed-buffer.jsonl") }
+    /// Plays from MPD the database could not take yet (a full disk), replayed at the next
+    /// start (`PlaySpool`); its space is reserved.
+    public var spool: String { file("spool.jsonl") }
     /// Backups of the database (`Backups`; `[backup] directory` may put them elsewhere).
     public var backups: String { file("backups") }
     /// Held (`flock`) by the running daemon, with its pid inside (`InstanceLock`): how
@@ -62,6 +65,7 @@ public struct InstanceFiles: Sendable, Equatable {
             Entry(path: apiKey, isDirectory: false, role: .state),
             Entry(path: covers, isDirectory: true, role: .cache),
             Entry(path: hrFeedBuffer, isDirectory: false, role: .state),
+            Entry(path: spool, isDirectory: false, role: .state),
             Entry(path: backups, isDirectory: true, role: .excluded),
             Entry(path: temporary, isDirectory: true, role: .excluded),
             Entry(path: lock, isDirectory: false, role: .excluded),

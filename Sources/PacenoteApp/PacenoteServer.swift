@@ -4,6 +4,7 @@ import Metrics
 import PacenoteCore
 import Prometheus
 import PacenoteMPD
+import PacenoteOperations
 import PacenoteStore
 import PacenoteWeb
 
@@ -76,12 +77,20 @@ public final class PacenoteServer: Sendable {
                             dimensions: [("source", play.source), ("counted", play.counted ? "true" : "false")]).increment()
                 }
             }
+            // Plays the last run could not store come first, before any player writes.
+            let waiting = try services.start("waiting plays", {
+                let waiting = WaitingPlays(operations: Operations(store: store, events: events),
+                                           spoolPath: InstanceFiles(config: config).spool, logger: logger)
+                waiting.replaySpool()
+                return waiting
+            }, stop: { $0.stop() })
             let keys = try APIKeySource(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
             let heartRate = try services.start("heart rate", {
                 do { return try HeartRateService(store: store, events: events, settings: config.heartRate, logger: logger) }
                 catch { throw (error as? StartupError) ?? StartupError("heart_rate: \(error)") }
             }, stop: { $0.stop() })
-            let players = try makePlayers(config: config, endpoints: endpoints, store: store, events: events, logger: logger)
+            let players = try makePlayers(config: config, endpoints: endpoints, store: store, events: events, waiting: waiting,
+                                          logger: logger)
             let recommender = try services.start("recommender", {
                 RecommenderService(
                     store: store, settings: config.recommender, heartRate: heartRate, players: players,
@@ -89,7 +98,7 @@ public final class PacenoteServer: Sendable {
                     events: events, logger: logger)
             }, stop: { $0.stop() })
             let api = API(context: makeContext(
-                config: config, started: started, store: store, events: events, keys: keys, players: players,
+                config: config, started: started, store: store, events: events, keys: keys, players: players, waiting: waiting,
                 heartRate: heartRate, recommender: recommender, metrics: metrics, logger: logger))
             let web = try services.start("http", {
                 var settings = WebServer.Settings(address: config.http, maxBodyBytes: config.maxBodyBytes,
@@ -130,7 +139,7 @@ public final class PacenoteServer: Sendable {
     /// One `PlayerService` per configured MPD, made but not started (the recommender and the
     /// API follow them before their watchers run).
     private static func makePlayers(config: Config, endpoints: [MPDEndpoint], store: Store, events: EventBus,
-                                    logger: Logger) throws -> [PlayerService] {
+                                    waiting: WaitingPlays, logger: Logger) throws -> [PlayerService] {
         try zip(config.players, endpoints).map { player, endpoint in
             let watcher = MPDWatcher(
                 settings: .init(
@@ -147,7 +156,7 @@ public final class PacenoteServer: Sendable {
                 events.publish(.playerConnection(status))
             }
             return try PlayerService(name: player.name, watcher: watcher, rule: config.playRule, store: store, events: events,
-                                     logger: logger)
+                                     waiting: waiting, logger: logger)
         }
     }
 
@@ -162,7 +171,7 @@ public final class PacenoteServer: Sendable {
 
     /// What the API reads from the running parts, made once they all exist.
     private static func makeContext(config: Config, started: Date, store: Store, events: EventBus, keys: APIKeySource,
-                                    players: [PlayerService], heartRate: HeartRateService, recommender: RecommenderService,
+                                    players: [PlayerService], waiting: WaitingPlays, heartRate: HeartRateService, recommender: RecommenderService,
                                     metrics: PrometheusCollectorRegistry?, logger: Logger) -> APIContext {
         var context = APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
@@ -170,6 +179,10 @@ public final class PacenoteServer: Sendable {
             players: { [players] in players.map(\.watcher.status) },
             nowPlaying: { [players] in players.compactMap(\.nowPlaying) })
         context.currentKey = { keys.current() }
+        context.playsWaiting = { [waiting] in
+            let summary = waiting.summary
+            return (summary.count, summary.lastError, summary.since)
+        }
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
         context.events = events

@@ -13,13 +13,12 @@ public final class PlayerService: MPDWatcherDelegate {
     public let watcher: MPDWatcher
     private let store: Store
     private let events: EventBus
+    /// Where plays the store cannot take yet wait (shared by every player).
+    private let waiting: WaitingPlays
     private let logger: Logger
 
     private struct State {
         var tracker: PlayTracker
-        /// Finished plays the store has not accepted yet (a full disk, a locked file);
-        /// retried with the next change, so a failed write loses nothing.
-        var pending: [FinishedPlay] = []
         var nowPlaying: NowPlaying?
         /// The stored track of the song playing now (its id and BPM), looked up once per song.
         var storedTrack: (uri: String, track: Track?)?
@@ -67,8 +66,10 @@ public final class PlayerService: MPDWatcherDelegate {
 
     public var nowPlaying: NowPlaying? { state.withLock { $0.nowPlaying } }
 
-    init(name: String, watcher: MPDWatcher, rule: PlayRule, store: Store, events: EventBus, logger: Logger) throws(StoreError) {
+    init(name: String, watcher: MPDWatcher, rule: PlayRule, store: Store, events: EventBus, waiting: WaitingPlays,
+         logger: Logger) throws(StoreError) {
         self.name = name
+        self.waiting = waiting
         self.watcher = watcher
         self.store = store
         self.events = events
@@ -218,33 +219,33 @@ public final class PlayerService: MPDWatcherDelegate {
             case .progress(nil): open = .clear
             }
         }
-        let toStore = state.withLock { s -> [FinishedPlay] in
-            s.pending += finished
-            return s.pending
-        }
-        do {
-            let logged = try Operations(store: store, events: events).recordPlayer(name, finished: toStore, open: open)
-            state.withLock { $0.pending.removeAll() }
-            for entry in logged {
-                logger.info("""
-                    logged \(entry.play.counted ? "play" : "skip"): \(entry.track.artist ?? "?") – \(entry.track.title) \
-                    (\(String(format: "%.1f", entry.play.playedSeconds)) s)
-                    """)
-            }
-        } catch .constraint(let message) {
-            // The database refuses these rows (a clock that ran backwards, say): retrying
-            // would block every later play behind them. Log them in full and move on.
-            state.withLock { $0.pending.removeAll() }
-            for play in toStore {
-                logger.error("""
-                    play refused by the database (\(message)): \(play.song.uri) from \(ISO8601.string(play.startedAt)) \
-                    to \(ISO8601.string(play.endedAt)), \(play.playedSeconds) s played
-                    """)
-            }
-        } catch {
-            logger.error("storing \(toStore.count) play(s) failed, will retry: \(error.description)")
+        switch waiting.record(player: name, finished: finished, open: open) {
+        case .stored(let logged):
+            for entry in logged { Self.logStored(entry, logger: logger) }
+        case .refused(let message, let plays):
+            for play in plays { Self.logRefused(play, message, logger: logger) }
+        case .waiting(let count, let error) where count > 0:
+            logger.error("storing \(count) play(s) failed; they wait in the spool and are retried: \(error)")
+        case .waiting(_, let error):
+            logger.error("saving the play in progress failed: \(error)")
         }
         publishNowPlaying(at: time)
+    }
+
+    static func logStored(_ entry: LoggedPlay, logger: Logger) {
+        logger.info("""
+            logged \(entry.play.counted ? "play" : "skip"): \(entry.track.artist ?? "?") – \(entry.track.title) \
+            (\(String(format: "%.1f", entry.play.playedSeconds)) s)
+            """)
+    }
+
+    /// A play the database refuses (a clock that ran backwards, say): logged in full, since
+    /// retrying would block every later play behind it.
+    static func logRefused(_ play: FinishedPlay, _ message: String, logger: Logger) {
+        logger.error("""
+            play refused by the database (\(message)): \(play.song.uri) from \(ISO8601.string(play.startedAt)) \
+            to \(ISO8601.string(play.endedAt)), \(play.playedSeconds) s played
+            """)
     }
 
     /// The stored track of the current song may have changed (its BPM): look it up again.

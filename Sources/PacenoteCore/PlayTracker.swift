@@ -69,6 +69,14 @@ public struct FinishedPlay: Equatable, Sendable {
     public var endedAt: Date
     public var playedSeconds: Double
     public var counted: Bool
+
+    public init(song: SongInfo, startedAt: Date, endedAt: Date, playedSeconds: Double, counted: Bool) {
+        self.song = song
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.playedSeconds = playedSeconds
+        self.counted = counted
+    }
 }
 
 public enum PlayEvent: Equatable, Sendable {

@@ -28,3 +28,13 @@ public enum MPDControl {
         try connection.check()
     }
 }
+
+extension MPDControl {
+    /// Connects (sending the endpoint's password), reads the status as the watcher would,
+    /// and returns MPD's protocol version: what `pacenote doctor` checks.
+    public static func probe(endpoint: MPDEndpoint, timeoutMs: UInt32 = 3000) throws(MPDError) -> String {
+        let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
+        _ = try connection.snapshot()
+        return connection.serverVersion
+    }
+}

@@ -49,6 +49,8 @@ public struct APIContext: Sendable {
     public var coverArt: (@Sendable (Track) -> CoverImage?)?
     /// The newest backup of the database (PacenoteApp's `Backups`), for the private status.
     public var lastBackup: (@Sendable () -> (at: Date, bytes: Int64)?)?
+    /// Plays from MPD waiting to be stored (a full disk): how many, the last error, since when.
+    public var playsWaiting: (@Sendable () -> (count: Int, lastError: String?, since: Date?))?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -170,6 +172,7 @@ public struct API: Sendable {
             ("heart_rate", (showPrivate ? context.heartRate?.current(now: Date()) : nil).map(APIJSON.heartRate) ?? .null),
             ("players", .array(players)),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
+            ("plays_waiting", showPrivate ? APIJSON.playsWaiting(context.playsWaiting?()) : .null),
         ] + (showPrivate ? [("backup", APIJSON.backup(context.lastBackup?()))] : []))
     }
 

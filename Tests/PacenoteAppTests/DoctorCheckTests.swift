@@ -1,0 +1,91 @@
+import Foundation
+import Glibc
+import PacenoteCore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteApp
+
+/// `pacenote doctor`'s judgements as pure functions; the end-to-end tests run the command.
+@Suite struct DoctorCheckTests {
+    static func networks(_ list: String...) -> [IPNetwork] { list.map { IPNetwork($0)! } }
+
+    @Test func trustedNetworksForWhereItListens() {
+        let loopback = ListenAddress(host: "127.0.0.1", port: 6680), all = ListenAddress(host: "0.0.0.0", port: 6680)
+        // Everyone trusted, but only this machine can connect: fine.
+        #expect(Doctor.trustedNetworks(listen: loopback, trusted: Self.networks("0.0.0.0/0"), proxies: [], publicURL: nil).outcome == .ok)
+        // Everyone trusted on every interface: a warning naming the fix.
+        let open = Doctor.trustedNetworks(listen: all, trusted: Self.networks("0.0.0.0/0"), proxies: [], publicURL: nil)
+        #expect(open.outcome == .warning)
+        #expect(open.advice?.contains("server.trusted_networks") == true)
+        #expect(Doctor.trustedNetworks(listen: ListenAddress(host: "::", port: 1), trusted: Self.networks("::/0"),
+                                       proxies: [], publicURL: nil).outcome == .warning)
+        // The home defaults on a LAN: fine.
+        #expect(Doctor.trustedNetworks(listen: all, trusted: IPNetwork.homeDefaults, proxies: [], publicURL: nil).outcome == .ok)
+        // Public behind a proxy that is not declared: every visitor would be 127.0.0.1.
+        let proxied = Doctor.trustedNetworks(listen: loopback, trusted: IPNetwork.homeDefaults, proxies: [],
+                                             publicURL: "https://music.example.org")
+        #expect(proxied.outcome == .warning)
+        #expect(proxied.advice?.contains("server.trusted_proxies") == true)
+        #expect(Doctor.trustedNetworks(listen: loopback, trusted: IPNetwork.homeDefaults, proxies: Self.networks("127.0.0.1"),
+                                       publicURL: "https://music.example.org").outcome == .ok)
+    }
+
+    @Test func keyFilePermissions() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("api-key")
+        #expect(Doctor.keyFile(path, environment: [:]).outcome == .note, "no file yet")
+        FileManager.default.createFile(atPath: path, contents: Data("pn_x\n".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(Doctor.keyFile(path, environment: [:]).outcome == .ok)
+        chmod(path, 0o644)
+        let open = Doctor.keyFile(path, environment: [:])
+        #expect(open.outcome == .failure)
+        #expect(open.detail.contains("readable by others (mode 0644)"))
+        #expect(open.advice?.contains("chmod 600 \(path)") == true)
+        #expect(Doctor.keyFile(path, environment: ["PACENOTE_API_KEY": "k"]).outcome == .note)
+    }
+
+    @Test func backupAge() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(Doctor.backup(latest: nil, directory: "/b", now: now).outcome == .warning)
+        #expect(Doctor.backup(latest: ("/b/1", now.addingTimeInterval(-3600)), directory: "/b", now: now).outcome == .ok)
+        #expect(Doctor.backup(latest: ("/b/1", now.addingTimeInterval(-3 * 86400)), directory: "/b", now: now).outcome == .warning)
+        let dir = try TemporaryDirectory()
+        #expect(Doctor.newestBackup(in: dir.file("none")) == nil)
+        FileManager.default.createFile(atPath: dir.file("old.sqlite"), contents: Data())
+        FileManager.default.createFile(atPath: dir.file("new.sqlite"), contents: Data())
+        try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-86400)], ofItemAtPath: dir.file("old.sqlite"))
+        try FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: dir.file("new.sqlite"))
+        #expect(Doctor.newestBackup(in: dir.path)?.path == dir.file("new.sqlite"))
+    }
+
+    @Test func waitingPlaysFailTheCheckWithTheirReason() throws {
+        let dir = try TemporaryDirectory()
+        #expect(Doctor.spool(dir.file("spool.jsonl")).outcome == .ok, "no spool at all")
+        let spool = try PlaySpool(path: dir.file("spool.jsonl"))
+        #expect(Doctor.spool(spool.path).outcome == .ok, "an empty one")
+        _ = try spool.append([SpooledPlay(
+            player: "default",
+            play: FinishedPlay(song: SongInfo(uri: "a.flac"), startedAt: Date(timeIntervalSince1970: 0),
+                               endedAt: Date(timeIntervalSince1970: 60), playedSeconds: 60, counted: true),
+            error: "database error: database or disk is full")])
+        let check = Doctor.spool(spool.path)
+        #expect(check.outcome == .failure)
+        #expect(check.detail == "1 play(s) from MPD wait to be stored since 1970-01-01T00:01:00.000Z: database error: database or disk is full")
+    }
+
+    @Test func statusAndReport() {
+        let checks = [DoctorCheck("a", .ok, "fine"), DoctorCheck("b", .note, "so"), DoctorCheck("c", .warning, "hm", advice: "do x")]
+        #expect(Doctor.status(checks) == 0, "warnings do not fail")
+        #expect(Doctor.status(checks, strict: true) == 1)
+        #expect(Doctor.status(checks + [DoctorCheck("d", .failure, "broken")]) == 1)
+        #expect(Doctor.report(checks, symbols: false) == """
+            ok   a: fine
+            info b: so
+            WARN c: hm
+                -> do x
+            0 failed, 1 warning (of 3 checks)
+
+            """)
+        #expect(Doctor.report([checks[0]], symbols: true) == "✓ a: fine\nall 1 checks passed\n")
+    }
+}
