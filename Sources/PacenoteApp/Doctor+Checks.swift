@@ -187,19 +187,6 @@ extension Doctor {
         return DoctorCheck("backup", .ok, text)
     }
 
-    /// The newest file in the backups folder and when it was written. (Stand-in until
-    /// `Backups.latest` exists: the same answer from the folder's listing.)
-    static func newestBackup(in directory: String) -> (path: String, date: Date)? {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.compactMap { name -> (path: String, date: Date)? in
-            let path = (directory as NSString).appendingPathComponent(name)
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let date = attributes[.modificationDate] as? Date else { return nil }
-            return (path, date)
-        }.max { $0.date < $1.date }
-    }
-
     static func mebibytes(_ bytes: Int64) -> String {
         bytes >= 10 << 30 ? "\(bytes >> 30) GiB" : "\(bytes >> 20) MiB"
     }

@@ -44,7 +44,8 @@ public enum Doctor {
         checks.append(trustedNetworks(listen: config.http, trusted: config.trustedNetworks, proxies: config.trustedProxies,
                                       publicURL: config.publicURL))
         checks.append(heartRate(latest: inspection?.latestHeartRate, readable: inspection != nil, now: now))
-        checks.append(backup(latest: newestBackup(in: files.backups), directory: files.backups, now: now))
+        checks.append(backup(latest: Backups.latest(config: config).map { ($0.path, $0.date) }, directory: config.backupDirectory,
+                             now: now))
         return checks
     }
 

@@ -49,13 +49,6 @@ import Testing
         #expect(Doctor.backup(latest: nil, directory: "/b", now: now).outcome == .warning)
         #expect(Doctor.backup(latest: ("/b/1", now.addingTimeInterval(-3600)), directory: "/b", now: now).outcome == .ok)
         #expect(Doctor.backup(latest: ("/b/1", now.addingTimeInterval(-3 * 86400)), directory: "/b", now: now).outcome == .warning)
-        let dir = try TemporaryDirectory()
-        #expect(Doctor.newestBackup(in: dir.file("none")) == nil)
-        FileManager.default.createFile(atPath: dir.file("old.sqlite"), contents: Data())
-        FileManager.default.createFile(atPath: dir.file("new.sqlite"), contents: Data())
-        try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-86400)], ofItemAtPath: dir.file("old.sqlite"))
-        try FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: dir.file("new.sqlite"))
-        #expect(Doctor.newestBackup(in: dir.path)?.path == dir.file("new.sqlite"))
     }
 
     @Test func waitingPlaysFailTheCheckWithTheirReason() throws {
