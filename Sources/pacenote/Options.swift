@@ -66,8 +66,16 @@ func loadConfiguration(_ flags: ConfigFlags) throws -> Config {
 }
 
 /// The process's logger, on stderr at `level`: bootstrapped once, by the command that runs.
+/// Under systemd, with stderr going to the journal, lines carry no timestamp of their own
+/// (journald adds one) and their level as a syslog priority (`JournalLogHandler`).
 func makeLogger(level: Logger.Level) -> Logger {
+    let journal = JournalLogHandler.standardErrorIsJournal(ProcessInfo.processInfo.environment)
     LoggingSystem.bootstrap { label in
+        if journal {
+            var handler = JournalLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = level
         return handler

@@ -20,6 +20,15 @@ build_release() {
     swift build -c release --product pacenote --static-swift-stdlib "$@"
 }
 
+# What scripts/package needs besides the build: dpkg-shlibdeps (dpkg-dev) and strip (binutils).
+PACKAGE_TOOLS=(dpkg-dev binutils)
+
+# build_manual_tool: swift-argument-parser's generate-manual, which writes man pages from a
+# command's help (scripts/package). Built with build_release's flags, so neither rebuilds the other.
+build_manual_tool() {
+    swift build -c release --product generate-manual --static-swift-stdlib
+}
+
 # ensure_packages PKG...: installs the packages that are not installed yet.
 ensure_packages() {
     local missing=()
