@@ -1,5 +1,6 @@
 import Foundation
 @testable import PacenoteApp
+import PacenoteTestSupport
 import Testing
 
 /// The import's byte source: lines bounded and read in one pass, whole reads bounded.
@@ -95,5 +96,51 @@ import Testing
     @Test func zipNamesAreShownWithoutControlCharacters() {
         #expect(ZipArchive.printable("listens/2024/1.jsonl") == "listens/2024/1.jsonl")
         #expect(ZipArchive.printable("a\nb\"c") == "a\\u{a}b\\u{22}c")
+    }
+}
+
+/// `InstanceFiles.temporary`: a 0700 folder of private files, emptied by the daemon at start.
+@Suite struct TemporaryFilesTests {
+    static func mode(_ path: String) -> Int {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : -1
+    }
+
+    @Test func privateTemporaryFilesLiveInAPrivateFolder() throws {
+        let dir = try TemporaryDirectory()
+        let files = InstanceFiles(databasePath: dir.file("pacenote.sqlite"))
+        let (path, handle) = try files.makePrivateTemporaryFile()
+        try handle.write(contentsOf: Data("body".utf8))
+        try handle.close()
+        #expect(path.hasPrefix(files.temporary + "/upload-"))
+        #expect(Self.mode(files.temporary) == 0o700)
+        #expect(Self.mode(path) == 0o600)
+        let second = try files.makePrivateTemporaryFile(prefix: "zip")
+        #expect(second.path != path)
+        files.removeStaleTemporaryFiles()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.temporary).isEmpty)
+    }
+
+    @Test func aTemporaryFolderOthersCanEnterIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let files = InstanceFiles(databasePath: dir.file("pacenote.sqlite"))
+        #expect(mkdir(files.temporary, 0o755) == 0 && chmod(files.temporary, 0o755) == 0)
+        #expect(throws: PrivateFile.Failure.self) { try files.makePrivateTemporaryFile() }
+    }
+
+    @Test func privateFilesAreCreatedExclusively() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("a")
+        let handle = try PrivateFile.create(path)
+        try handle.close()
+        #expect(Self.mode(path) == 0o600)
+        #expect(throws: PrivateFile.Failure.self) { try PrivateFile.create(path) }
+        // A planted link is not followed.
+        #expect(symlink(dir.file("target"), dir.file("link")) == 0)
+        #expect(throws: PrivateFile.Failure.self) { try PrivateFile.create(dir.file("link")) }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("target")))
+        try PrivateFile.write(Data("x".utf8), atomicallyTo: dir.file("b"))
+        #expect(Self.mode(dir.file("b")) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["a", "b", "link"])
     }
 }

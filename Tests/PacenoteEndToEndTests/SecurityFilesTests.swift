@@ -40,6 +40,12 @@ import Testing
         let status = try String(contentsOfFile: "/proc/\(daemon.process.process.processIdentifier)/status", encoding: .utf8)
         let umask = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
         #expect(umask?.split(separator: "\t").last == "0077", "\(umask ?? "no Umask line")")
+        // An upload a crashed daemon left in tmp/ is gone when it starts again.
+        try FileManager.default.createDirectory(atPath: daemon.dir.file("tmp"), withIntermediateDirectories: false)
+        let stale = daemon.dir.file("tmp/upload-1.tmp")
+        #expect(FileManager.default.createFile(atPath: stale, contents: Data("half an upload".utf8)))
+        try daemon.restart(kill9: true)
+        #expect(!FileManager.default.fileExists(atPath: stale))
         try daemon.stop()
     }
 
