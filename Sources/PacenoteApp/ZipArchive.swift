@@ -127,7 +127,9 @@ struct ZipArchive {
                 }
                 extra += 4 + length
             }
-            guard compressed < UInt64(Int64.max), uncompressed < UInt64(Int64.max), offset < UInt64(Int64.max) else {
+            // Offsets and compressed sizes lie within the file; inflated sizes are summed
+            // against a limit in `check` (all stay far from overflowing).
+            guard offset < UInt64(size), compressed <= UInt64(size), uncompressed < UInt64(1) << 62 else {
                 throw Refusal(description: "not a readable zip file (damaged directory)")
             }
             let name = String(decoding: directory[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
@@ -146,7 +148,8 @@ struct ZipArchive {
         // trick behind the largest zip bombs) are refused.
         var previousEnd: Int64 = 0
         for entry in entries.sorted(by: { $0.localHeaderOffset < $1.localHeaderOffset }) {
-            guard entry.localHeaderOffset >= previousEnd, entry.dataOffset + entry.compressedSize <= directoryOffset else {
+            guard entry.localHeaderOffset >= previousEnd, entry.dataOffset <= directoryOffset,
+                  entry.compressedSize <= directoryOffset - entry.dataOffset else {
                 throw Refusal(description: "entries of the zip overlap or lie outside it: a zip bomb is not read")
             }
             previousEnd = entry.dataOffset + entry.compressedSize
