@@ -35,6 +35,13 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
+        // zlib's inflate, for reading zip exports (ZipArchive).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
         // The domain: no C, no I/O.
         .target(name: "PacenoteCore"),
 
@@ -76,7 +83,7 @@ let package = Package(
         .target(
             name: "PacenoteApp",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -69,11 +69,14 @@ final class CoverArtCache: Sendable {
     }
 
     private func store(_ bytes: [UInt8], at path: String) {
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // Written whole, then renamed: a reader never sees half a picture.
-        let temporary = path + ".\(UInt32.random(in: 0...UInt32.max)).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else { return }
-        if rename(temporary, path) != 0 { try? FileManager.default.removeItem(atPath: temporary) }
+        // Private like the rest of the data directory (covers tell what is listened to);
+        // written whole, then renamed: a reader never sees half a picture.
+        do {
+            try PrivateFile.makeDirectory(directory)
+            try PrivateFile.write(Data(bytes), atomicallyTo: path)
+        } catch {
+            logger.debug("cover cache: \(error)")
+        }
     }
 
     /// The picture's type from its first bytes; nil for anything that is not a picture.

@@ -270,12 +270,12 @@ public final class HeartRateFeed: @unchecked Sendable {
         let path = settings.bufferPath + ".rejected"
         log("\(samples.count) samples refused by the server, kept in \(path): \(error)")
         let text = samples.map(Self.line).joined()
-        if let handle = FileHandle(forWritingAtPath: path) {
-            handle.seekToEndOfFile()
-            handle.write(Data(text.utf8))
-            try? handle.close()
-        } else {
-            FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        do {
+            let handle = try PrivateFile.openForWriting(path, append: true)
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+        } catch {
+            log("cannot keep the refused samples in \(path): \(error)")
         }
     }
 
@@ -306,11 +306,10 @@ public final class HeartRateFeed: @unchecked Sendable {
             return
         }
         // Write-then-rename: a crash leaves the old buffer or the new one, never half of one.
-        let temporary = settings.bufferPath + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(samples.map(Self.line).joined().utf8),
-                                             attributes: [.posixPermissions: 0o600]),
-              rename(temporary, settings.bufferPath) == 0 else {
-            throw BufferError(description: "cannot write the buffer \(settings.bufferPath)")
+        do {
+            try PrivateFile.write(Data(samples.map(Self.line).joined().utf8), atomicallyTo: settings.bufferPath)
+        } catch {
+            throw BufferError(description: "cannot write the buffer \(settings.bufferPath): \(error)")
         }
     }
 }

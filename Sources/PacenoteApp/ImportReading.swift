@@ -92,90 +92,155 @@ struct LineCounter {
     }
 }
 
-/// Bytes from a file descriptor (a file, unzip's pipe) or from memory, read in 1 MiB chunks.
+/// Bytes from a file descriptor, a zip entry or memory, read in 1 MiB chunks. Lines are
+/// bounded (`forEachLine`), and so is what is read whole (`readAll`).
 final class ByteSource {
-    private let fd: Int32
-    private let closeOnEnd: Bool
-    private var buffer: [UInt8]
+    /// Reads the next bytes into the buffer; 0 at the end. Nil: everything is in `storage`.
+    private let readMore: ((UnsafeMutableRawBufferPointer) throws -> Int)?
+    private let onClose: () -> Void
+    /// Bytes read and not yet handed out are `storage[start..<count]`.
+    private var storage: UnsafeMutableRawBufferPointer
+    private var count = 0
     private var start = 0
     private var atEnd: Bool
     /// Bytes handed out so far (for progress).
     private(set) var consumed: Int64 = 0
     static let chunk = 1 << 20
 
+    /// A line of `forEachLine`: its bytes, or how long it was when it is too long to read.
+    enum Line {
+        case text(UnsafeBufferPointer<UInt8>)
+        case tooLong(bytes: Int64)
+    }
+
     init(fd: Int32, closeOnEnd: Bool) {
-        self.fd = fd
-        self.closeOnEnd = closeOnEnd
-        self.buffer = []
-        self.atEnd = false
+        readMore = { target in
+            var n: Int
+            repeat {
+                n = read(fd, target.baseAddress!, target.count)
+            } while n < 0 && errno == EINTR
+            guard n >= 0 else { throw ListenImporter.FileError(description: "cannot read the file: \(String(cString: strerror(errno)))") }
+            return n
+        }
+        onClose = { if closeOnEnd { _ = Glibc.close(fd) } }
+        storage = .allocate(byteCount: Self.chunk, alignment: 16)
+        atEnd = false
+    }
+
+    init(read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
+        readMore = read
+        onClose = {}
+        storage = .allocate(byteCount: Self.chunk, alignment: 16)
+        atEnd = false
     }
 
     init(bytes: [UInt8]) {
-        self.fd = -1
-        self.closeOnEnd = false
-        self.buffer = bytes
-        self.atEnd = true
+        readMore = nil
+        onClose = {}
+        storage = .allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        storage.copyBytes(from: bytes)
+        count = bytes.count
+        atEnd = true
     }
 
-    func close() {
-        if closeOnEnd && fd >= 0 { _ = Glibc.close(fd) }
-    }
+    deinit { storage.deallocate() }
 
-    /// Reads more into the buffer; false at the end of the input.
-    private func fill() -> Bool {
-        guard !atEnd else { return false }
+    func close() { onClose() }
+
+    private var pending: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[start..<count]) }
+
+    /// Reads more (up to a chunk) after what is pending; false at the end of the input.
+    private func fill() throws -> Bool {
+        guard !atEnd, let readMore else { return false }
         if start > 0 {
-            buffer.removeFirst(start)
+            if count > start { storage.baseAddress!.copyMemory(from: storage.baseAddress! + start, byteCount: count - start) }
+            count -= start
             start = 0
         }
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: Self.chunk))
-        var n: Int
-        repeat {
-            n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, Self.chunk) }
-        } while n < 0 && errno == EINTR
-        buffer.removeLast(Self.chunk - max(0, n))
-        if n <= 0 { atEnd = true }
-        return n > 0
+        if storage.count - count < Self.chunk {
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.count * 2, count + Self.chunk), alignment: 16)
+            larger.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: count)
+            storage.deallocate()
+            storage = larger
+        }
+        let n = try readMore(UnsafeMutableRawBufferPointer(rebasing: storage[count..<(count + Self.chunk)]))
+        guard n > 0 else {
+            atEnd = true
+            return false
+        }
+        count += n
+        return true
     }
 
     /// Up to `count` bytes from the current position, without consuming them.
-    func peek(_ count: Int) -> [UInt8] {
-        while buffer.count - start < count, fill() {}
-        return Array(buffer[start..<min(buffer.count, start + count)])
+    func peek(_ wanted: Int) throws -> [UInt8] {
+        while count - start < wanted, try fill() {}
+        return Array(UnsafeRawBufferPointer(rebasing: storage[start..<min(count, start + wanted)]))
     }
 
-    /// Everything left.
-    func readAll() -> [UInt8] {
-        while fill() {}
-        let rest = start == 0 ? buffer : Array(buffer[start...])
+    /// Everything left, unless it is more than `limit` bytes (then nothing is returned).
+    func readAll(limit: Int) throws -> [UInt8] {
+        repeat {
+            if count - start > limit {
+                throw ListenImporter.FileError(
+                    description: "larger than \(limit >> 20) MiB: a JSON array or CSV file is read whole, and one this large is not read")
+            }
+        } while try fill()
+        let rest = Array(pending)
         consumed += Int64(rest.count)
-        buffer = []
-        start = 0
+        start = count
         return rest
     }
 
-    /// Each line without its line feed, the last one even without a final line feed.
-    func forEachLine(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+    /// Each line without its line feed, the last one even without a final line feed. A
+    /// line longer than `maxLength` is not held: it is passed over to its end and given as
+    /// `.tooLong`. One pass: every byte is looked at once, and at most `maxLength` plus a
+    /// chunk are held.
+    func forEachLine(maxLength: Int, _ body: (Line) throws -> Void) throws {
+        // storage[start..<scanned] holds no line feed; `skipped`: bytes of a too long line
+        // already dropped.
+        var scanned = start
+        var skipped: Int64?
         while true {
-            let found: Int? = buffer.withUnsafeBufferPointer { b in
-                guard start < b.count, let base = b.baseAddress,
-                      let hit = memchr(base + start, 0x0A, b.count - start) else { return nil }
-                return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            }
-            if let end = found {
-                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+            let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            if scanned < count, let hit = memchr(base + scanned, 0x0A, count - scanned) {
+                let end = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                let length = (skipped ?? 0) + Int64(end - start)
+                if skipped != nil || length > maxLength {
+                    try body(.tooLong(bytes: length))
+                } else {
+                    try body(.text(UnsafeBufferPointer(start: base + start, count: end - start)))
+                }
+                skipped = nil
                 consumed += Int64(end + 1 - start)
                 start = end + 1
+                scanned = start
                 continue
             }
-            if fill() { continue }
-            if start < buffer.count {
-                try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start...])) }
-                consumed += Int64(buffer.count - start)
+            if skipped != nil || count - start > maxLength {
+                skipped = (skipped ?? 0) + Int64(count - start)
+                consumed += Int64(count - start)
+                start = count
             }
-            buffer = []
-            start = 0
+            let seen = count - start
+            if try fill() {
+                scanned = start + seen
+                continue
+            }
+            // (fill may have moved the storage.)
+            if let skipped {
+                try body(.tooLong(bytes: skipped))
+            } else if start < count {
+                let base = storage.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                let length = count - start
+                if length > maxLength {
+                    try body(.tooLong(bytes: Int64(length)))
+                } else {
+                    try body(.text(UnsafeBufferPointer(start: base + start, count: length)))
+                }
+                consumed += Int64(length)
+            }
+            start = count
             return
         }
     }

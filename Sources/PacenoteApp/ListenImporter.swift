@@ -7,9 +7,12 @@ import PacenoteStore
 /// tells their format from the content, reads rows with PacenoteCore's readers and stores
 /// them in batches of `batchSize`, one transaction each.
 ///
-/// Memory stays bounded for JSON lines (the ListenBrainz export, the largest by far): they
-/// are read in 1 MiB chunks. JSON arrays and CSV files are read whole (a Spotify file is
-/// ~12 MB). Zip files (ListenBrainz's export) are read entry by entry through `unzip -p`.
+/// Everything read is bounded, for files from strangers (`POST /api/v1/import`): JSON lines
+/// (the ListenBrainz export, the largest by far) are read in 1 MiB chunks in one pass, and a
+/// line over `maxLineBytes` is an unreadable row, passed over without being held; JSON arrays
+/// and CSV files are read whole, up to `maxWholeFileBytes` (a Spotify file is ~12 MB); zip
+/// files (ListenBrainz's export) are read entry by entry as streams (`ZipArchive`, its
+/// limits in `ZipArchive.Limits`), checked whole before their first row is stored.
 public final class ListenImporter {
     public struct Progress: Sendable {
         public var file: String
@@ -22,6 +25,11 @@ public final class ListenImporter {
     public struct FileError: Error, CustomStringConvertible, Sendable {
         public var description: String
     }
+
+    /// The longest line of a JSON lines file that is read (a listen is well under 4 KiB).
+    public static let maxLineBytes = 1 << 20
+    /// The largest JSON array or CSV file (or zip entry) that is read, whole, into memory.
+    public static let maxWholeFileBytes = 256 << 20
 
     /// Batches are stored through the one write path, which announces them.
     let operations: Operations
@@ -50,21 +58,26 @@ public final class ListenImporter {
     /// Imports one file. Rows that cannot be read are in the summary with their line.
     public func importFile(at path: String, name: String? = nil) throws -> ImportSummary {
         let name = name ?? path
-        let fd = open(path, O_RDONLY)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileError(description: "cannot read the file: \(String(cString: strerror(errno)))") }
         var info = stat()
         let size: Int64? = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         let source = ByteSource(fd: fd, closeOnEnd: true)
-        let head = source.peek(65_536)
+        defer { source.close() }
+        let head = try source.peek(65_536)
         guard let kind = ImportFileKind.detect(head: head, forced: forced) else {
-            source.close()
             throw FileError(description: "not a TCX or GPX file, nor a ListenBrainz, Last.fm, Spotify or Maloja export")
         }
         if kind == .zip {
-            source.close()
-            return try importZip(at: path, name: name)
+            guard let size else { throw FileError(description: "a zip is read from a file, not a pipe") }
+            let archive = try Self.zip(size: size) { offset, target in
+                var n: Int
+                repeat { n = pread(fd, target.baseAddress!, target.count, off_t(offset)) } while n < 0 && errno == EINTR
+                guard n >= 0 else { throw FileError(description: "cannot read the file: \(String(cString: strerror(errno)))") }
+                return n
+            }
+            return try importZip(archive, name: name)
         }
-        defer { source.close() }
         return try importStream(source, kind: kind, name: name, size: size)
     }
 
@@ -75,71 +88,18 @@ public final class ListenImporter {
         }
         switch kind {
         case .zip:
-            // unzip needs a seekable file.
-            let path = NSTemporaryDirectory() + "pacenote-import-\(UUID().uuidString).zip"
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
-                throw FileError(description: "cannot write a temporary file for the zip")
+            let archive = try Self.zip(size: Int64(bytes.count)) { offset, target in
+                guard offset < bytes.count else { return 0 }
+                let n = min(target.count, bytes.count - Int(offset))
+                bytes.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[Int(offset)..<(Int(offset) + n)])) }
+                return n
             }
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            return try importZip(at: path, name: name)
+            return try importZip(archive, name: name)
         case .tcx, .gpx:
             throw FileError(description: "workout files are imported with `pacenote import`, not here")
         default:
             return try importStream(ByteSource(bytes: bytes), kind: kind, name: name, size: Int64(bytes.count))
         }
-    }
-
-    // MARK: Zip (ListenBrainz's export: listens/YYYY/M.jsonl, plus user.json and feedback.jsonl)
-
-    func importZip(at path: String, name: String) throws -> ImportSummary {
-        let listing = try Self.unzip(["-Z1", path])
-        let entries = String(decoding: listing, as: UTF8.self).split(separator: "\n").map(String.init)
-            .filter { ($0.hasSuffix(".jsonl") || $0.hasSuffix(".json")) && !$0.hasSuffix("/") }
-            .sorted()
-        var summary = ImportSummary()
-        var found = false
-        for entry in entries {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try Self.unzipPath())
-            process.arguments = ["-p", path, entry]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let source = ByteSource(fd: pipe.fileHandleForReading.fileDescriptor, closeOnEnd: false)
-            defer {
-                try? pipe.fileHandleForReading.close()
-                process.waitUntilExit()
-            }
-            // Entries that are not listens (the user record, feedback) are passed over.
-            guard let kind = ImportFileKind.detect(head: source.peek(65_536), forced: nil), kind.format != nil else { continue }
-            found = true
-            let part = try importStream(source, kind: kind, name: "\(name):\(entry)", size: nil, before: summary)
-            summary.add(part)
-        }
-        guard found else { throw FileError(description: "the zip has no listens (.jsonl or .json files of an export)") }
-        return summary
-    }
-
-    static func unzipPath() throws(FileError) -> String {
-        for dir in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: dir + "/unzip") {
-            return dir + "/unzip"
-        }
-        throw FileError(description: "reading a zip needs `unzip` (apt-get install unzip)")
-    }
-
-    static func unzip(_ arguments: [String]) throws -> [UInt8] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try unzipPath())
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw FileError(description: "not a readable zip file") }
-        return Array(data)
     }
 
     // MARK: Rows
@@ -234,8 +194,15 @@ public final class ListenImporter {
         switch kind {
         case .listenBrainzLines:
             var line = 0
-            try source.forEachLine { bytes in
+            try source.forEachLine(maxLength: maxLineBytes) { text in
                 line += 1
+                let bytes: UnsafeBufferPointer<UInt8>
+                switch text {
+                case .text(let line): bytes = line
+                case .tooLong(let length):
+                    try take(.error("a line of \(length) bytes, longer than \(maxLineBytes >> 20) MiB: not read"), line: line)
+                    return
+                }
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return }
                 let row: ImportRow
                 do {
@@ -248,7 +215,7 @@ public final class ListenImporter {
                 try take(row, line: line)
             }
         case .listenBrainzArray, .spotify, .maloja:
-            let bytes = source.readAll()
+            let bytes = try source.readAll(limit: maxWholeFileBytes)
             try bytes.withUnsafeBufferPointer { buffer in
                 var start = 0
                 if kind == .maloja {
@@ -287,7 +254,7 @@ public final class ListenImporter {
                 }
             }
         case .lastFMCSV:
-            let bytes = source.readAll()
+            let bytes = try source.readAll(limit: maxWholeFileBytes)
             try bytes.withUnsafeBufferPointer { buffer in
                 var reader = CSVReader(buffer)
                 var csv = LastFMCSV()

@@ -70,6 +70,8 @@ public final class PacenoteServer: Sendable {
             let store = try services.start("database", { try openStore(config: config) }, stop: { (store: Store) in
                 do { try store.close() } catch { logger.error("closing the database: \(error)") }
             })
+            // Uploads a crashed daemon was receiving.
+            InstanceFiles(config: config).removeStaleTemporaryFiles()
             let events = EventBus()
             events.subscribe { event in
                 if case .playLogged(_, let play, _) = event {

@@ -30,10 +30,14 @@ public final class Store: Sendable {
     /// the schema of a database that already has one (`pacenote-…-before-migration.sqlite`).
     public static func open(path: String, timeZone: TimeZone, backupsBeforeMigrating: String? = nil) throws(StoreError) -> Store {
         try checkLocation(path)
-        if !FileManager.default.fileExists(atPath: path) {
-            // Heart rate is health data: a new database is readable by its owner only.
-            // SQLite gives the -wal and -shm files the same mode as the database file.
-            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        // Heart rate is health data: a new database is readable by its owner only, from its
+        // first byte (created here with mode 0600, never made wider and narrowed). SQLite
+        // creates the -wal and -shm files with the database file's mode.
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            Glibc.close(fd)
+        } else if errno != EEXIST {
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
         _ = processSettings
         var config = Configuration()

@@ -62,12 +62,15 @@ struct Export: ParsableCommand {
         return date
     }
 
-    /// `--output` (created with mode 0600: plays are personal), or standard output.
+    /// `--output` (a new file is created with mode 0600: plays are personal; an existing
+    /// one is emptied and keeps its mode), or standard output.
     private func openOutput() throws -> FileHandle {
         guard let output else { return FileHandle.standardOutput }
-        guard FileManager.default.createFile(atPath: output, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = FileHandle(forWritingAtPath: output) else { throw Failure("\(output): cannot write the file") }
-        return handle
+        do {
+            return try PrivateFile.openForWriting(output)
+        } catch {
+            throw Failure(error.description)
+        }
     }
 }
 

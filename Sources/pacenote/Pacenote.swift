@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PacenoteCore
 
 @main
@@ -20,6 +21,10 @@ struct Pacenote: ParsableCommand {
     /// Parses the command line and runs the command. Commands throw; `Failure.exit` is the
     /// one place an error becomes the last line and the exit status.
     static func main() {
+        // Before anything is written, in every command: what Pacenote creates (the
+        // database, keys, exports, covers, uploads) is its owner's only, from the first
+        // byte, even where a library creates a file with the default mode (docs/SECURITY.md).
+        umask(0o077)
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -1,0 +1,146 @@
+import Foundation
+@testable import PacenoteApp
+import PacenoteTestSupport
+import Testing
+
+/// The import's byte source: lines bounded and read in one pass, whole reads bounded.
+@Suite struct BoundedReadingTests {
+    enum Seen: Equatable {
+        case text(String)
+        case tooLong(Int64)
+    }
+
+    /// A source that hands out `bytes` at most `piece` bytes a read, counting its reads.
+    final class Pieces {
+        let bytes: [UInt8]
+        let piece: Int
+        var offset = 0
+        var reads = 0
+
+        init(_ bytes: [UInt8], piece: Int) {
+            self.bytes = bytes
+            self.piece = piece
+        }
+
+        func source() -> ByteSource {
+            ByteSource(read: { [self] target in
+                reads += 1
+                let n = min(piece, target.count, bytes.count - offset)
+                bytes.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + n)])) }
+                offset += n
+                return n
+            })
+        }
+    }
+
+    static func lines(_ source: ByteSource, maxLength: Int) throws -> [Seen] {
+        var seen: [Seen] = []
+        try source.forEachLine(maxLength: maxLength) { line in
+            switch line {
+            case .text(let bytes): seen.append(.text(String(decoding: bytes, as: UTF8.self)))
+            case .tooLong(let length): seen.append(.tooLong(length))
+            }
+        }
+        return seen
+    }
+
+    @Test func linesWithAndWithoutAFinalLineFeed() throws {
+        for piece in [1, 3, 7, 1 << 20] {
+            let text = Array("a\n\nbc\nlast".utf8)
+            #expect(try Self.lines(Pieces(text, piece: piece).source(), maxLength: 10) == [.text("a"), .text(""), .text("bc"), .text("last")])
+            #expect(try Self.lines(Pieces(Array("a\n".utf8), piece: piece).source(), maxLength: 10) == [.text("a")])
+            #expect(try Self.lines(Pieces([], piece: piece).source(), maxLength: 10) == [])
+        }
+        #expect(try Self.lines(ByteSource(bytes: Array("x\ny".utf8)), maxLength: 10) == [.text("x"), .text("y")])
+    }
+
+    @Test func aLineOfExactlyTheLimitIsReadAndOneByteMoreIsNot() throws {
+        for piece in [2, 5, 1 << 20] {
+            let text = Array("12345\n123456\n1234567".utf8)
+            #expect(try Self.lines(Pieces(text, piece: piece).source(), maxLength: 5)
+                    == [.text("12345"), .tooLong(6), .tooLong(7)])
+        }
+        #expect(try Self.lines(ByteSource(bytes: Array("123456\nok".utf8)), maxLength: 5) == [.tooLong(6), .text("ok")])
+    }
+
+    /// 64 MiB without a line feed between two lines, limit 1 MiB: the lines on either side
+    /// are read, the long one is given with its length, every byte is read once (64 reads
+    /// of 1 MiB and a few more), and the source never holds the long line.
+    @Test func anOverlongLineIsPassedOverInOnePass() throws {
+        var bytes = Array("first\n".utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 20)
+        bytes += Array("\nlast\n".utf8)
+        let pieces = Pieces(bytes, piece: 1 << 20)
+        let started = Date()
+        #expect(try Self.lines(pieces.source(), maxLength: 1 << 20) == [.text("first"), .tooLong(64 << 20), .text("last")])
+        #expect(pieces.reads <= 68, "\(pieces.reads) reads")
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
+    @Test func consumedCountsEveryByte() throws {
+        let source = Pieces(Array("ab\n1234567\nc".utf8), piece: 3).source()
+        _ = try Self.lines(source, maxLength: 4)
+        #expect(source.consumed == 12)
+    }
+
+    @Test func readAllIsBounded() throws {
+        let bytes = [UInt8](repeating: 7, count: 3 << 20)
+        #expect(try Pieces(bytes, piece: 1 << 20).source().readAll(limit: 3 << 20) == bytes)
+        #expect(throws: ListenImporter.FileError.self) { try Pieces(bytes, piece: 1 << 20).source().readAll(limit: (3 << 20) - 1) }
+        // The head is still there to read after a peek.
+        let source = Pieces(Array("[1, 2]".utf8), piece: 2).source()
+        #expect(try source.peek(3) == Array("[1,".utf8))
+        #expect(try source.readAll(limit: 100) == Array("[1, 2]".utf8))
+    }
+
+    @Test func zipNamesAreShownWithoutControlCharacters() {
+        #expect(ZipArchive.printable("listens/2024/1.jsonl") == "listens/2024/1.jsonl")
+        #expect(ZipArchive.printable("a\nb\"c") == "a\\u{a}b\\u{22}c")
+    }
+}
+
+/// `InstanceFiles.temporary`: a 0700 folder of private files, emptied by the daemon at start.
+@Suite struct TemporaryFilesTests {
+    static func mode(_ path: String) -> Int {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : -1
+    }
+
+    @Test func privateTemporaryFilesLiveInAPrivateFolder() throws {
+        let dir = try TemporaryDirectory()
+        let files = InstanceFiles(databasePath: dir.file("pacenote.sqlite"))
+        let (path, handle) = try files.makePrivateTemporaryFile()
+        try handle.write(contentsOf: Data("body".utf8))
+        try handle.close()
+        #expect(path.hasPrefix(files.temporary + "/upload-"))
+        #expect(Self.mode(files.temporary) == 0o700)
+        #expect(Self.mode(path) == 0o600)
+        let second = try files.makePrivateTemporaryFile(prefix: "zip")
+        #expect(second.path != path)
+        files.removeStaleTemporaryFiles()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: files.temporary).isEmpty)
+    }
+
+    @Test func aTemporaryFolderOthersCanEnterIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let files = InstanceFiles(databasePath: dir.file("pacenote.sqlite"))
+        #expect(mkdir(files.temporary, 0o755) == 0 && chmod(files.temporary, 0o755) == 0)
+        #expect(throws: PrivateFile.Failure.self) { try files.makePrivateTemporaryFile() }
+    }
+
+    @Test func privateFilesAreCreatedExclusively() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("a")
+        let handle = try PrivateFile.create(path)
+        try handle.close()
+        #expect(Self.mode(path) == 0o600)
+        #expect(throws: PrivateFile.Failure.self) { try PrivateFile.create(path) }
+        // A planted link is not followed.
+        #expect(symlink(dir.file("target"), dir.file("link")) == 0)
+        #expect(throws: PrivateFile.Failure.self) { try PrivateFile.create(dir.file("link")) }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("target")))
+        try PrivateFile.write(Data("x".utf8), atomicallyTo: dir.file("b"))
+        #expect(Self.mode(dir.file("b")) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["a", "b", "link"])
+    }
+}
