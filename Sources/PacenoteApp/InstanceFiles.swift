@@ -74,34 +74,8 @@ public struct InstanceFiles: Sendable, Equatable {
 
     // MARK: Temporary files
 
-    /// Makes `temporary` (mode 0700) when missing; refuses one that another user may enter
-    /// or that belongs to someone else.
-    public func prepareTemporaryFolder() throws(PrivateFile.Failure) {
-        try PrivateFile.makeDirectory(temporary)
-        var info = stat()
-        guard lstat(temporary, &info) == 0 else { throw PrivateFile.Failure("read the folder", temporary) }
-        guard (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
-            throw PrivateFile.Failure("use the folder: it must be a folder of this user with mode 0700", temporary, errno: EPERM)
-        }
-    }
-
-    /// A new file (mode 0600, created with O_EXCL) in `temporary`, for an upload being
-    /// received or another file that is not kept: its path and a handle open for writing.
-    /// The caller removes it when done; one left by a crash is removed when the daemon
-    /// starts next (`removeStaleTemporaryFiles`).
-    public func makePrivateTemporaryFile(prefix: String = "upload") throws(PrivateFile.Failure) -> (path: String, handle: FileHandle) {
-        try prepareTemporaryFolder()
-        while true {
-            let path = (temporary as NSString).appendingPathComponent("\(prefix)-\(UInt64.random(in: 0...UInt64.max)).tmp")
-            do {
-                return (path, try PrivateFile.create(path))
-            } catch where FileManager.default.fileExists(atPath: path) {
-                continue
-            }
-        }
-    }
-
-    /// Removes everything in `temporary`: what a process that crashed left behind. Only
+    /// Removes everything in `temporary`: what a process that crashed left behind (the
+    /// folder itself is made, mode 0700, by the HTTP server's uploads: `UploadFile`). Only
     /// the daemon calls it, when it starts, before anything else could have made a file there.
     public func removeStaleTemporaryFiles() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary) else { return }

@@ -39,6 +39,8 @@ final class ClientLimits: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [OpaquePointer: Connection] = [:]
     private var connectionsByAddress: [String: Int] = [:]
+    /// Places the accept policy granted that have not started yet, by when.
+    private var pendingByAddress: [String: [UInt64]] = [:]
     private var uploadsByAddress: [String: Int] = [:]
     private var bodyMemoryInUse = 0
     private let sweeper: DispatchSourceTimer
@@ -58,16 +60,31 @@ final class ClientLimits: @unchecked Sendable {
 
     // MARK: Connections
 
-    /// libmicrohttpd's accept policy: below the limit for the address, or exempt.
+    /// libmicrohttpd's accept policy: below the limit for the address, or exempt. Worker
+    /// threads accept at the same time, and a connection is counted only when it starts
+    /// (`opened`): the place is reserved here, so that two threads cannot both take the last
+    /// one. A reservation that never became a connection (libmicrohttpd gave up on it after
+    /// the policy said yes) lapses after a second.
     func mayConnect(from address: String) -> Bool {
         if settings.exempt(address) { return true }
-        let allowed = lock.withLock { connectionsByAddress[address, default: 0] < settings.connectionsPerAddress }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let allowed = lock.withLock {
+            var pending = pendingByAddress[address, default: []].filter { now &- $0 < 1_000_000_000 }
+            guard connectionsByAddress[address, default: 0] + pending.count < settings.connectionsPerAddress else { return false }
+            pending.append(now)
+            pendingByAddress[address] = pending
+            return true
+        }
         if !allowed { Counter(label: "pacenote_http_connections_refused_total").increment() }
         return allowed
     }
 
     func opened(_ connection: OpaquePointer, fd: Int32, address: String) {
         lock.withLock {
+            if var pending = pendingByAddress[address], !pending.isEmpty {
+                pending.removeFirst()
+                pendingByAddress[address] = pending.isEmpty ? nil : pending
+            }
             connections[connection] = Connection(fd: fd, address: address, waitingSince: DispatchTime.now().uptimeNanoseconds)
             connectionsByAddress[address, default: 0] += 1
             if !sweeping {

@@ -32,7 +32,20 @@ extension HTTPServer {
         deinit {
             limits.release(reserved)
             if uploading { limits.endUpload(from: address) }
-            accepted?.release?()
+            releaseSlot()
+        }
+
+        private var slotReleased = false
+
+        /// Gives back what the gate reserved for the handler (the one import slot): once the
+        /// handler is done, before its answer goes out, so that a client sending the next
+        /// import as soon as it reads the answer finds the slot free. At most once.
+        func releaseSlot() {
+            let release = lock.withLock { () -> (@Sendable () -> Void)? in
+                defer { slotReleased = true }
+                return slotReleased ? nil : accepted?.release
+            }
+            release?()
         }
 
         var address: String { head.peerAddress ?? "-" }

@@ -277,7 +277,9 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_suspend_connection(connection)
         let suspended = SuspendedConnection(connection: connection, state: state)
         worker.async { [request] in
-            suspended.state.setAnswer(server.respond(to: request, with: accepted.handle))
+            let answer = server.respond(to: request, with: accepted.handle)
+            suspended.state.releaseSlot()
+            suspended.state.setAnswer(answer)
             MHD_resume_connection(suspended.connection)
             server.work.leave()
         }

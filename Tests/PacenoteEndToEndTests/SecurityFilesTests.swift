@@ -41,7 +41,7 @@ import Testing
         let umask = status.split(separator: "\n").first { $0.hasPrefix("Umask:") }
         #expect(umask?.split(separator: "\t").last == "0077", "\(umask ?? "no Umask line")")
         // An upload a crashed daemon left in tmp/ is gone when it starts again.
-        try FileManager.default.createDirectory(atPath: daemon.dir.file("tmp"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: daemon.dir.file("tmp"), withIntermediateDirectories: true)
         let stale = daemon.dir.file("tmp/upload-1.tmp")
         #expect(FileManager.default.createFile(atPath: stale, contents: Data("half an upload".utf8)))
         try daemon.restart(kill9: true)

@@ -128,6 +128,16 @@ public final class RawClient: @unchecked Sendable {
     @discardableResult
     public func send(_ text: String) -> Int { send(Array(text.utf8)) }
 
+    /// Whether the connection is established (a connect still waiting for its SYN to be
+    /// answered — the server's backlog was full — is not).
+    public var isEstablished: Bool {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        return withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+        }
+    }
+
     /// Reads whatever has arrived, without waiting.
     public func drain() {
         var buffer = [UInt8](repeating: 0, count: 16384)
