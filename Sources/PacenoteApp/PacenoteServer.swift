@@ -151,8 +151,13 @@ public final class PacenoteServer: Sendable {
             players: { [players] in players.map(\.watcher.status) },
             nowPlaying: { [players] in players.compactMap(\.nowPlaying) })
         context.currentKey = { keys.current() }
+        let named = NamedKeys(store: store)
+        context.namedKey = { named.scope(of: $0) }
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
+        context.boundHost = config.http.host
+        context.sessions = Sessions(idleTimeout: Double(config.sessionIdleDays) * 86_400)
+        context.logger = logger
         context.events = events
         context.eventHub = EventStreamHub(bus: events)
         context.basePath = WebServer.normalise(config.basePath)
