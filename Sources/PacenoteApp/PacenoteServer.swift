@@ -155,7 +155,7 @@ public final class PacenoteServer: Sendable {
         context.namedKey = { named.scope(of: $0) }
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
-        context.boundHost = config.http.host
+        context.ownHosts = [config.http.host] + machineNames()
         context.sessions = Sessions(idleTimeout: Double(config.sessionIdleDays) * 86_400)
         context.logger = logger
         context.events = events
@@ -172,6 +172,16 @@ public final class PacenoteServer: Sendable {
             try ListenImporter(store: store, events: events, format: format).importBytes(body, name: name)
         }
         return context
+    }
+
+    /// The machine's own name and its mDNS form (`pi`, `pi.local`): names a browser on the
+    /// home network may use for this server.
+    static func machineNames() -> [String] {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return [] }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard !name.isEmpty, name != "localhost" else { return [] }
+        return name.hasSuffix(".local") ? [name] : [name, name + ".local"]
     }
 
     /// Opens the configured database, creating the default data directory (mode 0700:

@@ -31,9 +31,10 @@ public struct APIContext: Sendable {
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose `X-Forwarded-For` is believed (none unless configured).
     public var trustedProxies: [IPNetwork] = []
-    /// The host the server listens on (`server.http`'s), one of the names `Host` may carry
-    /// for the trusted networks to count (`Authorization.isOwnHost`).
-    public var boundHost: String?
+    /// This server's own names besides IP addresses, `localhost` and `publicURL`'s host:
+    /// the host it listens on (`server.http`'s) and the machine's name. Only these may be in
+    /// `Host` for the trusted networks to count (`Authorization.isOwnHost`).
+    public var ownHosts: [String] = []
     /// Where errors' details and security warnings go (bodies outside the trusted
     /// networks say less).
     public var logger = Logger(label: "pacenote.web")

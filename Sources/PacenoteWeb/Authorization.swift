@@ -108,11 +108,13 @@ enum Authorization {
     }
 
     /// Whether a `Host` header names this server: an IP literal (with or without a port),
-    /// `localhost`, the host the server is bound to, or the host of `server.public_url`.
+    /// `localhost`, one of `ownHosts` (the bound host, the machine's name), or the host of
+    /// `server.public_url`. A rebinding attacker's name is a domain the attacker owns: none
+    /// of these.
     static func isOwnHost(_ header: String?, context: APIContext) -> Bool {
         guard let header, let host = hostName(header) else { return false }
         if host == "localhost" || IPNetwork(host) != nil { return true }
-        if let bound = context.boundHost, host == bound.lowercased() { return true }
+        if context.ownHosts.contains(where: { hostName($0) == host }) { return true }
         if let publicURL = context.publicURL, let own = hostName(Sessions.hostPart(publicURL)), host == own { return true }
         return false
     }

@@ -128,7 +128,7 @@ import Testing
 
         // A path with an encoded newline: one escaped line in the access log, no forged one.
         _ = try Self.request(daemon.port, "/api/v1/status%0a127.0.0.1%20GET%20/forged%20200%20ok")
-        #expect(try eventually(timeout: 3) { daemon.process.stderr.contains(#"\n127.0.0.1 GET /forged 200 ok"#) }, "\(daemon.process.stderr)")
+        #expect(eventually(timeout: 3) { daemon.process.stderr.contains(#"\n127.0.0.1 GET /forged 200 ok"#) }, "\(daemon.process.stderr)")
         let forged = daemon.process.stderr.split(separator: "\n").filter { $0.hasPrefix("127.0.0.1 GET /forged") }
         #expect(forged.isEmpty, "\(forged)")
     }
@@ -144,6 +144,8 @@ import Testing
         #expect(stranger.status >= 500, "\(stranger.status) \(stranger.text)")
         #expect(!stranger.text.contains(daemon.db) && !stranger.text.contains("sotd_pins") && !stranger.text.contains("sqlite"),
                 "\(stranger.text)")
+        let owner = try HTTP.get(daemon.base + "/api/v1/sotd/\(day)", headers: ["X-API-Key": daemon.apiKey])
+        #expect(owner.status == stranger.status && owner.text.contains("sotd_pins"), "the owner is told why: \(owner.text)")
         #expect(daemon.process.stderr.contains("sotd_pins"), "the details are in the log")
     }
 

@@ -208,7 +208,7 @@ import Testing
                                 ("pacenote.example.attacker.example", false), ("[::1]x", false)] {
             var (api, request) = fixture.ask("GET", "/api/v1/listens", as: .trusted)
             var context = api.context
-            context.boundHost = "music.home"
+            context.ownHosts = ["music.home", "[::1]:6680"]
             request.headers["host"] = host
             #expect(Self.outcome(API(context: context).admit(request)) == (trusted ? .allowed : .forbidden), "Host: \(host ?? "none")")
         }
