@@ -1,7 +1,12 @@
 import Foundation
+import Glibc
+import PacenoteCore
+import PacenoteOperations
+import PacenoteStore
 import Synchronization
 
-/// The API key that every write (heart rate, pins, queue, submissions, imports) needs.
+/// The instance's own key, the admin key that every write (heart rate, pins, queue,
+/// submissions, imports) may use; named keys with narrower scopes are `NamedKeys`.
 /// `PACENOTE_API_KEY` wins; otherwise it lives in `api-key` beside the database (`InstanceFiles.apiKey`), created
 /// on first run with mode 0600 and shown by `pacenote key`. `pacenote key --new` replaces
 /// it and `--revoke` withdraws it; a running server notices within a second.
@@ -36,19 +41,27 @@ public enum APIKey {
         _ = try write(revokedMarker, to: path(forDatabase: database))
     }
 
-    /// Writes the key file atomically (a new file, mode 0600, renamed over the old one).
+    /// Writes the key file atomically: a new file created with `O_CREAT|O_EXCL` and mode
+    /// 0600 (never wider, not even for a moment, and never through a planted link), then
+    /// renamed over the old one.
     private static func write(_ key: String, to file: String) throws(StartupError) -> String {
         let temporary = file + ".new"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data((key + "\n").utf8),
-                                             attributes: [.posixPermissions: 0o600]),
-              rename(temporary, file) == 0 else {
+        unlink(temporary)  // left by a crash: O_EXCL refuses to reuse it
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StartupError("api key: cannot create \(temporary): \(String(cString: strerror(errno)))") }
+        let bytes = Array((key + "\n").utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, synced, rename(temporary, file) == 0 else {
+            unlink(temporary)
             throw StartupError("api key: cannot write \(file)")
         }
         return key
     }
 
     /// `pn_` and 32 random bytes in base64url (from the system's CSPRNG).
-    static func generate() -> String {
+    public static func generate() -> String {
         var rng = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
         return "pn_" + Data(bytes).base64EncodedString()
@@ -83,5 +96,43 @@ public final class APIKeySource: Sendable {
             s.key = (key == APIKey.revokedMarker || key.count < 16) ? nil : key
             return s.key
         }
+    }
+}
+
+/// Named keys (`pacenote key add NAME --scope …`), stored as SHA-256 hashes in the database
+/// and looked up on each use: a key revoked by `pacenote key revoke` in another process is
+/// refused from the next request. Last use is written at most once a minute per key.
+public final class NamedKeys: Sendable {
+    private let store: Store
+    /// Key id → when its last use was written.
+    private let written = Mutex<[Int64: Date]>([:])
+    static let useInterval: Double = 60
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// The scope of a live named key, nil for anything else (a revoked key, a wrong one).
+    public func scope(of sent: String, now: Date = Date()) -> KeyScope? {
+        guard sent.utf8.count >= 16, sent.utf8.count <= 256, let key = try? store.liveKey(hash: SHA256.hex(sent)) else { return nil }
+        let due = written.withLock { w in
+            guard now.timeIntervalSince(w[key.id] ?? .distantPast) >= Self.useInterval else { return false }
+            w[key.id] = now
+            return true
+        }
+        if due { try? store.recordKeyUse(id: key.id, at: now) }
+        return key.scope
+    }
+
+    /// Creates a named key and returns it (shown once: only its hash is kept).
+    public static func add(name: String, scope: KeyScope, store: Store) throws -> String {
+        let key = APIKey.generate()
+        try Operations(store: store, events: nil).addKey(name: name, scope: scope, key: key)
+        return key
+    }
+
+    /// Revokes a named key.
+    public static func revoke(name: String, store: Store) throws {
+        try Operations(store: store, events: nil).revokeKey(name: name)
     }
 }

@@ -89,8 +89,14 @@ extension ConfigSchema {
             and the flag, networks are separated by commas.
             """),
         ConfigKey("trusted_proxies", \.trustedProxies, Codec.networks, env: ["PACENOTE_TRUSTED_PROXIES"], doc: """
-            Reverse proxies whose X-Forwarded-For header tells the real client. Without this the
-            header is ignored (any client could send it).
+            Reverse proxies whose X-Forwarded-For header tells the real client (and whose
+            X-Forwarded-Proto says whether it came over https). A request with forwarding headers
+            from any other address gets no trusted-network privileges, and a warning is logged
+            once. See docs/SECURITY.md for a tested nginx set-up.
+            """),
+        ConfigKey("session_idle_days", \.sessionIdleDays, Codec.integer(1...30), env: ["PACENOTE_SESSION_IDLE_DAYS"], doc: """
+            A browser logged in with the admin key stays logged in until it has made no request
+            for this many days (1 to 30), and at most 30 days in all.
             """),
         ConfigKey("public_dir", \.publicDirectory, Codec.optionalString { (text) throws(ConfigProblem) in
             var isDirectory: ObjCBool = false

@@ -185,8 +185,13 @@ public final class PacenoteServer: Sendable {
             let summary = waiting.summary
             return (summary.count, summary.lastError, summary.since)
         }
+        let named = NamedKeys(store: store)
+        context.namedKey = { named.scope(of: $0) }
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
+        context.ownHosts = [config.http.host] + machineNames()
+        context.sessions = Sessions(idleTimeout: Double(config.sessionIdleDays) * 86_400)
+        context.logger = logger
         context.events = events
         context.eventHub = EventStreamHub(bus: events, limits: .init(
             streams: config.maxEventStreams, perClient: config.maxEventStreamsPerClient, lifetime: config.eventStreamMaxSeconds))
@@ -204,6 +209,16 @@ public final class PacenoteServer: Sendable {
             try ListenImporter(store: store, events: events, format: format).importFile(at: path, name: name)
         }
         return context
+    }
+
+    /// The machine's own name and its mDNS form (`pi`, `pi.local`): names a browser on the
+    /// home network may use for this server.
+    static func machineNames() -> [String] {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return [] }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard !name.isEmpty, name != "localhost" else { return [] }
+        return name.hasSuffix(".local") ? [name] : [name, name + ".local"]
     }
 
     /// Opens the configured database, creating the default data directory (mode 0700:

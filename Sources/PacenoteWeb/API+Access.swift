@@ -1,3 +1,5 @@
+import PacenoteCore
+
 /// What the API makes of a request's headers, before its body is read.
 enum Admission: Sendable {
     /// Answered now (no route, a method it does not take, or refused by the access decision);
@@ -53,6 +55,20 @@ extension API {
         default:
             return HTTPResponse(apiError: error)
         }
+    }
+
+    /// A server error's details (a database path, SQLite's words) go to the log; outside
+    /// the trusted networks (and without the key or a session) the body says only that
+    /// something went wrong.
+    func concealed(_ error: APIError, _ request: HTTPRequest, mayReadPrivate: Bool) -> APIError {
+        guard error.status >= 500 else { return error }
+        logServerError(error, request)
+        guard !mayReadPrivate else { return error }
+        return APIError(kind: error.kind, code: error.code, message: "the server could not answer this time: try again in a moment")
+    }
+
+    func logServerError(_ error: APIError, _ request: HTTPRequest) {
+        context.logger.error("\(LogText.escaped(request.method)) \(LogText.escaped(request.path)): \(error.status) \(LogText.escaped(error.message))")
     }
 
     /// A browser asking for a page (not the API, a file or a ListenBrainz route), for

@@ -5,7 +5,7 @@ import PacenoteStore
 /// ListenBrainz-compatible submissions, so that phones and other players (Pano Scrobbler,
 /// Navidrome, Jellyfin's plugin, any `liblistenbrainz` script) can log into Pacenote: point
 /// their ListenBrainz URL at `http://HOST:6680/apis/listenbrainz/` (or the root) and use
-/// Pacenote's API key as the user token.
+/// a submit key (`pacenote key add phone --scope submit`) as the user token.
 extension API {
     /// `POST …/1/submit-listens`: `single` and `import` are stored as counted plays that
     /// began at `listened_at`; `playing_now` is announced, not stored.
@@ -33,10 +33,11 @@ extension API {
         return response
     }
 
-    /// `GET …/1/validate-token`: the token in `Authorization: Token …` or `?token=`.
+    /// `GET …/1/validate-token`: the token in `Authorization: Token …` or `?token=`; valid
+    /// when it may submit (the admin key or a submit key).
     func validateToken(_ request: HTTPRequest) -> JSONValue {
         let sent = Authorization.listenBrainzToken(in: request) ?? request.query["token"]
-        guard let sent, Authorization.matches(sent, context.currentKey()) else {
+        guard let sent, let scope = Authorization.scope(of: sent, in: context), scope == .admin || scope == .submit else {
             return .object([("code", .int(200)), ("message", .string("Token invalid.")), ("valid", .bool(false))])
         }
         return .object([

@@ -8,9 +8,15 @@ extension API {
     func login(_ request: HTTPRequest, client: String) throws -> HTTPResponse {
         let next = Self.localPath(request.query["next"] ?? Self.formField("next", in: request.body) ?? "/")
         guard request.method == "POST" else { return loginPage(request, next: next, message: nil, status: 200) }
-        let sent = Self.formField("key", in: request.body)
-            ?? (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["key"] as? String
-        guard let sent, let key = context.currentKey(), Authorization.matches(sent.trimmingCharacters(in: .whitespaces), key) else {
+        let sent = (Self.formField("key", in: request.body)
+            ?? (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["key"] as? String)?
+            .trimmingCharacters(in: .whitespaces)
+        guard let sent, let key = context.currentKey(), Authorization.matches(sent, key) else {
+            // A submit or read key is valid but opens no session: only the admin key logs in.
+            if let sent, let scope = context.namedKey(sent) {
+                return loginPage(request, next: next, message: "A \(scope.rawValue) key cannot log in: use the admin key (pacenote key shows it).",
+                                 status: 403)
+            }
             context.sessions.recordFailure(from: client)
             return loginPage(request, next: next, message: "That is not the API key (pacenote key shows it).", status: 401)
         }
@@ -19,9 +25,17 @@ extension API {
         return HTTPResponse(status: 303, headers: [
             ("Location", context.basePath + next),
             ("Set-Cookie", "\(Sessions.cookieName)=\(id); Path=\(path); Max-Age=\(Int(Sessions.lifetime)); HttpOnly; SameSite=Strict"
-                + (request.header("X-Forwarded-Proto") == "https" ? "; Secure" : "")),
+                + (isHTTPS(request) ? "; Secure" : "")),
             ("Cache-Control", "no-store"),
         ])
+    }
+
+    /// Whether the browser reached the site over https: the configured public address says
+    /// so, or a trusted proxy does (`X-Forwarded-Proto`); anyone else's header is not believed.
+    func isHTTPS(_ request: HTTPRequest) -> Bool {
+        if let publicURL = context.publicURL { return publicURL.hasPrefix("https://") }
+        guard Authorization.isFromTrustedProxy(request, proxies: context.trustedProxies) else { return false }
+        return request.header("X-Forwarded-Proto")?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces).lowercased() == "https"
     }
 
     /// A locked-out client posting the form: the form again, with the reason.
@@ -29,7 +43,12 @@ extension API {
         loginPage(request, next: Self.localPath(request.query["next"] ?? "/"), message: "Too many attempts: wait a minute.", status: 429)
     }
 
-    func logout(_ request: HTTPRequest) -> HTTPResponse {
+    /// `POST /logout`, from the site's own pages only: another site cannot log its
+    /// visitor out (a cross-site form post is refused).
+    func logout(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard Sessions.isSameOrigin(request, publicURL: context.publicURL) else {
+            throw APIError(kind: .forbidden, code: "cross_origin", message: "log out from Pacenote's own pages")
+        }
         if let id = Sessions.cookie(in: request) { context.sessions.end(id) }
         let path = context.basePath.isEmpty ? "/" : context.basePath
         return HTTPResponse(status: 303, headers: [

@@ -4,8 +4,9 @@ import PacenoteOperations
 import PacenoteStore
 
 extension API {
-    /// `GET|PUT|DELETE /api/v1/sotd/YYYY-MM-DD`.
-    func songOfTheDay(_ day: String, _ request: HTTPRequest) throws -> HTTPResponse {
+    /// `GET|PUT|DELETE /api/v1/sotd/YYYY-MM-DD`. A stranger's GET gets what the share page
+    /// shows (`publicSOTD`), nothing more.
+    func songOfTheDay(_ day: String, _ request: HTTPRequest, mayReadPrivate: Bool) throws -> HTTPResponse {
         guard localTime.startOfDay(day) != nil, day.count == 10 else {
             throw APIError.badRequest("'\(day)' is not a day (YYYY-MM-DD)", code: "invalid_day")
         }
@@ -28,8 +29,29 @@ extension API {
         default:
             break
         }
-        guard let body = try sotd(day) else { throw APIError.notFound("no song of the day for \(day): nothing was played") }
+        guard let body = try mayReadPrivate ? sotd(day) : publicSOTD(day) else {
+            throw APIError.notFound("no song of the day for \(day): nothing was played")
+        }
         return .json(body)
+    }
+
+    /// What the share page `/sotd/DAY` shows a stranger: the day, the song's title, artist
+    /// and album, how often it played that day, the note and the cover's address. No file
+    /// path, track id, tempo or listening time.
+    func publicSOTD(_ day: String) throws -> JSONValue? {
+        guard let sotd = try songOfDay(day) else { return nil }
+        return .object([
+            ("day", .string(day)),
+            ("note", .optional(sotd.note)),
+            ("plays", .int(Int64(sotd.plays))),
+            ("track", .object([
+                ("title", .string(sotd.track.title)),
+                ("artist", .optional(sotd.track.artist)),
+                ("album", .optional(sotd.track.album)),
+            ])),
+            ("cover", .string(url("/sotd/\(day)/cover"))),
+            ("share_url", .string(url("/sotd/\(day)"))),
+        ])
     }
 
     /// The song of one day, or nil when nothing was played and nothing pinned.

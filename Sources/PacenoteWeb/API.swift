@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import PacenoteCore
 import PacenoteOperations
 import PacenoteStore
@@ -20,6 +21,9 @@ public struct APIContext: Sendable {
     /// each use so that `pacenote key --new` and `--revoke` take effect at once; nil
     /// when revoked.
     public var currentKey: @Sendable () -> String?
+    /// The scope of a named key (`pacenote key add`), looked up on each use; nil for a key
+    /// that is no live named key.
+    public var namedKey: @Sendable (_ sent: String) -> KeyScope? = { _ in nil }
     public var heartRate: (any HeartRateBackend)?
     /// Next-track suggestions and queueing (PacenoteApp's `RecommenderService`).
     public var recommender: (any RecommenderBackend)?
@@ -27,6 +31,14 @@ public struct APIContext: Sendable {
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose `X-Forwarded-For` is believed (none unless configured).
     public var trustedProxies: [IPNetwork] = []
+    /// This server's own names besides IP addresses, `localhost` and `publicURL`'s host:
+    /// the host it listens on (`server.http`'s) and the machine's name. Only these may be in
+    /// `Host` for the trusted networks to count (`Authorization.isOwnHost`).
+    public var ownHosts: [String] = []
+    /// Where errors' details and security warnings go (bodies outside the trusted
+    /// networks say less).
+    public var logger = Logger(label: "pacenote.web")
+    let notices = SecurityNotices()
     /// Where stored plays are announced (the heart-rate service tags them).
     public var events: EventBus?
     /// The one write path: every change a request makes goes through it.
@@ -109,7 +121,9 @@ public struct API: Sendable {
             case .status:
                 // Monitors poll the status: the same body serves everyone for 100 ms.
                 let showPrivate = grant.mayReadPrivate
-                return try statusCache.get(showPrivate: showPrivate) { try HTTPResponse.json(status(showPrivate: showPrivate)) }
+                return try statusCache.get(showPrivate: showPrivate) {
+                    try HTTPResponse.json(showPrivate ? status() : publicStatus())
+                }
             case .listens: return .json(try listens(request.query))
             case .heartRate: return try ingestHeartRate(request)
             case .workouts where request.method == "POST": return try startWorkout(request)
@@ -122,7 +136,7 @@ public struct API: Sendable {
                 guard let text = context.metricsText else { throw APIError.notFound("metrics are not collected") }
                 return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: text())
             case .stats: return .json(try stats(request.query))
-            case .sotd(let day): return try songOfTheDay(day, request)
+            case .sotd(let day): return try songOfTheDay(day, request, mayReadPrivate: grant.mayReadPrivate)
             case .sotdMonth: return .json(try songsOfTheMonth(request.query))
             case .recommendations: return .json(try recommendationsJSON(request.query))
             case .queue: return try enqueue(request)
@@ -130,7 +144,7 @@ public struct API: Sendable {
             case .page(let page):
                 return self.page(page, request, mayReadPrivate: grant.mayReadPrivate, mayWrite: grant.isOwner)
             case .login: return try login(request, client: grant.client)
-            case .logout: return logout(request)
+            case .logout: return try logout(request)
             case .listenBrainzSubmit: return try submitListens(request)
             case .listenBrainzValidateToken:
                 // validate-token must not be a guessing oracle: a wrong token counts like a wrong key.
@@ -141,7 +155,7 @@ public struct API: Sendable {
                 return .json(answer)
             }
         } catch {
-            return errorResponse(APIError(error), request, match.policy.dialect)
+            return errorResponse(concealed(APIError(error), request, mayReadPrivate: grant.mayReadPrivate), request, match.policy.dialect)
         }
     }
 
@@ -156,9 +170,10 @@ public struct API: Sendable {
 
     // MARK: GET /api/v1/status
 
-    /// `showPrivate`: what plays now and the heart rate are shown only to trusted clients.
-    func status(showPrivate: Bool) throws -> JSONValue {
-        let now = showPrivate ? context.nowPlaying() : []
+    /// The status for trusted clients, the key and sessions: players, what plays now, the
+    /// heart rate, the database's size, plays waiting for a full disk and the last backup.
+    func status() throws -> JSONValue {
+        let now = context.nowPlaying()
         let players = context.players().map { p in
             APIJSON.player(p, nowPlaying: now.first { $0.player == p.name })
         }
@@ -166,14 +181,23 @@ public struct API: Sendable {
         let defaultName = context.players().first?.name
         return .object([
             ("version", .string(context.version)),
+            ("healthy", .bool(context.players().allSatisfy(\.connected))),
             ("uptime_s", .int(Int64(Date().timeIntervalSince(context.startedAt)))),
             ("mpd", players.first ?? .null),
             ("now_playing", now.first { $0.player == defaultName }.map(APIJSON.nowPlaying) ?? .null),
-            ("heart_rate", (showPrivate ? context.heartRate?.current(now: Date()) : nil).map(APIJSON.heartRate) ?? .null),
+            ("heart_rate", context.heartRate?.current(now: Date()).map(APIJSON.heartRate) ?? .null),
             ("players", .array(players)),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
-            ("plays_waiting", showPrivate ? APIJSON.playsWaiting(context.playsWaiting?()) : .null),
-        ] + (showPrivate ? [("backup", APIJSON.backup(context.lastBackup?()))] : []))
+            ("plays_waiting", APIJSON.playsWaiting(context.playsWaiting?())),
+            ("backup", APIJSON.backup(context.lastBackup?())),
+        ])
+    }
+
+    /// The status for strangers: the version, and whether the database answers and every
+    /// player is connected. No addresses, errors or counts.
+    func publicStatus() -> JSONValue {
+        let healthy = (try? counts.get(from: context.store)) != nil && context.players().allSatisfy(\.connected)
+        return .object([("version", .string(context.version)), ("healthy", .bool(healthy))])
     }
 
     // MARK: GET /api/v1/listens

@@ -1,4 +1,6 @@
+import Logging
 import PacenoteCore
+import Synchronization
 
 /// The API key check, the trusted-network rule and the access decision, in one place.
 enum Authorization {
@@ -17,16 +19,28 @@ enum Authorization {
         kind: .unauthorized, code: "unauthorized",
         message: "this needs the API key: send 'Authorization: Token KEY' or 'X-API-Key: KEY' (pacenote key shows it)")
 
-    /// The key check for a request that sends one in its headers.
-    static func require(_ key: String?, in request: HTTPRequest) throws(APIError) {
-        guard let sent = sentKey(in: request) else { throw missingKey }
-        guard let key else {
-            throw APIError(kind: .unauthorized, code: "key_revoked",
-                           message: "the API key was revoked: create a new one with pacenote key --new")
+    /// The scope of a key that was sent: the instance's own key (`pacenote key`) is the
+    /// admin key; a named key (`pacenote key add`) has its own; nil: no valid key.
+    static func scope(of sent: String, in context: APIContext) -> KeyScope? {
+        if matches(sent, context.currentKey()) { return .admin }
+        return context.namedKey(sent)
+    }
+
+    /// Why a sent key was refused: the instance's key may have been revoked.
+    static func wrongKey(_ context: APIContext) -> APIError {
+        context.currentKey() == nil
+            ? APIError(kind: .unauthorized, code: "key_revoked", message: "the API key was revoked: create a new one with pacenote key --new")
+            : APIError(kind: .unauthorized, code: "invalid_key", message: "the API key is not valid")
+    }
+
+    /// A valid key whose scope does not reach this route.
+    static func outOfScope(_ scope: KeyScope) -> APIError {
+        let what = switch scope {
+        case .submit: "it may only submit listens, now-playing and heart rate"
+        case .read: "it may only read"
+        case .admin: "it may do anything"
         }
-        guard matches(sent, key) else {
-            throw APIError(kind: .unauthorized, code: "invalid_key", message: "the API key is not valid")
-        }
+        return APIError(kind: .forbidden, code: "insufficient_scope", message: "this is a \(scope.rawValue) key: \(what)")
     }
 
     /// The one comparison of a key that was sent with the current one (nil: revoked): it
@@ -60,16 +74,66 @@ enum Authorization {
         request.peerAddress.map { proxies.containsAddress($0) } ?? false
     }
 
+    /// The headers a reverse proxy adds. From a peer that is no configured proxy they mean
+    /// a proxy nobody told Pacenote about (on the same host, every client would look local),
+    /// or a client pretending: either way the request is not trusted.
+    static let forwardingHeaders = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded", "X-Real-IP"]
+
+    static func isForwardedByAStranger(_ request: HTTPRequest, proxies: [IPNetwork]) -> Bool {
+        !isFromTrustedProxy(request, proxies: proxies) && forwardingHeaders.contains { request.header($0) != nil }
+    }
+
     /// The one notion of the client, for logs and every lockout (keys in headers, the login
     /// form, ListenBrainz tokens): the client address, or the peer's.
     static func client(_ request: HTTPRequest, proxies: [IPNetwork]) -> String {
         clientAddress(request, proxies: proxies) ?? request.peerAddress ?? "-"
     }
 
-    /// Whether the client is in a trusted network.
-    static func isTrusted(_ request: HTTPRequest, networks: [IPNetwork], proxies: [IPNetwork]) -> Bool {
-        guard let client = clientAddress(request, proxies: proxies) else { return false }
-        return networks.containsAddress(client)
+    /// Whether the request may use the trusted networks' privileges: its client is in one,
+    /// it names this server in `Host` (an IP address, `localhost`, the bound host or the
+    /// public URL's: a page on another site that re-points its own name at this address —
+    /// DNS rebinding — sends its own name), and no proxy forwarded it that is not configured.
+    static func isTrusted(_ request: HTTPRequest, in context: APIContext) -> Bool {
+        guard isOwnHost(request.header("Host"), context: context) else { return false }
+        if isForwardedByAStranger(request, proxies: context.trustedProxies) {
+            context.notices.warnOnce("forwarded", logger: context.logger, """
+                a request from \(LogText.escaped(request.peerAddress ?? "-")) carries forwarding headers (X-Forwarded-For, \
+                Forwarded) but that address is not in server.trusted_proxies: such requests are treated as coming from \
+                outside the trusted networks. If a reverse proxy runs there, add its address to server.trusted_proxies.
+                """)
+            return false
+        }
+        guard let client = clientAddress(request, proxies: context.trustedProxies) else { return false }
+        return context.trustedNetworks.containsAddress(client)
+    }
+
+    /// Whether a `Host` header names this server: an IP literal (with or without a port),
+    /// `localhost`, one of `ownHosts` (the bound host, the machine's name), or the host of
+    /// `server.public_url`. A rebinding attacker's name is a domain the attacker owns: none
+    /// of these.
+    static func isOwnHost(_ header: String?, context: APIContext) -> Bool {
+        guard let header, let host = hostName(header) else { return false }
+        if host == "localhost" || IPNetwork(host) != nil { return true }
+        if context.ownHosts.contains(where: { hostName($0) == host }) { return true }
+        if let publicURL = context.publicURL, let own = hostName(Sessions.hostPart(publicURL)), host == own { return true }
+        return false
+    }
+
+    /// `Example.org:8080` → `example.org`; `[::1]:6680` → `::1`; nil when it is no host.
+    static func hostName(_ header: String) -> String? {
+        var text = header.trimmingCharacters(in: .whitespaces).lowercased()
+        if text.hasPrefix("[") {
+            guard let end = text.firstIndex(of: "]") else { return nil }
+            let rest = text[text.index(after: end)...]
+            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isNumber)) else { return nil }
+            return String(text[text.index(after: text.startIndex)..<end])
+        }
+        if let colon = text.lastIndex(of: ":") {
+            guard text[text.index(after: colon)...].allSatisfy(\.isNumber) else { return nil }
+            text = String(text[..<colon])
+        }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text.isEmpty ? nil : text
     }
 }
 
@@ -77,19 +141,20 @@ enum Authorization {
 struct Grant: Equatable, Sendable {
     /// The client, for lockouts (`Authorization.client`).
     var client: String
-    /// History and health data: a trusted network, the key or a session.
+    /// History and health data: a trusted network, a read or admin key, or a session.
     var mayReadPrivate: Bool
-    /// The key or a session: the owner, to whom pages show their forms.
+    /// The admin key or a session: the owner, to whom pages show their forms.
     var isOwner: Bool
 }
 
 extension Authorization {
-    /// The access decision: from a route's declared access, the request's headers (the key,
-    /// the session cookie, Origin for same-origin), the trusted networks and proxies and the
-    /// sessions, whether the request may proceed. It runs once per request, on the headers,
-    /// before any body is read or any handler runs; a refusal is written in the route's
-    /// dialect by `API.refusal`. A key that was sent is compared once, here; ten wrong ones
-    /// a minute lock the client out.
+    /// The access decision: from a route's declared access, the request's headers (the key
+    /// and its scope, the session cookie, Origin for same-origin, Host), the trusted networks
+    /// and proxies and the sessions, whether the request may proceed. It runs once per
+    /// request, on the headers, before any body is read or any handler runs; a refusal is
+    /// written in the route's dialect by `API.refusal`. A key that was sent is checked once,
+    /// here; ten wrong ones a minute lock the client out. A request that sends a key is
+    /// judged by that key's scope: a submit key reads nothing, even from a trusted network.
     static func decide(_ access: Access, for request: HTTPRequest, in context: APIContext) -> Result<Grant, APIError> {
         let client = client(request, proxies: context.trustedProxies)
         let stranger = Grant(client: client, mayReadPrivate: false, isOwner: false)
@@ -104,34 +169,43 @@ extension Authorization {
             guard let sent = listenBrainzToken(in: request) else {
                 return .failure(APIError(kind: .unauthorized, code: "unauthorized", message: "You need to provide an Authorization header."))
             }
-            guard matches(sent, context.currentKey()) else {
+            switch scope(of: sent, in: context) {
+            case .admin: return .success(Grant(client: client, mayReadPrivate: true, isOwner: true))
+            case .submit: return .success(stranger)
+            case .read: return .failure(outOfScope(.read))
+            case nil:
                 sessions.recordFailure(from: client)
                 return .failure(APIError(kind: .unauthorized, code: "invalid_key", message: "Invalid authorization token."))
             }
-            return .success(Grant(client: client, mayReadPrivate: true, isOwner: true))
-        case .public, .privateRead, .write:
-            let key = context.currentKey()
-            var keyAccepted = false
+        case .public, .privateRead, .write, .submit:
+            var keyScope: KeyScope?
             var keyError: APIError?
-            if sentKey(in: request) != nil {
+            if let sent = sentKey(in: request) {
                 if sessions.isLockedOut(client) { return .failure(tooManyAttempts) }
-                do {
-                    try require(key, in: request)
-                    keyAccepted = true
-                } catch {
-                    keyError = error
-                    if error.code == "invalid_key" { sessions.recordFailure(from: client) }
+                keyScope = scope(of: sent, in: context)
+                if keyScope == nil {
+                    keyError = wrongKey(context)
+                    sessions.recordFailure(from: client)
                 }
             }
-            let session = Sessions.cookie(in: request).map { sessions.isValid($0, key: key) } ?? false
+            let session = Sessions.cookie(in: request).map { sessions.isValid($0, key: context.currentKey()) } ?? false
+            let sameOriginSession = session && Sessions.isSameOrigin(request, publicURL: context.publicURL)
+            // A request with a key is judged by it: a submit key sees what a stranger sees.
+            let trusted = keyScope != .submit && isTrusted(request, in: context)
             let grant = Grant(client: client,
-                              mayReadPrivate: session || keyAccepted
-                                || isTrusted(request, networks: context.trustedNetworks, proxies: context.trustedProxies),
-                              isOwner: session || keyAccepted)
+                              mayReadPrivate: session || keyScope == .read || keyScope == .admin || trusted,
+                              isOwner: session || keyScope == .admin)
             switch access {
-            case .write where !keyAccepted && !(session && Sessions.isSameOrigin(request, publicURL: context.publicURL)):
+            case .write where keyScope == .admin || (keyScope == nil && sameOriginSession):
+                return .success(grant)
+            case .submit where keyScope == .admin || keyScope == .submit || (keyScope == nil && sameOriginSession):
+                return .success(grant)
+            case .write, .submit:
                 // A logged-in browser may write too, from the page itself only (CSRF).
+                if let keyScope { return .failure(outOfScope(keyScope)) }
                 return .failure(keyError ?? missingKey)
+            case .privateRead where keyScope == .submit:
+                return .failure(outOfScope(.submit))
             case .privateRead where !grant.mayReadPrivate:
                 return .failure(APIError(kind: .forbidden, code: "forbidden",
                                          message: "listening history and heart rate are private: from outside the trusted networks, send the API key"))
@@ -150,5 +224,18 @@ extension Authorization {
             return String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
         }
         return nil
+    }
+}
+
+/// Warnings worth saying once per run, not once per request (a misconfigured proxy would
+/// otherwise fill the log).
+public final class SecurityNotices: Sendable {
+    private let said = Mutex<Set<String>>([])
+
+    public init() {}
+
+    func warnOnce(_ topic: String, logger: Logger, _ message: @autoclosure () -> String) {
+        guard said.withLock({ $0.insert(topic).inserted }) else { return }
+        logger.warning("\(message())")
     }
 }

@@ -55,11 +55,15 @@ extension HTTPServer {
     static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [String: String] {
         let box = ValueBox()
         let context = Unmanaged.passUnretained(box).toOpaque()
-        _ = MHD_get_connection_values(connection, kind, { cls, kind, key, value in
+        // With their lengths: a value holding a NUL byte (`KEY\0\0…`) is kept whole, never
+        // cut at the NUL into something it is not (the key).
+        _ = MHD_get_connection_values_n(connection, kind, { cls, kind, key, keySize, value, valueSize in
             guard let cls, let key else { return MHD_Result.YES }
             let box = Unmanaged<ValueBox>.fromOpaque(cls).takeUnretainedValue()
-            let k = String(cString: key)
-            let v = value.map { String(cString: $0) } ?? ""
+            let k = key.withMemoryRebound(to: UInt8.self, capacity: keySize) { String(decoding: UnsafeBufferPointer(start: $0, count: keySize), as: UTF8.self) }
+            let v = value.map { p in
+                p.withMemoryRebound(to: UInt8.self, capacity: valueSize) { String(decoding: UnsafeBufferPointer(start: $0, count: valueSize), as: UTF8.self) }
+            } ?? ""
             if kind == MHD_ValueKind.HEADER_KIND {
                 // A repeated header is one list, in order (RFC 9110 §5.3): proxies may add
                 // their own X-Forwarded-For line after the client's.

@@ -8,10 +8,14 @@ public enum Access: Equatable, Sendable {
     case `public`
     /// Listening history and health data: trusted networks, the key or a session.
     case privateRead
-    /// Changes: the key, or a session from the page itself (same origin, against CSRF).
+    /// Changes: the admin key, or a session from the page itself (same origin, against CSRF).
     case write
+    /// What a player or sensor sends (heart-rate samples): a submit key too, besides what
+    /// `write` takes.
+    case submit
     /// A foreign protocol's credentials, refused in its words: ListenBrainz's user token
-    /// (the API key in `Authorization: Token …`). Sessions and trusted networks do not count.
+    /// (the admin key or a submit key in `Authorization: Token …`). Sessions and trusted
+    /// networks do not count.
     case listenBrainzToken
     /// The request brings a key for its handler to judge (the login form's body,
     /// ListenBrainz's validate-token): only the lockout is decided from the headers.
@@ -138,7 +142,8 @@ extension Route {
         Endpoint("/api/v1/sotd", read(.privateRead)) { _, _ in .sotdMonth },
         // The song of a day is public like its share page; pinning and unpinning are writes.
         Endpoint("/api/v1/sotd/{day}", read(.public) + [("PUT", write), ("DELETE", Policy(.write))]) { v, _ in .sotd(v[0]) },
-        Endpoint("/api/v1/hr", [("POST", write)]) { _, _ in .heartRate },
+        // Heart rate comes from a watch or a phone: a submit key may send it.
+        Endpoint("/api/v1/hr", [("POST", Policy(.submit, body: .normal))]) { _, _ in .heartRate },
         // GET lists; POST starts a workout by hand.
         Endpoint("/api/v1/workouts", read(.privateRead) + [("POST", write)]) { _, _ in .workouts },
         Endpoint("/api/v1/workouts/{id}", read(.privateRead)) { v, _ throws(APIError) in .workout(try id(v[0], "no workout \(v[0])")) },

@@ -3,18 +3,25 @@ import Synchronization
 
 /// Browser sessions, made by logging in with the API key, kept in memory (a restart logs
 /// everyone out; no session secret is ever written to disk). The cookie is HttpOnly and
-/// SameSite=Strict; writes through a session must also come from the same origin.
+/// SameSite=Strict; writes through a session must also come from the same origin. A session
+/// ends at its lifetime, or sooner when it goes unused for `idleTimeout`
+/// (`server.session_idle_days`), whichever comes first.
 public final class Sessions: Sendable {
     public static let cookieName = "pacenote_session"
     public static let lifetime: Double = 30 * 86_400
+    public static let defaultIdleTimeout: Double = 7 * 86_400
+    /// Seconds without a request after which a session ends.
+    public let idleTimeout: Double
 
-    /// Session id → (expiry, the key it was made with): a new or revoked key ends it.
-    private let sessions = Mutex<[String: (expires: Date, key: String)]>([:])
+    /// Session id → (expiry, last use, the key it was made with): a new or revoked key ends it.
+    private let sessions = Mutex<[String: (expires: Date, lastUsed: Date, key: String)]>([:])
     /// Failed keys per client (`Authorization.client`) in the current minute: at most `maxFailures`.
     private let failures = Mutex<(minute: Int, counts: [String: Int])>((0, [:]))
     static let maxFailures = 10
 
-    public init() {}
+    public init(idleTimeout: Double = Sessions.defaultIdleTimeout) {
+        self.idleTimeout = idleTimeout
+    }
 
     /// A new session id: 32 random bytes, base64url.
     func create(key: String, now: Date = Date()) -> String {
@@ -23,8 +30,8 @@ public final class Sessions: Sendable {
         let id = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         sessions.withLock { s in
-            s = s.filter { $0.value.expires > now }  // forget expired ones
-            s[id] = (now.addingTimeInterval(Self.lifetime), key)
+            s = s.filter { isLive($0.value, now) }  // forget ended ones
+            s[id] = (now.addingTimeInterval(Self.lifetime), now, key)
         }
         return id
     }
@@ -32,9 +39,14 @@ public final class Sessions: Sendable {
     func isValid(_ id: String, key: String?, now: Date = Date()) -> Bool {
         guard let key else { return false }
         return sessions.withLock { s in
-            guard let session = s[id] else { return false }
-            return session.expires > now && Authorization.matches(session.key, key)
+            guard let session = s[id], isLive(session, now), Authorization.matches(session.key, key) else { return false }
+            s[id]?.lastUsed = now
+            return true
         }
+    }
+
+    private func isLive(_ session: (expires: Date, lastUsed: Date, key: String), _ now: Date) -> Bool {
+        session.expires > now && now.timeIntervalSince(session.lastUsed) < idleTimeout
     }
 
     func end(_ id: String) {

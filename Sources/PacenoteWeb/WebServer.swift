@@ -129,10 +129,11 @@ public final class WebServer: Sendable {
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds
         Counter(label: "pacenote_http_requests_total", dimensions: [("route", name), ("status", String(response.status))]).increment()
         Timer(label: "pacenote_http_request_duration_seconds", dimensions: [("route", name)]).recordNanoseconds(Int64(nanoseconds))
-        // The access log, at debug level: never the body or the key.
+        // The access log, at debug level: never the body or the key; what the client chose
+        // (method, path) with control characters escaped, so no request forges a line.
         if logger.logLevel <= .debug {
             let ms = Double(nanoseconds) / 1e6
-            logger.debug("\(request.peerAddress ?? "-") \(request.method) \(request.path) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
+            logger.debug("\(request.peerAddress ?? "-") \(LogText.escaped(request.method)) \(LogText.escaped(request.path)) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
         }
     }
 

@@ -11,7 +11,7 @@ import Testing
 /// headers). A route added to the table without its line here fails the test.
 @Suite struct AccessTests {
     enum Caller: CaseIterable {
-        case trusted, key, sameOriginSession, crossOriginSession, nothing, wrongKey, lockedOut
+        case trusted, key, sameOriginSession, crossOriginSession, nothing, wrongKey, lockedOut, readKey, submitKey
     }
 
     enum Outcome: Equatable {
@@ -20,14 +20,17 @@ import Testing
     }
 
     // What each kind of route does with each caller, in `Caller.allCases` order.
-    static let open: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed]
-    static let visible: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany]
-    static let privateRead: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .forbidden, .forbidden, .tooMany]
-    static let write: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany]
-    static let privatePage: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .logIn, .logIn, .tooMany]
-    static let writePage: [Outcome] = [.logIn, .allowed, .allowed, .logIn, .logIn, .logIn, .tooMany]
-    static let token: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany]
-    static let keyCheck: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany]
+    // The key is the admin key; a read key reads what trusted networks read, a submit key
+    // sends listens and heart rate and nothing else (it sees what a stranger sees).
+    static let open: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed]
+    static let visible: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany, .allowed, .allowed]
+    static let privateRead: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .forbidden, .forbidden, .tooMany, .allowed, .forbidden]
+    static let write: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .forbidden]
+    static let submit: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .allowed]
+    static let privatePage: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .logIn, .logIn, .tooMany, .allowed, .logIn]
+    static let writePage: [Outcome] = [.logIn, .allowed, .allowed, .logIn, .logIn, .logIn, .tooMany, .logIn, .logIn]
+    static let token: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .allowed]
+    static let keyCheck: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany, .allowed, .allowed]
 
     /// "METHOD template" → (the metric label, the outcome for each caller).
     static let expected: [String: (label: String, outcomes: [Outcome])] = {
@@ -38,7 +41,7 @@ import Testing
             ("GET HEAD", "/api/v1/sotd", "sotd_month", privateRead),
             ("GET HEAD", "/api/v1/sotd/{day}", "sotd", visible),
             ("PUT DELETE", "/api/v1/sotd/{day}", "sotd", write),
-            ("POST", "/api/v1/hr", "hr", write),
+            ("POST", "/api/v1/hr", "hr", submit),
             ("GET HEAD", "/api/v1/workouts", "workouts", privateRead),
             ("POST", "/api/v1/workouts", "workouts", write),
             ("GET HEAD", "/api/v1/workouts/{id}", "workout", privateRead),
@@ -85,6 +88,8 @@ import Testing
     }()
 
     static let key = "test-key-0123456789"
+    static let readKey = "pn_read_0123456789"
+    static let submitKey = "pn_submit_0123456789"
 
     /// Every (method, sample path, "METHOD template") of the route table.
     static var cases: [(method: String, path: String, line: String)] {
@@ -110,6 +115,8 @@ import Testing
         func ask(_ method: String, _ path: String, as caller: Caller, proxies: [IPNetwork] = []) -> (API, HTTPRequest) {
             var context = APIContext(version: "t", startedAt: Date(), store: store, apiKey: AccessTests.key, players: { [] })
             context.trustedProxies = proxies
+            context.publicURL = "http://pacenote.example"
+            context.namedKey = { $0 == AccessTests.readKey ? .read : $0 == AccessTests.submitKey ? .submit : nil }
             let session = context.sessions.create(key: AccessTests.key)
             var headers = ["Host": "pacenote.example"]
             var peer = "203.0.113.7"
@@ -127,6 +134,8 @@ import Testing
             case .lockedOut:
                 for _ in 0..<Sessions.maxFailures { context.sessions.recordFailure(from: peer) }
                 headers["Authorization"] = "Token \(AccessTests.key)"
+            case .readKey: headers["X-API-Key"] = AccessTests.readKey
+            case .submitKey: headers["Authorization"] = "Token \(AccessTests.submitKey)"
             }
             return (API(context: context), HTTPRequest(method: method, path: path, headers: headers, peerAddress: peer))
         }
@@ -187,6 +196,101 @@ import Testing
         request.method = "POST"
         request.path = "/api/v1/hr"
         #expect(Self.outcome(api.admit(request)) == .unauthorized)
+    }
+
+    /// DNS rebinding: a page on another site that points its own name at this address gets
+    /// the visitor's browser to send its name in `Host`. Only this server's names count.
+    @Test func trustedNetworksCountOnlyForThisServersOwnNames() throws {
+        let fixture = try Fixture()
+        for (host, trusted) in [("rebind.attacker.example", false), ("rebind.attacker.example:6680", false), (nil, false),
+                                ("127.0.0.1:6680", true), ("[::1]:6680", true), ("LOCALHOST", true), ("localhost.:80", true),
+                                ("pacenote.example", true), ("Pacenote.Example:443", true), ("music.home", true),
+                                ("pacenote.example.attacker.example", false), ("[::1]x", false)] {
+            var (api, request) = fixture.ask("GET", "/api/v1/listens", as: .trusted)
+            var context = api.context
+            context.ownHosts = ["music.home", "[::1]:6680"]
+            request.headers["host"] = host
+            #expect(Self.outcome(API(context: context).admit(request)) == (trusted ? .allowed : .forbidden), "Host: \(host ?? "none")")
+        }
+        var (api, page) = fixture.ask("GET", "/history", as: .trusted)
+        page.headers["host"] = "rebind.attacker.example"
+        #expect(Self.outcome(api.admit(page)) == .logIn)
+        (api, page) = fixture.ask("GET", "/api/v1/listens", as: .key)
+        page.headers["host"] = "rebind.attacker.example"
+        #expect(Self.outcome(api.admit(page)) == .allowed, "the key does not depend on the Host")
+    }
+
+    /// Forwarding headers from an address that is no configured proxy: not trusted.
+    @Test func forwardingHeadersFromAStrangerAreNotTrusted() throws {
+        let fixture = try Fixture()
+        for header in ["X-Forwarded-For", "X-Forwarded-Proto", "Forwarded", "X-Real-IP"] {
+            var (api, request) = fixture.ask("GET", "/api/v1/listens", as: .trusted)
+            request.headers[header.lowercased()] = "192.168.1.9"
+            #expect(Self.outcome(api.admit(request)) == .forbidden, "\(header)")
+        }
+        var (api, request) = fixture.ask("GET", "/api/v1/listens", as: .trusted, proxies: [IPNetwork("192.168.1.20/32")!])
+        request.headers["x-forwarded-for"] = "192.168.1.9"
+        #expect(Self.outcome(api.admit(request)) == .allowed, "from the configured proxy")
+    }
+
+    @Test func sessionsEndWhenIdleAndAtTheirLifetime() {
+        let sessions = Sessions(idleTimeout: 100)
+        let start = Date()
+        let id = sessions.create(key: Self.key, now: start)
+        #expect(sessions.isValid(id, key: Self.key, now: start.addingTimeInterval(90)))
+        #expect(sessions.isValid(id, key: Self.key, now: start.addingTimeInterval(180)), "each use restarts the idle time")
+        #expect(!sessions.isValid(id, key: Self.key, now: start.addingTimeInterval(290)), "idle for 110 s")
+        let busy = Sessions(idleTimeout: Sessions.lifetime)
+        let other = busy.create(key: Self.key, now: start)
+        #expect(busy.isValid(other, key: Self.key, now: start.addingTimeInterval(Sessions.lifetime - 1)))
+        #expect(!busy.isValid(other, key: Self.key, now: start.addingTimeInterval(Sessions.lifetime + 1)))
+        #expect(!busy.isValid(other, key: "another-key-0123456", now: start))
+    }
+
+    /// Secure cookies only when https is known: from `public_url`, or a trusted proxy's
+    /// X-Forwarded-Proto (anyone else's is not believed); logging out needs the site's own page.
+    @Test func secureCookiesAndLogout() throws {
+        let fixture = try Fixture()
+        func cookie(_ publicURL: String?, peer: String, proto: String?, proxies: [IPNetwork] = []) -> String {
+            var (api, request) = fixture.ask("POST", "/login", as: .nothing, proxies: proxies)
+            var context = api.context
+            context.publicURL = publicURL
+            request.peerAddress = peer
+            request.headers["x-forwarded-for"] = proxies.isEmpty ? nil : "203.0.113.5"
+            request.headers["x-forwarded-proto"] = proto
+            request.body = Array("key=\(Self.key)".utf8)
+            let response = API(context: context).handle(request)
+            return response.headers.first { $0.0 == "Set-Cookie" }?.1 ?? "(none: \(response.status))"
+        }
+        #expect(!cookie(nil, peer: "203.0.113.5", proto: "https").contains("Secure"))
+        #expect(cookie(nil, peer: "127.0.0.1", proto: "https", proxies: [IPNetwork("127.0.0.1")!]).hasSuffix("; Secure"))
+        #expect(cookie("https://music.example.org", peer: "203.0.113.5", proto: nil).hasSuffix("; Secure"))
+        #expect(!cookie("http://music.example.org", peer: "127.0.0.1", proto: "https", proxies: [IPNetwork("127.0.0.1")!]).contains("Secure"))
+
+        var (api, logout) = fixture.ask("POST", "/logout", as: .crossOriginSession)
+        #expect(api.handle(logout).status == 403)
+        logout.headers["origin"] = "http://pacenote.example"
+        #expect(api.handle(logout).status == 303)
+        (api, logout) = fixture.ask("POST", "/logout", as: .nothing)
+        logout.headers["sec-fetch-site"] = "cross-site"
+        #expect(api.handle(logout).status == 403)
+    }
+
+    /// Only the admin key opens a session; a submit or read key is refused without counting
+    /// as a guess.
+    @Test func onlyTheAdminKeyLogsIn() throws {
+        let fixture = try Fixture()
+        let (api, request) = fixture.ask("POST", "/login", as: .nothing)
+        for key in [Self.submitKey, Self.readKey] {
+            var form = request
+            form.body = Array("key=\(key)".utf8)
+            let response = api.handle(form)
+            #expect(response.status == 403 && !response.headers.contains { $0.0 == "Set-Cookie" }, "\(key)")
+        }
+        #expect(!api.context.sessions.isLockedOut("203.0.113.7"))
+        var admin = request
+        admin.body = Array("key=\(Self.key)".utf8)
+        #expect(api.handle(admin).status == 303)
     }
 
     /// Wrong keys on the login form and in headers count against the same client: behind a

@@ -26,7 +26,8 @@ import Testing
         try play(a, 86_400 * 40, 100)  // February
         let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: utc, apiKey: "k", players: { [] }))
         func get(_ query: [String: String]) throws -> [String: Any] {
-            let r = api.handle(HTTPRequest(method: "GET", path: "/api/v1/stats", query: query, peerAddress: "127.0.0.1"))
+            let r = api.handle(HTTPRequest(method: "GET", path: "/api/v1/stats", query: query, headers: ["Host": "127.0.0.1"],
+                                               peerAddress: "127.0.0.1"))
             #expect(r.status == 200, "\(String(decoding: r.body, as: UTF8.self))")
             return try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any] ?? [:]
         }
@@ -46,7 +47,8 @@ import Testing
         #expect((all["totals"] as? [String: Any])?["plays"] as? Int == 6)
         let custom = try get(["from": "2026-02-01", "to": "2026-02-28", "limit": "1"])
         #expect((custom["top_tracks"] as? [Any])?.count == 1)
-        let bad = api.handle(HTTPRequest(method: "GET", path: "/api/v1/stats", query: ["range": "soon"], peerAddress: "127.0.0.1"))
+        let bad = api.handle(HTTPRequest(method: "GET", path: "/api/v1/stats", query: ["range": "soon"], headers: ["Host": "127.0.0.1"],
+                                         peerAddress: "127.0.0.1"))
         #expect(bad.status == 400)
     }
 }
@@ -78,6 +80,8 @@ import Testing
         var (status, json) = try call("GET", "/api/v1/sotd/2026-03-29")
         #expect(status == 200, "public, even from outside")
         #expect((json["track"] as? [String: Any])?["title"] as? String == "Night <b>")
+        #expect(json["plays"] as? Int == 2 && json["pinned"] == nil, "a stranger sees what the share page shows")
+        (status, json) = try call("GET", "/api/v1/sotd/2026-03-29", key: true)
         #expect(json["plays"] as? Int == 2 && json["pinned"] as? Bool == false)
         (status, json) = try call("GET", "/api/v1/sotd/2026-03-28")
         #expect((json["track"] as? [String: Any])?["title"] as? String == "Morning")

@@ -53,6 +53,7 @@ extension API {
     }
 
     func errorPage(_ error: APIError, _ request: HTTPRequest, mayReadPrivate: Bool) -> HTTPResponse {
+        if error.status >= 500 { logServerError(error, request) }
         let heading: String
         switch error.status {
         case 404: heading = "Not found"
