@@ -9,7 +9,7 @@ import Testing
 /// trusted callers only.
 @Suite struct PlaysWaitingStatusTests {
     static func status(_ api: API, from peer: String) throws -> [String: Any] {
-        let r = api.handle(HTTPRequest(method: "GET", path: "/api/v1/status", peerAddress: peer))
+        let r = api.handle(HTTPRequest(method: "GET", path: "/api/v1/status", headers: ["Host": "127.0.0.1:6680"], peerAddress: peer))
         #expect(r.status == 200)
         return try #require(try JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any])
     }
