@@ -96,7 +96,9 @@ struct ZipArchive {
         guard directorySize <= limits.directoryBytes else {
             throw Refusal(description: "the zip's directory is \(Self.mib(directorySize)); at most \(Self.mib(limits.directoryBytes)) is read")
         }
-        guard directoryOffset >= 0, directorySize >= 0, directoryOffset + directorySize <= directoryEnd else {
+        // Compared without adding: a zip64 offset near Int64.max must not overflow (a trap).
+        guard directoryOffset >= 0, directorySize >= 0, directoryOffset <= directoryEnd,
+              directorySize <= directoryEnd - directoryOffset else {
             throw Refusal(description: "not a readable zip file (its directory lies outside it)")
         }
         let directory = try Self.read(readAt, at: directoryOffset, count: Int(directorySize))

@@ -206,14 +206,19 @@ extension Authorization {
                 return .failure(keyError ?? missingKey)
             case .privateRead where keyScope == .submit:
                 return .failure(outOfScope(.submit))
-            case .privateRead where !grant.mayReadPrivate:
-                return .failure(APIError(kind: .forbidden, code: "forbidden",
-                                         message: "listening history and heart rate are private: from outside the trusted networks, send the API key"))
+            case .privateRead where !grant.mayReadPrivate || keyError != nil:
+                // A wrong or revoked key is refused as from a stranger, even from a trusted
+                // network: a request that sends a key is judged by it.
+                return .failure(privateData)
             default:
                 return .success(grant)
             }
         }
     }
+
+    static let privateData = APIError(
+        kind: .forbidden, code: "forbidden",
+        message: "listening history and heart rate are private: from outside the trusted networks, send the API key")
 
     static let tooManyAttempts = APIError(kind: .tooManyRequests, code: "too_many_attempts", message: "too many wrong keys: wait a minute")
 

@@ -133,3 +133,30 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["a", "b", "link"])
     }
 }
+
+/// The zip reader refuses directories that point anywhere, without trapping on the sums.
+@Suite struct ZipDirectoryBoundsTests {
+    static func le(_ value: UInt64, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+    @Test func aZip64DirectoryOffsetNearTheTopIsRefusedNotATrap() throws {
+        // A zip64 record (56 bytes) whose directory offset is 2^63-1 and size 16, its locator
+        // (20 bytes), then the classic end record saying "see zip64" (22 bytes).
+        var zip: [UInt8] = []
+        zip += Self.le(0x0606_4B50, 4) + Self.le(44, 8) + Self.le(45, 2) + Self.le(45, 2) + Self.le(0, 4) + Self.le(0, 4)
+        zip += Self.le(1, 8) + Self.le(1, 8) + Self.le(16, 8) + Self.le(UInt64(Int64.max), 8)
+        zip += Self.le(0x0706_4B50, 4) + Self.le(0, 4) + Self.le(0, 8) + Self.le(1, 4)
+        zip += Self.le(0x0605_4B50, 4) + Self.le(0, 4) + Self.le(0xFFFF, 2) + Self.le(0xFFFF, 2)
+            + Self.le(0xFFFF_FFFF, 4) + Self.le(0xFFFF_FFFF, 4) + Self.le(0, 2)
+        let bytes = zip
+        #expect(throws: ZipArchive.Refusal.self) {
+            _ = try ZipArchive(size: Int64(bytes.count)) { offset, buffer in
+                let start = Int(offset), n = min(buffer.count, bytes.count - start)
+                guard n > 0 else { return 0 }
+                bytes.withUnsafeBytes { source in
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + n)]))
+                }
+                return n
+            }
+        }
+    }
+}

@@ -183,6 +183,17 @@ import Testing
         #expect(WebServer.admit(request, prefix: "", api: api).0.metricLabel == "unknown")
     }
 
+    @Test func aWrongKeyFromATrustedNetworkIsRefusedToo() throws {
+        let fixture = try Fixture()
+        var (api, request) = fixture.ask("GET", "/api/v1/listens", as: .trusted)
+        #expect(Self.outcome(api.admit(request)) == .allowed)
+        request.headers["x-api-key"] = "pn_guess_0123456789"
+        #expect(Self.outcome(api.admit(request)) == .forbidden, "a request that sends a key is judged by it")
+        (api, request) = fixture.ask("GET", "/", as: .trusted)
+        request.headers["x-api-key"] = "pn_guess_0123456789"
+        #expect(Self.outcome(api.admit(request)) == .logIn)
+    }
+
     @Test func theKeyIsComparedOverItsFullLength() throws {
         #expect(Authorization.matches(Self.key, Self.key))
         #expect(!Authorization.matches(Self.key + String(repeating: "\u{0}", count: 256), Self.key))
