@@ -220,10 +220,9 @@ public final class PlayerService: MPDWatcherDelegate {
             }
         }
         switch waiting.record(player: name, finished: finished, open: open) {
-        case .stored(let logged):
+        case .stored(let logged, let refused):
             for entry in logged { Self.logStored(entry, logger: logger) }
-        case .refused(let message, let plays):
-            for play in plays { Self.logRefused(play, message, logger: logger) }
+            for (play, message) in refused { Self.logRefused(play, message, logger: logger) }
         case .waiting(let count, let error) where count > 0:
             logger.error("storing \(count) play(s) failed; they wait in the spool and are retried: \(error)")
         case .waiting(_, let error):

@@ -29,11 +29,10 @@ public final class WaitingPlays: Sendable {
 
     /// What became of a player's write.
     public enum Outcome: Sendable {
-        /// Stored: the plays that were new.
-        case stored([LoggedPlay])
-        /// The database refuses these rows (a clock that ran backwards): retrying would block
-        /// every later play behind them, so they are dropped (and logged by the caller).
-        case refused(String, [FinishedPlay])
+        /// Stored: the plays that were new; and the rows the database refuses (a clock that
+        /// ran backwards): retrying would block every later play behind them, so they alone
+        /// are dropped (and logged by the caller) — the others are stored one by one.
+        case stored([LoggedPlay], refused: [(FinishedPlay, String)] = [])
         /// Not stored: this many of the player's plays wait, for this reason.
         case waiting(Int, String)
     }
@@ -126,13 +125,36 @@ public final class WaitingPlays: Sendable {
             let logged = try operations.recordPlayer(player, finished: toStore, open: open)
             done(player)
             return .stored(logged)
-        } catch .constraint(let message) {
-            done(player)
-            return .refused(message, toStore)
+        } catch .constraint {
+            do {
+                let (logged, refused) = try storeSeparately(player, toStore, open: open)
+                done(player)
+                return .stored(logged, refused: refused)
+            } catch {
+                // Stored so far stays stored; the rest waits (a replay stores nothing twice).
+                wait(player, finished, error: error.description)
+                return .waiting(toStore.count, error.description)
+            }
         } catch {
             wait(player, finished, error: error.description)
             return .waiting(toStore.count, error.description)
         }
+    }
+
+    /// After the database refused a batch: each play in a transaction of its own, so that
+    /// only the rows it refuses are dropped. Another error (a full disk) ends it.
+    private func storeSeparately(_ player: String, _ plays: [FinishedPlay],
+                                 open: OpenPlayUpdate) throws(StoreError) -> ([LoggedPlay], [(FinishedPlay, String)]) {
+        var logged: [LoggedPlay] = []
+        var refused: [(FinishedPlay, String)] = []
+        for (index, play) in plays.enumerated() {
+            do {
+                logged += try operations.recordPlayer(player, finished: [play], open: index == plays.count - 1 ? open : .keep)
+            } catch .constraint(let message) {
+                refused.append((play, message))
+            }
+        }
+        return (logged, refused)
     }
 
     private func retry() {
@@ -152,9 +174,16 @@ public final class WaitingPlays: Sendable {
                 done(player)
                 logger.info("stored \(plays.count) waiting play(s) of \(player), \(logged.count) new")
                 for entry in logged { PlayerService.logStored(entry, logger: logger) }
-            } catch .constraint(let message) {
-                done(player)
-                for play in plays { PlayerService.logRefused(play, message, logger: logger) }
+            } catch .constraint {
+                do {
+                    let (logged, refused) = try storeSeparately(player, plays, open: .keep)
+                    done(player)
+                    for entry in logged { PlayerService.logStored(entry, logger: logger) }
+                    for (play, message) in refused { PlayerService.logRefused(play, message, logger: logger) }
+                } catch {
+                    wait(player, [], error: error.description)
+                    return
+                }
             } catch {
                 wait(player, [], error: error.description)
                 logger.warning("\(plays.count) play(s) of \(player) still cannot be stored: \(error.description)")

@@ -115,13 +115,32 @@ import Testing
         #expect(PlaySpool.read(path: spoolPath)?.plays.isEmpty == true)
     }
 
+    @Test func aRowTheDatabaseRefusesIsDroppedAloneNotWithTheOthers() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        defer { try? store.close() }
+        let waiting = WaitingPlays(operations: Operations(store: store, events: nil), spoolPath: dir.file("spool.jsonl"),
+                                   logger: Logger(label: "test"))
+        var backwards = Self.play("backwards.flac", at: 2000)
+        backwards.playedSeconds = -5  // a clock that ran backwards: the database's CHECK refuses it
+        let plays = [Self.play("a.flac", at: 1000), backwards, Self.play("c.flac", at: 3000)]
+        guard case .stored(let logged, let refused) = waiting.record(player: "default", finished: plays, open: .keep) else {
+            Issue.record("not stored")
+            return
+        }
+        #expect(logged.map(\.track.title) == ["a.flac", "c.flac"])
+        #expect(refused.map(\.0.song.uri) == ["backwards.flac"])
+        #expect(try store.plays(limit: 10).count == 2)
+        #expect(waiting.summary.count == 0)
+    }
+
     @Test func playsThatStoreAtOnceNeverTouchTheSpool() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
         defer { try? store.close() }
         let spoolPath = dir.file("spool.jsonl")
         let waiting = WaitingPlays(operations: Operations(store: store, events: nil), spoolPath: spoolPath, logger: Logger(label: "test"))
-        guard case .stored(let logged) = waiting.record(player: "default", finished: [Self.play("a.flac", at: 1000)], open: .keep) else {
+        guard case .stored(let logged, _) = waiting.record(player: "default", finished: [Self.play("a.flac", at: 1000)], open: .keep) else {
             Issue.record("not stored")
             return
         }
