@@ -44,10 +44,8 @@ extension Store {
     private static func backup(from source: some DatabaseReader, sourcePath: String, to destination: String,
                                verify: Bool = true, cancelled: @escaping () -> Bool = { false }) throws(StoreError) -> DatabaseSummary {
         let partial = destination + BackupName.partialSuffix
-        try? FileManager.default.removeItem(atPath: partial)
-        guard FileManager.default.createFile(atPath: partial, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw .cannotOpen(path: partial, reason: "cannot create the file")
-        }
+        unlink(partial)  // one an interrupted backup left (a link is removed, not followed)
+        try createPrivateFile(partial)
         do {
             let copy = try DatabaseQueue(path: partial, configuration: plainConfiguration())
             do {
@@ -97,11 +95,7 @@ extension Store {
                 }
             }
         }
-        if !FileManager.default.fileExists(atPath: destination) {
-            guard FileManager.default.createFile(atPath: destination, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                throw .cannotOpen(path: destination, reason: "cannot create the file")
-            }
-        }
+        try createPrivateFile(destination, mayExist: true)
         do {
             let from = try DatabaseQueue(path: source, configuration: plainConfiguration(readonly: true))
             defer { try? from.close() }

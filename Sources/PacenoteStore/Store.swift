@@ -33,12 +33,7 @@ public final class Store: Sendable {
         // Heart rate is health data: a new database is readable by its owner only, from its
         // first byte (created here with mode 0600, never made wider and narrowed). SQLite
         // creates the -wal and -shm files with the database file's mode.
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd >= 0 {
-            Glibc.close(fd)
-        } else if errno != EEXIST {
-            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
-        }
+        _ = try createPrivateFile(path, mayExist: true)
         _ = processSettings
         var config = Configuration()
         config.foreignKeysEnabled = true
@@ -83,6 +78,21 @@ public final class Store: Sendable {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
             throw .cannotOpen(path: path, reason: "it is a directory")
         }
+    }
+
+    /// Creates an empty file readable by its owner only, from its first byte (`O_CREAT|O_EXCL`,
+    /// mode 0600: never created wider and narrowed, never through a link planted in its
+    /// place). With `mayExist`, a file already there is left as it is; returns whether it was
+    /// created.
+    @discardableResult
+    static func createPrivateFile(_ path: String, mayExist: Bool = false) throws(StoreError) -> Bool {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd >= 0 {
+            Glibc.close(fd)
+            return true
+        }
+        if mayExist && errno == EEXIST { return false }
+        throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
     }
 
     /// Each connection's page cache, in KiB.
