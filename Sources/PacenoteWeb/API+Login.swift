@@ -12,9 +12,10 @@ extension API {
             ?? (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["key"] as? String)?
             .trimmingCharacters(in: .whitespaces)
         guard let sent, let key = context.currentKey(), Authorization.matches(sent, key) else {
-            // A submit or read key is valid but opens no session: only the admin key logs in.
+            // A named key is valid but opens no session: only the instance's own key logs in.
             if let sent, let scope = context.namedKey(sent) {
-                return loginPage(request, next: next, message: "A \(scope.rawValue) key cannot log in: use the admin key (pacenote key shows it).",
+                return loginPage(request, next: next,
+                                 message: "Named keys (this one's scope: \(scope.rawValue)) are for apps and cannot log in: use the key pacenote key shows.",
                                  status: 403)
             }
             context.sessions.recordFailure(from: client)
