@@ -36,12 +36,15 @@ public final class ListenImporter {
     let forced: ImportFormat?
     let batchSize: Int
     let progress: ((Progress) -> Void)?
+    let cancelled: () -> Bool
 
     /// `events`: where a daemon's caches and recommender hear of the imported plays (nil
-    /// for `pacenote import`, a process of its own).
+    /// for `pacenote import`, a process of its own). `cancelled`: asked before each batch;
+    /// true ends the import there (the batches before stay: importing again continues).
     public init(store: Store, events: EventBus? = nil, format: ImportFormat? = nil, batchSize: Int = 100_000,
-                progress: ((Progress) -> Void)? = nil) {
+                cancelled: @escaping () -> Bool = { false }, progress: ((Progress) -> Void)? = nil) {
         self.operations = Operations(store: store, events: events)
+        self.cancelled = cancelled
         self.forced = format
         self.batchSize = max(1, batchSize)
         self.progress = progress
@@ -144,6 +147,9 @@ public final class ListenImporter {
         while true {
             switch handoff.take() {
             case .item(let chunk):
+                if cancelled() {
+                    throw FileError(description: "stopped after \(summary.imported) new plays (whole batches); importing again continues")
+                }
                 let result = try session.insert(chunk.batch)
                 summary.add(chunk.summary)
                 summary.imported += result.imported

@@ -7,6 +7,12 @@ import PacenoteMPD
 import PacenoteOperations
 import PacenoteStore
 import PacenoteWeb
+import Synchronization
+
+/// Raised when the daemon begins to stop, for work that checks it between steps.
+final class StopFlag: Sendable {
+    let raised = Atomic<Bool>(false)
+}
 
 /// Why `pacenote serve` could not start, in one line that names the setting.
 public struct StartupError: Error, Sendable, CustomStringConvertible {
@@ -99,9 +105,10 @@ public final class PacenoteServer: Sendable {
                     endpoint: endpoints.first, playerName: config.players.first?.name ?? "default",
                     events: events, logger: logger)
             }, stop: { $0.stop() })
+            let stopping = StopFlag()
             let api = API(context: makeContext(
                 config: config, started: started, store: store, events: events, keys: keys, players: players, waiting: waiting,
-                heartRate: heartRate, recommender: recommender, metrics: metrics, logger: logger))
+                heartRate: heartRate, recommender: recommender, metrics: metrics, stopping: stopping, logger: logger))
             let web = try services.start("http", {
                 var settings = WebServer.Settings(address: config.http, maxBodyBytes: config.maxBodyBytes,
                                                   maxImportBytes: config.maxImportBytes, threads: config.httpThreads)
@@ -114,7 +121,10 @@ public final class PacenoteServer: Sendable {
                 let web = WebServer(settings: settings, basePath: config.basePath, api: api, logger: logger)
                 do { try web.start() } catch let error as HTTPServerError { throw StartupError(error.description) }
                 return web
-            }, stop: { (web: WebServer) in web.stop() })
+            }, stop: { (web: WebServer) in
+                stopping.raised.store(true, ordering: .relaxed)
+                web.stop()
+            })
             try services.start("mpd watchers", { for player in players { player.start() } }, stop: { _ in
                 try stopWatchers(players)
             })
@@ -174,7 +184,7 @@ public final class PacenoteServer: Sendable {
     /// What the API reads from the running parts, made once they all exist.
     private static func makeContext(config: Config, started: Date, store: Store, events: EventBus, keys: APIKeySource,
                                     players: [PlayerService], waiting: WaitingPlays, heartRate: HeartRateService, recommender: RecommenderService,
-                                    metrics: PrometheusCollectorRegistry?, logger: Logger) -> APIContext {
+                                    metrics: PrometheusCollectorRegistry?, stopping: StopFlag, logger: Logger) -> APIContext {
         var context = APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
             apiKey: "", heartRate: heartRate,
@@ -206,7 +216,10 @@ public final class PacenoteServer: Sendable {
         context.staticFiles = StaticFiles(root: config.publicDirectory)
         // The upload is a private file the HTTP server wrote and removes (InstanceFiles.temporary).
         context.importListens = { [store] path, format, name in
-            try ListenImporter(store: store, events: events, format: format).importFile(at: path, name: name)
+            // Stopping ends an import between two batches (each is whole), so that the
+            // service stops within its time limit; importing again continues.
+            try ListenImporter(store: store, events: events, format: format, cancelled: { stopping.raised.load(ordering: .relaxed) })
+                .importFile(at: path, name: name)
         }
         return context
     }

@@ -1,6 +1,8 @@
 import Foundation
 @testable import PacenoteApp
+import PacenoteStore
 import PacenoteTestSupport
+import Synchronization
 import Testing
 
 /// The import's byte source: lines bounded and read in one pass, whole reads bounded.
@@ -158,5 +160,26 @@ import Testing
                 return n
             }
         }
+    }
+}
+
+/// Stopping the daemon ends an upload's import between two batches: the batches before are
+/// whole and kept, and importing the file again adds the rest.
+@Suite struct ImportCancellationTests {
+    @Test func anImportStopsBetweenBatchesAndContinuesWhenRunAgain() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        defer { try? store.close() }
+        let lines = (0..<6).map { i in
+            #"{"listened_at": \#(1_700_000_000 + i * 600), "track_metadata": {"artist_name": "Band", "track_name": "Song \#(i)"}}"#
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: dir.file("listens.jsonl"), atomically: true, encoding: .utf8)
+        let asked = Mutex(0)
+        let stopping = ListenImporter(store: store, batchSize: 2, cancelled: { asked.withLock { $0 += 1; return $0 > 1 } })
+        #expect(throws: ListenImporter.FileError.self) { _ = try stopping.importFile(at: dir.file("listens.jsonl")) }
+        #expect(try store.counts().plays == 2, "the first batch, whole")
+        let again = try ListenImporter(store: store, batchSize: 2).importFile(at: dir.file("listens.jsonl"))
+        #expect(again.imported == 4 && again.duplicates == 2)
+        #expect(try store.counts().plays == 6)
     }
 }
