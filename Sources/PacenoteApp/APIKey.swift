@@ -45,17 +45,10 @@ public enum APIKey {
     /// 0600 (never wider, not even for a moment, and never through a planted link), then
     /// renamed over the old one.
     private static func write(_ key: String, to file: String) throws(StartupError) -> String {
-        let temporary = file + ".new"
-        unlink(temporary)  // left by a crash: O_EXCL refuses to reuse it
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StartupError("api key: cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        let bytes = Array((key + "\n").utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == bytes.count, synced, rename(temporary, file) == 0 else {
-            unlink(temporary)
-            throw StartupError("api key: cannot write \(file)")
+        do {
+            try PrivateFile.write(Data((key + "\n").utf8), atomicallyTo: file)
+        } catch {
+            throw StartupError("api key: \(error)")
         }
         return key
     }

@@ -30,13 +30,15 @@ public enum PrivateFile {
         return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
-    /// Writes `bytes` to a new private file beside `path`, then renames it over `path`: a
-    /// reader sees the old content or the new, never half of it.
+    /// Writes `bytes` to a new private file beside `path`, flushed to the disk, then renames
+    /// it over `path`: a reader (or a machine that lost power) sees the old content or the
+    /// new, never half of it.
     public static func write(_ bytes: Data, atomicallyTo path: String) throws(Failure) {
         let temporary = path + ".\(UInt64.random(in: 0...UInt64.max)).tmp"
         let handle = try create(temporary)
         do {
             try handle.write(contentsOf: bytes)
+            try handle.synchronize()
             try handle.close()
         } catch {
             unlink(temporary)
