@@ -15,9 +15,12 @@ public final class Sessions: Sendable {
 
     /// Session id → (expiry, last use, the key it was made with): a new or revoked key ends it.
     private let sessions = Mutex<[String: (expires: Date, lastUsed: Date, key: String)]>([:])
-    /// Failed keys per client (`Authorization.client`) in the current minute: at most `maxFailures`.
-    private let failures = Mutex<(minute: Int, counts: [String: Int])>((0, [:]))
+    /// When each client (`Authorization.client`) last sent a wrong key, the newest
+    /// `maxFailures` within the last `failureWindow` seconds: a sliding window, so a burst
+    /// across the turn of a minute counts whole.
+    private let failures = Mutex<[String: [Date]]>([:])
     static let maxFailures = 10
+    static let failureWindow = 60.0
 
     public init(idleTimeout: Double = Sessions.defaultIdleTimeout) {
         self.idleTimeout = idleTimeout
@@ -55,18 +58,23 @@ public final class Sessions: Sendable {
 
     /// Counts a failed key (login form, header or validate-token).
     func recordFailure(from client: String, now: Date = Date()) {
-        let minute = Int(now.timeIntervalSince1970 / 60)
         failures.withLock { f in
-            if f.minute != minute { f = (minute, [:]) }
-            f.counts[client, default: 0] += 1
+            if f.count > 10_000 {
+                // Many addresses, each with a stale failure or two: forget what has aged out.
+                f = f.filter { now.timeIntervalSince($0.value.last ?? .distantPast) < Self.failureWindow }
+            }
+            var times = f[client, default: []].filter { now.timeIntervalSince($0) < Self.failureWindow }
+            times.append(now)
+            f[client] = Array(times.suffix(Self.maxFailures))
         }
     }
 
-    /// Whether the client has failed too often this minute: then no key it sends is even
-    /// compared, so guessing costs a minute per ten tries.
+    /// Whether the client failed `maxFailures` times within the window: then no key it sends
+    /// is even compared, so guessing costs a minute per ten tries.
     func isLockedOut(_ client: String, now: Date = Date()) -> Bool {
-        let minute = Int(now.timeIntervalSince1970 / 60)
-        return failures.withLock { f in f.minute == minute && (f.counts[client] ?? 0) >= Self.maxFailures }
+        failures.withLock { f in
+            (f[client] ?? []).filter { now.timeIntervalSince($0) < Self.failureWindow }.count >= Self.maxFailures
+        }
     }
 
     /// The session id in a request's cookies, if any.

@@ -383,3 +383,17 @@ import Testing
         #expect(hr.status == 413)
     }
 }
+
+/// Wrong keys are counted in a sliding minute: ten from one client lock it out for a
+/// minute from the first of them, wherever the clock's minute turns.
+@Suite struct LockoutWindowTests {
+    @Test func tenFailuresAcrossTheTurnOfAMinuteLockOut() {
+        let sessions = Sessions()
+        let start = Date(timeIntervalSince1970: 1_800_000_055)  // five seconds before a minute turns
+        for i in 0..<10 { sessions.recordFailure(from: "203.0.113.5", now: start.addingTimeInterval(Double(i))) }
+        #expect(sessions.isLockedOut("203.0.113.5", now: start.addingTimeInterval(10)))
+        #expect(!sessions.isLockedOut("203.0.113.6", now: start.addingTimeInterval(10)), "another client")
+        #expect(sessions.isLockedOut("203.0.113.5", now: start.addingTimeInterval(59)))
+        #expect(!sessions.isLockedOut("203.0.113.5", now: start.addingTimeInterval(61)), "the first failure aged out")
+    }
+}
