@@ -6,13 +6,15 @@ import Synchronization
 enum Authorization {
     /// The key a request carries: `Authorization: Token KEY` (ListenBrainz's form),
     /// `Authorization: Bearer KEY` or `X-API-Key: KEY`.
+    /// The one reading of a key, for every route (ListenBrainz's included): `Authorization`
+    /// with the Token or Bearer scheme first, else `X-API-Key`.
     static func sentKey(in request: HTTPRequest) -> String? {
-        if let key = request.header("X-API-Key") { return key }
-        guard let header = request.header("Authorization") else { return nil }
-        for scheme in ["Token ", "Bearer "] where header.lowercased().hasPrefix(scheme.lowercased()) {
-            return String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
+        if let header = request.header("Authorization") {
+            for scheme in ["Token ", "Bearer "] where header.lowercased().hasPrefix(scheme.lowercased()) {
+                return String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
+            }
         }
-        return nil
+        return request.header("X-API-Key")
     }
 
     static let missingKey = APIError(
@@ -166,7 +168,7 @@ extension Authorization {
             return sessions.isLockedOut(client) ? .failure(tooManyAttempts) : .success(stranger)
         case .listenBrainzToken:
             if sessions.isLockedOut(client) { return .failure(tooManyAttempts) }
-            guard let sent = listenBrainzToken(in: request) else {
+            guard let sent = sentKey(in: request) else {
                 return .failure(APIError(kind: .unauthorized, code: "unauthorized", message: "You need to provide an Authorization header."))
             }
             switch scope(of: sent, in: context) {
@@ -221,15 +223,6 @@ extension Authorization {
         message: "listening history and heart rate are private: from outside the trusted networks, send the API key")
 
     static let tooManyAttempts = APIError(kind: .tooManyRequests, code: "too_many_attempts", message: "too many wrong keys: wait a minute")
-
-    /// ListenBrainz's token: `Authorization: Token …` (or Bearer), else `X-API-Key`.
-    static func listenBrainzToken(in request: HTTPRequest) -> String? {
-        guard let header = request.header("Authorization") else { return request.header("X-API-Key") }
-        for scheme in ["Token ", "Bearer "] where header.lowercased().hasPrefix(scheme.lowercased()) {
-            return String(header.dropFirst(scheme.count)).trimmingCharacters(in: .whitespaces)
-        }
-        return nil
-    }
 }
 
 /// Warnings worth saying once per run, not once per request (a misconfigured proxy would

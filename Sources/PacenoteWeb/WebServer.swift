@@ -75,9 +75,11 @@ public final class WebServer: Sendable {
             let started = DispatchTime.now()
             let (admission, request) = WebServer.admit(head, prefix: prefix, api: api)
             let name = admission.metricLabel
+            // The client as lockouts know it (the forwarded one behind a trusted proxy).
+            let client = Authorization.client(head, proxies: api.context.trustedProxies)
             switch admission {
             case .refused(let response, _):
-                WebServer.record(head, response, route: name, since: started, logger: logger)
+                WebServer.record(head, response, client: client, route: name, since: started, logger: logger)
                 return .refuse(response)
             case .admitted(let match, let grant):
                 var accepted = HTTPServer.Accepted(bodyLimit: settings.bytes(match.policy.body)) { full in
@@ -86,7 +88,7 @@ public final class WebServer: Sendable {
                     request.body = full.body
                     request.bodyFile = full.bodyFile
                     let response = api.respond(to: request, match, grant)
-                    WebServer.record(head, response, route: name, since: started, logger: logger)
+                    WebServer.record(head, response, client: client, route: name, since: started, logger: logger)
                     return response
                 }
                 if match.policy.body == .import {
@@ -96,7 +98,7 @@ public final class WebServer: Sendable {
                         let response = HTTPServer.busy(APIError(kind: .tooManyRequests, code: "import_in_progress",
                                                                 message: "another import is running: try again when it is done"),
                                                        retryAfter: 10)
-                        WebServer.record(head, response, route: name, since: started, logger: logger)
+                        WebServer.record(head, response, client: client, route: name, since: started, logger: logger)
                         return .refuse(response)
                     }
                     accepted.bodyToFile = true
@@ -125,7 +127,8 @@ public final class WebServer: Sendable {
     }
 
     /// Metrics by the matched route's own name, and the access log.
-    static func record(_ request: HTTPRequest, _ response: HTTPResponse, route name: String, since started: DispatchTime, logger: Logger) {
+    static func record(_ request: HTTPRequest, _ response: HTTPResponse, client: String, route name: String,
+                       since started: DispatchTime, logger: Logger) {
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds
         Counter(label: "pacenote_http_requests_total", dimensions: [("route", name), ("status", String(response.status))]).increment()
         Timer(label: "pacenote_http_request_duration_seconds", dimensions: [("route", name)]).recordNanoseconds(Int64(nanoseconds))
@@ -133,7 +136,7 @@ public final class WebServer: Sendable {
         // (method, path) with control characters escaped, so no request forges a line.
         if logger.logLevel <= .debug {
             let ms = Double(nanoseconds) / 1e6
-            logger.debug("\(request.peerAddress ?? "-") \(LogText.escaped(request.method)) \(LogText.escaped(request.path)) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
+            logger.debug("\(LogText.escaped(client)) \(LogText.escaped(request.method)) \(LogText.escaped(request.path)) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
         }
     }
 
