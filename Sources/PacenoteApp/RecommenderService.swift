@@ -23,6 +23,10 @@ public final class RecommenderService: RecommenderBackend {
         var tracksChanged = false
         /// The auto-DJ's own pick: MPD song id and the zone it was chosen for.
         var autoPick: (songID: Int, zone: Zone?)?
+        /// Likes and dislikes by track id; nil: read again on next use (`.trackFeeling`).
+        var feelings: [Int64: Feeling]?
+        /// "Not now": track ids and until when (ms) they are lowered. In memory only.
+        var notNow: [Int64: Int64] = [:]
     }
 
     private let store: Store
@@ -74,6 +78,7 @@ public final class RecommenderService: RecommenderBackend {
         case .playsAdded, .songOfTheDay: break
         case .playsRewritten: state.withLock { $0.playsRewritten = true }
         case .trackBPM: state.withLock { $0.tracksChanged = true }
+        case .trackFeeling: state.withLock { $0.feelings = nil }
         }
     }
 
@@ -203,12 +208,43 @@ public final class RecommenderService: RecommenderBackend {
         }
         // The seed changes daily: exploration picks rotate, yet a day's answers are stable.
         let seed = UInt64(max(0, now.timeIntervalSince1970 / 86_400))
-        let request = Recommender.Request(
+        let nowMs = Int64(now.timeIntervalSince1970 * 1000)
+        let (feelings, notNow) = try currentFeelings(nowMs: nowMs)
+        var request = Recommender.Request(
             zone: zone, target: target, nowMs: Int64(now.timeIntervalSince1970 * 1000), current: current,
             queued: queued, recentHours: settings.recentHours, limit: query.limit, seed: seed,
             explorationShare: settings.exploration)
+        request.liked = Set(feelings.filter { $0.value == .like }.keys)
+        request.disliked = Set(feelings.filter { $0.value == .dislike }.keys)
+        request.notNow = notNow
         return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
                                   suggestions: Recommender.suggest(model, request))
+    }
+
+    /// How long "not now" lowers a suggestion.
+    public static let notNowMs: Int64 = 2 * 3_600_000
+
+    /// The likes and dislikes (read from the store after a change) and the tracks still
+    /// under a "not now".
+    func currentFeelings(nowMs: Int64) throws -> ([Int64: Feeling], Set<Int64>) {
+        if let cached = state.withLock({ s -> [Int64: Feeling]? in
+            s.notNow = s.notNow.filter { $0.value > nowMs }
+            return s.feelings
+        }) {
+            return (cached, state.withLock { Set($0.notNow.keys) })
+        }
+        let read = try store.feelings()
+        return state.withLock { s in
+            s.feelings = read
+            return (read, Set(s.notNow.keys))
+        }
+    }
+
+    /// "Not now" on a suggestion: lowered for `notNowMs` (`Recommender.Weights.notNow`).
+    public func notNow(trackID: Int64) throws {
+        guard try store.track(id: trackID) != nil else { throw APIError.notFound("no track \(trackID)") }
+        let until = Int64(Date().timeIntervalSince1970 * 1000) + Self.notNowMs
+        state.withLock { $0.notNow[trackID] = until }
     }
 
     public func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack {

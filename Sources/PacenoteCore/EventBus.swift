@@ -61,6 +61,8 @@ public enum DataChange: Equatable, Sendable {
     case songOfTheDay(day: String)
     /// A track's BPM changed.
     case trackBPM(trackID: Int64)
+    /// Tracks were liked, disliked or cleared (one from a heart, many from an import).
+    case trackFeeling(trackIDs: [Int64])
 
     public enum Reason: String, Equatable, Sendable {
         case imported, deleted
@@ -70,7 +72,7 @@ public enum DataChange: Equatable, Sendable {
     public var touchesPlays: Bool {
         switch self {
         case .playsAdded, .playsRewritten: true
-        case .songOfTheDay, .trackBPM: false
+        case .songOfTheDay, .trackBPM, .trackFeeling: false
         }
     }
 }

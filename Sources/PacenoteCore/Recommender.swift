@@ -21,6 +21,10 @@ public enum Recommender {
         public var trackTransition = 12.0
         /// P(candidate's artist | current artist).
         public var artistTransition = 6.0
+        /// A liked track (within the tempo window: it never lifts a track out of its tier).
+        public var liked = 1.0
+        /// "Not now" said of the track a short while ago (`Request.notNow`).
+        public var notNow = -4.0
 
         public init() {}
     }
@@ -49,6 +53,12 @@ public enum Recommender {
         public var seed: UInt64
         public var explorationShare: Double
         public var weights: Weights
+        /// Liked tracks: favoured by `Weights.liked`.
+        public var liked: Set<Int64> = []
+        /// Disliked tracks: never suggested, nor any other version of their song (`SongKey`).
+        public var disliked: Set<Int64> = []
+        /// Tracks the listener said "not now" to: lowered by `Weights.notNow`.
+        public var notNow: Set<Int64> = []
 
         public init(zone: Zone?, target: TempoTarget, nowMs: Int64, current: SongRef? = nil,
                     queued: [SongRef] = [], recentHours: Double = 6, limit: Int = 10, seed: UInt64 = 0,
@@ -68,7 +78,7 @@ public enum Recommender {
 
     public struct Reason: Equatable, Sendable {
         /// `tempo`, `no_bpm`, `zone_record`, `familiarity`, `skips`, `follows_track`,
-        /// `follows_artist`, `exploration`.
+        /// `follows_artist`, `liked`, `not_now`, `exploration`.
         public var kind: String
         /// What it added to the score.
         public var weight: Double
@@ -92,6 +102,9 @@ public enum Recommender {
             if let id = ref.trackID, let slot = model.slotByID[id] { excludedKeys.insert(model.songKey[Int(slot)]) }
             if let key = model.songKeySlot(artist: ref.artist, title: ref.title) { excludedKeys.insert(key) }
         }
+        for id in request.disliked {
+            if let slot = model.slotByID[id] { excludedKeys.insert(model.songKey[Int(slot)]) }
+        }
         let recentSince = request.nowMs - Int64(request.recentHours * 3_600_000)
         let currentSlot = request.current?.trackID.flatMap { model.slotByID[$0] } ?? -1
         let currentArtist: Int32 = currentSlot >= 0 ? model.artistOf[Int(currentSlot)]
@@ -111,7 +124,8 @@ public enum Recommender {
             if model.keyLastPlayedMs[Int(key)] >= recentSince || excludedKeys.contains(key) { continue }
             guard let (tier, score) = scorer.score(i) else { continue }
             let tie = mix(request.seed ^ UInt64(bitPattern: model.trackIDs[i]))
-            if explorationSlots > 0, tier == 0, model.counted[i] == 0, model.skips[i] == 0 {
+            if explorationSlots > 0, tier == 0, model.counted[i] == 0, model.skips[i] == 0,
+               !request.notNow.contains(model.trackIDs[i]) {
                 explore.offer(Ranked(tier: 0, score: Double(tie >> 11) / Double(1 << 53), tie: tie, slot: Int32(i)))
             }
             best.offer(Ranked(tier: tier, score: score, tie: tie, slot: Int32(i)))
@@ -221,7 +235,9 @@ public enum Recommender {
             var skips = 0.0
             var followsTrack = 0.0
             var followsArtist = 0.0
-            var sum: Double { tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist }
+            var liked = 0.0
+            var notNow = 0.0
+            var sum: Double { tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist + liked + notNow }
         }
 
         func tempoFit(_ i: Int) -> (tier: Int, fit: TempoFit?)? {
@@ -250,6 +266,9 @@ public enum Recommender {
             if nextArtistTotal > 0, artist >= 0, let n = nextArtist[artist] {
                 p.followsArtist = w.artistTransition * Double(n) / Double(nextArtistTotal + 1)
             }
+            let id = model.trackIDs[i]
+            if request.liked.contains(id) { p.liked = w.liked }
+            if request.notNow.contains(id) { p.notNow = w.notNow }
             return p
         }
 
@@ -294,6 +313,12 @@ public enum Recommender {
             if p.followsArtist > 0 {
                 reasons.append(Reason(kind: "follows_artist", weight: p.followsArtist,
                                       detail: "its artist followed the current artist \(Int(nextArtist[model.artistOf[i]] ?? 0)) times"))
+            }
+            if p.liked != 0 {
+                reasons.append(Reason(kind: "liked", weight: p.liked, detail: "you like it"))
+            }
+            if p.notNow != 0 {
+                reasons.append(Reason(kind: "not_now", weight: p.notNow, detail: "you said not now a short while ago"))
             }
             if exploring {
                 reasons.append(Reason(kind: "exploration", weight: 0, detail: "never played: a new one to try"))

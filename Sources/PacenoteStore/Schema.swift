@@ -19,6 +19,7 @@ enum Schema {
         m.registerMigration("v1.sotd-and-api-keys", migrate: v1SOTDAndKeys)
         m.registerMigration("v2.import", migrate: v2Import)
         m.registerMigration("v3.lean-day-rollup", migrate: v3LeanDayRollup)
+        m.registerMigration("v5.feelings", migrate: v5Feelings)
         return m
     }
 
@@ -326,6 +327,19 @@ enum Schema {
             -- reads plays through plays_identity instead. Tracks are never deleted (plays
             -- restrict it), so the ON DELETE CASCADE it served does not run.
             DROP INDEX rollup_day_track_by_track;
+            """)
+    }
+
+    private static func v5Feelings(_ db: Database) throws {
+        try db.execute(sql: """
+            -- Likes and dislikes, one row per track that has one (no row: no feeling). Written
+            -- only by Operations.setFeeling(s).
+            CREATE TABLE track_feelings (
+              track_id      INTEGER PRIMARY KEY REFERENCES tracks(id) ON DELETE CASCADE,
+              feeling       TEXT NOT NULL CHECK (feeling IN ('like', 'dislike')),
+              source        TEXT NOT NULL,        -- site, api, listenbrainz, import
+              updated_at_ms INTEGER NOT NULL
+            );
             """)
     }
 }

@@ -11,6 +11,20 @@ public struct ChartEntry: Equatable, Sendable {
     public var seconds: Double
 }
 
+/// How a chart is ranked: by counted plays (then listening time), or by listening time
+/// (then plays), for a listener whose favourites are twelve-minute tracks.
+public enum ChartOrder: String, CaseIterable, Equatable, Sendable {
+    case plays, time
+
+    /// The ORDER BY keys over a chart's `plays` and `secs` columns.
+    func keys(plays: String, secs: String) -> String {
+        switch self {
+        case .plays: "\(plays) DESC, \(secs) DESC"
+        case .time: "\(secs) DESC, \(plays) DESC"
+        }
+    }
+}
+
 public struct PeriodTotals: Equatable, Sendable {
     public var plays: Int
     public var skips: Int
@@ -45,13 +59,13 @@ extension Store {
     }
 
     /// The most played tracks (counted plays, then listening time, then title).
-    public func topTracks(fromDay: String, toDay: String, limit: Int) throws(StoreError) -> [ChartEntry] {
+    public func topTracks(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
                 SELECT \(Store.trackColumns("t")), r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
                 JOIN tracks t ON t.id = r.track_id WHERE r.plays > 0
-                ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?
+                ORDER BY \(order.keys(plays: "r.plays", secs: "r.played_s")), t.title LIMIT ?
                 """, arguments: source.arguments + [limit]).map { row in
                 ChartEntry(track: Store.track(from: row), artist: nil, album: nil,
                            plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1])
@@ -60,7 +74,7 @@ extension Store {
     }
 
     /// The most played artists; a track without an artist counts for its album artist.
-    public func topArtists(fromDay: String, toDay: String, limit: Int) throws(StoreError) -> [ChartEntry] {
+    public func topArtists(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
@@ -68,7 +82,7 @@ extension Store {
                 FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id
                 WHERE COALESCE(t.artist, t.album_artist) IS NOT NULL
                 GROUP BY COALESCE(t.artist, t.album_artist) COLLATE NOCASE HAVING SUM(r.plays) > 0
-                ORDER BY plays DESC, secs DESC, name LIMIT ?
+                ORDER BY \(order.keys(plays: "plays", secs: "secs")), name LIMIT ?
                 """, arguments: source.arguments + [limit]).map { row in
                 ChartEntry(track: nil, artist: row["name"], album: nil, plays: row["plays"], seconds: row["secs"])
             }
@@ -76,7 +90,7 @@ extension Store {
     }
 
     /// The most played albums, told apart by album and album artist.
-    public func topAlbums(fromDay: String, toDay: String, limit: Int) throws(StoreError) -> [ChartEntry] {
+    public func topAlbums(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
@@ -85,7 +99,7 @@ extension Store {
                 FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id
                 WHERE t.album IS NOT NULL
                 GROUP BY t.album COLLATE NOCASE, COALESCE(t.album_artist, t.artist) COLLATE NOCASE HAVING SUM(r.plays) > 0
-                ORDER BY plays DESC, secs DESC, album LIMIT ?
+                ORDER BY \(order.keys(plays: "plays", secs: "secs")), album LIMIT ?
                 """, arguments: source.arguments + [limit]).map { row in
                 ChartEntry(track: nil, artist: row["artist"], album: row["album"], plays: row["plays"], seconds: row["secs"])
             }

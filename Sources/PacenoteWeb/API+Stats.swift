@@ -19,12 +19,22 @@ extension API {
         }
     }
 
+    /// `order`: `plays` (the default) or `time` (listening time).
+    func chartOrder(_ query: [String: String]) throws(APIError) -> ChartOrder {
+        guard let text = query["order"] else { return .plays }
+        guard let order = ChartOrder(rawValue: text) else {
+            throw APIError.badRequest("order: 'plays' or 'time'", code: "invalid_order")
+        }
+        return order
+    }
+
     /// `GET /api/v1/stats`: totals and the top tracks, artists and albums of a range of
-    /// local days, from the rollups.
+    /// local days, from the rollups, ranked by `order` (plays or time).
     func stats(_ query: [String: String]) throws -> JSONValue {
         let limit = try Query.int(query, "limit", default: 10, in: 1...100)
         let range = try statsRange(query)
-        let key = "\(range.from)|\(range.to)|\(limit)"
+        let order = try chartOrder(query)
+        let key = "\(range.from)|\(range.to)|\(limit)|\(order.rawValue)"
         if let cached = charts.get(key) {
             return Self.rangeHeader(range, cached)
         }
@@ -39,9 +49,9 @@ extension API {
         let body: [(String, JSONValue)] = [
             ("totals", .object([("plays", .int(Int64(totals.plays))), ("skips", .int(Int64(totals.skips))),
                                 ("listening_s", .double(totals.seconds.rounded()))])),
-            ("top_tracks", ranked(try store.topTracks(fromDay: range.from, toDay: range.to, limit: limit)) { [("track", APIJSON.track($0.track!))] }),
-            ("top_artists", ranked(try store.topArtists(fromDay: range.from, toDay: range.to, limit: limit)) { [("artist", .optional($0.artist))] }),
-            ("top_albums", ranked(try store.topAlbums(fromDay: range.from, toDay: range.to, limit: limit)) {
+            ("top_tracks", ranked(try store.topTracks(fromDay: range.from, toDay: range.to, limit: limit, by: order)) { [("track", APIJSON.track($0.track!))] }),
+            ("top_artists", ranked(try store.topArtists(fromDay: range.from, toDay: range.to, limit: limit, by: order)) { [("artist", .optional($0.artist))] }),
+            ("top_albums", ranked(try store.topAlbums(fromDay: range.from, toDay: range.to, limit: limit, by: order)) {
                 [("album", .optional($0.album)), ("artist", .optional($0.artist))]
             }),
         ]

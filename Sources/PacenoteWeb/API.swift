@@ -141,6 +141,10 @@ public struct API: Sendable {
             case .recommendations: return .json(try recommendationsJSON(request.query))
             case .queue: return try enqueue(request)
             case .trackBPM(let id): return .json(try setTrackBPM(id, request))
+            case .trackFeeling(let id): return .json(try setTrackFeeling(id, request))
+            case .notNow: return .json(try notNow(request))
+            case .listenBrainzFeedback: return .json(try listenBrainzFeedback(request))
+            case .listenBrainzGetFeedback(let user): return .json(try listenBrainzGetFeedback(user: user, request.query))
             case .page(let page):
                 return self.page(page, request, mayReadPrivate: grant.mayReadPrivate, mayWrite: grant.isOwner)
             case .login: return try login(request, client: grant.client)

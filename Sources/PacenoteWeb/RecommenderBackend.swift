@@ -73,6 +73,8 @@ public protocol RecommenderBackend: Sendable {
     /// Queues `trackID` (or, when nil, the top suggestion for `query`) right after the
     /// current song of the default player.
     func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack
+    /// "Not now" on a suggestion: the track is lowered for a while (in memory only).
+    func notNow(trackID: Int64) throws
     /// Whether suggestions can be made at once (the listening model is built).
     var isReady: Bool { get }
     /// Builds the model in the background, if it is not built yet.

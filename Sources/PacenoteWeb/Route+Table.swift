@@ -154,6 +154,10 @@ extension Route {
         Endpoint("/api/v1/recommendations/next", read(.privateRead)) { _, _ in .recommendations },
         Endpoint("/api/v1/queue", [("POST", write)]) { _, _ in .queue },
         Endpoint("/api/v1/tracks/{id}/bpm", [("PUT", write)]) { v, _ throws(APIError) in .trackBPM(try id(v[0], "no track \(v[0])")) },
+        Endpoint("/api/v1/tracks/{id}/feeling", [("PUT", write)]) { v, _ throws(APIError) in
+            .trackFeeling(try id(v[0], "no track \(v[0])"))
+        },
+        Endpoint("/api/v1/recommendations/not-now", [("POST", write)]) { _, _ in .notNow },
         Endpoint("/api/v1/events", [("GET", Policy(.privateRead))]) { _, _ in .events },
         // The OpenAPI document is a file of Public/, served as it is.
         Endpoint("/api/v1/openapi.json", file) { _, _ in .staticFile("openapi.json") },
@@ -190,7 +194,15 @@ extension Route {
         Endpoint("/1/submit-listens", submit) { _, _ in .listenBrainzSubmit },
         Endpoint("/apis/listenbrainz/1/validate-token", read(.keyCheck, .listenBrainz)) { _, _ in .listenBrainzValidateToken },
         Endpoint("/1/validate-token", read(.keyCheck, .listenBrainz)) { _, _ in .listenBrainzValidateToken },
+        // Feedback (loved/hated) comes with the same token as listens: a submit key may send it.
+        Endpoint("/apis/listenbrainz/1/feedback/recording-feedback", feedback) { _, _ in .listenBrainzFeedback },
+        Endpoint("/1/feedback/recording-feedback", feedback) { _, _ in .listenBrainzFeedback },
+        Endpoint("/apis/listenbrainz/1/feedback/user/{name}/get-feedback", read(.privateRead, .listenBrainz)) { v, _ in
+            .listenBrainzGetFeedback(v[0])
+        },
+        Endpoint("/1/feedback/user/{name}/get-feedback", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzGetFeedback(v[0]) },
     ]
 
+    private static let feedback = [("POST", Policy(.listenBrainzToken, body: .normal, .listenBrainz))]
     private static let submit = [("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz))]
 }

@@ -25,6 +25,13 @@ public enum Route: Equatable, Sendable {
     case queue
     /// Set a track's BPM by hand.
     case trackBPM(Int64)
+    /// Like, dislike or clear a track.
+    case trackFeeling(Int64)
+    /// "Not now" on a suggestion.
+    case notNow
+    /// ListenBrainz's feedback: set one, and read a user's.
+    case listenBrainzFeedback
+    case listenBrainzGetFeedback(String)
     /// Browser login with the API key (a session cookie), and logout.
     case login
     case logout
@@ -56,6 +63,10 @@ public enum Route: Equatable, Sendable {
         case .recommendations: "recommendations"
         case .queue: "queue"
         case .trackBPM: "track_bpm"
+        case .trackFeeling: "track_feeling"
+        case .notNow: "not_now"
+        case .listenBrainzFeedback: "listenbrainz_feedback"
+        case .listenBrainzGetFeedback: "listenbrainz_get_feedback"
         case .metrics: "metrics"
         case .login: "login"
         case .logout: "logout"

@@ -217,18 +217,23 @@ extension API {
 
     func statsPage(_ request: HTTPRequest) throws -> HTTPResponse {
         let range = try statsRange(request.query)
+        let order = try chartOrder(request.query)
         let today = localTime.day(of: Date())
-        // Computed once per range and day, until a play is stored.
-        let content = try pages.value("stats|\(range.name)|\(range.from)|\(range.to)|\(today)") { try statsContent(range, today: today) }
+        // Computed once per range, order and day, until a play is stored.
+        let content = try pages.value("stats|\(range.name)|\(range.from)|\(range.to)|\(today)|\(order.rawValue)") {
+            try statsContent(range, today: today, order: order)
+        }
         return html(title: "Stats", request: request, nav: "stats") { content }
     }
 
-    func statsContent(_ range: StatsRange, today: String) throws -> Node {
+    func statsContent(_ range: StatsRange, today: String, order: ChartOrder = .plays) throws -> Node {
         let store = context.store
         let totals = try store.totals(fromDay: range.from, toDay: range.to)
-        let tracks = try store.topTracks(fromDay: range.from, toDay: range.to, limit: 10)
-        let artists = try store.topArtists(fromDay: range.from, toDay: range.to, limit: 10)
-        let albums = try store.topAlbums(fromDay: range.from, toDay: range.to, limit: 10)
+        let tracks = try store.topTracks(fromDay: range.from, toDay: range.to, limit: 10, by: order)
+        let artists = try store.topArtists(fromDay: range.from, toDay: range.to, limit: 10, by: order)
+        let albums = try store.topAlbums(fromDay: range.from, toDay: range.to, limit: 10, by: order)
+        let orderQuery = order == .plays ? "" : "&order=\(order.rawValue)"
+        let rangeQuery = range.name == "custom" ? "from=\(range.from)&to=\(range.to)" : "range=\(range.name.isEmpty ? range.from : range.name)"
         let year = Int(range.to.prefix(4)).map { min($0, Int(today.prefix(4)) ?? $0) } ?? Int(today.prefix(4))!
         let yearDays = try store.dailyTotals(from: "\(year)-01-01", to: "\(year)-12-31")
         let hours = try store.hourTotals(fromDay: range.from, toDay: range.to)
@@ -243,10 +248,16 @@ extension API {
             Node.el("h1") { "Stats" }
             Node.el("nav", ["class": "ranges", "aria-label": "Range"]) {
                 for r in ranges {
-                    Node.el("a", ["href": url("/stats?range=\(r)"), "aria-current": r == range.name ? "page" : nil]) { r.capitalized }
+                    Node.el("a", ["href": url("/stats?range=\(r)" + orderQuery), "aria-current": r == range.name ? "page" : nil]) { r.capitalized }
                 }
                 for y in (thisYear - 2)...(thisYear - 1) {
-                    Node.el("a", ["href": url("/stats?range=\(y)"), "aria-current": range.name == String(y) ? "page" : nil]) { String(y) }
+                    Node.el("a", ["href": url("/stats?range=\(y)" + orderQuery), "aria-current": range.name == String(y) ? "page" : nil]) { String(y) }
+                }
+            }
+            Node.el("nav", ["class": "ranges", "aria-label": "Rank by"]) {
+                Node.el("a", ["href": url("/stats?" + rangeQuery), "aria-current": order == .plays ? "page" : nil]) { "By plays" }
+                Node.el("a", ["href": url("/stats?" + rangeQuery + "&order=time"), "aria-current": order == .time ? "page" : nil]) {
+                    "By listening time"
                 }
             }
             Node.el("form", ["method": "get", "action": url("/stats"), "class": "search"]) {
@@ -254,6 +265,7 @@ extension API {
                 Node.el("input", ["id": "from", "name": "from", "type": "date", "value": range.name == "custom" ? range.from : nil])
                 Node.el("label", ["for": "to"]) { "to" }
                 Node.el("input", ["id": "to", "name": "to", "type": "date", "value": range.name == "custom" ? range.to : nil])
+                if order == .time { Node.el("input", ["type": "hidden", "name": "order", "value": "time"]) }
                 Node.el("button", ["type": "submit"]) { "Show" }
             }
             Node.el("p", ["class": "totals"]) {
