@@ -143,12 +143,14 @@ extension API {
         guard let track = try context.store.track(id: id) else { throw APIError.notFound("There is no track \(id).") }
         let summary = try context.store.trackSummary(id: id)
         let recent = try context.store.plays(trackID: id, limit: 20)
+        let feeling = try context.store.feeling(trackID: id)
         let f = format
         return html(title: track.title, request: request, nav: "history") {
             Node.el("div", ["class": "np"]) {
                 Node.el("img", ["class": "cover", "src": coverURL(track), "alt": "", "width": "120", "height": "120"])
                 Node.el("div") {
                     Node.el("h1") { track.title }
+                    heart(id, feeling, mayWrite: mayWrite, back: "/tracks/\(id)")
                     Node.el("p") { artistLink(track.artist) }
                     if let album = track.album { Node.el("p", ["class": "muted"]) { album } }
                 }

@@ -5,7 +5,7 @@ import PacenoteStore
 extension API {
     // MARK: / — the dashboard
 
-    func dashboardPage(_ request: HTTPRequest) throws -> HTTPResponse {
+    func dashboardPage(_ request: HTTPRequest, mayWrite: Bool = false) throws -> HTTPResponse {
         let now = Date()
         let today = localTime.day(of: now)
         let defaultPlayer = context.players().first?.name
@@ -34,6 +34,8 @@ extension API {
         let recommenderReady = context.recommender?.isReady ?? false
         if !recommenderReady { context.recommender?.prepare() }
         let upNext = recommenderReady ? try? recommendations(limit: 3) : nil
+        let feelings = try context.store.feelings()
+        let back = pageAddress(request)
         let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
 
         return html(title: "Now", request: request, nav: "dashboard", live: true) {
@@ -110,6 +112,7 @@ extension API {
                                     Node.el("a", ["href": url("/tracks/\(s.track.id)")]) { s.track.title }
                                     Node.el("span", ["class": "by"]) { " — " + (s.track.artist ?? "Unknown artist") }
                                     Node.el("span", ["class": "count"]) { s.track.bpm.map { "\(Int($0.rounded())) bpm" } ?? "" }
+                                    heart(s.track.id, feelings[s.track.id] ?? .none, mayWrite: mayWrite, back: back, notNow: true)
                                 }
                             }
                         }
@@ -129,7 +132,7 @@ extension API {
             Node.el("section", ["class": "card", "aria-labelledby": "today-h"]) {
                 Node.el("h2", ["id": "today-h"]) { "Today" }
                 Node.el("ol", ["class": "plays", "data-today": today, "reversed": ""]) {
-                    for p in todays { playItem(p, f) }
+                    for p in todays { playItem(p, f, heart(p.track.id, feelings[p.track.id ?? 0] ?? .none, mayWrite: mayWrite, back: back)) }
                 }
                 if todays.isEmpty { Node.el("p", ["class": "muted", "data-today-empty": ""]) { "No plays yet today." } }
             }
@@ -145,7 +148,7 @@ extension API {
         }
     }
 
-    func playItem(_ p: PlayWithTrack, _ f: SiteFormat) -> Node {
+    func playItem(_ p: PlayWithTrack, _ f: SiteFormat, _ heart: Node = .empty) -> Node {
         .el("li", ["class": p.play.counted ? "play" : "play skip"]) {
             Node.el("time", ["datetime": ISO8601.string(p.play.startedAt)]) { f.time(p.play.startedAt) }
             Node.el("span", ["class": "what"]) {
@@ -156,6 +159,7 @@ extension API {
             if !p.play.counted { Node.el("span", ["class": "badge skip"]) { "skipped" } }
             zoneBadge(p.play.zone)
             Node.el("span", ["class": "muted small"]) { SiteFormat.clock(p.play.playedSeconds) }
+            heart
         }
     }
 
@@ -170,7 +174,7 @@ extension API {
 
     // MARK: /history
 
-    func historyPage(_ request: HTTPRequest) throws -> HTTPResponse {
+    func historyPage(_ request: HTTPRequest, mayWrite: Bool = false) throws -> HTTPResponse {
         let search = request.query["q"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         if let search, search.count > 200 { throw APIError.badRequest("the search is at most 200 characters", code: "invalid_q") }
         let cursor = try request.query["cursor"].map { text throws(APIError) in
@@ -181,6 +185,8 @@ extension API {
         let page = Array(rows.prefix(50))
         let next = rows.count > 50 ? page.last.map { ListenCursor.encode(startedAt: $0.play.startedAt, id: $0.play.id ?? 0) } : nil
         let f = format
+        let feelings = try context.store.feelings()
+        let back = pageAddress(request)
         var days: [(String, [PlayWithTrack])] = []
         for p in page {
             let day = localTime.day(of: p.play.startedAt)
@@ -200,7 +206,7 @@ extension API {
                 Node.el("section", ["class": "day"]) {
                     Node.el("h2") { f.day(day) }
                     Node.el("ol", ["class": "plays"]) {
-                        for p in plays { playItem(p, f) }
+                        for p in plays { playItem(p, f, heart(p.track.id, feelings[p.track.id ?? 0] ?? .none, mayWrite: mayWrite, back: back)) }
                     }
                 }
             }

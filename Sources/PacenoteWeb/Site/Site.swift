@@ -20,8 +20,8 @@ extension API {
     func page(_ page: Page, _ request: HTTPRequest, mayReadPrivate: Bool, mayWrite: Bool) -> HTTPResponse {
         do {
             switch page {
-            case .dashboard: return try dashboardPage(request)
-            case .history: return try historyPage(request)
+            case .dashboard: return try dashboardPage(request, mayWrite: mayWrite)
+            case .history: return try historyPage(request, mayWrite: mayWrite)
             case .stats: return try statsPage(request)
             case .sotdArchive: return try sotdArchivePage(request)
             case .sotdShare(let day):
@@ -31,7 +31,9 @@ extension API {
             case .workouts: return try workoutsPage(request)
             case .workout(let id): return try workoutPage(id, request)
             case .track(let id):
-                if request.method == "POST" { return try trackBPMForm(id, request) }
+                if request.method == "POST" {
+                    return try Self.isFeelingForm(request) ? trackFeelingForm(id, request) : trackBPMForm(id, request)
+                }
                 return try trackPage(id, request, mayWrite: mayWrite)
             case .artist: return try artistPage(request)
             case .cover(let id): return try cover(trackID: id, public: false)
