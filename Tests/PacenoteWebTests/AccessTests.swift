@@ -50,6 +50,8 @@ import Testing
             ("GET HEAD", "/api/v1/recommendations/next", "recommendations", privateRead),
             ("POST", "/api/v1/queue", "queue", write),
             ("PUT", "/api/v1/tracks/{id}/bpm", "track_bpm", write),
+            ("PUT", "/api/v1/tracks/{id}/feeling", "track_feeling", write),
+            ("POST", "/api/v1/recommendations/not-now", "not_now", write),
             ("GET", "/api/v1/events", "events", privateRead),
             ("GET HEAD", "/api/v1/openapi.json", "static", open),
             ("GET HEAD", "/login", "login", open),
@@ -79,6 +81,10 @@ import Testing
             ("POST", "/1/submit-listens", "listenbrainz_submit", token),
             ("GET HEAD", "/apis/listenbrainz/1/validate-token", "listenbrainz_validate", keyCheck),
             ("GET HEAD", "/1/validate-token", "listenbrainz_validate", keyCheck),
+            ("POST", "/apis/listenbrainz/1/feedback/recording-feedback", "listenbrainz_feedback", token),
+            ("POST", "/1/feedback/recording-feedback", "listenbrainz_feedback", token),
+            ("GET HEAD", "/apis/listenbrainz/1/feedback/user/{name}/get-feedback", "listenbrainz_get_feedback", privateRead),
+            ("GET HEAD", "/1/feedback/user/{name}/get-feedback", "listenbrainz_get_feedback", privateRead),
         ]
         var lines: [String: (String, [Outcome])] = [:]
         for (methods, template, label, outcomes) in rows {
@@ -96,6 +102,7 @@ import Testing
         Route.table.flatMap { endpoint in
             let path = endpoint.template.replacingOccurrences(of: "{day}", with: "2026-01-15")
                 .replacingOccurrences(of: "{id}", with: "1").replacingOccurrences(of: "{path…}", with: "site.css")
+                .replacingOccurrences(of: "{name}", with: "pacenote")
             return endpoint.methods.map { ($0.method, path, "\($0.method) \(endpoint.template)") }
         }
     }
