@@ -52,6 +52,7 @@ public struct Config: Sendable, Equatable {
     public var playRule: PlayRule = .lastFM
     public var heartRate = HeartRate()
     public var recommender = Recommender()
+    public var likes = Likes()
     public var backup = Backup()
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
@@ -119,6 +120,7 @@ enum ConfigSchema {
         plays.table(at: \.playRule),
         heartRate.table(at: \.heartRate),
         recommender.table(at: \.recommender),
+        likes.table(at: \.likes),
         backup.table(at: \.backup),
     ]
 

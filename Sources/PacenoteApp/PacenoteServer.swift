@@ -125,6 +125,13 @@ public final class PacenoteServer: Sendable {
                 stopping.raised.store(true, ordering: .relaxed)
                 web.stop()
             })
+            if let endpoint = endpoints.first {
+                try services.start("likes in mpd", {
+                    let likes = LikesSync(store: store, endpoint: endpoint, settings: config.likes, events: events, logger: logger)
+                    likes.start()
+                    return likes
+                }, stop: { $0.stop() })
+            }
             try services.start("mpd watchers", { for player in players { player.start() } }, stop: { _ in
                 try stopWatchers(players)
             })

@@ -90,3 +90,53 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The liked songs MPD has (in a library, not streams), newest like first: the
+    /// `[likes] playlist`.
+    public func likedLibraryURIs() throws(StoreError) -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: """
+                SELECT t.uri FROM track_feelings f JOIN tracks t ON t.id = f.track_id
+                WHERE f.feeling = 'like' AND t.in_library = 1 AND t.uri IS NOT NULL AND t.uri NOT LIKE '%://%'
+                ORDER BY f.updated_at_ms DESC, f.track_id DESC
+                """)
+        }
+    }
+
+    /// The feelings of these tracks (`.none` for those without) with their URIs, for MPD's
+    /// stickers; every track with a feeling when `ids` is nil. Streams and unknown ids are left out.
+    public func feelingURIs(_ ids: [Int64]?) throws(StoreError) -> [(uri: String, feeling: Feeling)] {
+        try read { db in
+            let rows: [Row]
+            if let ids {
+                guard !ids.isEmpty else { return [] }
+                rows = try Row.fetchAll(db, sql: """
+                    SELECT t.uri, f.feeling FROM tracks t LEFT JOIN track_feelings f ON f.track_id = t.id
+                    WHERE t.id IN (\(ids.map { _ in "?" }.joined(separator: ","))) AND t.in_library = 1 AND t.uri IS NOT NULL
+                    """, arguments: StatementArguments(ids))
+            } else {
+                rows = try Row.fetchAll(db, sql: """
+                    SELECT t.uri, f.feeling FROM track_feelings f JOIN tracks t ON t.id = f.track_id
+                    WHERE t.in_library = 1 AND t.uri IS NOT NULL
+                    """)
+            }
+            return rows.compactMap { row in
+                let uri: String = row[0]
+                guard !uri.contains("://") else { return nil }
+                return (uri, (row[1] as String?).flatMap(Feeling.init(rawValue:)) ?? Feeling.none)
+            }
+        }
+    }
+
+    /// Changes when any feeling, or which liked songs are in the library, changes.
+    public func feelingsVersion() throws(StoreError) -> String {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*), max(f.updated_at_ms), total(f.track_id), total(t.in_library)
+                FROM track_feelings f JOIN tracks t ON t.id = f.track_id
+                """)!
+            return "\(row[0] as Int64? ?? 0)/\(row[1] as Int64? ?? 0)/\(row[2] as Double? ?? 0)/\(row[3] as Double? ?? 0)"
+        }
+    }
+}
