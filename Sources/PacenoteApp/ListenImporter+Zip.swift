@@ -14,8 +14,9 @@ extension ListenImporter {
         }
     }
 
-    /// Imports the zip's `.jsonl` and `.json` entries, in the order of their names; entries
-    /// that are not listens (the user record, feedback) are passed over.
+    /// Imports the zip's `.jsonl` and `.json` entries, in the order of their names, then its
+    /// `feedback.jsonl` (likes and dislikes, once the listens' tracks exist); other entries
+    /// that are not listens (the user record) are passed over.
     ///
     /// The zip is checked whole before its first row is stored, so a bomb or a damaged zip
     /// stores nothing: the directory's sizes (`ZipArchive.check`), then each entry inflated
@@ -38,11 +39,18 @@ extension ListenImporter {
         }
         var summary = ImportSummary()
         var found = false
-        for entry in chosen {
+        let isFeedback = { (entry: ZipArchive.Entry) in entry.name == "feedback.jsonl" || entry.name.hasSuffix("/feedback.jsonl") }
+        for entry in chosen.filter({ !isFeedback($0) }) + chosen.filter(isFeedback) {
             let reader = archive.reader(for: entry)
             let source = ByteSource(read: { try reader.read(into: $0) })
             do {
-                guard let kind = ImportFileKind.detect(head: try source.peek(65_536), forced: nil), kind.format != nil else { continue }
+                let head = try source.peek(65_536)
+                if isFeedback(entry), ListenBrainzFeedback.isFeedback(head: head) {
+                    summary.add(try importFeedback(source, name: "\(name):\(entry.printableName)"))
+                    found = true
+                    continue
+                }
+                guard let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil else { continue }
                 found = true
                 let part = try importStream(source, kind: kind, name: "\(name):\(entry.printableName)", size: nil, before: summary)
                 summary.add(part)

@@ -68,6 +68,7 @@ public final class ListenImporter {
         let source = ByteSource(fd: fd, closeOnEnd: true)
         defer { source.close() }
         let head = try source.peek(65_536)
+        if forced == nil, ListenBrainzFeedback.isFeedback(head: head) { return try importFeedback(source, name: name) }
         guard let kind = ImportFileKind.detect(head: head, forced: forced) else {
             throw FileError(description: "not a TCX or GPX file, nor a ListenBrainz, Last.fm, Spotify or Maloja export")
         }
@@ -86,6 +87,9 @@ public final class ListenImporter {
 
     /// Imports an uploaded file (`POST /api/v1/import`).
     public func importBytes(_ bytes: [UInt8], name: String) throws -> ImportSummary {
+        if forced == nil, ListenBrainzFeedback.isFeedback(head: Array(bytes.prefix(65_536))) {
+            return try importFeedback(ByteSource(bytes: bytes), name: name)
+        }
         guard let kind = ImportFileKind.detect(head: Array(bytes.prefix(65_536)), forced: forced) else {
             throw FileError(description: "not a ListenBrainz, Last.fm, Spotify or Maloja export")
         }

@@ -21,7 +21,8 @@ extension API {
         guard let path = request.bodyFile, let head = Self.head(of: path), !head.isEmpty else {
             throw APIError.badRequest("the body is empty: send the export file", code: "empty_body")
         }
-        let kind = ImportFileKind.detect(head: head, forced: forced)
+        let feedback = forced == nil && ListenBrainzFeedback.isFeedback(head: head)
+        let kind = feedback ? .listenBrainzLines : ImportFileKind.detect(head: head, forced: forced)
         guard let kind, kind != .tcx, kind != .gpx else {
             throw APIError(kind: .unsupportedMediaType, code: "unsupported_format",
                            message: "not a ListenBrainz, Last.fm, Spotify or Maloja export")
@@ -36,12 +37,14 @@ extension API {
             throw APIError(kind: .unsupportedMediaType, code: "unsupported_format", message: "\(error)")
         }
         return .object([
-            ("format", .string(kind.format?.rawValue ?? (kind == .zip ? "listenbrainz" : "unknown"))),
+            ("format", .string(feedback ? "listenbrainz_feedback" : kind.format?.rawValue ?? (kind == .zip ? "listenbrainz" : "unknown"))),
             ("read", .int(Int64(summary.read))),
             ("imported", .int(Int64(summary.imported))),
             ("duplicates", .int(Int64(summary.duplicates))),
             ("skipped", .int(Int64(summary.skipped))),
             ("errors", .int(Int64(summary.errors))),
+            ("feelings", .object([("liked", .int(Int64(summary.liked))), ("disliked", .int(Int64(summary.disliked))),
+                                  ("unmatched", .int(Int64(summary.feelingsUnmatched)))])),
             ("problems", .array(summary.problems.map { p in
                 .object([("file", .string(p.file)), ("line", .int(Int64(p.line))), ("message", .string(p.message))])
             })),

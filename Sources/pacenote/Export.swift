@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PacenoteApp
 import PacenoteCore
+import PacenoteStore
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,7 +10,7 @@ struct Export: ParsableCommand {
         discussion: """
             listenbrainz: one listen per line, as ListenBrainz exports them (importable into ListenBrainz and \
             back into Pacenote, exactly). csv: Last.fm exporter columns plus Pacenote's own. --from and --to are \
-            days (YYYY-MM-DD, in the display time zone; --to is included) or ISO 8601 times.
+            days (YYYY-MM-DD, in the display time zone; --to is included) or ISO 8601 times. --feedback FILE             also writes the likes and dislikes as ListenBrainz's feedback.jsonl (which `pacenote import` reads back).
             """)
 
     @OptionGroup var storage: StorageOptions
@@ -25,6 +26,9 @@ struct Export: ParsableCommand {
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
     var output: String?
+
+    @Option(help: ArgumentHelp("Also write likes and dislikes to this file, as ListenBrainz's feedback.jsonl.", valueName: "file"))
+    var feedback: String?
 
     func run() throws {
         let config = try storage.loadConfig()
@@ -48,10 +52,25 @@ struct Export: ParsableCommand {
                                               : ListenExport.listenBrainzLine(play: item.play, track: item.track))
         }
         writer.flush()
+        if let feedback { try writeFeedback(store: store, to: feedback) }
         if let output {
             try handle.close()
             FileHandle.standardError.write(Data("\(output): \(count) plays\n".utf8))
         }
+    }
+
+    /// Every like and dislike, newest first, one ListenBrainz feedback line each (0600).
+    private func writeFeedback(store: Store, to path: String) throws {
+        let handle: FileHandle
+        do { handle = try PrivateFile.openForWriting(path) } catch { throw Failure(error.description) }
+        var writer = LineWriter(handle: handle)
+        let all = try store.feelingTracks()
+        for item in all {
+            writer.write(ListenBrainzFeedback.line(track: item.track, feeling: item.feeling, createdAt: item.updatedAt))
+        }
+        writer.flush()
+        try handle.close()
+        FileHandle.standardError.write(Data("\(path): \(all.count) likes and dislikes\n".utf8))
     }
 
     static func instant(_ text: String?, in local: LocalTime, endOfDay: Bool) throws -> Date? {

@@ -14,7 +14,7 @@ struct Import: ParsableCommand {
             (plays under 30 s become skips; podcasts are left out), Maloja's export, or a TCX/GPX workout \
             (a workout with its heart-rate samples). Importing a file twice adds nothing, and a play already \
             logged from MPD is recognised. Rows that cannot be read are reported as FILE:LINE; the rest is \
-            imported. Stopping an import and running it again is safe.
+            imported. Stopping an import and running it again is safe. Likes: ListenBrainz's feedback.jsonl             (alone or in the export zip) is told from its content; a CSV of Last.fm loved tracks needs --loved.
             """)
 
     @OptionGroup var storage: StorageOptions
@@ -24,6 +24,9 @@ struct Import: ParsableCommand {
 
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Plays per transaction.", valueName: "n"))
     var batchSize: Int = 100_000
+
+    @Flag(help: "The files are Last.fm loved tracks (CSV with artist and track columns, or artist,track rows): each a like.")
+    var loved = false
 
     @Argument(help: ArgumentHelp("Export or workout files.", valueName: "file"))
     var files: [String]
@@ -48,7 +51,17 @@ struct Import: ParsableCommand {
         defer { try? store.close() }
         var workouts: HeartRateService?
         defer { workouts?.stop() }
-        for path in files {
+        for path in files where loved {
+            do {
+                let summary = try ListenImporter(store: store).importLovedTracks(at: path)
+                for problem in summary.problems { Failure.warn(problem.description) }
+                print("\(path): \(summary.line)")
+            } catch {
+                Failure.warn("\(path): \(error)")
+                failed += 1
+            }
+        }
+        for path in files where !loved {
             let kind: ImportFileKind?
             do {
                 kind = try ListenImporter.kind(ofFileAt: path, forced: forced)

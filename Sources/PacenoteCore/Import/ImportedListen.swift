@@ -132,6 +132,11 @@ public struct ImportSummary: Equatable, Sendable {
     public var errors = 0
     /// The first problems, each with its file and line.
     public var problems: [ImportProblem] = []
+    /// Likes and dislikes read from feedback (ListenBrainz's `feedback.jsonl`, Last.fm loved
+    /// tracks) and set, and those whose track Pacenote does not have.
+    public var liked = 0
+    public var disliked = 0
+    public var feelingsUnmatched = 0
 
     public static let maxProblems = 100
 
@@ -143,6 +148,9 @@ public struct ImportSummary: Equatable, Sendable {
         duplicates += other.duplicates
         skipped += other.skipped
         errors += other.errors
+        liked += other.liked
+        disliked += other.disliked
+        feelingsUnmatched += other.feelingsUnmatched
         problems += other.problems.prefix(Self.maxProblems - problems.count)
     }
 
@@ -154,6 +162,7 @@ public struct ImportSummary: Equatable, Sendable {
     /// `read 10, imported 7, duplicates 1, skipped 1, errors 1`
     public var line: String {
         "read \(read), imported \(imported), duplicates \(duplicates), skipped \(skipped), errors \(errors)"
+            + (liked + disliked + feelingsUnmatched > 0 ? ", liked \(liked), disliked \(disliked), unmatched \(feelingsUnmatched)" : "")
     }
 }
 

@@ -1,0 +1,61 @@
+import Foundation
+import PacenoteCore
+import PacenoteOperations
+import PacenoteStore
+
+// Likes and dislikes from exports: ListenBrainz's `feedback.jsonl` (alone or in its export
+// zip, after the listens so that their tracks exist) and Last.fm loved tracks as CSV
+// (`pacenote import --loved`). Each file's feelings are matched to tracks Pacenote has —
+// by MusicBrainz recording id, then by a Pacenote msid, then by artist and title without
+// regard to case — and set in one operation (source `import`); the ones that name no
+// known track are counted as unmatched (no track is made for them).
+
+extension ListenImporter {
+    /// A `feedback.jsonl`: read whole (feedback files are small; `maxWholeFileBytes` bounds it).
+    func importFeedback(_ source: ByteSource, name: String) throws -> ImportSummary {
+        let bytes = try source.readAll(limit: Self.maxWholeFileBytes)
+        var summary = ImportSummary()
+        var items: [ImportedFeeling] = []
+        for (i, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            summary.read += line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? 0 : 1
+            switch ListenBrainzFeedback.parse(line: line) {
+            case .success(let item?): items.append(item)
+            case .success(nil): break
+            case .failure(let error): summary.report(ImportProblem(file: name, line: i + 1, message: error.message))
+            }
+        }
+        try setFeelings(items, into: &summary)
+        return summary
+    }
+
+    /// A CSV of Last.fm loved tracks (`LovedTracksCSV`): every row a like.
+    public func importLovedTracks(at path: String, name: String? = nil) throws -> ImportSummary {
+        guard let data = FileManager.default.contents(atPath: path) else { throw FileError(description: "cannot read the file") }
+        guard data.count <= Self.maxWholeFileBytes else { throw FileError(description: "larger than \(Self.maxWholeFileBytes >> 20) MiB") }
+        let parsed = LovedTracksCSV.parse(Array(data))
+        var summary = ImportSummary()
+        summary.read = parsed.feelings.count + parsed.errors.count
+        for error in parsed.errors { summary.report(ImportProblem(file: name ?? path, line: error.line, message: error.message)) }
+        try setFeelings(parsed.feelings, into: &summary)
+        return summary
+    }
+
+    /// Matches each feeling to a track and sets them all in one operation.
+    func setFeelings(_ items: [ImportedFeeling], into summary: inout ImportSummary) throws {
+        let store = operations.store
+        var changes: [(trackID: Int64, feeling: Feeling)] = []
+        for item in items {
+            var id: Int64?
+            if let mbid = item.recordingMBID { id = try store.trackID(recordingMBID: mbid) }
+            if id == nil, let msid = item.recordingMSID, let own = PacenoteMSID.trackID(msid: msid), try store.track(id: own) != nil { id = own }
+            if id == nil, let artist = item.artist, let title = item.title { id = try store.trackID(artist: artist, title: title) }
+            guard let id else {
+                summary.feelingsUnmatched += 1
+                continue
+            }
+            changes.append((id, item.feeling))
+            if item.feeling == .like { summary.liked += 1 } else { summary.disliked += 1 }
+        }
+        try operations.setFeelings(changes, source: "import")
+    }
+}
