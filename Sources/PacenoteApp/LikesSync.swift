@@ -23,6 +23,7 @@ public final class LikesSync: Sendable {
         var version = ""
         var subscription: EventBus.Subscription?
         var stickersRefused = false
+        var playlistFailure: String?
     }
     private let state = Mutex(State())
     // nonisolated(unsafe): a dispatch source is thread-safe; resumed in start, cancelled in stop.
@@ -68,10 +69,11 @@ public final class LikesSync: Sendable {
         write(stickersFor: nil)
     }
 
-    /// The playlist, then the stickers of `ids` (every song with a feeling when nil).
+    /// The playlist, then the stickers of `ids` (every song with a feeling when nil); a
+    /// refused playlist (MPD without a `playlist_directory`) still lets the stickers through.
     private func write(stickersFor ids: [Int64]?) {
+        let version = (try? store.feelingsVersion()) ?? ""
         do {
-            let version = try store.feelingsVersion()
             if !playlist.isEmpty {
                 let uris = try store.likedLibraryURIs()
                 try MPDLikes.replacePlaylist(endpoint: endpoint, name: playlist, uris: uris)
@@ -79,9 +81,12 @@ public final class LikesSync: Sendable {
             }
             state.withLock { $0.version = version }
         } catch {
-            logger.warning("likes: cannot write the playlist \(playlist) to MPD: \(error)")
-            state.withLock { $0.version = "" }
-            return
+            // Said once per kind of failure, then retried quietly with every check.
+            let first = state.withLock { s in defer { s.playlistFailure = "\(error)" }; return s.playlistFailure != "\(error)" }
+            if first { logger.warning("likes: cannot write the playlist \(playlist) to MPD: \(error)") }
+            // MPD away: tried again at the next check. MPD refusing (no playlist_directory): not until the likes change.
+            let refused = (error as? MPDError).map { !$0.isFatal } ?? false
+            state.withLock { $0.version = refused ? version : "" }
         }
         do {
             try MPDLikes.setFeelings(endpoint: endpoint, try store.feelingURIs(ids))

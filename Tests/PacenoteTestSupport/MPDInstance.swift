@@ -50,6 +50,7 @@ public final class MPDInstance: @unchecked Sendable {
         streamPort = stream ? try Ports.free() : nil
         self.password = password
         try FileManager.default.createDirectory(atPath: directory.file("music"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory.file("playlists"), withIntermediateDirectories: true)
         for track in tracks {
             let output = directory.file("music/\(track.file)")
             try FileManager.default.createDirectory(
@@ -65,6 +66,7 @@ public final class MPDInstance: @unchecked Sendable {
             db_file             "\(directory.file("database"))"
             state_file          "\(directory.file("state"))"
             sticker_file        "\(directory.file("sticker.sql"))"
+            playlist_directory  "\(directory.file("playlists"))"
             log_file            "\(directory.file("mpd.log"))"
             bind_to_address     "127.0.0.1"
             bind_to_address     "\(directory.file("mpd.socket"))"
