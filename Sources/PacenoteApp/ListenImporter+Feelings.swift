@@ -16,8 +16,9 @@ extension ListenImporter {
         let bytes = try source.readAll(limit: Self.maxWholeFileBytes)
         var summary = ImportSummary()
         var items: [ImportedFeeling] = []
+        // Feedback lines are counted as liked, disliked or unmatched (and errors), not as `read`
+        // listens.
         for (i, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            summary.read += line.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? 0 : 1
             switch ListenBrainzFeedback.parse(line: line) {
             case .success(let item?): items.append(item)
             case .success(nil): break
@@ -34,7 +35,6 @@ extension ListenImporter {
         guard data.count <= Self.maxWholeFileBytes else { throw FileError(description: "larger than \(Self.maxWholeFileBytes >> 20) MiB") }
         let parsed = LovedTracksCSV.parse(Array(data))
         var summary = ImportSummary()
-        summary.read = parsed.feelings.count + parsed.errors.count
         for error in parsed.errors { summary.report(ImportProblem(file: name ?? path, line: error.line, message: error.message)) }
         try setFeelings(parsed.feelings, into: &summary)
         return summary

@@ -70,7 +70,8 @@ import Testing
         for (name, expected) in files {
             #expect(Self.counts(r.stdout, Self.fixture(name)) == expected, "\(name): \(r.stdout)")
         }
-        #expect(Self.counts(r.stdout, zip) == [2, 2, 0, 0, 0], "\(r.stdout)")
+        // The zip's feedback.jsonl names a recording Pacenote does not have: unmatched.
+        #expect(Self.counts(r.stdout, zip) == [2, 2, 0, 0, 0, 0, 0, 1], "\(r.stdout)")
         #expect(r.stdout.contains("total: read 30, imported 17, duplicates 5, skipped 2, errors 6"), "\(r.stdout)")
         // Unreadable rows, with file and line; progress as plain lines (not a terminal).
         for problem in ["listenbrainz.jsonl:7: no track_metadata.artist_name", "listenbrainz.jsonl:8: unreadable JSON",

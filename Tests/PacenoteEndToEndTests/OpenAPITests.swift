@@ -96,6 +96,8 @@ import Testing
         try record("POST", "/api/v1/import", "/api/v1/import?name=doc.jsonl", headers: key,
                    body: #"{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}"# + "\n{\"listened_at\"")
         try record("POST", "/api/v1/import", "/api/v1/import", headers: key, body: "hello")
+        try record("POST", "/api/v1/import", "/api/v1/import?name=feedback.jsonl", headers: key,
+                   body: #"{"recording_msid": "00000000-0000-5000-8000-000000000001", "score": 1, "track_metadata": null}"# + "\n")
         try record("POST", "/api/v1/import", "/api/v1/import?format=mp3", headers: key, body: "a,b")
         try record("GET", "/healthz", "/healthz")
         try record("GET", "/metrics", "/metrics")
