@@ -58,6 +58,42 @@ import Testing
         #expect(try daemon.sql("SELECT count(*) FROM track_feelings") == "0\n")
     }
 
+    @Test func theHeartFormsOnThePagesSetAndClearWithTheSession() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
+        #expect(try daemon.post("/1/submit-listens", body: #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "T"}}]}"#).status == 200)
+        let id = try daemon.sql("SELECT id FROM tracks").trimmingCharacters(in: .whitespacesAndNewlines)
+        let login = LoginTests()
+        let form = ["Content-Type": "application/x-www-form-urlencoded"]
+        let ok = try login.raw(daemon, "POST", "/login", headers: form, body: "key=\(daemon.apiKey)")
+        let cookieLine = try #require(ok.split(separator: "\r\n").first { $0.hasPrefix("Set-Cookie: ") })
+        let cookie = String(cookieLine.dropFirst("Set-Cookie: ".count).split(separator: ";")[0])
+        let session = ["Cookie": cookie, "Origin": "http://127.0.0.1:\(daemon.port)"]
+        // The pages carry the heart as a form for the logged-in owner.
+        for page in ["/history", "/tracks/\(id)"] {
+            let html = try login.raw(daemon, "GET", page, headers: session)
+            #expect(html.contains(#"<form method="post" action="/tracks/\#(id)" class="feeling""#), "\(page): \(html)")
+            #expect(html.contains(#"name="feeling" value="like""#))
+        }
+        var r = try login.raw(daemon, "POST", "/tracks/\(id)", headers: session.merging(form) { $1 },
+                              body: "back=%2Fhistory%3Fq%3DT&feeling=like")
+        #expect(r.hasPrefix("HTTP/1.1 303") && r.contains("Location: /history?q=T"), "\(r)")
+        #expect(try daemon.sql("SELECT feeling, source FROM track_feelings") == "like|site\n")
+        let liked = try login.raw(daemon, "GET", "/tracks/\(id)", headers: session)
+        #expect(liked.contains(#"aria-pressed="true""#) && liked.contains(#"value="none""#), "the like shows pressed, and pressing it clears: \(liked)")
+        // Another site's form is refused; a way back to another host is not followed.
+        r = try login.raw(daemon, "POST", "/tracks/\(id)", headers: ["Cookie": cookie, "Origin": "http://evil.example"].merging(form) { $1 },
+                          body: "feeling=dislike")
+        #expect(r.contains("Location: /login"), "\(r)")
+        #expect(try daemon.sql("SELECT feeling FROM track_feelings") == "like\n")
+        r = try login.raw(daemon, "POST", "/tracks/\(id)", headers: session.merging(form) { $1 }, body: "feeling=none&back=%2F%2Fevil.example")
+        #expect(r.contains("Location: /tracks/\(id)\r\n"), "\(r)")
+        #expect(try daemon.sql("SELECT count(*) FROM track_feelings") == "0\n")
+        // The tempo form still sets the tempo.
+        r = try login.raw(daemon, "POST", "/tracks/\(id)", headers: session.merging(form) { $1 }, body: "bpm=128")
+        #expect(r.hasPrefix("HTTP/1.1 303"), "\(r)")
+        #expect(try daemon.sql("SELECT bpm FROM tracks") == "128.0\n")
+    }
+
     @Test func pacenotesOwnFeelingRouteValidates() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
         #expect(try daemon.post("/1/submit-listens", body: #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "T"}}]}"#).status == 200)
