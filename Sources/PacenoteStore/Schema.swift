@@ -19,7 +19,7 @@ enum Schema {
         m.registerMigration("v1.sotd-and-api-keys", migrate: v1SOTDAndKeys)
         m.registerMigration("v2.import", migrate: v2Import)
         m.registerMigration("v3.lean-day-rollup", migrate: v3LeanDayRollup)
-        m.registerMigration("v5.feelings", migrate: v5Feelings)
+        m.registerMigration("v4.feelings", migrate: v4Feelings)
         return m
     }
 
@@ -330,7 +330,7 @@ enum Schema {
             """)
     }
 
-    private static func v5Feelings(_ db: Database) throws {
+    private static func v4Feelings(_ db: Database) throws {
         try db.execute(sql: """
             -- Likes and dislikes, one row per track that has one (no row: no feeling). Written
             -- only by Operations.setFeeling(s).
