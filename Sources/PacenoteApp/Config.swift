@@ -53,6 +53,7 @@ public struct Config: Sendable, Equatable {
     public var heartRate = HeartRate()
     public var recommender = Recommender()
     public var backup = Backup()
+    public var credits = Credits()
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
     public var origins: [String: String] = [:]
@@ -120,6 +121,7 @@ enum ConfigSchema {
         heartRate.table(at: \.heartRate),
         recommender.table(at: \.recommender),
         backup.table(at: \.backup),
+        credits.table(at: \.credits),
     ]
 
     static func section(_ name: String) -> AnyConfigSection? { sections.first { $0.name == name } }
