@@ -130,9 +130,10 @@ public final class ListenImporter {
         let handoff = Handoff<Chunk>(capacity: 1)
         let reader = UncheckedBox(source)
         let batchSize = self.batchSize
+        let separators = session.separators
         let thread = Thread {
             do {
-                try Self.readRows(reader.value, kind: kind, name: name, batchSize: batchSize) { chunk in
+                try Self.readRows(reader.value, kind: kind, name: name, batchSize: batchSize, separators: separators) { chunk in
                     guard handoff.put(.item(chunk)) else { throw CancellationError() }
                 }
                 _ = handoff.put(.end)
@@ -173,9 +174,9 @@ public final class ListenImporter {
 
     /// Reads the rows of `source` and hands them on in chunks of `batchSize` listens.
     static func readRows(_ source: ByteSource, kind: ImportFileKind, name: String, batchSize: Int,
-                         emit: (Chunk) throws -> Void) throws {
+                         separators: [String] = [], emit: (Chunk) throws -> Void) throws {
         var chunk = Chunk()
-        var batcher = ImportBatcher()
+        var batcher = ImportBatcher(separators: separators)
         batcher.reserveCapacity(batchSize)
         func take(_ row: ImportRow, line: Int) throws {
             switch row {

@@ -66,6 +66,8 @@ public enum DataChange: Equatable, Sendable {
 
     public enum Reason: String, Equatable, Sendable {
         case imported, deleted
+        /// Artist credits were split again (`[credits] separators` changed).
+        case credits
     }
 
     /// Whether charts, counts and history figures may differ after this change.

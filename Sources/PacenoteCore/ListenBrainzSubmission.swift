@@ -126,13 +126,16 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
         case (nil, nil): break
         }
         let artistMBIDs = info["artist_mbids"] as? [String]
+        // ListenBrainz's own split of the credit, when the client sent it (`artist_names`).
+        let listed = (info["artist_names"] as? [String]).flatMap { ArtistCredit(listed: $0, mbids: artistMBIDs ?? []) }
         let track = Track(
             title: title, artist: artist, album: text("release_name", in: metadata),
             trackNumber: (info["tracknumber"] as? Int) ?? (info["tracknumber"] as? String).flatMap { Int($0) },
             durationSeconds: duration,
             musicBrainz: MusicBrainzIDs(
                 recording: text("recording_mbid", in: info), release: text("release_mbid", in: info),
-                artist: artistMBIDs?.first))
+                artist: artistMBIDs?.first),
+            listedCredit: listed)
         let client = text("media_player", in: info) ?? text("submission_client", in: info) ?? text("listening_from", in: info)
         return Listen(listenedAt: listenedAt, track: track, client: client)
     }

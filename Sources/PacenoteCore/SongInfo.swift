@@ -5,13 +5,18 @@ public struct SongInfo: Equatable, Sendable, Codable {
     /// MPD's tags by name as MPD spells them (`Title`, `Artist`, `AlbumArtist`,
     /// `MUSICBRAINZ_TRACKID`, `Name` for a stream's station, …); first value of each.
     public var tags: [String: String]
+    /// Every value of a tag MPD reported more than once (`Artist`, `AlbumArtist`,
+    /// `MUSICBRAINZ_ARTISTID`, … as Picard writes several artists), in MPD's order.
+    public var multiTags: [String: [String]]?
     public var durationSeconds: Double?
     /// MPD's Last-Modified for files, for incremental mirroring.
     public var lastModified: Double?
 
-    public init(uri: String, tags: [String: String] = [:], durationSeconds: Double? = nil, lastModified: Double? = nil) {
+    public init(uri: String, tags: [String: String] = [:], multiTags: [String: [String]]? = nil,
+                durationSeconds: Double? = nil, lastModified: Double? = nil) {
         self.uri = uri
         self.tags = tags
+        self.multiTags = multiTags
         self.durationSeconds = durationSeconds
         self.lastModified = lastModified
     }
@@ -24,12 +29,26 @@ public struct SongInfo: Equatable, Sendable, Codable {
         return String(value)
     }
 
+    /// Every non-empty value of a tag, in MPD's order.
+    public func values(_ name: String) -> [String] {
+        if let many = multiTags?[name] {
+            return many.map { String(Substring($0).trimmingSpaces()) }.filter { !$0.isEmpty }
+        }
+        return tag(name).map { [$0] } ?? []
+    }
+
+    /// Several values of a tag as one text, the way a credit reads: `A & B`.
+    func joined(_ name: String) -> String? {
+        let all = values(name)
+        return all.isEmpty ? nil : all.joined(separator: " & ")
+    }
+
     /// The track to log. Untagged files fall back to the album artist and the file name;
     /// a stream title shaped `Artist - Title` is split; a stream without a title is
     /// logged under its station name.
     public var track: Track {
         var title = tag("Title")
-        var artist = tag("Artist") ?? tag("AlbumArtist")
+        var artist = joined("Artist") ?? joined("AlbumArtist")
         var album = tag("Album")
         if isStream {
             if artist == nil, let t = title, let split = StreamTitle.split(t) {
@@ -44,7 +63,7 @@ public struct SongInfo: Equatable, Sendable, Codable {
             title: title ?? fallbackTitle,
             artist: artist,
             album: album,
-            albumArtist: tag("AlbumArtist"),
+            albumArtist: joined("AlbumArtist"),
             genre: tag("Genre"),
             date: tag("Date"),
             trackNumber: tag("Track").flatMap(SongInfo.leadingNumber),
@@ -53,7 +72,21 @@ public struct SongInfo: Equatable, Sendable, Codable {
             musicBrainz: MusicBrainzIDs(
                 recording: tag("MUSICBRAINZ_TRACKID"), release: tag("MUSICBRAINZ_ALBUMID"),
                 artist: tag("MUSICBRAINZ_ARTISTID"), albumArtist: tag("MUSICBRAINZ_ALBUMARTISTID"),
-                releaseTrack: tag("MUSICBRAINZ_RELEASETRACKID")))
+                releaseTrack: tag("MUSICBRAINZ_RELEASETRACKID")),
+            listedCredit: listedCredit)
+    }
+
+    /// Several `Artist` values (or, untagged, several `AlbumArtist` values) are the
+    /// artists as listed, each with its MusicBrainz id when there is one per artist.
+    var listedCredit: ArtistCredit? {
+        var names = values("Artist")
+        var ids = values("MUSICBRAINZ_ARTISTID")
+        if names.isEmpty {
+            names = values("AlbumArtist")
+            ids = values("MUSICBRAINZ_ALBUMARTISTID")
+        }
+        guard names.count > 1 else { return nil }
+        return ArtistCredit(listed: names, mbids: ids)
     }
 
     /// `Artist/Album/03 - Song.flac` → `03 - Song`.

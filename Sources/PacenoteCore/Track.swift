@@ -18,13 +18,17 @@ public struct Track: Equatable, Sendable {
     public var durationSeconds: Double?
     public var musicBrainz: MusicBrainzIDs
     public var bpm: BPM?
+    /// The artists as the source listed them (MPD's several `Artist` tags, a ListenBrainz
+    /// payload's `artist_names`); nil when only the credit text is known.
+    public var listedCredit: ArtistCredit?
 
     public init(
         id: Int64? = nil, uri: String? = nil, title: String, artist: String? = nil,
         album: String? = nil, albumArtist: String? = nil, genre: String? = nil, date: String? = nil,
         trackNumber: Int? = nil, discNumber: Int? = nil, durationSeconds: Double? = nil,
-        musicBrainz: MusicBrainzIDs = .init(), bpm: BPM? = nil
+        musicBrainz: MusicBrainzIDs = .init(), bpm: BPM? = nil, listedCredit: ArtistCredit? = nil
     ) {
+        self.listedCredit = listedCredit
         self.id = id
         self.uri = uri
         self.title = title
@@ -43,6 +47,17 @@ public struct Track: Equatable, Sendable {
     /// The key under which plays of the same song from different sources meet
     /// (an MPD play and the same listen imported from ListenBrainz).
     public var matchKey: String { MatchKey.make(artist: artist ?? albumArtist, title: title) }
+
+    /// Who the track is credited to: the listed artists, else its artist text (or, without
+    /// one, its album artist) split with these separators.
+    public func credit(separators: [String]) -> ArtistCredit? {
+        if let listedCredit { return listedCredit }
+        guard let text = artist ?? albumArtist else { return nil }
+        var credit = ArtistCredit.parse(artist: text, title: title, separators: separators)
+        // One artist and one id: the id is that artist's.
+        if credit.artists.count == 1, let id = musicBrainz.artist { credit.artists[0].mbid = id }
+        return credit
+    }
 }
 
 /// MusicBrainz identifiers as MPD reports them (Picard's tag names).

@@ -151,15 +151,24 @@ extension MPDConnection {
 
     static func songInfo(_ song: OpaquePointer) -> SongInfo {
         var tags: [String: String] = [:]
+        var multiTags: [String: [String]] = [:]
         for raw in 0..<MPD_TAG_COUNT.rawValue {
             let type = mpd_tag_type(rawValue: raw)
-            guard let value = mpd_song_get_tag(song, type, 0), let name = mpd_tag_name(type) else { continue }
-            tags[String(cString: name)] = String(cString: value)
+            guard let value = mpd_song_get_tag(song, type, 0), let cName = mpd_tag_name(type) else { continue }
+            let name = String(cString: cName)
+            tags[name] = String(cString: value)
+            // Every value of a multi-valued tag (several artists), not only the first.
+            var index: UInt32 = 1
+            while let more = mpd_song_get_tag(song, type, index) {
+                if index == 1 { multiTags[name] = [tags[name]!] }
+                multiTags[name]!.append(String(cString: more))
+                index += 1
+            }
         }
         let ms = mpd_song_get_duration_ms(song)
         let modified = mpd_song_get_last_modified(song)
         return SongInfo(
-            uri: String(cString: mpd_song_get_uri(song)), tags: tags,
+            uri: String(cString: mpd_song_get_uri(song)), tags: tags, multiTags: multiTags.isEmpty ? nil : multiTags,
             durationSeconds: ms > 0 ? Double(ms) / 1000 : nil,
             lastModified: modified > 0 ? Double(modified) : nil)
     }

@@ -54,3 +54,21 @@ extension Operations {
         return day
     }
 }
+
+extension Operations {
+    /// Splits every credit that came as text with these separators (validated against
+    /// `ArtistCredit.configurableSeparators`) and keeps them for new tracks: exactly the
+    /// changes `Store.creditChanges` previews. Artist charts change, so it is announced as a
+    /// rewrite of the plays.
+    @discardableResult
+    public func setCreditSeparators(_ values: [String]) throws -> [CreditChange] {
+        let separators: [String]
+        switch ArtistCredit.validSeparators(values) {
+        case .success(let s): separators = s
+        case .failure(let e): throw OperationError.invalid("invalid_separator", e.description)
+        }
+        let changes = try store.applyCreditSeparators(separators)
+        if !changes.isEmpty { announce(.playsRewritten(.credits)) }
+        return changes
+    }
+}

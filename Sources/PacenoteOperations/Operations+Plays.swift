@@ -49,6 +49,9 @@ public final class ImportRun {
         self.operations = operations
     }
 
+    /// The separators the batches' credit text is to be split with.
+    public var separators: [String] { session.separators }
+
     /// Stores one batch in one transaction; see `ListenImportSession.insert`.
     public func insert(_ batch: ImportBatch, now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
         let result = try session.insert(batch, now: now)

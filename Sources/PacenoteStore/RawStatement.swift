@@ -57,6 +57,7 @@ struct RawStatement {
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    func text(_ column: Int32) -> String? { sqlite3_column_text(handle, column).map { String(cString: $0) } }
 }
 
 /// SQLITE_TRANSIENT (a macro Swift cannot see): SQLite copies the bound text.

@@ -1,4 +1,5 @@
 import GRDB
+import PacenoteCore
 
 /// Pacenote's schema, as named migrations recorded in GRDB's `grdb_migrations` table.
 ///
@@ -20,6 +21,7 @@ enum Schema {
         m.registerMigration("v2.import", migrate: v2Import)
         m.registerMigration("v3.lean-day-rollup", migrate: v3LeanDayRollup)
         m.registerMigration("v4.feelings", migrate: v4Feelings)
+        m.registerMigration("v5.credits-and-recordings", migrate: v5CreditsAndRecordings)
         return m
     }
 
@@ -341,5 +343,30 @@ enum Schema {
               updated_at_ms INTEGER NOT NULL
             );
             """)
+    }
+
+    private static func v5CreditsAndRecordings(_ db: Database) throws {
+        try db.execute(sql: """
+            -- listed = 1: the source named the artists one by one (MPD's several Artist tags,
+            -- ListenBrainz's artist_names); 0: split from tracks.artist, and split again when
+            -- the separators change (meta.credit_separators). mbid: the artist's MusicBrainz id.
+            ALTER TABLE track_artists ADD COLUMN listed INTEGER NOT NULL DEFAULT 0 CHECK (listed IN (0, 1));
+            ALTER TABLE track_artists ADD COLUMN mbid TEXT;
+            CREATE INDEX track_artists_track_name ON track_artists(track_id, name COLLATE NOCASE);
+            -- A recording id decides which track a listen is (Store.saveTrack).
+            CREATE INDEX tracks_mb_recording ON tracks(mb_recording_id) WHERE mb_recording_id IS NOT NULL;
+            """)
+        // Every track gets its credit: until now only imports wrote them, and every artist
+        // chart reads them from here on.
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, COALESCE(artist, album_artist), title, mb_artist_id FROM tracks
+            WHERE COALESCE(artist, album_artist) IS NOT NULL AND id NOT IN (SELECT track_id FROM track_artists)
+            """)
+        for row in rows {
+            let track = Track(id: row[0], title: row[2], artist: row[1], musicBrainz: MusicBrainzIDs(artist: row[3]))
+            if let credit = track.credit(separators: []) {
+                try Store.saveCredit(credit, trackID: row[0], newTrack: true, in: db)
+            }
+        }
     }
 }

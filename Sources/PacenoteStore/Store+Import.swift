@@ -26,7 +26,10 @@ public final class ListenImportSession {
     let store: Store
     let source: String
     /// Numbers the tracks of listens given as `ImportedListen`s.
-    private var batcher = ImportBatcher()
+    private var batcher: ImportBatcher
+    /// The separators credit text is split with (`Store.creditSeparators`), for the
+    /// reader that builds this session's batches.
+    public let separators: [String]
     /// The track of each key (an index into `trackIDs`), -1 until looked up.
     private var refOfKey: [Int32] = []
     /// The tracks this import's listens go to, one per track id.
@@ -44,6 +47,9 @@ public final class ListenImportSession {
         self.store = store
         self.source = source
         self.walker = LocalTime.Walker(timeZone: store.localTime.timeZone)
+        // A database that cannot be read here fails the first batch with its error.
+        self.separators = (try? store.creditSeparators()) ?? []
+        self.batcher = ImportBatcher(separators: separators)
     }
 
     /// Stores listens in one transaction (see `insert(_: ImportBatch)`).
@@ -175,8 +181,14 @@ public final class ListenImportSession {
     /// Other tracks with a match key this import uses -> the track its listens go to.
     private var aliases: [Int64: Int64] = [:]
 
-    /// The track of each match key this session has met (an index into `trackIDs`).
-    private var refOfMatchKey: [String: Int32] = [:]
+    /// What decides a listen's track: its recording id when it has one, else its match key.
+    struct Identity: Hashable {
+        var matchKey: String
+        var recording: String?
+    }
+
+    /// The track of each identity this session has met (an index into `trackIDs`).
+    private var refOfIdentity: [Identity: Int32] = [:]
     private var ftsTriggerSQL: String?
 
     /// Finds or adds the track of each key new in a batch (by match key). Tracks it adds
@@ -184,22 +196,22 @@ public final class ListenImportSession {
     /// for the caller to index them and create the trigger again in the same transaction.
     private func resolveTracks(_ tracks: [ImportBatch.NewTrack], now: Date, in db: Database) throws -> ClosedRange<Int64>? {
         guard !tracks.isEmpty else { return nil }
-        let find = try RawStatement(db, "SELECT id FROM tracks WHERE match_key = ?1 ORDER BY uri IS NULL, in_library DESC, id")
         var added: ClosedRange<Int64>?
         for new in tracks {
             let k = Int(new.key)
             if k >= refOfKey.count { refOfKey += Array(repeating: -1, count: k + 1 - refOfKey.count) }
-            if let known = refOfMatchKey[new.matchKey] {
+            let identity = Identity(matchKey: new.matchKey, recording: new.track.musicBrainz.recording)
+            if let known = refOfIdentity[identity] {
                 refOfKey[k] = known
                 continue
             }
-            var ids: [Int64] = []
-            find.bind(1, new.matchKey)
-            while try find.step() { ids.append(find.int64(0)) }
+            let found = try Store.findTrackIdentities(matchKey: new.matchKey, recording: identity.recording, in: db)
             let id: Int64
-            if let first = ids.first {
-                id = first
-                for other in ids.dropFirst() { aliases[other] = first }
+            if let first = found.first {
+                id = first.id
+                // Plays of the other tracks of one recording (or of none) are this one's for
+                // the duplicate check; a track of another recording is not.
+                for other in found.dropFirst() where other.recording == first.recording { aliases[other.id] = first.id }
             } else {
                 if added == nil {
                     if ftsTriggerSQL == nil {
@@ -225,7 +237,7 @@ public final class ListenImportSession {
                 refOfTrackID[id] = index
             }
             refOfKey[k] = index
-            refOfMatchKey[new.matchKey] = index
+            refOfIdentity[identity] = index
         }
         return added
     }
@@ -284,32 +296,6 @@ extension Store {
             }
         } catch {
             throw StoreError(error, path: path)
-        }
-    }
-
-    /// Records who a track is credited to (`track_artists`), replacing what was there
-    /// (`newTrack`: the track was just added, nothing is there).
-    static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false, in db: Database) throws {
-        if !newTrack {
-            try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [trackID])
-        }
-        let insert = try RawStatement(db, "INSERT INTO track_artists (track_id, position, name, role) VALUES (?1, ?2, ?3, ?4)")
-        for (position, name) in ([credit.primary] + credit.featured).enumerated() {
-            insert.bind(1, trackID)
-            insert.bind(2, Int64(position))
-            insert.bind(3, name)
-            insert.bind(4, position == 0 ? "primary" : "featured")
-            _ = try insert.step()
-        }
-    }
-
-    /// The artists a track is credited to, primary first.
-    public func credit(trackID: Int64) throws(StoreError) -> ArtistCredit? {
-        try read { db in
-            let names = try String.fetchAll(db, sql: "SELECT name FROM track_artists WHERE track_id = ? ORDER BY position",
-                                            arguments: [trackID])
-            guard let first = names.first else { return nil }
-            return ArtistCredit(primary: first, featured: Array(names.dropFirst()))
         }
     }
 

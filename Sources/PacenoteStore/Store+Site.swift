@@ -63,9 +63,9 @@ extension Store {
         try summary(trackFilter: "track_id = ?", arguments: [id])
     }
 
-    /// The same for every track credited to an artist (case-insensitive).
+    /// The same for every track credited to an artist (case-insensitive), featured or not.
     public func artistSummary(_ artist: String) throws(StoreError) -> TrackSummary {
-        try summary(trackFilter: "track_id IN (SELECT id FROM tracks WHERE artist = ? COLLATE NOCASE)", arguments: [artist])
+        try summary(trackFilter: "track_id IN (SELECT track_id FROM track_artists WHERE name = ? COLLATE NOCASE)", arguments: [artist])
     }
 
     private func summary(trackFilter: String, arguments: StatementArguments) throws(StoreError) -> TrackSummary {
@@ -86,15 +86,19 @@ extension Store {
         }
     }
 
-    /// An artist's most played tracks (all time).
+    /// An artist's most played tracks (all time), those they are featured on marked so.
     public func topTracks(artist: String, limit: Int) throws(StoreError) -> [ChartEntry] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT \(Store.trackColumns("t")), r.plays, r.played_s FROM tracks t JOIN rollup_track_total r ON r.track_id = t.id
-                WHERE t.artist = ? COLLATE NOCASE ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?
+                SELECT \(Store.trackColumns("t")), r.plays, r.played_s,
+                       NOT EXISTS (SELECT 1 FROM track_artists p WHERE p.track_id = t.id AND p.name = ?1 COLLATE NOCASE AND p.role = 'primary')
+                FROM tracks t JOIN rollup_track_total r ON r.track_id = t.id
+                WHERE t.id IN (SELECT track_id FROM track_artists WHERE name = ?1 COLLATE NOCASE)
+                ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?2
                 """, arguments: [artist, limit]).map { row in
                 ChartEntry(track: Store.track(from: row), artist: nil, album: nil,
-                           plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1])
+                           plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1],
+                           featured: row[Store.trackColumnCount + 2])
             }
         }
     }

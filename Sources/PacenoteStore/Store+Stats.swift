@@ -9,6 +9,8 @@ public struct ChartEntry: Equatable, Sendable {
     public var album: String?
     public var plays: Int
     public var seconds: Double
+    /// In an artist's chart of tracks: the artist is featured on this track, not its primary artist.
+    public var featured = false
 }
 
 /// How a chart is ranked: by counted plays (then listening time), or by listening time
@@ -73,15 +75,16 @@ extension Store {
         }
     }
 
-    /// The most played artists; a track without an artist counts for its album artist.
+    /// The most played artists: a play counts once for every artist its track is credited
+    /// to (`track_artists`: the listed artists, or those split from the text, which falls
+    /// back to the album artist).
     public func topArtists(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
-                SELECT MIN(COALESCE(t.artist, t.album_artist)) AS name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
-                FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id
-                WHERE COALESCE(t.artist, t.album_artist) IS NOT NULL
-                GROUP BY COALESCE(t.artist, t.album_artist) COLLATE NOCASE HAVING SUM(r.plays) > 0
+                SELECT MIN(a.name) AS name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
+                FROM (\(source.sql)) r JOIN track_artists a ON a.track_id = r.track_id
+                GROUP BY a.name COLLATE NOCASE HAVING SUM(r.plays) > 0
                 ORDER BY \(order.keys(plays: "plays", secs: "secs")), name LIMIT ?
                 """, arguments: source.arguments + [limit]).map { row in
                 ChartEntry(track: nil, artist: row["name"], album: nil, plays: row["plays"], seconds: row["secs"])

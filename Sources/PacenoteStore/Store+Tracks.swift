@@ -3,10 +3,12 @@ import GRDB
 import PacenoteCore
 
 extension Store {
-    /// Inserts a track, or updates the one with the same URI, and returns its id.
-    /// A track without a URI (a submitted or imported listen, a stream title) is the
-    /// stored track with the same normalised artist and title, if there is one — a file in
-    /// the library first — and is not changed by it.
+    /// Inserts a track, or updates the one with the same URI, and returns its id; its
+    /// credit (`track_artists`) is written with it.
+    /// A track without a URI (a submitted or imported listen, a stream title) is the stored
+    /// track with its MusicBrainz recording id, if it has one; else the stored track with the
+    /// same normalised artist and title — a file in the library first — whose recording id
+    /// is not another one (`findTrack`). It is not changed by it.
     @discardableResult
     public func saveTrack(_ track: Track, at now: Date = Date()) throws(StoreError) -> Int64 {
         try write { db in try Store.saveTrack(track, at: now, in: db) }
@@ -21,13 +23,8 @@ extension Store {
                           in db: Database) throws -> Int64 {
         let nowMs = milliseconds(now)
         let matchKey = matchKey ?? t.matchKey
-        if t.uri == nil && !knownNew {
-            let find = try RawStatement(db, "SELECT id FROM tracks WHERE match_key = ?1 ORDER BY uri IS NULL, in_library DESC, id LIMIT 1")
-            find.bind(1, matchKey)
-            if try find.step() {
-                defer { find.reset() }
-                return find.int64(0)
-            }
+        if t.uri == nil && !knownNew, let id = try findTracks(matchKey: matchKey, recording: t.musicBrainz.recording, in: db).first {
+            return id
         }
         let insert = try RawStatement(db, """
             INSERT INTO tracks (uri, title, artist, album, album_artist, genre, date, track_number, disc_number,
@@ -70,8 +67,43 @@ extension Store {
         insert.bind(19, matchKey)
         insert.bind(20, nowMs)
         guard try insert.step() else { throw StoreError.sqlite("saving a track returned no id") }
-        defer { insert.reset() }
-        return insert.int64(0)
+        let id = insert.int64(0)
+        insert.reset()
+        // The bulk import writes the credits of the tracks it adds itself.
+        if !knownNew {
+            if let credit = t.credit(separators: try creditSeparators(in: db)) {
+                try saveCredit(credit, trackID: id, in: db)
+            } else {
+                try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [id])
+            }
+        }
+        return id
+    }
+
+    /// The stored tracks a listen without a URI may be, best first: with a recording id,
+    /// those with that id; else (or when none has it) those with the match key and no other
+    /// recording id. A file in the library comes first.
+    static func findTracks(matchKey: String, recording: String?, in db: Database) throws -> [Int64] {
+        try findTrackIdentities(matchKey: matchKey, recording: recording, in: db).map(\.id)
+    }
+
+    /// `findTracks` with each track's recording id.
+    static func findTrackIdentities(matchKey: String, recording: String?, in db: Database) throws -> [(id: Int64, recording: String?)] {
+        var ids: [(id: Int64, recording: String?)] = []
+        if let recording {
+            let byID = try RawStatement(db, "SELECT id, mb_recording_id FROM tracks WHERE mb_recording_id = ?1 ORDER BY uri IS NULL, in_library DESC, id")
+            byID.bind(1, recording)
+            while try byID.step() { ids.append((byID.int64(0), byID.text(1))) }
+            byID.reset()
+            if !ids.isEmpty { return ids }
+        }
+        let find = try RawStatement(db, recording == nil
+            ? "SELECT id, mb_recording_id FROM tracks WHERE match_key = ?1 ORDER BY uri IS NULL, in_library DESC, id"
+            : "SELECT id, mb_recording_id FROM tracks WHERE match_key = ?1 AND mb_recording_id IS NULL ORDER BY uri IS NULL, in_library DESC, id")
+        find.bind(1, matchKey)
+        while try find.step() { ids.append((find.int64(0), find.text(1))) }
+        find.reset()
+        return ids
     }
 
     /// Sets (or clears) a track's BPM unless it already has one from a more trusted source

@@ -253,6 +253,8 @@ enum APIJSON {
             ("bpm", .optional(t.bpm?.value)),
             ("bpm_source", .optional(t.bpm?.source.rawValue)),
             ("musicbrainz_recording_id", .optional(t.musicBrainz.recording)),
+            ("musicbrainz_release_id", .optional(t.musicBrainz.release)),
+            ("musicbrainz_artist_id", .optional(t.musicBrainz.artist)),
         ])
     }
 

@@ -39,19 +39,83 @@ import Testing
 }
 
 @Suite struct ArtistCreditTests {
+    /// By default only markers that cannot be part of a name split a credit.
     @Test(arguments: [
         ("A feat. B", "Song", "A", ["B"]),
-        ("A ft. B & C", "Song", "A", ["B", "C"]),
-        ("A Featuring B, C and D", "Song", "A", ["B", "C", "D"]),
+        ("A ft. B & C", "Song", "A", ["B & C"]),
+        ("A Featuring B, C and D", "Song", "A", ["B, C and D"]),
         ("A", "Song (feat. C)", "A", ["C"]),
-        ("A", "Song [ft. C & D] (Remix)", "A", ["C", "D"]),
+        ("A", "Song (with C)", "A", ["C"]),
+        ("A", "Song [ft. C & D] (Remix)", "A", ["C & D"]),
         ("A feat. B", "Song (feat. B)", "A", ["B"]),
         ("Simon & Garfunkel", "The Boxer", "Simon & Garfunkel", []),
+        ("Crosby, Stills, Nash & Young", "Ohio", "Crosby, Stills, Nash & Young", []),
         ("Beyoncé feat. JAY-Z", "Drunk in Love", "Beyoncé", ["JAY-Z"]),
         ("Featuring", "Song", "Featuring", []),
     ])
     func parsesCredits(artist: String, title: String, primary: String, featured: [String]) {
         #expect(ArtistCredit.parse(artist: artist, title: title) == ArtistCredit(primary: primary, featured: featured))
+    }
+
+    /// Configured separators split primary and featured names alike; a word only between spaces.
+    @Test(arguments: [
+        ("Simon & Garfunkel", "The Boxer", ["&"], ["Simon", "Garfunkel"], [String]()),
+        ("Crosby, Stills, Nash & Young", "Ohio", ["&"], ["Crosby, Stills, Nash", "Young"], []),
+        ("Crosby, Stills, Nash & Young", "Ohio", ["&", ","], ["Crosby", "Stills", "Nash", "Young"], []),
+        ("A ft. B & C", "Song", ["&"], ["A"], ["B", "C"]),
+        ("A x B", "Song", ["x"], ["A", "B"], []),
+        ("Xzibit", "Song", ["x"], ["Xzibit"], []),
+        ("AC/DC", "Song", ["&"], ["AC/DC"], []),
+        ("A & a", "Song", ["&"], ["A"], []),
+    ])
+    func splitsOnConfiguredSeparators(artist: String, title: String, separators: [String], primaries: [String], featured: [String]) {
+        let credit = ArtistCredit.parse(artist: artist, title: title, separators: separators)
+        #expect(credit.artists.filter { $0.role == .primary }.map(\.name) == primaries)
+        #expect(credit.featured == featured)
+        #expect(!credit.listed)
+    }
+
+    @Test func listedArtistsAreKeptAsListedWithTheirIds() throws {
+        let credit = try #require(ArtistCredit(listed: [" A ", "B", "a", ""], mbids: ["id-a", "id-b", "id-a2", "x"]))
+        #expect(credit.names == ["A", "B"] && credit.listed)
+        #expect(credit.artists.map(\.mbid) == ["id-a", "id-b"])
+        #expect(credit.artists.allSatisfy { $0.role == .primary })
+        // Ids that do not come one per name are not guessed.
+        #expect(ArtistCredit(listed: ["A", "B"], mbids: ["id-a"])?.artists.map(\.mbid) == [nil, nil])
+        #expect(ArtistCredit(listed: ["", " "]) == nil)
+    }
+
+    @Test func separatorsAreValidated() {
+        #expect(ArtistCredit.validSeparators([" & ", ",", "&", "X"]) == .success(["&", ",", "x"]))
+        guard case .failure(let e) = ArtistCredit.validSeparators(["-"]) else { Issue.record(); return }
+        #expect(e.description.hasPrefix("'-' is not a separator"))
+    }
+
+    @Test func mpdsSeveralArtistTagsAreTheListedCredit() {
+        let song = SongInfo(uri: "a.flac", tags: ["Artist": "A", "AlbumArtist": "AA", "Title": "T", "MUSICBRAINZ_ARTISTID": "1"],
+                            multiTags: ["Artist": ["A", "B"], "MUSICBRAINZ_ARTISTID": ["1", "2"]])
+        let track = song.track
+        #expect(track.artist == "A & B" && track.albumArtist == "AA")
+        #expect(track.listedCredit?.names == ["A", "B"] && track.listedCredit?.artists.map(\.mbid) == ["1", "2"])
+        #expect(track.credit(separators: []) == track.listedCredit)
+        // One Artist value: the text is split, and its one id is that artist's.
+        let one = SongInfo(uri: "b.flac", tags: ["Artist": "A feat. B", "Title": "T", "MUSICBRAINZ_ARTISTID": "1"]).track
+        #expect(one.listedCredit == nil && one.credit(separators: [])?.names == ["A", "B"])
+        let solo = SongInfo(uri: "c.flac", tags: ["Artist": "A", "Title": "T", "MUSICBRAINZ_ARTISTID": "1"]).track
+        #expect(solo.credit(separators: [])?.artists == [ArtistCredit.Artist(name: "A", role: .primary, mbid: "1")])
+    }
+
+    @Test func listenBrainzArtistNamesAreTheListedCredit() throws {
+        let body = #"{"listen_type": "single", "payload": [{"listened_at": 1700000000, "track_metadata": {"artist_name": "A & B", "track_name": "T", "additional_info": {"artist_names": ["A", "B"], "artist_mbids": ["m1", "m2"], "recording_mbid": "r1"}}}]}"#
+        let track = try ListenBrainzSubmission.parse(Array(body.utf8), now: Date(timeIntervalSince1970: 1_700_000_100)).listens[0].track
+        #expect(track.artist == "A & B" && track.musicBrainz.recording == "r1")
+        #expect(track.listedCredit == ArtistCredit(listed: ["A", "B"], mbids: ["m1", "m2"]))
+        // The export's lines carry it and read back the same.
+        let line = ListenExport.listenBrainzLine(
+            play: Play(trackID: 1, startedAt: Date(timeIntervalSince1970: 1_700_000_000), endedAt: Date(timeIntervalSince1970: 1_700_000_100),
+                       playedSeconds: 100, counted: true, source: "mpd"), track: track)
+        guard case .listen(let back) = ExportRows.listenBrainz(try ImportJSON.parse(Array(line.utf8))) else { Issue.record(); return }
+        #expect(back.track.listedCredit == track.listedCredit && back.track.musicBrainz.recording == "r1")
     }
 }
 
@@ -194,7 +258,7 @@ import Testing
         let text = #"{"time": 1700000000, "track": {"artists": ["A", "B"], "title": "T", "album": {"albumtitle": "Al", "artists": ["A"]}, "length": 200}, "duration": 180, "origin": "client:phone"}"#
         guard case .listen(let l) = ExportRows.maloja(try ImportJSON.parse(Array(text.utf8))) else { Issue.record(); return }
         #expect(l.track.artist == "A, B" && l.track.album == "Al" && l.playedSeconds == 180 && l.player == "phone")
-        #expect(l.credit == ArtistCredit(primary: "A", featured: ["B"]))
+        #expect(l.credit() == ArtistCredit(listed: ["A", "B"]))
     }
 
     @Test func lastFMCSVWithAndWithoutHeader() {

@@ -58,6 +58,16 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(bulkRollups.count > 100)
         #expect(bulkRollups == (try reference.rollupDump()))
         #expect(try bulk.playDump() == (try reference.playDump()))
+        // Artist charts (a play once per credited artist: "Björk feat. Someone", "(feat. Guest)")
+        // equal their recomputation from the plays and credits, over all time, a year and days.
+        for (from, to) in [("0000-01-01", "9999-12-31"), ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02")] {
+            let chart = try CreditStoreTests.chart(bulk, from: from, to: to)
+            #expect(chart == (try CreditStoreTests.chart(reference, from: from, to: to)))
+            if from == "0000-01-01" {
+                #expect(chart == (try CreditStoreTests.artistChartFromPlays(bulk)))
+                #expect(chart["Guest"] ?? 0 > 0 && chart["Someone"] ?? 0 > 0)
+            }
+        }
         // The trigger is back: a play stored afterwards reaches the rollups.
         let before = try bulk.dailyTotals(from: "2030-01-01", to: "2030-01-01")
         #expect(before.isEmpty)

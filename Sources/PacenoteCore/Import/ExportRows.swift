@@ -30,7 +30,10 @@ public enum ExportRows {
             durationSeconds: duration,
             musicBrainz: MusicBrainzIDs(
                 recording: info["recording_mbid"]?.text, release: info["release_mbid"]?.text,
-                artist: info["artist_mbids"]?.array?.first?.text))
+                artist: info["artist_mbids"]?.array?.first?.text),
+            listedCredit: info["artist_names"]?.array.flatMap { names in
+                ArtistCredit(listed: names.compactMap(\.text), mbids: info["artist_mbids"]?.array?.compactMap(\.text) ?? [])
+            })
         // Pacenote's own export names the player only in media_player (submission_client is Pacenote).
         let player = info["pacenote_source"] != nil ? info["media_player"]?.text
             : info["media_player"]?.text ?? info["submission_client"]?.text ?? info["listening_from"]?.text

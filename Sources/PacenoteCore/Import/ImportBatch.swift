@@ -39,23 +39,31 @@ public struct ImportBatch: Sendable {
 /// Builds `ImportBatch`es from listens, numbering their tracks' texts from 0 over the
 /// whole import. Only the first listen of a text is read for its track.
 public struct ImportBatcher {
+    /// A track's identity in an import: its text, and its MusicBrainz recording id (two
+    /// recordings with one artist and title are two tracks).
     struct TrackText: Hashable {
         var artist: String?
         var title: String
+        var recording: String?
     }
+
+    /// Extra separators credit text is split with (`[credits] separators`).
+    public let separators: [String]
 
     private var keys: [TrackText: Int32] = [:]
     private var players: [String: Int32] = [:]
     public private(set) var batch = ImportBatch()
 
-    public init() {}
+    public init(separators: [String] = []) {
+        self.separators = separators
+    }
 
     public var count: Int { batch.plays.count }
 
     public mutating func reserveCapacity(_ n: Int) { batch.plays.reserveCapacity(n) }
 
     public mutating func add(_ listen: ImportedListen) {
-        let text = TrackText(artist: listen.track.artist, title: listen.track.title)
+        let text = TrackText(artist: listen.track.artist, title: listen.track.title, recording: listen.track.musicBrainz.recording)
         let key: Int32
         if let known = keys[text] {
             key = known
@@ -63,7 +71,7 @@ public struct ImportBatcher {
             key = Int32(keys.count)
             keys[text] = key
             batch.tracks.append(ImportBatch.NewTrack(key: key, track: listen.track, matchKey: listen.track.matchKey,
-                                                     credit: listen.credit))
+                                                     credit: listen.credit(separators: separators)))
         }
         var player: Int32 = -1
         if let name = listen.player {

@@ -27,12 +27,9 @@ public struct ImportedListen: Equatable, Sendable {
     }
 
     /// The credit to record for the track: the export's own list, or parsed from the text.
-    public var credit: ArtistCredit? {
-        if let artists, let first = artists.first {
-            return ArtistCredit(primary: first, featured: Array(artists.dropFirst()))
-        }
-        guard let artist = track.artist else { return nil }
-        return ArtistCredit.parse(artist: artist, title: track.title)
+    public func credit(separators: [String] = []) -> ArtistCredit? {
+        if let artists, let listed = ArtistCredit(listed: artists) { return listed }
+        return track.credit(separators: separators)
     }
 }
 

@@ -14,7 +14,13 @@ public enum ListenExport {
         if let d = track.durationSeconds { info.append(("duration_ms", String(Int64((d * 1000).rounded())))) }
         if let v = track.musicBrainz.recording { info.append(("recording_mbid", quote(v))) }
         if let v = track.musicBrainz.release { info.append(("release_mbid", quote(v))) }
-        if let v = track.musicBrainz.artist { info.append(("artist_mbids", "[" + quote(v) + "]")) }
+        if let listed = track.listedCredit {
+            // ListenBrainz's own fields for a credit it knows artist by artist.
+            info.append(("artist_names", "[" + listed.names.map(quote).joined(separator: ", ") + "]"))
+            let ids = listed.artists.compactMap(\.mbid)
+            if ids.count == listed.artists.count { info.append(("artist_mbids", "[" + ids.map(quote).joined(separator: ", ") + "]")) }
+            else if let v = track.musicBrainz.artist { info.append(("artist_mbids", "[" + quote(v) + "]")) }
+        } else if let v = track.musicBrainz.artist { info.append(("artist_mbids", "[" + quote(v) + "]")) }
         if let v = track.trackNumber { info.append(("tracknumber", String(v))) }
         if let v = play.player { info.append(("media_player", quote(v))) }
         info.append(("submission_client", quote("pacenote")))

@@ -144,6 +144,7 @@ extension API {
         let summary = try context.store.trackSummary(id: id)
         let recent = try context.store.plays(trackID: id, limit: 20)
         let feeling = try context.store.feeling(trackID: id)
+        let credit = try context.store.credit(trackID: id)
         let f = format
         return html(title: track.title, request: request, nav: "history") {
             Node.el("div", ["class": "np"]) {
@@ -151,11 +152,23 @@ extension API {
                 Node.el("div") {
                     Node.el("h1") { track.title }
                     heart(id, feeling, mayWrite: mayWrite, back: "/tracks/\(id)")
+                    // The credit text as received; each credited artist links to their page.
                     Node.el("p") { artistLink(track.artist) }
+                    if let credit, credit.names != [track.artist ?? ""] {
+                        Node.el("p", ["class": "muted small", "data-credits": ""]) {
+                            "Credited: "
+                            for (i, a) in credit.artists.enumerated() {
+                                if i > 0 { ", " }
+                                artistLink(a.name)
+                                if a.role == .featured { " (featured)" }
+                            }
+                        }
+                    }
                     if let album = track.album { Node.el("p", ["class": "muted"]) { album } }
                 }
             }
-            summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown")])
+            summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown")]
+                         + Self.musicBrainzFacts(track.musicBrainz))
             if mayWrite {
                 Node.el("form", ["method": "post", "action": url("/tracks/\(id)"), "class": "search"]) {
                     Node.el("label", ["for": "bpm"]) { "Tempo by hand" }
@@ -208,8 +221,17 @@ extension API {
             Node.el("h1") { name }
             summaryFacts(summary, extra: [])
             playsOverTime(summary, what: name)
-            chartList("Most played", top) { e in [e.track.map(trackLink) ?? .empty] }
+            chartList("Most played", top) { e in
+                [e.track.map(trackLink) ?? .empty,
+                 e.featured ? Node.el("span", ["class": "badge", "data-featured": ""]) { "featured" } : .empty]
+            }
         }
+    }
+
+    /// The MusicBrainz ids a track carries, as facts for its page.
+    static func musicBrainzFacts(_ ids: MusicBrainzIDs) -> [(String, String)] {
+        [("MusicBrainz recording", ids.recording), ("MusicBrainz release", ids.release), ("MusicBrainz artist", ids.artist)]
+            .compactMap { term, value in value.map { (term, $0) } }
     }
 
     func summaryFacts(_ s: TrackSummary, extra: [(String, String)]) -> Node {
