@@ -54,6 +54,7 @@ public struct Config: Sendable, Equatable {
     public var recommender = Recommender()
     public var likes = Likes()
     public var backup = Backup()
+    public var credits = Credits()
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
     public var origins: [String: String] = [:]
@@ -122,6 +123,7 @@ enum ConfigSchema {
         recommender.table(at: \.recommender),
         likes.table(at: \.likes),
         backup.table(at: \.backup),
+        credits.table(at: \.credits),
     ]
 
     static func section(_ name: String) -> AnyConfigSection? { sections.first { $0.name == name } }

@@ -85,6 +85,15 @@ public final class PacenoteServer: Sendable {
                             dimensions: [("source", play.source), ("counted", play.counted ? "true" : "false")]).increment()
                 }
             }
+            // Credits split as `[credits] separators` says: split again when it changed.
+            do {
+                if try store.creditSeparators() != config.credits.separators {
+                    let changes = try Operations(store: store, events: events).setCreditSeparators(config.credits.separators)
+                    logger.info("credits: split \(changes.count) tracks' artists again with the separators of credits.separators")
+                }
+            } catch {
+                throw StartupError("credits.separators: \(error)")
+            }
             // Plays the last run could not store come first, before any player writes.
             let waiting = try services.start("waiting plays", {
                 let waiting = WaitingPlays(operations: Operations(store: store, events: events),
