@@ -311,8 +311,17 @@ extension Store {
                 \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
                 ORDER BY p.started_at_ms, p.id
                 """, arguments: arguments)
+            // A credit the source listed goes out as listed (ListenBrainz's artist_names);
+            // each such track's credit is read once.
+            let listed = try Set(Int64.fetchAll(db, sql: "SELECT DISTINCT track_id FROM track_artists WHERE listed = 1"))
+            var credits: [Int64: ArtistCredit] = [:]
             while let row = try rows.next() {
-                try body(Store.playWithTrack(from: row))
+                var item = Store.playWithTrack(from: row)
+                if listed.contains(item.play.trackID) {
+                    if credits[item.play.trackID] == nil { credits[item.play.trackID] = try Store.credit(trackID: item.play.trackID, in: db) }
+                    item.track.listedCredit = credits[item.play.trackID]
+                }
+                try body(item)
             }
         }
     }

@@ -41,6 +41,9 @@ struct Credits: ParsableCommand {
         for c in changes {
             print("\(c.text) — \(c.title): \(c.before.joined(separator: " | ")) -> \(c.after.joined(separator: " | ")) (\(c.plays) plays)")
         }
+        if apply && chosen != config.credits.separators {
+            Failure.warn("[credits] separators in the configuration differ: the daemon splits past credits again as configured at its next start")
+        }
         let listed = chosen.isEmpty ? "none" : chosen.map { "\"\($0)\"" }.joined(separator: " ")
         print("\(apply ? "split" : "would split") \(changes.count) track\(changes.count == 1 ? "" : "s") differently (separators: \(listed))")
     }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PacenoteApp
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 
 struct Import: ParsableCommand {
@@ -49,6 +50,10 @@ struct Import: ParsableCommand {
         var listenFiles = 0
         let store = try PacenoteServer.openStore(config: config)
         defer { try? store.close() }
+        // Credits are split as `[credits] separators` says, as the daemon does at its start.
+        if try store.creditSeparators() != config.credits.separators {
+            try Operations(store: store, events: nil).setCreditSeparators(config.credits.separators)
+        }
         var workouts: HeartRateService?
         defer { workouts?.stop() }
         for path in files where loved {

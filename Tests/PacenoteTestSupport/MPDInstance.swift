@@ -6,10 +6,13 @@ public struct TestTrack: Sendable {
     public var file: String
     public var seconds: Double
     public var tags: [String: String]
+    /// Tags given more than once (`["ARTIST=A", "ARTIST=B"]`), written after `tags` in this order.
+    public var repeatedTags: [String]
     public var frequency: Int
 
     public init(_ file: String, seconds: Double = 3, title: String? = nil, artist: String? = nil,
-                album: String? = nil, bpm: Int? = nil, tags: [String: String] = [:], frequency: Int = 440) {
+                album: String? = nil, bpm: Int? = nil, tags: [String: String] = [:], repeatedTags: [String] = [],
+                frequency: Int = 440) {
         var all = tags
         if let title { all["TITLE"] = title }
         if let artist { all["ARTIST"] = artist }
@@ -18,6 +21,7 @@ public struct TestTrack: Sendable {
         self.file = file
         self.seconds = seconds
         self.tags = all
+        self.repeatedTags = repeatedTags
         self.frequency = frequency
     }
 }
@@ -58,6 +62,7 @@ public final class MPDInstance: @unchecked Sendable {
             // One --add-comment per tag: repeated --comment leaves empty entries (PLATFORM.md).
             var args = ["-n", "-r", "44100", "-c", "2"]
             for (key, value) in track.tags.sorted(by: { $0.key < $1.key }) { args += ["--add-comment", "\(key)=\(value)"] }
+            for comment in track.repeatedTags { args += ["--add-comment", comment] }
             args += [output, "synth", String(track.seconds), "sine", String(track.frequency)]
             try run(sox, args)
         }
