@@ -198,7 +198,12 @@ import Testing
         #expect(try sqlite(backup, "PRAGMA integrity_check") == "ok\n")
         #expect(try sqlite(backup, "SELECT identifier FROM grdb_migrations ORDER BY rowid") == v1Migrations)
         #expect(try sqlite(backup, "SELECT COUNT(*) FROM plays") == "3\n")
-        #expect(try sqlite(db, "SELECT COUNT(*) FROM grdb_migrations") == "9\n")  // through v4.feelings
+        #expect(try sqlite(db, "SELECT COUNT(*) FROM grdb_migrations") == "10\n")  // through v5.credits-and-recordings
+        // v5 credited every track of the old database (artist charts read track_artists).
+        #expect(try sqlite(db, "SELECT COUNT(*) FROM track_artists") != "0\n")
+        #expect(try sqlite(db, """
+            SELECT COUNT(*) FROM tracks WHERE COALESCE(artist, album_artist) IS NOT NULL AND id NOT IN (SELECT track_id FROM track_artists)
+            """) == "0\n")
 
         // Nothing to migrate, nothing backed up; a new database has nothing to keep.
         #expect(try PacenoteProcess.run(["migrate", "--db", db], environment: ["HOME": dir.path]).status == 0)
@@ -213,6 +218,6 @@ import Testing
                                                environment: ["HOME": dir.path])
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(restored.stdout.contains("plays: 3, from "), "\(restored.stdout)")
-        #expect(restored.stdout.contains("it is upgraded (v2.import, v3.lean-day-rollup, v4.feelings) when pacenote next opens it"), "\(restored.stdout)")
+        #expect(restored.stdout.contains("it is upgraded (v2.import, v3.lean-day-rollup, v4.feelings, v5.credits-and-recordings) when pacenote next opens it"), "\(restored.stdout)")
     }
 }

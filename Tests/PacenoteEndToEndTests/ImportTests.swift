@@ -83,7 +83,8 @@ import Testing
         #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM plays"]).stdout == "17\n")
         #expect(try run(sqlite, [db, "SELECT source, COUNT(*), SUM(counted) FROM plays GROUP BY source ORDER BY source"]).stdout
                 == "import:lastfm|5|5\nimport:listenbrainz|7|7\nimport:maloja|2|2\nimport:spotify|3|2\n")
-        // Credits: the original text is kept, the artists are parsed.
+        // Credits: the original text is kept, the artists are parsed (Maloja lists its
+        // artists one by one: both primary, as listed).
         let credits = try run(sqlite, [db, """
             SELECT t.artist, t.title, group_concat(a.role || ':' || a.name, ' / ') FROM tracks t JOIN track_artists a ON a.track_id = t.id
             WHERE t.title LIKE 'Get Lucky%' OR t.title LIKE 'Otis%' GROUP BY t.id ORDER BY t.id
@@ -91,7 +92,7 @@ import Testing
         #expect(credits == """
             Daft Punk feat. Pharrell Williams|Get Lucky (feat. Nile Rodgers)|primary:Daft Punk / featured:Pharrell Williams / featured:Nile Rodgers
             Kanye West feat. Jay-Z|Otis (feat. Otis Redding)|primary:Kanye West / featured:Jay-Z / featured:Otis Redding
-            Daft Punk, Pharrell Williams|Get Lucky|primary:Daft Punk / featured:Pharrell Williams
+            Daft Punk, Pharrell Williams|Get Lucky|primary:Daft Punk / primary:Pharrell Williams
 
             """, "\(credits)")
         #expect(try run(sqlite, [db, "SELECT artist, album IS NULL FROM tracks WHERE title = 'Helplessly Hoping \"Demo\"'"]).stdout
