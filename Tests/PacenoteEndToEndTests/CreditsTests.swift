@@ -70,6 +70,13 @@ import Testing
         #expect(tracks.filter { $0 == "Twice" }.count == 2, "\(tracks)")
         #expect(try daemon.sql("SELECT mb_recording_id FROM tracks WHERE title = 'Twice' ORDER BY uri")
                 == "33333333-3333-4333-8333-333333333333\n44444444-4444-4444-8444-444444444444\n")
+        // A listen of "Twice" with the second file's recording id is that file's, not the first's.
+        let line = Self.listen(1_706_000_000, artist: "Ana Alpha", title: "Twice", recording: "44444444-4444-4444-8444-444444444444")
+        let r = try HTTP.request("POST", daemon.base + "/api/v1/import?name=listens.jsonl",
+                                 headers: ["Authorization": "Token \(daemon.apiKey)"], body: Data((line + "\n").utf8))
+        #expect(r.status == 200 && r.json?["imported"] as? Int == 1, "\(r.text)")
+        #expect(try daemon.sql("SELECT t.uri, COUNT(p.id) FROM tracks t JOIN plays p ON p.track_id = t.id WHERE t.title = 'Twice' GROUP BY t.id ORDER BY t.uri")
+                == "03.flac|1\n04.flac|2\n")
         // The listed credit is stored as listed, both primary.
         #expect(try daemon.sql("SELECT a.name, a.role, a.listed FROM track_artists a JOIN tracks t ON t.id = a.track_id WHERE t.title = 'Duet' ORDER BY a.position")
                 == "Ana Alpha|primary|1\nBen Beta|primary|1\n")
