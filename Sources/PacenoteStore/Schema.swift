@@ -352,7 +352,8 @@ enum Schema {
             -- the separators change (meta.credit_separators). mbid: the artist's MusicBrainz id.
             ALTER TABLE track_artists ADD COLUMN listed INTEGER NOT NULL DEFAULT 0 CHECK (listed IN (0, 1));
             ALTER TABLE track_artists ADD COLUMN mbid TEXT;
-            CREATE INDEX track_artists_track_name ON track_artists(track_id, name COLLATE NOCASE);
+            -- (No index on (track_id, name): the primary key finds a track's few artists, and a
+            -- second index on every credit slows a bulk import of a wide library.)
             -- A recording id decides which track a listen is (Store.saveTrack).
             CREATE INDEX tracks_mb_recording ON tracks(mb_recording_id) WHERE mb_recording_id IS NOT NULL;
             """)
