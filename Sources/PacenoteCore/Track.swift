@@ -21,14 +21,19 @@ public struct Track: Equatable, Sendable {
     /// The artists as the source listed them (MPD's several `Artist` tags, a ListenBrainz
     /// payload's `artist_names`); nil when only the credit text is known.
     public var listedCredit: ArtistCredit?
+    /// The album entity the store filed this track under (`albums`, by `albumIdentity`);
+    /// nil for a track not read from the store, or without an album.
+    public var albumID: Int64?
 
     public init(
         id: Int64? = nil, uri: String? = nil, title: String, artist: String? = nil,
         album: String? = nil, albumArtist: String? = nil, genre: String? = nil, date: String? = nil,
         trackNumber: Int? = nil, discNumber: Int? = nil, durationSeconds: Double? = nil,
-        musicBrainz: MusicBrainzIDs = .init(), bpm: BPM? = nil, listedCredit: ArtistCredit? = nil
+        musicBrainz: MusicBrainzIDs = .init(), bpm: BPM? = nil, listedCredit: ArtistCredit? = nil,
+        albumID: Int64? = nil
     ) {
         self.listedCredit = listedCredit
+        self.albumID = albumID
         self.id = id
         self.uri = uri
         self.title = title

@@ -22,6 +22,7 @@ enum Schema {
         m.registerMigration("v3.lean-day-rollup", migrate: v3LeanDayRollup)
         m.registerMigration("v4.feelings", migrate: v4Feelings)
         m.registerMigration("v5.credits-and-recordings", migrate: v5CreditsAndRecordings)
+        m.registerMigration("v6.artists-and-albums", migrate: v6ArtistsAndAlbums)
         return m
     }
 
@@ -366,8 +367,39 @@ enum Schema {
         for row in rows {
             let track = Track(id: row[0], title: row[2], artist: row[1], musicBrainz: MusicBrainzIDs(artist: row[3]))
             if let credit = track.credit(separators: []) {
-                try Store.saveCredit(credit, trackID: row[0], newTrack: true, in: db)
+                try Store.saveCredit(credit, trackID: row[0], newTrack: true, filingArtists: false, in: db)
             }
         }
+    }
+
+    private static func v6ArtistsAndAlbums(_ db: Database) throws {
+        try db.execute(sql: """
+            -- Artists and albums as entities with stable ids (PacenoteCore.EntityKey says when two
+            -- spellings are one): what pages, the API and merges point at.
+            CREATE TABLE artists (
+              id            INTEGER PRIMARY KEY,
+              name          TEXT NOT NULL,              -- as first credited
+              name_key      TEXT NOT NULL UNIQUE,       -- EntityKey.artist: case and white space folded
+              mbid          TEXT,                       -- MusicBrainz artist id, when a source gave one
+              created_at_ms INTEGER NOT NULL
+            );
+            -- An album is its MusicBrainz release, else its title with its album artist (or
+            -- the primary artist of its first track): two "Greatest Hits" stay apart.
+            CREATE TABLE albums (
+              id            INTEGER PRIMARY KEY,
+              title         TEXT NOT NULL,
+              artist        TEXT,
+              mb_release_id TEXT,
+              album_key     TEXT NOT NULL UNIQUE,       -- EntityKey.album
+              created_at_ms INTEGER NOT NULL
+            );
+            ALTER TABLE track_artists ADD COLUMN artist_id INTEGER REFERENCES artists(id);
+            ALTER TABLE tracks ADD COLUMN album_id INTEGER REFERENCES albums(id);
+            -- Artists are found by entity now; the index on the name gives way to one on the id.
+            DROP INDEX track_artists_name;
+            CREATE INDEX track_artists_artist ON track_artists(artist_id);
+            CREATE INDEX tracks_album_id ON tracks(album_id) WHERE album_id IS NOT NULL;
+            """)
+        try Store.fileEveryTrackUnderItsEntities(in: db)
     }
 }

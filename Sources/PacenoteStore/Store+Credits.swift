@@ -27,13 +27,22 @@ extension Store {
     }
 
     /// Records who a track is credited to (`track_artists`), replacing what was there
-    /// (`newTrack`: the track was just added, nothing is there).
-    static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false, in db: Database) throws {
+    /// (`newTrack`: the track was just added, nothing is there). Each name is an artist
+    /// (`artists`), found by its key or added.
+    /// `filingArtists: false` is for migration v5, which ran before `artists` existed (v6
+    /// files its rows).
+    static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false, filingArtists: Bool = true,
+                           in db: Database) throws {
         if !newTrack {
             try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [trackID])
         }
-        let insert = try RawStatement(db, "INSERT INTO track_artists (track_id, position, name, role, listed, mbid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        let now = milliseconds(Date())
+        let artistIDs = try credit.artists.map { filingArtists ? try artistID(name: $0.name, mbid: $0.mbid, at: now, in: db) : nil }
+        let insert = try RawStatement(db, filingArtists
+            ? "INSERT INTO track_artists (track_id, position, name, role, listed, mbid, artist_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            : "INSERT INTO track_artists (track_id, position, name, role, listed, mbid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
         for (position, artist) in credit.artists.enumerated() {
+            if filingArtists { insert.bind(7, artistIDs[position]) }
             insert.bind(1, trackID)
             insert.bind(2, Int64(position))
             insert.bind(3, artist.name)

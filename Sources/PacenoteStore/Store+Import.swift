@@ -222,10 +222,7 @@ public final class ListenImportSession {
                 }
                 var track = new.track
                 track.uri = nil
-                id = try Store.saveTrack(track, at: now, knownNew: true, matchKey: new.matchKey, in: db)
-                if let credit = new.credit {
-                    try Store.saveCredit(credit, trackID: id, newTrack: true, in: db)
-                }
+                id = try Store.saveTrack(track, at: now, knownNew: true, matchKey: new.matchKey, credit: new.credit, in: db)
                 added = added.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
             }
             let index: Int32

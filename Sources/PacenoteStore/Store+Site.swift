@@ -11,11 +11,13 @@ public struct TrackSummary: Equatable, Sendable {
     public var lastPlayed: Date?
     /// Counted plays per month, `YYYY-MM` ascending.
     public var months: [(month: String, plays: Int)]
+    /// Counted plays in each heart-rate zone, Z0 to Z5 (plays without heart rate are in none).
+    public var zones: [Int] = Array(repeating: 0, count: 6)
 
     public static func == (a: TrackSummary, b: TrackSummary) -> Bool {
         a.plays == b.plays && a.skips == b.skips && a.seconds == b.seconds && a.firstPlayed == b.firstPlayed
             && a.lastPlayed == b.lastPlayed && a.months.map(\.month) == b.months.map(\.month)
-            && a.months.map(\.plays) == b.months.map(\.plays)
+            && a.months.map(\.plays) == b.months.map(\.plays) && a.zones == b.zones
     }
 }
 
@@ -58,17 +60,12 @@ extension Store {
         }
     }
 
-    /// Plays, skips, first and last play and plays per month of one track.
+    /// Plays, skips, first and last play, plays per month and per zone of one track.
     public func trackSummary(id: Int64) throws(StoreError) -> TrackSummary {
         try summary(trackFilter: "track_id = ?", arguments: [id])
     }
 
-    /// The same for every track credited to an artist (case-insensitive), featured or not.
-    public func artistSummary(_ artist: String) throws(StoreError) -> TrackSummary {
-        try summary(trackFilter: "track_id IN (SELECT track_id FROM track_artists WHERE name = ? COLLATE NOCASE)", arguments: [artist])
-    }
-
-    private func summary(trackFilter: String, arguments: StatementArguments) throws(StoreError) -> TrackSummary {
+    func summary(trackFilter: String, arguments: StatementArguments) throws(StoreError) -> TrackSummary {
         try read { db in
             let totals = try Row.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0)
@@ -80,26 +77,16 @@ extension Store {
                 SELECT substr(local_day, 1, 7) AS month, SUM(counted) FROM plays WHERE \(trackFilter)
                 GROUP BY month ORDER BY month
                 """, arguments: arguments).map { (month: $0[0] as String, plays: $0[1] as Int) }
+            var zones = Array(repeating: 0, count: 6)
+            for row in try Row.fetchAll(db, sql: """
+                SELECT zone, COUNT(*) FROM plays WHERE \(trackFilter) AND counted = 1 AND zone IS NOT NULL GROUP BY zone
+                """, arguments: arguments) {
+                let zone: Int = row[0]
+                if zones.indices.contains(zone) { zones[zone] = row[1] }
+            }
             return TrackSummary(plays: totals[0], skips: totals[1], seconds: totals[2],
                                 firstPlayed: (span[0] as Int64?).map(Store.date(milliseconds:)),
-                                lastPlayed: (span[1] as Int64?).map(Store.date(milliseconds:)), months: months)
-        }
-    }
-
-    /// An artist's most played tracks (all time), those they are featured on marked so.
-    public func topTracks(artist: String, limit: Int) throws(StoreError) -> [ChartEntry] {
-        try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Store.trackColumns("t")), r.plays, r.played_s,
-                       NOT EXISTS (SELECT 1 FROM track_artists p WHERE p.track_id = t.id AND p.name = ?1 COLLATE NOCASE AND p.role = 'primary')
-                FROM tracks t JOIN rollup_track_total r ON r.track_id = t.id
-                WHERE t.id IN (SELECT track_id FROM track_artists WHERE name = ?1 COLLATE NOCASE)
-                ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?2
-                """, arguments: [artist, limit]).map { row in
-                ChartEntry(track: Store.track(from: row), artist: nil, album: nil,
-                           plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1],
-                           featured: row[Store.trackColumnCount + 2])
-            }
+                                lastPlayed: (span[1] as Int64?).map(Store.date(milliseconds:)), months: months, zones: zones)
         }
     }
 

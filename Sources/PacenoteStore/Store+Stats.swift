@@ -11,6 +11,10 @@ public struct ChartEntry: Equatable, Sendable {
     public var seconds: Double
     /// In an artist's chart of tracks: the artist is featured on this track, not its primary artist.
     public var featured = false
+    /// The artist's entity, in a chart of artists.
+    public var artistID: Int64?
+    /// The album's entity, in a chart of albums.
+    public var albumID: Int64?
 }
 
 /// How a chart is ranked: by counted plays (then listening time), or by listening time
@@ -68,43 +72,39 @@ extension Store {
                 SELECT \(Store.trackColumns("t")), r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
                 JOIN tracks t ON t.id = r.track_id WHERE r.plays > 0
                 ORDER BY \(order.keys(plays: "r.plays", secs: "r.played_s")), t.title LIMIT ?
-                """, arguments: source.arguments + [limit]).map { row in
-                ChartEntry(track: Store.track(from: row), artist: nil, album: nil,
-                           plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1])
-            }
+                """, arguments: source.arguments + [limit]).map(Store.chartEntry(track:))
         }
     }
 
     /// The most played artists: a play counts once for every artist its track is credited
     /// to (`track_artists`: the listed artists, or those split from the text, which falls
-    /// back to the album artist).
+    /// back to the album artist), grouped by the artist's entity.
     public func topArtists(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
-                SELECT MIN(a.name) AS name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
-                FROM (\(source.sql)) r JOIN track_artists a ON a.track_id = r.track_id
-                GROUP BY a.name COLLATE NOCASE HAVING SUM(r.plays) > 0
-                ORDER BY \(order.keys(plays: "plays", secs: "secs")), name LIMIT ?
+                SELECT ar.id, ar.name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
+                FROM (\(source.sql)) r JOIN track_artists a ON a.track_id = r.track_id JOIN artists ar ON ar.id = a.artist_id
+                GROUP BY ar.id HAVING SUM(r.plays) > 0
+                ORDER BY \(order.keys(plays: "plays", secs: "secs")), ar.name LIMIT ?
                 """, arguments: source.arguments + [limit]).map { row in
-                ChartEntry(track: nil, artist: row["name"], album: nil, plays: row["plays"], seconds: row["secs"])
+                ChartEntry(track: nil, artist: row[1], album: nil, plays: row[2], seconds: row[3], artistID: row[0])
             }
         }
     }
 
-    /// The most played albums, told apart by album and album artist.
+    /// The most played albums, by album entity: two albums of one title by two artists (or
+    /// two releases) stay apart.
     public func topAlbums(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
-                SELECT MIN(t.album) AS album, MIN(COALESCE(t.album_artist, t.artist)) AS artist,
-                       SUM(r.plays) AS plays, SUM(r.played_s) AS secs
-                FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id
-                WHERE t.album IS NOT NULL
-                GROUP BY t.album COLLATE NOCASE, COALESCE(t.album_artist, t.artist) COLLATE NOCASE HAVING SUM(r.plays) > 0
-                ORDER BY \(order.keys(plays: "plays", secs: "secs")), album LIMIT ?
+                SELECT al.id, al.title, al.artist, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
+                FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id JOIN albums al ON al.id = t.album_id
+                GROUP BY al.id HAVING SUM(r.plays) > 0
+                ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title LIMIT ?
                 """, arguments: source.arguments + [limit]).map { row in
-                ChartEntry(track: nil, artist: row["artist"], album: row["album"], plays: row["plays"], seconds: row["secs"])
+                ChartEntry(track: nil, artist: row[2], album: row[1], plays: row[3], seconds: row[4], albumID: row[0])
             }
         }
     }

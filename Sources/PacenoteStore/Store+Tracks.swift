@@ -19,19 +19,23 @@ extension Store {
     /// caller has it. Bound through SQLite's C API (`RawStatement`): a library mirror or an
     /// import saves tens of thousands of tracks, and GRDB's boxed arguments took as long as
     /// the insert.
+    /// Its album (`albums`) is found or added by `Track.albumIdentity`, its artists
+    /// (`artists`) by name with its credit. `credit`: with `knownNew`, the credit the caller
+    /// parsed (the bulk import's reader); otherwise it is split here.
     static func saveTrack(_ t: Track, at now: Date, knownNew: Bool = false, matchKey: String? = nil,
-                          in db: Database) throws -> Int64 {
+                          credit parsed: ArtistCredit? = nil, in db: Database) throws -> Int64 {
         let nowMs = milliseconds(now)
         let matchKey = matchKey ?? t.matchKey
         if t.uri == nil && !knownNew, let id = try findTracks(matchKey: matchKey, recording: t.musicBrainz.recording, in: db).first {
             return id
         }
+        let album = try t.albumIdentity.map { try Store.albumID($0, at: nowMs, in: db) }
         let insert = try RawStatement(db, """
             INSERT INTO tracks (uri, title, artist, album, album_artist, genre, date, track_number, disc_number,
                                 duration_s, mb_recording_id, mb_release_id, mb_artist_id, mb_album_artist_id,
                                 mb_release_track_id, bpm, bpm_source, bpm_confidence, match_key,
-                                first_seen_at_ms, updated_at_ms)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20)
+                                first_seen_at_ms, updated_at_ms, album_id)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?20, ?21)
             ON CONFLICT (uri) DO UPDATE SET
               title = excluded.title, artist = excluded.artist, album = excluded.album,
               album_artist = excluded.album_artist, genre = excluded.genre, date = excluded.date,
@@ -43,7 +47,7 @@ extension Store {
               bpm = COALESCE(tracks.bpm, excluded.bpm),
               bpm_source = CASE WHEN tracks.bpm IS NULL THEN excluded.bpm_source ELSE tracks.bpm_source END,
               bpm_confidence = CASE WHEN tracks.bpm IS NULL THEN excluded.bpm_confidence ELSE tracks.bpm_confidence END,
-              match_key = excluded.match_key, updated_at_ms = excluded.updated_at_ms
+              match_key = excluded.match_key, updated_at_ms = excluded.updated_at_ms, album_id = excluded.album_id
             RETURNING id
             """)
         insert.bind(1, t.uri)
@@ -66,16 +70,16 @@ extension Store {
         insert.bind(18, t.bpm?.confidence)
         insert.bind(19, matchKey)
         insert.bind(20, nowMs)
+        insert.bind(21, album)
         guard try insert.step() else { throw StoreError.sqlite("saving a track returned no id") }
         let id = insert.int64(0)
         insert.reset()
-        // The bulk import writes the credits of the tracks it adds itself.
-        if !knownNew {
-            if let credit = t.credit(separators: try creditSeparators(in: db)) {
-                try saveCredit(credit, trackID: id, in: db)
-            } else {
-                try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [id])
-            }
+        if knownNew {
+            if let parsed { try saveCredit(parsed, trackID: id, newTrack: true, in: db) }
+        } else if let credit = t.credit(separators: try creditSeparators(in: db)) {
+            try saveCredit(credit, trackID: id, in: db)
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [id])
         }
         return id
     }
@@ -144,9 +148,9 @@ extension Store {
     static func trackColumns(_ table: String) -> String {
         ["id", "uri", "title", "artist", "album", "album_artist", "genre", "date", "track_number", "disc_number",
          "duration_s", "mb_recording_id", "mb_release_id", "mb_artist_id", "mb_album_artist_id", "mb_release_track_id",
-         "bpm", "bpm_source", "bpm_confidence"].map { "\(table).\($0)" }.joined(separator: ", ")
+         "bpm", "bpm_source", "bpm_confidence", "album_id"].map { "\(table).\($0)" }.joined(separator: ", ")
     }
-    static let trackColumnCount = 19
+    static let trackColumnCount = 20
 
     /// A track from the columns `trackColumns` selected, starting at column `i`. Read by
     /// position: looking columns up by name was a fifth of the listens endpoint's time.
@@ -162,6 +166,6 @@ extension Store {
             musicBrainz: MusicBrainzIDs(
                 recording: row[i + 11], release: row[i + 12], artist: row[i + 13],
                 albumArtist: row[i + 14], releaseTrack: row[i + 15]),
-            bpm: bpm)
+            bpm: bpm, albumID: row[i + 19])
     }
 }

@@ -50,9 +50,11 @@ extension API {
             ("totals", .object([("plays", .int(Int64(totals.plays))), ("skips", .int(Int64(totals.skips))),
                                 ("listening_s", .double(totals.seconds.rounded()))])),
             ("top_tracks", ranked(try store.topTracks(fromDay: range.from, toDay: range.to, limit: limit, by: order)) { [("track", APIJSON.track($0.track!))] }),
-            ("top_artists", ranked(try store.topArtists(fromDay: range.from, toDay: range.to, limit: limit, by: order)) { [("artist", .optional($0.artist))] }),
+            ("top_artists", ranked(try store.topArtists(fromDay: range.from, toDay: range.to, limit: limit, by: order)) {
+                [("id", .optional($0.artistID)), ("artist", .optional($0.artist))]
+            }),
             ("top_albums", ranked(try store.topAlbums(fromDay: range.from, toDay: range.to, limit: limit, by: order)) {
-                [("album", .optional($0.album)), ("artist", .optional($0.artist))]
+                [("id", .optional($0.albumID)), ("album", .optional($0.album)), ("artist", .optional($0.artist))]
             }),
         ]
         charts.put(key, body, computedAt: generation)

@@ -142,6 +142,8 @@ public struct API: Sendable {
             case .queue: return try enqueue(request)
             case .trackBPM(let id): return .json(try setTrackBPM(id, request))
             case .trackFeeling(let id): return .json(try setTrackFeeling(id, request))
+            case .artist(let id): return .json(try artistJSON(id))
+            case .album(let id): return .json(try albumJSON(id))
             case .notNow: return .json(try notNow(request))
             case .listenBrainzFeedback: return .json(try listenBrainzFeedback(request))
             case .listenBrainzGetFeedback(let user): return .json(try listenBrainzGetFeedback(user: user, request.query))
@@ -247,6 +249,7 @@ enum APIJSON {
             ("title", .string(t.title)),
             ("artist", .optional(t.artist)),
             ("album", .optional(t.album)),
+            ("album_id", .optional(t.albumID)),
             ("album_artist", .optional(t.albumArtist)),
             ("uri", .optional(t.uri)),
             ("duration_s", .optional(t.durationSeconds)),

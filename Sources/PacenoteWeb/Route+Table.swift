@@ -157,6 +157,8 @@ extension Route {
         Endpoint("/api/v1/tracks/{id}/feeling", [("PUT", write)]) { v, _ throws(APIError) in
             .trackFeeling(try id(v[0], "no track \(v[0])"))
         },
+        Endpoint("/api/v1/artists/{id}", read(.privateRead)) { v, _ throws(APIError) in .artist(try id(v[0], "no artist \(v[0])")) },
+        Endpoint("/api/v1/albums/{id}", read(.privateRead)) { v, _ throws(APIError) in .album(try id(v[0], "no album \(v[0])")) },
         Endpoint("/api/v1/recommendations/not-now", [("POST", write)]) { _, _ in .notNow },
         Endpoint("/api/v1/events", [("GET", Policy(.privateRead))]) { _, _ in .events },
         // The OpenAPI document is a file of Public/, served as it is.
@@ -174,7 +176,14 @@ extension Route {
         Endpoint("/stats", read(.privateRead, .page)) { _, _ in .page(.stats) },
         Endpoint("/sotd", read(.privateRead, .page)) { _, _ in .page(.sotdArchive) },
         Endpoint("/workouts", read(.privateRead, .page)) { _, _ in .page(.workouts) },
-        Endpoint("/artist", read(.privateRead, .page)) { _, _ in .page(.artist) },
+        // The address artist pages had before they had ids: redirects to /artists/{id}.
+        Endpoint("/artist", read(.privateRead, .page)) { _, _ in .page(.artistByName) },
+        Endpoint("/artists/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
+            .page(.artist(try id(v[0], "no such page: \(path)")))
+        },
+        Endpoint("/albums/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
+            .page(.album(try id(v[0], "no such page: \(path)")))
+        },
         // The share page is public; POST pins, unpins or annotates the day from it (a logged-in browser).
         Endpoint("/sotd/{day}", read(.public, .page) + [("POST", writePage)]) { v, _ in .page(.sotdShare(v[0])) },
         Endpoint("/sotd/{day}/cover", read(.public, .page)) { v, _ in .page(.sotdCover(v[0], png: false)) },

@@ -25,6 +25,9 @@ public enum Route: Equatable, Sendable {
     case queue
     /// Set a track's BPM by hand.
     case trackBPM(Int64)
+    /// An artist or an album (entities with stable ids): plays over time, top tracks, zones.
+    case artist(Int64)
+    case album(Int64)
     /// Like, dislike or clear a track.
     case trackFeeling(Int64)
     /// "Not now" on a suggestion.
@@ -64,6 +67,8 @@ public enum Route: Equatable, Sendable {
         case .queue: "queue"
         case .trackBPM: "track_bpm"
         case .trackFeeling: "track_feeling"
+        case .artist: "artist"
+        case .album: "album"
         case .notNow: "not_now"
         case .listenBrainzFeedback: "listenbrainz_feedback"
         case .listenBrainzGetFeedback: "listenbrainz_get_feedback"
@@ -79,13 +84,17 @@ public enum Route: Equatable, Sendable {
 
 /// The site's pages (server-rendered HTML) and pictures.
 public enum Page: Equatable, Sendable {
-    case dashboard, history, stats, sotdArchive, workouts, artist
+    case dashboard, history, stats, sotdArchive, workouts
+    /// `/artist?name=…`, the address artist pages had before they had ids: a redirect.
+    case artistByName
     case sotdShare(String)
     /// The cover of a day's song: public like the share page it illustrates. `png`: for
     /// link previews (`cover.png`), a drawn tile as PNG when there is no picture.
     case sotdCover(String, png: Bool)
     case workout(Int64)
     case track(Int64)
+    case artist(Int64)
+    case album(Int64)
     case cover(Int64)
 
     var metricName: String {
@@ -95,7 +104,9 @@ public enum Page: Equatable, Sendable {
         case .stats: "stats"
         case .sotdArchive: "sotd_archive"
         case .workouts: "workouts"
+        case .artistByName: "artist_by_name"
         case .artist: "artist"
+        case .album: "album"
         case .sotdShare: "sotd_share"
         case .sotdCover: "sotd_cover"
         case .workout: "workout"

@@ -52,10 +52,14 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(try Self.chart(store, from: "2023-11-14", to: "2023-11-14") == ["A": 2, "B": 1, "C": 1, "D": 1, "Simon & Garfunkel": 1])
         #expect(try store.totals(fromDay: "0000-01-01", toDay: "9999-12-31").plays == 4)
         #expect(try store.topAlbums(fromDay: "0000-01-01", toDay: "9999-12-31", limit: 10).map(\.plays) == [2])
-        #expect(try store.artistSummary("b").plays == 1)
-        let cTracks = try store.topTracks(artist: "C", limit: 10)
+        // Artists by name (case folded) are entities with ids.
+        let b = try #require(try store.artist(named: "b"))
+        #expect(b.name == "B")
+        #expect(try store.artistSummary(id: b.id).plays == 1)
+        let c = try #require(try store.artist(named: "C")), d = try #require(try store.artist(named: "D"))
+        let cTracks = try store.topTracks(artistID: c.id, limit: 10)
         #expect(cTracks.map(\.track?.id) == [featured] && cTracks.map(\.featured) == [true])
-        #expect(try store.topTracks(artist: "D", limit: 10).map(\.featured) == [false])
+        #expect(try store.topTracks(artistID: d.id, limit: 10).map(\.featured) == [false])
         // The text as received is kept.
         #expect(try store.track(id: featured)?.artist == "D")
     }

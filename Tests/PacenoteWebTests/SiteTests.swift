@@ -51,6 +51,9 @@ import Testing
         let web: WebServer
         let trackID: Int64
         let day: String
+        /// The hostile track's artist and album entities.
+        let artistID: Int64
+        let albumID: Int64
         var base: String { "http://127.0.0.1:\(web.port)" }
 
         init(trusted: Bool) throws {
@@ -74,6 +77,8 @@ import Testing
                                     source: "test")
             try store.updateWorkout(id: workout, endedAt: now.addingTimeInterval(-10), average: 130, max: 159,
                                     secondsInZone: [.z0: 0, .z1: 100, .z2: 200, .z3: 290])
+            artistID = try #require(try store.artist(named: SitePageTests.hostileArtist)).id
+            albumID = try #require(try store.track(id: trackID)?.albumID)
             var context = APIContext(version: "9.9.9", startedAt: Date(), store: store, timeZone: TimeZone(identifier: "UTC")!,
                                      apiKey: "test-key-0123456789", players: { [] })
             if !trusted { context.trustedNetworks = [] }
@@ -92,7 +97,7 @@ import Testing
         let site = try Site(trusted: true)
         let artist = URLText.component(Self.hostileArtist)
         for path in ["/", "/history", "/history?q=img", "/stats", "/stats?range=2026-01", "/sotd", "/sotd?month=2026-01", "/sotd/\(site.day)",
-                     "/workouts", "/workouts/1", "/tracks/\(site.trackID)", "/artist?name=\(artist)"] {
+                     "/workouts", "/workouts/1", "/tracks/\(site.trackID)", "/artists/\(site.artistID)", "/albums/\(site.albumID)"] {
             let r = try HTTP.get(site.base + path)
             #expect(r.status == 200, "\(path)")
             #expect(r.header("Content-Type") == "text/html; charset=utf-8", "\(path)")
@@ -104,6 +109,9 @@ import Testing
             #expect(!html.contains("\"&'<"), "\(path)")
             #expect(!html.contains("<run>"), "\(path)")
         }
+        // The address artist pages had before ids: a permanent redirect to the artist's page.
+        let old = try HTTP.get(site.base + "/artist?name=\(artist)")
+        #expect(old.status == 301 && old.header("Location") == "/artists/\(site.artistID)", "\(old.status) \(old.text)")
         let share = try HTTP.get(site.base + "/sotd/\(site.day)").text
         #expect(share.contains("<h1 class=\"sotd-title\">&lt;img src=x onerror=alert(1)&gt;</h1>"))
         #expect(share.contains("<meta property=\"og:title\" content=\"&lt;img src=x onerror=alert(1)&gt; — &quot;&amp;&#39;&lt;\">"))
@@ -153,7 +161,8 @@ import Testing
         // Links come from the Host header when no public_url is set: never a shared cache then.
         #expect(share.header("Cache-Control") == "no-cache")
         #expect(try HTTP.get(site.base + "/sotd/2026-+1-15").status == 404)
-        for path in ["/", "/history", "/stats", "/sotd", "/workouts", "/workouts/1", "/tracks/1", "/covers/1", "/artist?name=Band"] {
+        for path in ["/", "/history", "/stats", "/sotd", "/workouts", "/workouts/1", "/tracks/1", "/covers/1", "/artist?name=Band",
+                     "/artists/1", "/albums/1"] {
             let r = try HTTP.get(site.base + path)
             #expect(r.status == 303, "\(path)")
             #expect(r.header("Location")?.hasPrefix("/login?next=%2F") == true, "\(path)")

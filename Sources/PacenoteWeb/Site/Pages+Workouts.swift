@@ -137,7 +137,7 @@ extension API {
         }
     }
 
-    // MARK: /tracks/ID and /artist?name=
+    // MARK: /tracks/ID
 
     func trackPage(_ id: Int64, _ request: HTTPRequest, mayWrite: Bool) throws -> HTTPResponse {
         guard let track = try context.store.track(id: id) else { throw APIError.notFound("There is no track \(id).") }
@@ -145,6 +145,7 @@ extension API {
         let recent = try context.store.plays(trackID: id, limit: 20)
         let feeling = try context.store.feeling(trackID: id)
         let credit = try context.store.credit(trackID: id)
+        let creditIDs = try context.store.creditArtistIDs(trackID: id)
         let f = format
         return html(title: track.title, request: request, nav: "history") {
             Node.el("div", ["class": "np"]) {
@@ -159,12 +160,12 @@ extension API {
                             "Credited: "
                             for (i, a) in credit.artists.enumerated() {
                                 if i > 0 { ", " }
-                                artistLink(a.name)
+                                artistLink(a.name, id: creditIDs[i])
                                 if a.role == .featured { " (featured)" }
                             }
                         }
                     }
-                    if let album = track.album { Node.el("p", ["class": "muted"]) { album } }
+                    if let album = track.album { Node.el("p", ["class": "muted"]) { albumLink(album, id: track.albumID) } }
                 }
             }
             summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown")]
@@ -208,24 +209,6 @@ extension API {
         }
         try context.operations.setBPM(trackID: id, value: value)
         return HTTPResponse(status: 303, headers: [("Location", url("/tracks/\(id)")), ("Cache-Control", "no-store")])
-    }
-
-    func artistPage(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard let name = request.query["name"], !name.isEmpty, name.count <= 500 else {
-            throw APIError.badRequest("which artist? (/artist?name=…)", code: "invalid_name")
-        }
-        let summary = try context.store.artistSummary(name)
-        let top = try context.store.topTracks(artist: name, limit: 20)
-        guard summary.plays + summary.skips > 0 || !top.isEmpty else { throw APIError.notFound("Nothing by \(name) was played.") }
-        return html(title: name, request: request, nav: "history") {
-            Node.el("h1") { name }
-            summaryFacts(summary, extra: [])
-            playsOverTime(summary, what: name)
-            chartList("Most played", top) { e in
-                [e.track.map(trackLink) ?? .empty,
-                 e.featured ? Node.el("span", ["class": "badge", "data-featured": ""]) { "featured" } : .empty]
-            }
-        }
     }
 
     /// The MusicBrainz ids a track carries, as facts for its page.

@@ -283,9 +283,9 @@ extension API {
                 chartList("Top tracks", tracks) { e in
                     [e.track.map(trackLink) ?? .empty, .el("span", ["class": "by"]) { " — " }, artistLink(e.track?.artist)]
                 }
-                chartList("Top artists", artists) { e in [artistLink(e.artist)] }
+                chartList("Top artists", artists) { e in [artistLink(e.artist, id: e.artistID)] }
                 chartList("Top albums", albums) { e in
-                    [.text(e.album ?? "Unknown album"), .el("span", ["class": "by"]) { " — " }, artistLink(e.artist)]
+                    [albumLink(e.album, id: e.albumID), .el("span", ["class": "by"]) { " — " }, artistLink(e.artist)]
                 }
             }
             Node.el("section", ["class": "card", "aria-labelledby": "heat-h"]) {

@@ -35,7 +35,9 @@ extension API {
                     return try Self.isFeelingForm(request) ? trackFeelingForm(id, request) : trackBPMForm(id, request)
                 }
                 return try trackPage(id, request, mayWrite: mayWrite)
-            case .artist: return try artistPage(request)
+            case .artistByName: return try artistRedirect(request)
+            case .artist(let id): return try artistPage(id, request)
+            case .album(let id): return try albumPage(id, request)
             case .cover(let id): return try cover(trackID: id, public: false)
             }
         } catch {
@@ -172,9 +174,17 @@ extension API {
         return .el("a", ["href": url("/tracks/\(id)")]) { track.title }
     }
 
-    func artistLink(_ artist: String?) -> Node {
+    /// A link to an artist's page: by id when known, else by name (`/artist?name=`
+    /// redirects to the credited artist's page).
+    func artistLink(_ artist: String?, id: Int64? = nil) -> Node {
         guard let artist, !artist.isEmpty else { return .el("span", ["class": "muted"]) { "Unknown artist" } }
-        return .el("a", ["href": url("/artist?name=" + URLText.component(artist))]) { artist }
+        return .el("a", ["href": url(id.map { "/artists/\($0)" } ?? "/artist?name=" + URLText.component(artist))]) { artist }
+    }
+
+    func albumLink(_ album: String?, id: Int64?) -> Node {
+        guard let album, !album.isEmpty else { return .text("Unknown album") }
+        guard let id else { return .text(album) }
+        return .el("a", ["href": url("/albums/\(id)")]) { album }
     }
 
     func zoneBadge(_ zone: Zone?) -> Node {

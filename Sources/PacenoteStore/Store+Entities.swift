@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import PacenoteCore
+
+/// An artist with a stable id (`artists`): a credited name, told apart by
+/// `EntityKey.artist`.
+public struct ArtistEntity: Equatable, Sendable {
+    public var id: Int64
+    public var name: String
+    /// The MusicBrainz artist id a source gave with the name, when one did.
+    public var mbid: String?
+}
+
+/// An album with a stable id (`albums`): its title with its album artist, or its
+/// MusicBrainz release (`EntityKey.album`).
+public struct AlbumEntity: Equatable, Sendable {
+    public var id: Int64
+    public var title: String
+    /// The album artist (or the primary artist of its first track) as received.
+    public var artist: String?
+    /// That artist's entity, when one is credited on some track.
+    public var artistID: Int64?
+    public var release: String?
+}
+
+extension Store {
+    // MARK: Finding or adding
+
+    /// The id of the artist named `name` (by `EntityKey.artist`), added if new; a
+    /// MusicBrainz id fills one the row did not have yet.
+    static func artistID(name: String, mbid: String?, at nowMs: Int64, in db: Database) throws -> Int64 {
+        let key = EntityKey.artist(name)
+        let find = try RawStatement(db, "SELECT id, mbid FROM artists WHERE name_key = ?1")
+        find.bind(1, key)
+        if try find.step() {
+            let id = find.int64(0), known = find.text(1)
+            find.reset()
+            if known == nil, let mbid {
+                try db.cachedStatement(sql: "UPDATE artists SET mbid = ? WHERE id = ?").execute(arguments: [mbid, id])
+            }
+            return id
+        }
+        let insert = try RawStatement(db, "INSERT INTO artists (name, name_key, mbid, created_at_ms) VALUES (?1, ?2, ?3, ?4) RETURNING id")
+        insert.bind(1, name)
+        insert.bind(2, key)
+        insert.bind(3, mbid)
+        insert.bind(4, nowMs)
+        guard try insert.step() else { throw StoreError.sqlite("adding an artist returned no id") }
+        let id = insert.int64(0)
+        insert.reset()
+        return id
+    }
+
+    /// The id of the album `identity` names, added if new.
+    static func albumID(_ identity: AlbumIdentity, at nowMs: Int64, in db: Database) throws -> Int64 {
+        let find = try RawStatement(db, "SELECT id FROM albums WHERE album_key = ?1")
+        find.bind(1, identity.key)
+        if try find.step() {
+            let id = find.int64(0)
+            find.reset()
+            return id
+        }
+        let insert = try RawStatement(db, """
+            INSERT INTO albums (title, artist, mb_release_id, album_key, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id
+            """)
+        insert.bind(1, identity.title)
+        insert.bind(2, identity.artist)
+        insert.bind(3, identity.release)
+        insert.bind(4, identity.key)
+        insert.bind(5, nowMs)
+        guard try insert.step() else { throw StoreError.sqlite("adding an album returned no id") }
+        let id = insert.int64(0)
+        insert.reset()
+        return id
+    }
+
+    /// Gives every credit its artist and every track its album (migration v6: the database
+    /// had names only).
+    static func fileEveryTrackUnderItsEntities(in db: Database) throws {
+        let now = milliseconds(Date())
+        let credits = try Row.fetchAll(db, sql: "SELECT track_id, position, name, mbid FROM track_artists WHERE artist_id IS NULL")
+        for row in credits {
+            let id = try artistID(name: row[2], mbid: row[3], at: now, in: db)
+            try db.cachedStatement(sql: "UPDATE track_artists SET artist_id = ? WHERE track_id = ? AND position = ?")
+                .execute(arguments: [id, row[0], row[1]])
+        }
+        let tracks = try Row.fetchAll(db, sql: """
+            SELECT t.id, t.title, t.artist, t.album, t.album_artist, t.mb_release_id,
+                   (SELECT name FROM track_artists a WHERE a.track_id = t.id AND a.listed = 1 ORDER BY position LIMIT 1)
+            FROM tracks t WHERE t.album IS NOT NULL AND t.album_id IS NULL
+            """)
+        for row in tracks {
+            let listed: String? = row[6]
+            let track = Track(title: row[1], artist: row[2], album: row[3], albumArtist: row[4],
+                              musicBrainz: MusicBrainzIDs(release: row[5]),
+                              listedCredit: listed.flatMap { ArtistCredit(listed: [$0]) })
+            guard let identity = track.albumIdentity else { continue }
+            try db.cachedStatement(sql: "UPDATE tracks SET album_id = ? WHERE id = ?")
+                .execute(arguments: [try albumID(identity, at: now, in: db), row[0]])
+        }
+    }
+
+    // MARK: Reading
+
+    public func artist(id: Int64) throws(StoreError) -> ArtistEntity? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT id, name, mbid FROM artists WHERE id = ?", arguments: [id])
+                .map { ArtistEntity(id: $0[0], name: $0[1], mbid: $0[2]) }
+        }
+    }
+
+    /// The artist a name is (by `EntityKey.artist`): what old `/artist?name=` links find.
+    public func artist(named name: String) throws(StoreError) -> ArtistEntity? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT id, name, mbid FROM artists WHERE name_key = ?", arguments: [EntityKey.artist(name)])
+                .map { ArtistEntity(id: $0[0], name: $0[1], mbid: $0[2]) }
+        }
+    }
+
+    public func album(id: Int64) throws(StoreError) -> AlbumEntity? {
+        try read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, title, artist, mb_release_id FROM albums WHERE id = ?",
+                                             arguments: [id]) else { return nil }
+            let artist: String? = row[2]
+            let artistID = try artist.flatMap {
+                try Int64.fetchOne(db, sql: "SELECT id FROM artists WHERE name_key = ?", arguments: [EntityKey.artist($0)])
+            }
+            return AlbumEntity(id: row[0], title: row[1], artist: artist, artistID: artistID, release: row[3])
+        }
+    }
+
+    /// Plays, first and last play, plays per month and per zone of every track an artist is
+    /// credited on, featured or not.
+    public func artistSummary(id: Int64) throws(StoreError) -> TrackSummary {
+        try summary(trackFilter: "track_id IN (SELECT track_id FROM track_artists WHERE artist_id = ?)", arguments: [id])
+    }
+
+    /// The same for the tracks of an album.
+    public func albumSummary(id: Int64) throws(StoreError) -> TrackSummary {
+        try summary(trackFilter: "track_id IN (SELECT id FROM tracks WHERE album_id = ?)", arguments: [id])
+    }
+
+    /// An artist's most played tracks (all time), those they are featured on marked so.
+    public func topTracks(artistID: Int64, limit: Int) throws(StoreError) -> [ChartEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Store.trackColumns("t")), r.plays, r.played_s,
+                       NOT EXISTS (SELECT 1 FROM track_artists p WHERE p.track_id = t.id AND p.artist_id = ?1 AND p.role = 'primary')
+                FROM tracks t JOIN rollup_track_total r ON r.track_id = t.id
+                WHERE t.id IN (SELECT track_id FROM track_artists WHERE artist_id = ?1)
+                ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?2
+                """, arguments: [artistID, limit]).map { row in
+                var entry = Store.chartEntry(track: row)
+                entry.featured = row[Store.trackColumnCount + 2]
+                return entry
+            }
+        }
+    }
+
+    /// An album's tracks in disc and track order, each with its plays (all time).
+    public func albumTracks(albumID: Int64) throws(StoreError) -> [ChartEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Store.trackColumns("t")), COALESCE(r.plays, 0), COALESCE(r.played_s, 0)
+                FROM tracks t LEFT JOIN rollup_track_total r ON r.track_id = t.id
+                WHERE t.album_id = ?
+                ORDER BY t.disc_number IS NULL, t.disc_number, t.track_number IS NULL, t.track_number, t.title, t.id
+                """, arguments: [albumID]).map(Store.chartEntry(track:))
+        }
+    }
+
+    /// The albums an artist's tracks are on, most played first.
+    public func albums(artistID: Int64, limit: Int) throws(StoreError) -> [ChartEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT al.id, al.title, al.artist, COALESCE(SUM(r.plays), 0) AS plays, COALESCE(SUM(r.played_s), 0) AS secs
+                FROM tracks t JOIN albums al ON al.id = t.album_id LEFT JOIN rollup_track_total r ON r.track_id = t.id
+                WHERE t.id IN (SELECT track_id FROM track_artists WHERE artist_id = ?1)
+                GROUP BY al.id ORDER BY plays DESC, secs DESC, al.title LIMIT ?2
+                """, arguments: [artistID, limit]).map { row in
+                ChartEntry(track: nil, artist: row[2], album: row[1], plays: row[3], seconds: row[4], albumID: row[0])
+            }
+        }
+    }
+
+    /// A chart row of a track: the track's columns, then its plays and seconds.
+    static func chartEntry(track row: Row) -> ChartEntry {
+        ChartEntry(track: Store.track(from: row), artist: nil, album: nil,
+                   plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1])
+    }
+}
+
+extension Store {
+    /// The artist entity of each of a track's credits, in credit order.
+    public func creditArtistIDs(trackID: Int64) throws(StoreError) -> [Int64?] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT artist_id FROM track_artists WHERE track_id = ? ORDER BY position", arguments: [trackID])
+                .map { $0[0] as Int64? }
+        }
+    }
+}
