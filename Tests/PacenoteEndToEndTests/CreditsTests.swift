@@ -24,8 +24,13 @@ import Testing
         return r.json?[key] as? [[String: Any]] ?? []
     }
 
+    /// The artist's page, through the address by name, which redirects to the artist's id.
     static func artistPage(_ daemon: PacenoteDaemon, _ name: String) throws -> HTTPResult {
-        try HTTP.get(daemon.base + "/artist?name=" + (name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name))
+        let byName = try HTTP.get(daemon.base + "/artist?name=" + (name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name))
+        guard byName.status == 301, let location = byName.header("Location"), location.hasPrefix("/artists/") else {
+            throw HarnessError("/artist?name=\(name) answered \(byName.status) \(byName.header("Location") ?? "")")
+        }
+        return try HTTP.get(daemon.base + location)
     }
 
     @Test func severalArtistTagsFromMPDCountForEachArtist() throws {
@@ -62,9 +67,20 @@ import Testing
         // Each artist has the play: Ana all four, Ben the duet; no "Ana Alpha & Ben Beta".
         let top = try Self.topArtists(daemon)
         #expect(top == ["Ana Alpha": 4, "Ben Beta": 1], "\(top)")
-        // One album, not one per credit.
+        // One album, not one per credit: one entity, whose page and API list all four songs.
         let albums = try Self.stats(daemon, "top_albums")
         #expect(albums.count == 1 && albums.first?["album"] as? String == "Shared Album" && albums.first?["plays"] as? Int == 4, "\(albums)")
+        let albumID = try #require(albums.first?["id"] as? Int)
+        #expect(try daemon.sql("SELECT COUNT(DISTINCT album_id), COUNT(*) FROM tracks") == "1|4\n")
+        let albumJSON = try HTTP.get(daemon.base + "/api/v1/albums/\(albumID)")
+        #expect(albumJSON.status == 200 && albumJSON.json?["title"] as? String == "Shared Album" && albumJSON.json?["artist"] as? String == "Ana Alpha"
+                && albumJSON.json?["plays"] as? Int == 4 && (albumJSON.json?["tracks"] as? [Any])?.count == 4, "\(albumJSON.text)")
+        // Both artists are entities with the play: Ben's API lists the duet, and only it.
+        let ben = try #require(try Self.stats(daemon, "top_artists").first { $0["artist"] as? String == "Ben Beta" }?["id"] as? Int)
+        let benJSON = try HTTP.get(daemon.base + "/api/v1/artists/\(ben)")
+        let benTracks = (benJSON.json?["top_tracks"] as? [[String: Any]] ?? []).compactMap { ($0["track"] as? [String: Any])?["title"] as? String }
+        #expect(benJSON.status == 200 && benJSON.json?["plays"] as? Int == 1 && benTracks == ["Duet"], "\(benJSON.text)")
+        #expect((benJSON.json?["albums"] as? [[String: Any]])?.first?["id"] as? Int == albumID, "\(benJSON.text)")
         // The two recordings of "Twice" are two tracks.
         let tracks = try Self.stats(daemon, "top_tracks").compactMap { ($0["track"] as? [String: Any])?["title"] as? String }
         #expect(tracks.filter { $0 == "Twice" }.count == 2, "\(tracks)")

@@ -99,6 +99,7 @@ import Testing
         let listens = try daemon.listens()
         let hostile = try #require(listens.first { $0.title == Self.hostileTitle })
         let trackID = try #require(hostile.track["id"] as? Int)
+        let albumID = try #require(hostile.track["album_id"] as? Int)
         let day = String(try daemon.sql("SELECT local_day FROM plays ORDER BY id LIMIT 1").prefix(10))
         #expect(hostile.counted)
         // Pinned, so the day's song does not hang on which 3 s song played a few ms longer.
@@ -110,7 +111,7 @@ import Testing
         // The recommender reads the history on first use; the dashboard does not wait for it.
         #expect(try HTTP.get(daemon.base + "/api/v1/recommendations/next").status == 200)
         let spec: [String: Any] = [
-            "day": day, "track_id": String(trackID), "workout_id": workoutID,
+            "day": day, "track_id": String(trackID), "workout_id": workoutID, "album_id": String(albumID),
             "hostile_title": Self.hostileTitle, "hostile_artist": Self.hostileArtist,
             "playing": "Third Song", "next_title": "Fourth Song", "suggested": "Fifth Song",
         ]
@@ -124,7 +125,7 @@ import Testing
         var expected: Set<String> = ["dashboard-live-desktop.png", "dashboard-dark-desktop.png", "workout-dark-desktop.png",
                                      "stats-dark-desktop.png"]
         for page in ["dashboard", "history", "history-search", "stats", "sotd-archive", "sotd-share", "sotd-preview-image",
-                     "workouts", "workout", "track", "artist"] {
+                     "workouts", "workout", "track", "artist", "album"] {
             for size in ["desktop", "phone"] { expected.insert("\(page)-\(size).png") }
         }
         let saved = Set(summary?["screenshots"] as? [String] ?? [])

@@ -53,6 +53,14 @@ private func schema(_ path: String) throws -> String {
         let open = try #require(try store.openPlay(player: "default"))
         #expect(open.song.uri == "Artist/Album/01 Run.flac")
         #expect(open.playedSeconds == 12.5 && open.isPlaying && open.songID == 7)
+        // v6 filed the old tracks under artists and albums.
+        let artist = try #require(try store.artist(named: "Artist"))
+        #expect(try store.artist(named: "Other Artist") != nil)
+        let albumID = try #require(plays[1].track.albumID)
+        let album = try #require(try store.album(id: albumID))
+        #expect(album.title == "Album" && album.artist == "Artist" && album.artistID == artist.id)
+        #expect(plays[0].track.albumID == nil)  // no album tag, no album
+        #expect(try store.artistSummary(id: artist.id).plays == 1)
     }
 
     @Test func aDatabaseFromANewerVersionIsRefused() throws {

@@ -10,7 +10,7 @@ dashboard, creates ARTIFACTS_DIR/ready, waits for ARTIFACTS_DIR/restarted (the t
 the server meanwhile), then expects live updates again after `mpc next`.
 
 Usage: site_browser.py [--reconnect] BASE_URL MPD_PORT ARTIFACTS_DIR SPEC_JSON
-SPEC_JSON: {"day", "track_id", "workout_id", "hostile_title", "hostile_artist",
+SPEC_JSON: {"day", "track_id", "workout_id", "album_id", "hostile_title", "hostile_artist",
             "playing", "next_title"}
 Prints one JSON object (what was checked); exits 1 with the failures on stderr."""
 import json
@@ -165,9 +165,19 @@ pages = [
         (text("h1") == hostile, "track page title"),
         ("Plays over time" in text("main"), "plays over time"),
     ]),
+    # The old address by name: the browser follows the redirect to the artist's own page.
     ("artist", "/artist?name=Band", lambda: [
         (text("h1") == "Band", "artist page"),
+        ("/artists/" in driver.current_url, "the name's address redirects to the artist's id"),
         ("Second Song" in text("main"), "artist's tracks"),
+        ("Other" in text("main"), "artist's albums"),
+    ]),
+    ("album", f"/albums/{spec['album_id']}", lambda: [
+        (text("h1") == "Album One", "album page"),
+        (text("main .np p") == artist, "album artist as text"),
+        (hostile in text("main"), "the album's tracks, hostile title as text"),
+        (driver.execute_script("const i = document.querySelector('img.cover'); return i.complete && i.naturalWidth") == 240,
+         "album page cover is the album's picture from MPD"),
     ]),
 ]
 

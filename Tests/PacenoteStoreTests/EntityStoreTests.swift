@@ -1,0 +1,165 @@
+import Foundation
+import GRDB
+import PacenoteCore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteStore
+
+private let zone = TimeZone(identifier: "Europe/Berlin")!
+
+/// Artists and albums as entities (issue 17, point 2): which spellings are one, which
+/// albums stay apart, ids that survive re-splitting and re-tagging, and charts by entity
+/// equal to their recomputation from the plays.
+@Suite struct EntityStoreTests {
+    static func open() throws -> (TemporaryDirectory, Store) {
+        let dir = try TemporaryDirectory()
+        return (dir, try Store.open(path: dir.file("p.sqlite"), timeZone: zone))
+    }
+
+    static let all = ("0000-01-01", "9999-12-31")
+
+    @Test func twoGreatestHitsStayApartAndAnAlbumWithGuestsStaysOne() throws {
+        let (_, store) = try Self.open()
+        defer { try? store.close() }
+        let queen = try CreditStoreTests.play(store, Track(uri: "q/1.flac", title: "Bohemian Rhapsody", artist: "Queen",
+                                                           album: "Greatest Hits", albumArtist: "Queen"), at: 1_700_000_000)
+        let abba = try CreditStoreTests.play(store, Track(uri: "a/1.flac", title: "Waterloo", artist: "ABBA",
+                                                          album: "Greatest Hits", albumArtist: "ABBA"), at: 1_700_000_500)
+        // No album artist: the album goes by the primary artist, so a guest does not split it.
+        let plain = try CreditStoreTests.play(store, Track(title: "One", artist: "Band", album: "Record"), at: 1_700_001_000)
+        let guest = try CreditStoreTests.play(store, Track(title: "Two", artist: "Band feat. Guest", album: "record"), at: 1_700_001_500)
+        // Two releases of one title by one artist: the release ids keep them apart, and decide
+        // over spelling.
+        let r1 = try CreditStoreTests.play(store, Track(uri: "l/1.flac", title: "Live", artist: "Band", album: "Live",
+                                                        musicBrainz: MusicBrainzIDs(release: "rel-1")), at: 1_700_002_000)
+        let r2 = try CreditStoreTests.play(store, Track(uri: "l/2.flac", title: "Live", artist: "Band", album: "Live",
+                                                        musicBrainz: MusicBrainzIDs(release: "rel-2")), at: 1_700_002_500)
+        let r1b = try CreditStoreTests.play(store, Track(uri: "l/3.flac", title: "Encore", artist: "Band", album: "Live!",
+                                                         musicBrainz: MusicBrainzIDs(release: "rel-1")), at: 1_700_003_000)
+        func album(_ track: Int64) throws -> Int64? { try store.track(id: track)?.albumID }
+        #expect(try album(queen) != nil && album(queen) != album(abba))
+        #expect(try album(plain) != nil && album(plain) == album(guest))
+        #expect(try album(r1) != album(r2) && album(r1) == album(r1b))
+
+        let plainAlbum = try #require(try album(plain))
+        let chart = try store.topAlbums(fromDay: Self.all.0, toDay: Self.all.1, limit: 10)
+        #expect(chart.count == 5)
+        #expect(Set(chart.compactMap(\.albumID)).count == 5)
+        #expect(chart.first { $0.albumID == plainAlbum }?.plays == 2)
+        #expect(chart.filter { $0.album == "Greatest Hits" }.compactMap(\.artist).sorted() == ["ABBA", "Queen"])
+        let record = try #require(try store.album(id: plainAlbum))
+        let bandID = try store.artist(named: "Band")?.id
+        #expect(record.title == "Record" && record.artist == "Band" && record.artistID == bandID)
+        #expect(try store.albumTracks(albumID: record.id).map(\.track?.title) == ["One", "Two"])
+        #expect(try store.albumSummary(id: record.id).plays == 2)
+        // The Band's albums from its page: Record, both Lives.
+        let band = try #require(try store.artist(named: "band"))
+        #expect(Set(try store.albums(artistID: band.id, limit: 10).compactMap(\.albumID)).count == 3)
+    }
+
+    @Test func aRetaggedFileMovesToItsNewAlbum() throws {
+        let (_, store) = try Self.open()
+        defer { try? store.close() }
+        let id = try CreditStoreTests.play(store, Track(uri: "x.flac", title: "Song", artist: "A", album: "Old"), at: 1_700_000_000)
+        let old = try #require(try store.track(id: id)?.albumID)
+        #expect(try store.saveTrack(Track(uri: "x.flac", title: "Song", artist: "A", album: "New")) == id)
+        let new = try #require(try store.track(id: id)?.albumID)
+        #expect(new != old)
+        #expect(try store.topAlbums(fromDay: Self.all.0, toDay: Self.all.1, limit: 10).map(\.albumID) == [new])
+        #expect(try store.albumTracks(albumID: old).isEmpty)
+        // Untagged: no album.
+        _ = try store.saveTrack(Track(uri: "x.flac", title: "Song", artist: "A"))
+        #expect(try store.track(id: id)?.albumID == nil)
+    }
+
+    @Test func artistsAreNamesWithCaseFoldedAndKeepTheirIDs() throws {
+        let (_, store) = try Self.open()
+        defer { try? store.close() }
+        _ = try CreditStoreTests.play(store, Track(title: "Around the World", artist: "Daft Punk"), at: 1_700_000_000)
+        _ = try CreditStoreTests.play(store, Track(title: "Da Funk", artist: "DAFT  PUNK",
+                                                   musicBrainz: MusicBrainzIDs(artist: "056e4f3e")), at: 1_700_000_500)
+        _ = try CreditStoreTests.play(store, Track(title: "Halo", artist: "Beyoncé"), at: 1_700_001_000)
+        _ = try CreditStoreTests.play(store, Track(title: "Halo ", artist: "Beyonce"), at: 1_700_001_500)
+        let daft = try #require(try store.artist(named: "daft punk"))
+        #expect(daft.name == "Daft Punk" && daft.mbid == "056e4f3e")  // first spelling kept, the id filled in
+        #expect(try store.artistSummary(id: daft.id).plays == 2)
+        // Accents are kept apart until a merge says otherwise.
+        #expect(try store.artist(named: "Beyonce")?.id != store.artist(named: "Beyoncé")?.id)
+
+        // A change of separators: the old credit's artist keeps its id, the new names get theirs,
+        // and going back finds the same ids again. The album does not move.
+        let boxer = try CreditStoreTests.play(store, Track(title: "The Boxer", artist: "Simon & Garfunkel", album: "Bridge"), at: 1_700_002_000)
+        let duo = try #require(try store.artist(named: "Simon & Garfunkel"))
+        let albumBefore = try store.track(id: boxer)?.albumID
+        _ = try store.applyCreditSeparators(["&"])
+        let simon = try #require(try store.artist(named: "Simon"))
+        #expect(try store.creditArtistIDs(trackID: boxer) == [simon.id, try store.artist(named: "Garfunkel")?.id])
+        #expect(try store.artistSummary(id: duo.id).plays == 0)
+        #expect(try store.track(id: boxer)?.albumID == albumBefore)
+        _ = try store.applyCreditSeparators([])
+        #expect(try store.creditArtistIDs(trackID: boxer) == [duo.id])
+        #expect(try store.artist(named: "Simon")?.id == simon.id)
+        #expect(try store.artistSummary(id: duo.id).plays == 1)
+    }
+
+    /// Top artists and albums for a range, recomputed from the plays, credits and tracks
+    /// alone (no rollup): entity id → counted plays.
+    static func recomputed(_ store: Store, _ group: String, from: String, to: String) throws -> [Int64: Int] {
+        try store.read { db in
+            let join = group == "artist" ? "JOIN track_artists a ON a.track_id = p.track_id" : "JOIN tracks t ON t.id = p.track_id"
+            let key = group == "artist" ? "a.artist_id" : "t.album_id"
+            var out: [Int64: Int] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT \(key), SUM(p.counted) FROM plays p \(join)
+                WHERE p.local_day BETWEEN ? AND ? AND \(key) IS NOT NULL GROUP BY \(key) HAVING SUM(p.counted) > 0
+                """, arguments: [from, to]) { out[row[0]] = row[1] }
+            return out
+        }
+    }
+
+    static func charts(_ store: Store, from: String, to: String) throws -> (artists: [Int64: Int], albums: [Int64: Int]) {
+        let artists = try store.topArtists(fromDay: from, toDay: to, limit: 10_000)
+        let albums = try store.topAlbums(fromDay: from, toDay: to, limit: 10_000)
+        return (Dictionary(uniqueKeysWithValues: artists.map { ($0.artistID!, $0.plays) }),
+                Dictionary(uniqueKeysWithValues: albums.map { ($0.albumID!, $0.plays) }))
+    }
+
+    @Test func chartsByEntityEqualTheirRecomputationAfterImportsMPDPlaysAndDeletes() throws {
+        let (_, store) = try Self.open()
+        defer { try? store.close() }
+        let listens = ImportStoreTests.listens(count: 2000, seed: 7)
+        // The first plays through the one-by-one path, the rest through the bulk import.
+        for l in listens.prefix(300) {
+            let id = try store.saveTrack(l.track)
+            try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
+                                      endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
+                                      counted: l.counted, source: "import:test", player: l.player))
+        }
+        #expect(try ListenImportSession(store: store, source: "import:test").insert(Array(listens.dropFirst(300))).imported == 1700)
+        // MPD files with two artists and an album artist, and a delete.
+        let song = SongInfo(uri: "two.flac", tags: ["Artist": "Artist 1", "AlbumArtist": "Artist 1", "Album": "Album", "Title": "Two"],
+                            multiTags: ["Artist": ["Artist 1", "Newcomer"]])
+        _ = try CreditStoreTests.play(store, song.track, at: 1_712_000_000)
+        let gone = try store.recentPlays(limit: 5).last!
+        #expect(try store.deletePlay(id: try #require(gone.play.id)) != nil)
+
+        for (from, to) in [Self.all, ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02"), ("2024-04-01", "2024-04-01")] {
+            let charts = try Self.charts(store, from: from, to: to)
+            #expect(charts.artists == (try Self.recomputed(store, "artist", from: from, to: to)), "\(from)–\(to)")
+            #expect(charts.albums == (try Self.recomputed(store, "album", from: from, to: to)), "\(from)–\(to)")
+            #expect(!charts.artists.isEmpty && !charts.albums.isEmpty)
+        }
+        // Every credit has its artist and every track with an album its album, whichever path wrote them.
+        let unfiled = try store.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT (SELECT COUNT(*) FROM track_artists WHERE artist_id IS NULL)
+                     + (SELECT COUNT(*) FROM tracks WHERE album IS NOT NULL AND album_id IS NULL)
+                """)
+        }
+        #expect(unfiled == 0)
+        // The bulk path and the one-by-one path file the same names under the same entities:
+        // one "Album" by "Artist 1" whichever way its tracks came in.
+        let albums = try store.topAlbums(fromDay: Self.all.0, toDay: Self.all.1, limit: 100)
+        #expect(albums.filter { $0.album == "Album" && $0.artist == "Artist 1" }.count == 1)
+    }
+}
