@@ -39,6 +39,14 @@ import Testing
         try record("GET", "/api/v1/listens", "/api/v1/listens?limit=1")
         try record("GET", "/api/v1/listens", "/api/v1/listens?from=yesterday")
         try record("GET", "/api/v1/stats", "/api/v1/stats?range=all")
+        // The artist and the album of the play, by the ids the chart gives.
+        let chart = try HTTP.get(daemon.base + "/api/v1/stats?range=all").json
+        let artistID = try #require((chart?["top_artists"] as? [[String: Any]])?.first?["id"] as? Int)
+        let albumID = try #require((chart?["top_albums"] as? [[String: Any]])?.first?["id"] as? Int)
+        try record("GET", "/api/v1/artists/{id}", "/api/v1/artists/\(artistID)")
+        try record("GET", "/api/v1/artists/{id}", "/api/v1/artists/999")
+        try record("GET", "/api/v1/albums/{id}", "/api/v1/albums/\(albumID)")
+        try record("GET", "/api/v1/albums/{id}", "/api/v1/albums/999")
         let today = String((try daemon.listens().first?.json["started_at"] as? String ?? "").prefix(10))
         try record("GET", "/api/v1/sotd/{day}", "/api/v1/sotd/\(today)")
         try record("GET", "/api/v1/sotd/{day}", "/api/v1/sotd/1999-01-01")
