@@ -117,6 +117,23 @@ extension Store {
         }
     }
 
+    /// The artist credit text names, for links that carry text (history rows, old links):
+    /// the artist of that name; else the text's primary artist (`A feat. B`); else the first
+    /// artist credited on a track whose credit text this is (MPD's several `Artist` tags
+    /// read together, `A & B`).
+    public func artist(creditedAs text: String) throws(StoreError) -> ArtistEntity? {
+        if let exact = try artist(named: text) { return exact }
+        let primary = ArtistCredit.parse(artist: text, title: "", separators: []).primary
+        if primary != text, let found = try artist(named: primary) { return found }
+        return try read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT ar.id, ar.name, ar.mbid FROM tracks t
+                JOIN track_artists a ON a.track_id = t.id AND a.position = 0 JOIN artists ar ON ar.id = a.artist_id
+                WHERE t.artist = ? COLLATE NOCASE LIMIT 1
+                """, arguments: [text]).map { ArtistEntity(id: $0[0], name: $0[1], mbid: $0[2]) }
+        }
+    }
+
     public func album(id: Int64) throws(StoreError) -> AlbumEntity? {
         try read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT id, title, artist, mb_release_id FROM albums WHERE id = ?",

@@ -104,6 +104,10 @@ import Testing
         }
         let benPage = try Self.artistPage(daemon, "Ben Beta")
         #expect(!benPage.text.contains("Solo"))
+        // The history links the credit text as MPD's values read together: it leads to the
+        // first credited artist.
+        let joined = try Self.artistPage(daemon, "Ana Alpha & Ben Beta")
+        #expect(joined.status == 200 && joined.text.contains("<h1 data-artist-id=") && joined.text.contains(">Ana Alpha</h1>"), "\(joined.text)")
     }
 
     /// One ListenBrainz JSONL line.

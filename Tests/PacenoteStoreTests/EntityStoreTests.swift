@@ -83,6 +83,14 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         let daft = try #require(try store.artist(named: "daft punk"))
         #expect(daft.name == "Daft Punk" && daft.mbid == "056e4f3e")  // first spelling kept, the id filled in
         #expect(try store.artistSummary(id: daft.id).plays == 2)
+        // Credit text finds its artist: the name, else the primary artist, else the first
+        // credited artist of a track with that text.
+        _ = try CreditStoreTests.play(store, SongInfo(uri: "duet.flac", tags: ["Artist": "Ana", "Title": "Duet"],
+                                                      multiTags: ["Artist": ["Ana", "Ben"]]).track, at: 1_699_000_000)
+        #expect(try store.artist(creditedAs: "DAFT PUNK")?.id == daft.id)
+        #expect(try store.artist(creditedAs: "Daft Punk feat. Someone Else")?.id == daft.id)
+        #expect(try store.artist(creditedAs: "Ana & Ben")?.name == "Ana")
+        #expect(try store.artist(creditedAs: "Nobody") == nil)
         // Accents are kept apart until a merge says otherwise.
         #expect(try store.artist(named: "Beyonce")?.id != store.artist(named: "Beyoncé")?.id)
 

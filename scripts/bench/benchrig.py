@@ -25,10 +25,19 @@ def wait_port(port, timeout=10):
 HISTORY = """
 PRAGMA journal_mode = WAL;
 BEGIN;
+-- 2,000 artists and 4,000 albums as entities (what saveTrack files tracks under), then
+-- 20,000 tracks each credited to its artist.
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999)
+INSERT INTO artists (id, name, name_key, created_at_ms) SELECT i + 1, 'Artist ' || i, 'artist ' || i, 0 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 3999)
+INSERT INTO albums (id, title, artist, album_key, created_at_ms)
+SELECT i + 1, 'Album ' || i, 'Artist ' || (i % 2000), 't:album ' || i || char(31) || 'artist ' || (i % 2000), 0 FROM n;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-INSERT INTO tracks (id, uri, title, artist, album, album_artist, duration_s, match_key, first_seen_at_ms, updated_at_ms)
+INSERT INTO tracks (id, uri, title, artist, album, album_artist, duration_s, match_key, first_seen_at_ms, updated_at_ms, album_id)
 SELECT i, 'lib/' || (i % 2000) || '/' || i || '.flac', 'Track ' || i, 'Artist ' || (i % 2000), 'Album ' || (i % 4000),
-       'Artist ' || (i % 2000), 120 + i % 240, 'artist ' || (i % 2000) || char(31) || 'track ' || i, 0, 0 FROM n;
+       'Artist ' || (i % 2000), 120 + i % 240, 'artist ' || (i % 2000) || char(31) || 'track ' || i, 0, 0, (i % 4000) + 1 FROM n;
+INSERT INTO track_artists (track_id, position, name, role, listed, artist_id)
+SELECT id, 0, artist, 'primary', 0, (id % 2000) + 1 FROM tracks;
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {plays} - 1)
 INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
 SELECT 1 + (abs(random()) % 20000) * (abs(random()) % 3 + 1) % 20000,

@@ -6,14 +6,13 @@ import PacenoteStore
 /// artists had ids.
 extension API {
     /// `/artist?name=…` redirects (301) to the artist of that name, or — for credit text
-    /// such as `A feat. B`, as older links and the history's artist column carry — to its
-    /// primary artist's page.
+    /// such as `A feat. B` or `A & B`, as older links and the history's artist column
+    /// carry — to its primary artist's page (`Store.artist(creditedAs:)`).
     func artistRedirect(_ request: HTTPRequest) throws -> HTTPResponse {
         guard let name = request.query["name"], !name.isEmpty, name.count <= 500 else {
             throw APIError.badRequest("which artist? (/artist?name=…)", code: "invalid_name")
         }
-        let primary = ArtistCredit.parse(artist: name, title: "", separators: []).primary
-        guard let artist = try context.store.artist(named: name) ?? context.store.artist(named: primary) else {
+        guard let artist = try context.store.artist(creditedAs: name) else {
             throw APIError.notFound("Nothing by \(name) was played.")
         }
         return HTTPResponse(status: 301, headers: [("Location", url("/artists/\(artist.id)")), ("Cache-Control", "no-store")])
