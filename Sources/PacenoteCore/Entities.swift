@@ -11,6 +11,9 @@ import Foundation
 ///   featuring markers only (never on the configurable separators, so that turning `&` on
 ///   never moves an album). Two "Greatest Hits" by two artists stay apart; an album whose
 ///   songs feature guests stays one.
+///
+/// The keys are stored (`artists.name_key`, `albums.album_key`): changing how they fold
+/// needs a migration that computes every stored key again, or old rows stop being found.
 public enum EntityKey {
     /// The key of an artist's name.
     public static func artist(_ name: String) -> String {
@@ -30,7 +33,7 @@ public enum EntityKey {
 }
 
 /// An album as a track names it: what `EntityKey.album` keys on, and what the album's row
-/// shows until a later track renames it.
+/// shows (as the first of its tracks named it).
 public struct AlbumIdentity: Equatable, Hashable, Sendable {
     public var key: String
     public var title: String

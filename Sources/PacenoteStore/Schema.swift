@@ -358,6 +358,15 @@ enum Schema {
             -- A recording id decides which track a listen is (Store.saveTrack).
             CREATE INDEX tracks_mb_recording ON tracks(mb_recording_id) WHERE mb_recording_id IS NOT NULL;
             """)
+        // Credits v2's importer wrote: Maloja's listed artists (their names joined with ", "
+        // are the track's text) become listed, never split again; the rest were split on
+        // separators that are now off by default, and are split again with the defaults.
+        let imported = try Row.fetchAll(db, sql: """
+            SELECT t.id, COALESCE(t.artist, t.album_artist), t.title, t.mb_artist_id,
+                   (SELECT group_concat(name, ', ') FROM (SELECT name FROM track_artists WHERE track_id = t.id ORDER BY position)),
+                   (SELECT COUNT(*) FROM track_artists WHERE track_id = t.id)
+            FROM tracks t WHERE t.id IN (SELECT track_id FROM track_artists) AND COALESCE(t.artist, t.album_artist) IS NOT NULL
+            """)
         // Every track gets its credit: until now only imports wrote them, and every artist
         // chart reads them from here on.
         let rows = try Row.fetchAll(db, sql: """
@@ -370,6 +379,19 @@ enum Schema {
                 try Store.saveCredit(credit, trackID: row[0], newTrack: true, filingArtists: false, in: db)
             }
         }
+        for row in imported {
+            let text: String = row[1], joined: String? = row[4], count: Int = row[5]
+            if isListedV2Credit(text: text, joined: joined, count: count) {
+                try db.execute(sql: "UPDATE track_artists SET listed = 1, role = 'primary' WHERE track_id = ?", arguments: [row[0]])
+            } else if let credit = Track(title: row[2], artist: text, musicBrainz: MusicBrainzIDs(artist: row[3])).credit(separators: []) {
+                try Store.saveCredit(credit, trackID: row[0], filingArtists: false, in: db)
+            }
+        }
+    }
+
+    /// A v2 import's credit that listed its artists (Maloja): several names whose join is the text.
+    private static func isListedV2Credit(text: String, joined: String?, count: Int) -> Bool {
+        count > 1 && joined == text
     }
 
     private static func v6ArtistsAndAlbums(_ db: Database) throws {
@@ -384,7 +406,7 @@ enum Schema {
               created_at_ms INTEGER NOT NULL
             );
             -- An album is its MusicBrainz release, else its title with its album artist (or
-            -- the primary artist of its first track): two "Greatest Hits" stay apart.
+            -- each track's primary artist): two "Greatest Hits" stay apart.
             CREATE TABLE albums (
               id            INTEGER PRIMARY KEY,
               title         TEXT NOT NULL,
@@ -401,5 +423,12 @@ enum Schema {
             CREATE INDEX tracks_album_id ON tracks(album_id) WHERE album_id IS NOT NULL;
             """)
         try Store.fileEveryTrackUnderItsEntities(in: db)
+        // From this version MPD's several Artist (and AlbumArtist) values are read: every
+        // library file is read again at the next mirror, so that credits and albums of files
+        // not modified since follow their tags.
+        try db.execute(sql: """
+            UPDATE library_files SET modified_at_ms = -1;
+            DELETE FROM meta WHERE key LIKE 'library_update:%';
+            """)
     }
 }

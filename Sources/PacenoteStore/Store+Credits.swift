@@ -41,8 +41,15 @@ extension Store {
         let insert = try RawStatement(db, filingArtists
             ? "INSERT INTO track_artists (track_id, position, name, role, listed, mbid, artist_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
             : "INSERT INTO track_artists (track_id, position, name, role, listed, mbid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-        for (position, artist) in credit.artists.enumerated() {
-            if filingArtists { insert.bind(7, artistIDs[position]) }
+        // One row per artist: two spellings of one name (`EntityKey.artist`) are one credit.
+        var seen: Set<Int64> = []
+        var position = 0
+        for (i, artist) in credit.artists.enumerated() {
+            if let id = artistIDs[i] {
+                guard seen.insert(id).inserted else { continue }
+                insert.bind(7, id)
+            }
+            defer { position += 1 }
             insert.bind(1, trackID)
             insert.bind(2, Int64(position))
             insert.bind(3, artist.name)
@@ -57,6 +64,16 @@ extension Store {
     /// The artists a track is credited to, in order.
     public func credit(trackID: Int64) throws(StoreError) -> ArtistCredit? {
         try read { db in try Store.credit(trackID: trackID, in: db) }
+    }
+
+    /// A track's credit with each artist's entity, read together (the track page links them).
+    public func creditWithArtistIDs(trackID: Int64) throws(StoreError) -> [(artist: ArtistCredit.Artist, id: Int64?)] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT name, role, mbid, artist_id FROM track_artists WHERE track_id = ? ORDER BY position",
+                             arguments: [trackID]).map { row in
+                (ArtistCredit.Artist(name: row[0], role: ArtistCredit.Role(rawValue: row[1]) ?? .primary, mbid: row[2]), row[3])
+            }
+        }
     }
 
     static func credit(trackID: Int64, in db: Database) throws -> ArtistCredit? {

@@ -11,12 +11,13 @@ public struct ArtistEntity: Equatable, Sendable {
     public var mbid: String?
 }
 
-/// An album with a stable id (`albums`): its title with its album artist, or its
-/// MusicBrainz release (`EntityKey.album`).
+/// An album with a stable id (`albums`): its MusicBrainz release, or its title with its
+/// album artist — each track's primary artist when it has none (`EntityKey.album`).
 public struct AlbumEntity: Equatable, Sendable {
     public var id: Int64
     public var title: String
-    /// The album artist (or the primary artist of its first track) as received.
+    /// The album artist (or, without one, the primary artist of the track that named the
+    /// album first) as received.
     public var artist: String?
     /// That artist's entity, when one is credited on some track.
     public var artistID: Int64?
@@ -72,6 +73,11 @@ extension Store {
         let id = insert.int64(0)
         insert.reset()
         return id
+    }
+
+    /// The album a stored track is filed under (for a play announced with its track).
+    static func albumID(ofTrack id: Int64, in db: Database) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT album_id FROM tracks WHERE id = ?"), arguments: [id])
     }
 
     /// Gives every credit its artist and every track its album (migration v6: the database
@@ -204,15 +210,5 @@ extension Store {
     static func chartEntry(track row: Row) -> ChartEntry {
         ChartEntry(track: Store.track(from: row), artist: nil, album: nil,
                    plays: row[Store.trackColumnCount], seconds: row[Store.trackColumnCount + 1])
-    }
-}
-
-extension Store {
-    /// The artist entity of each of a track's credits, in credit order.
-    public func creditArtistIDs(trackID: Int64) throws(StoreError) -> [Int64?] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT artist_id FROM track_artists WHERE track_id = ? ORDER BY position", arguments: [trackID])
-                .map { $0[0] as Int64? }
-        }
     }
 }

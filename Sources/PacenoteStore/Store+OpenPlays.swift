@@ -28,6 +28,7 @@ extension Store {
                 var track = f.song.track
                 let trackID = try Store.saveTrack(track, at: now, in: db)
                 track.id = trackID
+                track.albumID = try Store.albumID(ofTrack: trackID, in: db)
                 let play = Play(trackID: trackID, startedAt: f.startedAt, endedAt: f.endedAt,
                                 playedSeconds: f.playedSeconds, counted: f.counted, source: source, player: player)
                 if let id = try Store.insertPlay(play, localTime: localTime, in: db) {

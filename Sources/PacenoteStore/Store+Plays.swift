@@ -166,6 +166,7 @@ extension Store {
                     play.id = id
                     var track = listen.track
                     track.id = trackID
+                    track.albumID = try Store.albumID(ofTrack: trackID, in: db)
                     logged.append(LoggedPlay(id: id, play: play, track: track))
                 }
             }

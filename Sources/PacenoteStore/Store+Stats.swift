@@ -94,7 +94,7 @@ extension Store {
     }
 
     /// The most played albums, by album entity: two albums of one title by two artists (or
-    /// two releases) stay apart.
+    /// two releases) stay apart. `artistID`: the album artist's entity, when there is one.
     public func topAlbums(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
@@ -104,7 +104,12 @@ extension Store {
                 GROUP BY al.id HAVING SUM(r.plays) > 0
                 ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title LIMIT ?
                 """, arguments: source.arguments + [limit]).map { row in
-                ChartEntry(track: nil, artist: row[2], album: row[1], plays: row[3], seconds: row[4], albumID: row[0])
+                let artist: String? = row[2]
+                // The album artist's own entity, when that name is credited somewhere.
+                let artistID = try artist.flatMap {
+                    try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM artists WHERE name_key = ?"), arguments: [EntityKey.artist($0)])
+                }
+                return ChartEntry(track: nil, artist: artist, album: row[1], plays: row[3], seconds: row[4], artistID: artistID, albumID: row[0])
             }
         }
     }

@@ -48,7 +48,8 @@ private func schema(_ path: String) throws -> String {
         #expect(totals.first?.plays == 2)
         #expect(totals.first?.skips == 1)
         #expect(try store.isInLibrary(uri: "Artist/Album/01 Run.flac") == true)
-        #expect(try store.libraryIndex(player: "default") == ["Artist/Album/01 Run.flac": 1_763_769_000_000])
+        // Known, and to be read again at the next mirror (v6: several Artist tags are read now).
+        #expect(try store.libraryIndex(player: "default") == ["Artist/Album/01 Run.flac": -1])
         // The play that was in progress resumes.
         let open = try #require(try store.openPlay(player: "default"))
         #expect(open.song.uri == "Artist/Album/01 Run.flac")

@@ -48,7 +48,7 @@ public struct ArtistCredit: Equatable, Sendable {
         let ids = mbids.count == names.count ? mbids : []
         for (i, raw) in names.enumerated() {
             let name = raw.trimmingWhitespace()
-            guard !name.isEmpty, seen.insert(name.lowercased()).inserted else { continue }
+            guard !name.isEmpty, seen.insert(EntityKey.artist(name)).inserted else { continue }
             artists.append(Artist(name: name, role: .primary, mbid: ids.isEmpty ? nil : ids[i].trimmingWhitespace().nilIfEmpty))
         }
         guard !artists.isEmpty else { return nil }
@@ -80,8 +80,8 @@ public struct ArtistCredit: Equatable, Sendable {
         }
         let primaries = names(in: primaryText, separators: separators)
         var seen: Set<String> = []
-        let lead = (primaries.isEmpty ? [primaryText] : primaries).filter { seen.insert($0.lowercased()).inserted }
-        featured = featured.filter { !$0.isEmpty && seen.insert($0.lowercased()).inserted }
+        let lead = (primaries.isEmpty ? [primaryText] : primaries).filter { seen.insert(EntityKey.artist($0)).inserted }
+        featured = featured.filter { !$0.isEmpty && seen.insert(EntityKey.artist($0)).inserted }
         return ArtistCredit(artists: lead.map { Artist(name: $0, role: .primary) } + featured.map { Artist(name: $0, role: .featured) },
                             listed: false)
     }

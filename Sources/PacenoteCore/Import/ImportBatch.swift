@@ -70,8 +70,11 @@ public struct ImportBatcher {
         } else {
             key = Int32(keys.count)
             keys[text] = key
-            batch.tracks.append(ImportBatch.NewTrack(key: key, track: listen.track, matchKey: listen.track.matchKey,
-                                                     credit: listen.credit(separators: separators)))
+            let credit = listen.credit(separators: separators)
+            var track = listen.track
+            // Listed artists (Maloja's) name the album's artist too (`Track.albumIdentity`).
+            if let credit, credit.listed { track.listedCredit = credit }
+            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: listen.track.matchKey, credit: credit))
         }
         var player: Int32 = -1
         if let name = listen.player {

@@ -144,8 +144,7 @@ extension API {
         let summary = try context.store.trackSummary(id: id)
         let recent = try context.store.plays(trackID: id, limit: 20)
         let feeling = try context.store.feeling(trackID: id)
-        let credit = try context.store.credit(trackID: id)
-        let creditIDs = try context.store.creditArtistIDs(trackID: id)
+        let credits = try context.store.creditWithArtistIDs(trackID: id)
         let f = format
         return html(title: track.title, request: request, nav: "history") {
             Node.el("div", ["class": "np"]) {
@@ -155,13 +154,13 @@ extension API {
                     heart(id, feeling, mayWrite: mayWrite, back: "/tracks/\(id)")
                     // The credit text as received; each credited artist links to their page.
                     Node.el("p") { artistLink(track.artist) }
-                    if let credit, credit.names != [track.artist ?? ""] {
+                    if !credits.isEmpty, credits.map(\.artist.name) != [track.artist ?? ""] {
                         Node.el("p", ["class": "muted small", "data-credits": ""]) {
                             "Credited: "
-                            for (i, a) in credit.artists.enumerated() {
+                            for (i, c) in credits.enumerated() {
                                 if i > 0 { ", " }
-                                artistLink(a.name, id: creditIDs[i])
-                                if a.role == .featured { " (featured)" }
+                                artistLink(c.artist.name, id: c.id)
+                                if c.artist.role == .featured { " (featured)" }
                             }
                         }
                     }

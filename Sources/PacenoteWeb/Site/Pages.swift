@@ -285,7 +285,8 @@ extension API {
                 }
                 chartList("Top artists", artists) { e in [artistLink(e.artist, id: e.artistID)] }
                 chartList("Top albums", albums) { e in
-                    [albumLink(e.album, id: e.albumID), .el("span", ["class": "by"]) { " — " }, artistLink(e.artist)]
+                    [albumLink(e.album, id: e.albumID), .el("span", ["class": "by"]) { " — " },
+                     e.artistID.map { artistLink(e.artist, id: $0) } ?? .text(e.artist ?? "")]
                 }
             }
             Node.el("section", ["class": "card", "aria-labelledby": "heat-h"]) {
