@@ -49,6 +49,10 @@ public final class Store: Sendable {
             // keep the hot set small, the OS caches the file anyway, and a home server's
             // memory is shared (scripts/bench/api: same p99, ~2 MiB less resident).
             try db.execute(sql: "PRAGMA cache_size = -\(Store.cacheKiB)")
+            // Statement journals (and sorts) in memory, not in files under /var/tmp: a bulk
+            // import's upserts wrote one page to a statement journal per row, 1.5M write
+            // calls for a million plays (strace), for journals of a page or two each.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         let pool: DatabasePool
         do {

@@ -324,3 +324,32 @@ import Testing
         #expect(c.track.title == track.title && c.track.artist == track.artist && c.track.album == track.album)
     }
 }
+
+extension ArtistCreditTests {
+    /// The byte pass that rules markers out before the case-insensitive searches never
+    /// rules out a credit the searches would split.
+    @Test func theQuickPassNeverMissesAMarker() {
+        var texts: [String] = []
+        for marker in ArtistCredit.markers {
+            for variant in [marker, marker.uppercased(), marker.capitalized, marker.lowercased()] {
+                texts.append("A" + variant + "B)")
+            }
+        }
+        var state: UInt64 = 11
+        let pieces = ["A", " ", "feat", "FT", ".", "(", "[", "with", "Wi", "f", "é", "ß", "x", "&", "ing", "t", "e"]
+        for _ in 0..<3000 {
+            var text = ""
+            for _ in 0..<6 {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                text += pieces[Int(state >> 33) % pieces.count]
+            }
+            texts.append(text)
+        }
+        for text in texts {
+            let found = ArtistCredit.markers.contains { text.range(of: $0, options: .caseInsensitive) != nil }
+            if found { #expect(ArtistCredit.mayHoldMarker(text), "\(text)") }
+        }
+        #expect(!ArtistCredit.mayHoldMarker("Simon & Garfunkel"))
+        #expect(ArtistCredit.mayHoldMarker("Daft Punk FEAT. Pharrell"))
+    }
+}

@@ -88,6 +88,9 @@ public struct ArtistCredit: Equatable, Sendable {
 
     /// The text before the first featuring marker and the text after it (without a closing bracket).
     static func split(_ text: String) -> (String, String)? {
+        // Most credits name no guest: a pass over the bytes rules the markers out before
+        // thirteen case-insensitive searches (which were an eighth of a wide import's time).
+        guard mayHoldMarker(text) else { return nil }
         var best: Range<String.Index>?
         for marker in markers {
             if let r = text.range(of: marker, options: .caseInsensitive), best == nil || r.lowerBound < best!.lowerBound {
@@ -100,6 +103,23 @@ public struct ArtistCredit: Equatable, Sendable {
         if let close = after.firstIndex(where: { $0 == ")" || $0 == "]" }) { after = after[..<close] }
         let rest = String(after).trimmingWhitespace()
         return before.isEmpty || rest.isEmpty ? nil : (before, rest)
+    }
+
+    /// Whether `text` may contain a marker: `fe`, `ft` or `wi` in any ASCII case (every marker
+    /// holds one), or any non-ASCII character (which the full, Unicode case-insensitive search
+    /// then judges).
+    static func mayHoldMarker(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            if bytes.contains(where: { $0 >= 0x80 }) { return true }
+            guard bytes.count >= 2 else { return false }
+            for i in 0..<(bytes.count - 1) {
+                let a = bytes[i] | 0x20, b = bytes[i + 1] | 0x20
+                if a == UInt8(ascii: "f"), b == UInt8(ascii: "t") || b == UInt8(ascii: "e") { return true }
+                if a == UInt8(ascii: "w"), b == UInt8(ascii: "i") { return true }
+            }
+            return false
+        }
     }
 
     /// `text` cut at each separator: a word (`x`, `and`) only with spaces around it, a sign

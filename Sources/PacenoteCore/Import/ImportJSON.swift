@@ -320,6 +320,8 @@ public enum ImportJSON: Equatable, Sendable {
 
 extension String {
     func trimmingWhitespace() -> String {
+        // The usual case, without Unicode property look-ups: printable ASCII at both ends.
+        if let f = utf8.first, let l = utf8.last, (0x21..<0x7F).contains(f), (0x21..<0x7F).contains(l) { return self }
         guard let f = first, let l = last, f.isWhitespace || l.isWhitespace else { return self }
         var s = Substring(self)
         while let c = s.first, c.isWhitespace { s.removeFirst() }
