@@ -73,13 +73,16 @@ extension Store {
         arguments += [limit]
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return try read { db in
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try RawStatement(db, """
                 SELECT \(Store.playWithTrackColumns) FROM plays p JOIN tracks t ON t.id = p.track_id
                 \(filter)
                 ORDER BY p.started_at_ms DESC, p.id DESC
                 LIMIT ?
                 """, arguments: arguments)
-            return rows.map(Store.playWithTrack(from:))
+            var plays: [PlayWithTrack] = []
+            plays.reserveCapacity(min(limit, 1000))
+            while try rows.step() { plays.append(Store.playWithTrack(from: rows)) }
+            return plays
         }
     }
 
@@ -101,6 +104,18 @@ extension Store {
         p.id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted, p.source, p.player, \
         p.hr_avg, p.hr_max, p.zone, p.workout_id, \(trackColumns("t"))
         """
+
+    /// The same from a statement's current row, read through the C API.
+    static func playWithTrack(from row: RawStatement) -> PlayWithTrack {
+        PlayWithTrack(
+            play: Play(
+                id: row.int64(0), trackID: row.int64(1),
+                startedAt: Store.date(milliseconds: row.int64(2)), endedAt: Store.date(milliseconds: row.int64(3)),
+                playedSeconds: row.double(4), counted: row.int64(5) != 0, source: row.text(6) ?? "", player: row.text(7),
+                heartRateAverage: row.optionalDouble(8), heartRateMax: row.optionalInt(9),
+                zone: row.optionalInt(10).flatMap(Zone.init(rawValue:)), workoutID: row.optionalInt64(11)),
+            track: Store.track(from: row, at: 12))
+    }
 
     /// A play and its track from a row of `playWithTrackColumns`, read by position.
     static func playWithTrack(from row: Row) -> PlayWithTrack {

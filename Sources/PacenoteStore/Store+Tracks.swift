@@ -152,6 +152,22 @@ extension Store {
     }
     static let trackColumnCount = 20
 
+    /// The same from a statement's current row, read through the C API.
+    static func track(from row: RawStatement, at i: Int32) -> Track {
+        var bpm: BPM?
+        if let value = row.optionalDouble(i + 16), let source = BPM.Source(rawValue: row.text(i + 17) ?? "") {
+            bpm = BPM(value: value, source: source, confidence: row.optionalDouble(i + 18))
+        }
+        return Track(
+            id: row.int64(i), uri: row.text(i + 1), title: row.text(i + 2) ?? "", artist: row.text(i + 3), album: row.text(i + 4),
+            albumArtist: row.text(i + 5), genre: row.text(i + 6), date: row.text(i + 7),
+            trackNumber: row.optionalInt(i + 8), discNumber: row.optionalInt(i + 9), durationSeconds: row.optionalDouble(i + 10),
+            musicBrainz: MusicBrainzIDs(
+                recording: row.text(i + 11), release: row.text(i + 12), artist: row.text(i + 13),
+                albumArtist: row.text(i + 14), releaseTrack: row.text(i + 15)),
+            bpm: bpm, albumID: row.optionalInt64(i + 19))
+    }
+
     /// A track from the columns `trackColumns` selected, starting at column `i`. Read by
     /// position: looking columns up by name was a fifth of the listens endpoint's time.
     static func track(from row: Row, at i: Int = 0) -> Track {

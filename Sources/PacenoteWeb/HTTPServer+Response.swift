@@ -59,10 +59,18 @@ extension HTTPServer {
         return response
     }
 
-    /// FNV-1a, 64-bit: a fast content hash for ETags (not for anything security-related).
+    /// FNV-1a, 64-bit, over 8-byte words (then the last few bytes), with the length: a fast
+    /// content hash for ETags, not for anything security-related. Byte by byte it was a
+    /// seventh of a 50-listen response's time.
     static func fnv1a(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(bytes.count)
+        bytes.withUnsafeBytes { raw in
+            let words = raw.count / 8
+            for i in 0..<words {
+                hash = (hash ^ raw.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self)) &* 0x0000_0100_0000_01B3
+            }
+            for i in (words * 8)..<raw.count { hash = (hash ^ UInt64(raw[i])) &* 0x0000_0100_0000_01B3 }
+        }
         return String(hash, radix: 16)
     }
 

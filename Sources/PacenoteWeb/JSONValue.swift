@@ -64,21 +64,39 @@ public indirect enum JSONValue: Equatable, Sendable {
     /// too, so a JSON document embedded in a page can never close a `<script>`.
     private static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(92); out.append(34)
-            case UInt8(ascii: "\\"): out.append(92); out.append(92)
-            case 0x0A: out.append(92); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(92); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(92); out.append(UInt8(ascii: "t"))
-            case 0..<0x20, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), 0x7F:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0xF))
-            default: out.append(byte)
+        var s = s
+        s.withUTF8 { bytes in
+            // Runs of bytes that need no escape are copied at once (byte by byte was a twentieth
+            // of the listens endpoint's time).
+            var start = 0
+            for i in 0..<bytes.count where needsEscape(bytes[i]) {
+                if start < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+                escape(bytes[i], to: &out)
+                start = i + 1
             }
+            if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "<")
+            || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&")
+    }
+
+    private static func escape(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(92); out.append(34)
+        case UInt8(ascii: "\\"): out.append(92); out.append(92)
+        case 0x0A: out.append(92); out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(92); out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(92); out.append(UInt8(ascii: "t"))
+        case 0..<0x20, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), 0x7F:
+            out.append(contentsOf: "\\u00".utf8)
+            out.append(hexDigit(byte >> 4))
+            out.append(hexDigit(byte & 0xF))
+        default: out.append(byte)
+        }
     }
 }
 
