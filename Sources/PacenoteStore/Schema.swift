@@ -23,6 +23,7 @@ enum Schema {
         m.registerMigration("v4.feelings", migrate: v4Feelings)
         m.registerMigration("v5.credits-and-recordings", migrate: v5CreditsAndRecordings)
         m.registerMigration("v6.artists-and-albums", migrate: v6ArtistsAndAlbums)
+        m.registerMigration("v7.entity-rollups", migrate: v7EntityRollups)
         return m
     }
 
@@ -430,5 +431,54 @@ enum Schema {
             UPDATE library_files SET modified_at_ms = -1;
             DELETE FROM meta WHERE key LIKE 'library_update:%';
             """)
+    }
+
+    /// Rollups by artist and album, for all time and per year, and the year's totals: the
+    /// all-time and year charts read the first rows of an index (`Store.topRows`) instead of
+    /// summing every track. Kept by their own triggers on `plays` (a play counts once for
+    /// every artist its track credits, once for its album), by the bulk import
+    /// (`ImportEntityRollups`), and moved along when a track's credit or album changes
+    /// (`Store.refile`).
+    private static func v7EntityRollups(_ db: Database) throws {
+        for table in EntityRollups.tables {
+            let keys = table.keys.map { "\($0) \($0 == "year" ? "TEXT" : "INTEGER") NOT NULL" }.joined(separator: ", ")
+            let primary = table.keys.joined(separator: ", ")
+            let period = table.keys.contains("year") ? "year, " : ""
+            try db.execute(sql: """
+                CREATE TABLE \(table.name) (
+                  \(keys),
+                  plays    INTEGER NOT NULL,
+                  skips    INTEGER NOT NULL,
+                  played_s REAL NOT NULL,
+                  PRIMARY KEY (\(primary))
+                ) WITHOUT ROWID;
+                CREATE INDEX \(table.name)_by_plays ON \(table.name)(\(period)plays DESC, played_s DESC);
+                CREATE INDEX \(table.name)_by_time ON \(table.name)(\(period)played_s DESC, plays DESC);
+                """)
+        }
+        try db.execute(sql: """
+            -- The year's totals (a year or all time is a few rows, not one per track).
+            CREATE TABLE rollup_year_total (
+              year     TEXT PRIMARY KEY NOT NULL,
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL
+            ) WITHOUT ROWID;
+            -- The track charts by listening time walk an index too.
+            CREATE INDEX rollup_track_total_by_time ON rollup_track_total(played_s DESC, plays DESC);
+            CREATE INDEX rollup_year_track_by_time ON rollup_year_track(year, played_s DESC, plays DESC);
+            CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
+            \(EntityRollups.statements("NEW", adding: true))
+            END;
+            CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
+            \(EntityRollups.statements("OLD", adding: false))
+            END;
+            CREATE TRIGGER plays_entity_rollup_update
+            AFTER UPDATE OF track_id, counted, played_s, local_day ON plays BEGIN
+            \(EntityRollups.statements("OLD", adding: false))
+            \(EntityRollups.statements("NEW", adding: true))
+            END;
+            """)
+        try EntityRollups.rebuild(in: db)
     }
 }

@@ -33,11 +33,15 @@ extension Store {
     /// files its rows).
     static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false, filingArtists: Bool = true,
                            in db: Database) throws {
-        if !newTrack {
-            try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [trackID])
-        }
         let now = milliseconds(Date())
         let artistIDs = try credit.artists.map { filingArtists ? try artistID(name: $0.name, mbid: $0.mbid, at: now, in: db) : nil }
+        if !newTrack {
+            // The same credit again (every play of a known song saves its track): nothing to do.
+            if filingArtists, try storedCredit(trackID: trackID, in: db) == StoredCredit(credit, artistIDs: artistIDs) { return }
+            // The track's plays leave its old artists' rollups, and join the new ones' below.
+            if filingArtists { try EntityRollups.move(track: trackID, entity: "artist", adding: false, in: db) }
+            try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [trackID])
+        }
         let insert = try RawStatement(db, filingArtists
             ? "INSERT INTO track_artists (track_id, position, name, role, listed, mbid, artist_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
             : "INSERT INTO track_artists (track_id, position, name, role, listed, mbid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
@@ -59,6 +63,35 @@ extension Store {
             _ = try insert.step()
             insert.reset()
         }
+        if filingArtists && !newTrack { try EntityRollups.move(track: trackID, entity: "artist", adding: true, in: db) }
+    }
+
+    /// A credit as stored: what `saveCredit` compares to leave an unchanged one alone.
+    struct StoredCredit: Equatable {
+        var rows: [(name: String, role: String, listed: Bool, mbid: String?, artistID: Int64?)]
+
+        init(_ credit: ArtistCredit, artistIDs: [Int64?]) {
+            var seen: Set<Int64> = []
+            rows = zip(credit.artists, artistIDs).compactMap { artist, id in
+                if let id, !seen.insert(id).inserted { return nil }
+                return (artist.name, artist.role.rawValue, credit.listed, artist.mbid, id)
+            }
+        }
+
+        init(rows: [(name: String, role: String, listed: Bool, mbid: String?, artistID: Int64?)]) { self.rows = rows }
+
+        static func == (a: StoredCredit, b: StoredCredit) -> Bool {
+            a.rows.count == b.rows.count && zip(a.rows, b.rows).allSatisfy {
+                $0.name == $1.name && $0.role == $1.role && $0.listed == $1.listed && $0.mbid == $1.mbid && $0.artistID == $1.artistID
+            }
+        }
+    }
+
+    static func storedCredit(trackID: Int64, in db: Database) throws -> StoredCredit {
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT name, role, listed, mbid, artist_id FROM track_artists WHERE track_id = ? ORDER BY position
+            """), arguments: [trackID])
+        return StoredCredit(rows: rows.map { (name: $0[0], role: $0[1], listed: $0[2], mbid: $0[3], artistID: $0[4]) })
     }
 
     /// The artists a track is credited to, in order.

@@ -91,7 +91,11 @@ public final class ListenImportSession {
             try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
         }
         guard let triggerSQL else { throw StoreError.sqlite("the trigger plays_rollup_insert is missing") }
-        try db.execute(sql: "DROP TRIGGER plays_rollup_insert")
+        if entityTriggerSQL == nil {
+            entityTriggerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_entity_rollup_insert'")
+        }
+        guard let entityTriggerSQL else { throw StoreError.sqlite("the trigger plays_entity_rollup_insert is missing") }
+        try db.execute(sql: "DROP TRIGGER plays_rollup_insert; DROP TRIGGER plays_entity_rollup_insert")
 
         // Tracks first, then the plays already stored around the batch's times, so that the
         // duplicate check is a look-up in memory rather than a query per listen.
@@ -120,6 +124,7 @@ public final class ListenImportSession {
         let sourceText = cString(source)
         let players = batch.players.map(cString)
         var rollups = ImportRollups(capacity: batch.plays.count)
+        var entityRollups = ImportEntityRollups()
         var duplicates = 0
         for play in batch.plays {
             let ref = Int(refOfKey[Int(play.key)])
@@ -142,9 +147,12 @@ public final class ListenImportSession {
             insertPlay.bind(9, Int64(local.hour))
             _ = try insertPlay.step()
             rollups.add(ref: Int32(ref), local: local, counted: play.counted, played: play.playedSeconds)
+            entityRollups.add(entityOf[ref], year: local.year, counted: play.counted, played: play.playedSeconds)
         }
         try rollups.write(trackIDs: trackIDs, in: db)
+        try entityRollups.write(in: db)
         try db.execute(sql: triggerSQL)
+        try db.execute(sql: entityTriggerSQL)
         if let addedTracks {
             // The search index's rows for the batch's new tracks, in one statement, after the
             // plays: once the index takes part in a transaction, SQLite has it open and close
@@ -177,6 +185,10 @@ public final class ListenImportSession {
     deinit {
         for pointer in cStrings.values { free(pointer) }
     }
+
+    private var entityTriggerSQL: String?
+    /// The artists and album of each of `trackIDs`, for the entity rollups.
+    private var entityOf: [ImportEntityRollups.Entities] = []
 
     /// Other tracks with a match key this import uses -> the track its listens go to.
     private var aliases: [Int64: Int64] = [:]
@@ -232,6 +244,7 @@ public final class ListenImportSession {
                 index = Int32(trackIDs.count)
                 trackIDs.append(id)
                 refOfTrackID[id] = index
+                entityOf.append(try ImportEntityRollups.Entities(track: id, in: db))
             }
             refOfKey[k] = index
             refOfIdentity[identity] = index

@@ -27,13 +27,14 @@ extension Store {
             }
             // The update trigger would adjust rollups row by row; set it aside and rebuild
             // them with one GROUP BY instead, then put it back exactly as it was.
-            let trigger = try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_rollup_update'")
-            try db.execute(sql: "DROP TRIGGER IF EXISTS plays_rollup_update")
+            let triggers = try String.fetchAll(db, sql: """
+                SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name IN ('plays_rollup_update', 'plays_entity_rollup_update')
+                """)
+            try db.execute(sql: "DROP TRIGGER IF EXISTS plays_rollup_update; DROP TRIGGER IF EXISTS plays_entity_rollup_update")
             for (id, day, hour) in changes {
                 try update.execute(arguments: [day, hour, id])
             }
-            if let trigger { try db.execute(sql: trigger) }
+            for trigger in triggers { try db.execute(sql: trigger) }
             for (table, keys) in Schema.rollups {
                 let columns = keys.map(\.column).joined(separator: ", ")
                 let expressions = keys.map(\.expression).joined(separator: ", ")
@@ -42,6 +43,8 @@ extension Store {
                       SELECT \(expressions), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY \(expressions)
                     """)
             }
+            // Artists', albums' and years' rollups are sums of the track rollups just built.
+            if try db.tableExists("rollup_year_total") { try EntityRollups.rebuild(in: db) }
             try db.execute(sql: """
                 INSERT INTO meta (key, value) VALUES ('rollup_timezone', ?)
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value;

@@ -30,6 +30,13 @@ extension Store {
             return id
         }
         let album = try t.albumIdentity.map { try Store.albumID($0, at: nowMs, in: db) }
+        // A file moving to another album takes its plays along in the album rollups.
+        var movingAlbum: Int64?
+        if let uri = t.uri, let stored = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, album_id FROM tracks WHERE uri = ?"),
+                                                           arguments: [uri]), (stored[1] as Int64?) != album {
+            movingAlbum = stored[0]
+            try EntityRollups.move(track: stored[0], entity: "album", adding: false, in: db)
+        }
         let insert = try RawStatement(db, """
             INSERT INTO tracks (uri, title, artist, album, album_artist, genre, date, track_number, disc_number,
                                 duration_s, mb_recording_id, mb_release_id, mb_artist_id, mb_album_artist_id,
@@ -74,6 +81,7 @@ extension Store {
         guard try insert.step() else { throw StoreError.sqlite("saving a track returned no id") }
         let id = insert.int64(0)
         insert.reset()
+        if let movingAlbum { try EntityRollups.move(track: movingAlbum, entity: "album", adding: true, in: db) }
         if knownNew {
             if let parsed { try saveCredit(parsed, trackID: id, newTrack: true, in: db) }
         } else if let credit = t.credit(separators: try creditSeparators(in: db)) {

@@ -218,3 +218,84 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(try store.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'library_update:default'") } == nil)
     }
 }
+
+/// The rollups by artist, album and year (v7) stay equal to a recomputation from the plays
+/// whichever way plays arrive or leave and whatever moves a track to other entities.
+@Suite struct EntityRollupTests {
+    /// Every entity rollup row: "table key… plays skips" → seconds.
+    static func dump(_ store: Store, recomputed: Bool) throws -> [String: Double] {
+        try store.read { db in
+            let queries: [(String, String)] = recomputed ? [
+                ("rollup_artist_total", "SELECT a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY a.artist_id"),
+                ("rollup_year_artist", "SELECT substr(p.local_day, 1, 4) || ' ' || a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY 1"),
+                ("rollup_album_total", "SELECT t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY t.album_id"),
+                ("rollup_year_album", "SELECT substr(p.local_day, 1, 4) || ' ' || t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY 1"),
+                ("rollup_year_total", "SELECT substr(local_day, 1, 4), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
+            ] : [
+                ("rollup_artist_total", "SELECT artist_id, plays, skips, played_s FROM rollup_artist_total"),
+                ("rollup_year_artist", "SELECT year || ' ' || artist_id, plays, skips, played_s FROM rollup_year_artist"),
+                ("rollup_album_total", "SELECT album_id, plays, skips, played_s FROM rollup_album_total"),
+                ("rollup_year_album", "SELECT year || ' ' || album_id, plays, skips, played_s FROM rollup_year_album"),
+                ("rollup_year_total", "SELECT year, plays, skips, played_s FROM rollup_year_total"),
+            ]
+            var out: [String: Double] = [:]
+            for (table, sql) in queries {
+                for row in try Row.fetchAll(db, sql: sql) {
+                    out["\(table) \(row[0] as DatabaseValue) \(row[1] as Int) \(row[2] as Int)"] = row[3]
+                }
+            }
+            return out
+        }
+    }
+
+    static func expectExact(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let stored = try dump(store, recomputed: false), recomputed = try dump(store, recomputed: true)
+        #expect(stored.keys.sorted() == recomputed.keys.sorted(), "\(step)", sourceLocation: sourceLocation)
+        for (key, seconds) in recomputed {
+            #expect(abs((stored[key] ?? -1) - seconds) <= 1e-6 * max(1, seconds), "\(step): \(key)", sourceLocation: sourceLocation)
+        }
+        #expect(!stored.isEmpty, sourceLocation: sourceLocation)
+    }
+
+    @Test func entityRollupsEqualTheirRecomputationThroughEveryChange() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("p.sqlite")
+        var store = try Store.open(path: path, timeZone: zone)
+        let listens = ImportStoreTests.listens(count: 1500, seed: 3)
+        for l in listens.prefix(200) {
+            let id = try store.saveTrack(l.track)
+            try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
+                                      endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
+                                      counted: l.counted, source: "import:test", player: l.player))
+        }
+        try Self.expectExact(store, "plays one by one")
+        #expect(try ListenImportSession(store: store, source: "import:test").insert(Array(listens.dropFirst(200))).imported == 1300)
+        try Self.expectExact(store, "a bulk import")
+        // A file with plays, re-tagged to another album and another artist.
+        let file = try CreditStoreTests.play(store, Track(uri: "f.flac", title: "File", artist: "Artist 1 & Friend", album: "Album"), at: 1_712_000_000)
+        _ = try CreditStoreTests.play(store, Track(uri: "f.flac", title: "File", artist: "Artist 1 & Friend", album: "Album"), at: 1_712_000_500)
+        try Self.expectExact(store, "plays of a file")
+        _ = try store.saveTrack(Track(uri: "f.flac", title: "File", artist: "Someone Else", album: "Other Album"))
+        try Self.expectExact(store, "a re-tag")
+        _ = try store.saveTrack(Track(uri: "f.flac", title: "File", artist: "Someone Else"))
+        try Self.expectExact(store, "the album tag removed")
+        // Separators split past credits; then back.
+        _ = try CreditStoreTests.play(store, Track(title: "Duo", artist: "Artist 0 & Artist 2"), at: 1_712_001_000)
+        _ = try CreditStoreTests.play(store, Track(title: "Duo", artist: "Artist 0 & Artist 2"), at: 1_712_002_000)
+        #expect(try store.applyCreditSeparators(["&"]).map(\.title) == ["Duo"])
+        try Self.expectExact(store, "credits split on &")
+        _ = try store.applyCreditSeparators([])
+        try Self.expectExact(store, "credits joined again")
+        // Deletes.
+        for play in try store.recentPlays(limit: 40) where play.play.id! % 3 == 0 {
+            #expect(try store.deletePlay(id: play.play.id!) != nil)
+        }
+        try Self.expectExact(store, "deletes")
+        #expect(file > 0)
+        // Another display time zone: local days move, every rollup is rebuilt.
+        try store.close()
+        store = try Store.open(path: path, timeZone: TimeZone(identifier: "Pacific/Auckland")!)
+        try Self.expectExact(store, "a new time zone")
+        try store.close()
+    }
+}

@@ -1,0 +1,127 @@
+import GRDB
+
+/// The rollups by artist and album (all time and per year) and the years' totals
+/// (migration v7): their tables, the trigger statements that add or remove one play, and
+/// their rebuild from the track rollups.
+///
+/// They are sums over the track rollups: an artist's row is the sum of the rows of the
+/// tracks that credit it, an album's of its tracks'. So whatever moves a track to other
+/// artists or another album moves its track rows along (`Store.refile`), and a rebuild is
+/// a GROUP BY over `rollup_track_total` and `rollup_year_track`.
+enum EntityRollups {
+    struct Table {
+        var name: String
+        var keys: [String]
+        /// Which entity: `artist` (via `track_artists`) or `album` (via `tracks.album_id`).
+        var entity: String
+    }
+
+    static let tables = [
+        Table(name: "rollup_artist_total", keys: ["artist_id"], entity: "artist"),
+        Table(name: "rollup_year_artist", keys: ["year", "artist_id"], entity: "artist"),
+        Table(name: "rollup_album_total", keys: ["album_id"], entity: "album"),
+        Table(name: "rollup_year_album", keys: ["year", "album_id"], entity: "album"),
+    ]
+
+    /// The entities of a track as a subquery of ids (the track's id as SQL).
+    static func entities(_ entity: String, of track: String) -> String {
+        entity == "artist"
+            ? "SELECT artist_id AS id FROM track_artists WHERE track_id = \(track) AND artist_id IS NOT NULL"
+            : "SELECT album_id AS id FROM tracks WHERE id = \(track) AND album_id IS NOT NULL"
+    }
+
+    static let upsert = "plays = plays + excluded.plays, skips = skips + excluded.skips, played_s = played_s + excluded.played_s"
+
+    /// The statements that add (`NEW`) or remove (`OLD`) one play from every table here.
+    static func statements(_ row: String, adding: Bool) -> String {
+        var out: [String] = []
+        for table in tables {
+            let id = table.keys.last!
+            let year = table.keys.contains("year")
+            let ids = entities(table.entity, of: "\(row).track_id")
+            if adding {
+                out.append("""
+                    INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
+                      SELECT \(year ? "substr(\(row).local_day, 1, 4), " : "")e.id, \(row).counted, 1 - \(row).counted, \(row).played_s
+                      FROM (\(ids)) e WHERE true
+                      ON CONFLICT (\(table.keys.joined(separator: ", "))) DO UPDATE SET \(upsert);
+                    """)
+            } else {
+                let match = "\(year ? "year = substr(\(row).local_day, 1, 4) AND " : "")\(id) IN (\(ids))"
+                out.append("""
+                    UPDATE \(table.name) SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted),
+                      played_s = played_s - \(row).played_s WHERE \(match);
+                    DELETE FROM \(table.name) WHERE \(match) AND plays = 0 AND skips = 0;
+                    """)
+            }
+        }
+        if adding {
+            out.append("""
+                INSERT INTO rollup_year_total (year, plays, skips, played_s)
+                  VALUES (substr(\(row).local_day, 1, 4), \(row).counted, 1 - \(row).counted, \(row).played_s)
+                  ON CONFLICT (year) DO UPDATE SET \(upsert);
+                """)
+        } else {
+            out.append("""
+                UPDATE rollup_year_total SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted),
+                  played_s = played_s - \(row).played_s WHERE year = substr(\(row).local_day, 1, 4);
+                DELETE FROM rollup_year_total WHERE year = substr(\(row).local_day, 1, 4) AND plays = 0 AND skips = 0;
+                """)
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// Every table here from the track rollups, from scratch.
+    static func rebuild(in db: Database) throws {
+        for table in tables { try db.execute(sql: "DELETE FROM \(table.name)") }
+        try db.execute(sql: "DELETE FROM rollup_year_total")
+        try db.execute(sql: """
+            INSERT INTO rollup_artist_total (artist_id, plays, skips, played_s)
+              SELECT a.artist_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
+              FROM rollup_track_total r JOIN track_artists a ON a.track_id = r.track_id
+              WHERE a.artist_id IS NOT NULL GROUP BY a.artist_id;
+            INSERT INTO rollup_year_artist (year, artist_id, plays, skips, played_s)
+              SELECT r.year, a.artist_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
+              FROM rollup_year_track r JOIN track_artists a ON a.track_id = r.track_id
+              WHERE a.artist_id IS NOT NULL GROUP BY r.year, a.artist_id;
+            INSERT INTO rollup_album_total (album_id, plays, skips, played_s)
+              SELECT t.album_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
+              FROM rollup_track_total r JOIN tracks t ON t.id = r.track_id
+              WHERE t.album_id IS NOT NULL GROUP BY t.album_id;
+            INSERT INTO rollup_year_album (year, album_id, plays, skips, played_s)
+              SELECT r.year, t.album_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
+              FROM rollup_year_track r JOIN tracks t ON t.id = r.track_id
+              WHERE t.album_id IS NOT NULL GROUP BY r.year, t.album_id;
+            INSERT INTO rollup_year_total (year, plays, skips, played_s)
+              SELECT year, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_year_track GROUP BY year;
+            """)
+    }
+
+    /// The rows a track contributes, moved out of (`adding: false`) or into the rows of its
+    /// current artists (`entity: "artist"`) or album: before and after its credit or album
+    /// changes.
+    static func move(track: Int64, entity: String, adding: Bool, in db: Database) throws {
+        for table in tables where table.entity == entity {
+            let year = table.keys.contains("year")
+            let source = year ? "rollup_year_track" : "rollup_track_total"
+            let id = table.keys.last!
+            let ids = entities(entity, of: "?1")
+            if adding {
+                try db.cachedStatement(sql: """
+                    INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
+                      SELECT \(year ? "r.year, " : "")e.id, r.plays, r.skips, r.played_s
+                      FROM \(source) r, (\(ids)) e WHERE r.track_id = ?1
+                      ON CONFLICT (\(table.keys.joined(separator: ", "))) DO UPDATE SET \(upsert)
+                    """).execute(arguments: [track])
+            } else {
+                try db.cachedStatement(sql: """
+                    UPDATE \(table.name) SET plays = \(table.name).plays - r.plays, skips = \(table.name).skips - r.skips,
+                      played_s = \(table.name).played_s - r.played_s
+                    FROM \(source) r WHERE r.track_id = ?1 AND \(id) IN (\(ids))\(year ? " AND \(table.name).year = r.year" : "")
+                    """).execute(arguments: [track])
+                try db.cachedStatement(sql: "DELETE FROM \(table.name) WHERE \(id) IN (\(ids)) AND plays = 0 AND skips = 0")
+                    .execute(arguments: [track])
+            }
+        }
+    }
+}
