@@ -53,9 +53,64 @@ extension Store {
             """, [fromDay, toDay])
     }
 
+    /// A range one rollup answers whole: all time, or one whole year.
+    enum WholeRange: Equatable {
+        case all
+        case year(String)
+
+        init?(fromDay: String, toDay: String) {
+            if fromDay <= "0000-01-01" && toDay >= "9999-12-31" {
+                self = .all
+            } else if fromDay.hasSuffix("-01-01"), toDay.hasSuffix("-12-31"), fromDay.prefix(4) == toDay.prefix(4) {
+                self = .year(String(fromDay.prefix(4)))
+            } else {
+                return nil
+            }
+        }
+
+        /// The rollup table of `entity` (`track`, `artist`, `album`) for this range, and the
+        /// condition (with its argument) that picks the range's rows.
+        func table(_ entity: String) -> (name: String, filter: String, arguments: StatementArguments) {
+            switch self {
+            case .all: (entity == "track" ? "rollup_track_total" : "rollup_\(entity)_total", "1", [])
+            case .year(let year): ("rollup_year_\(entity)", "r.year = ?", [year])
+            }
+        }
+    }
+
+    /// The best rows of a whole range's rollup, ranked by `order`, for a chart of at most
+    /// `limit`: the `limit`-th row's ranking key is found by walking the table's index, then
+    /// the chart is every row at least as good (the limit and its ties), sorted with the
+    /// names. A read of about `limit` rows, however long the history and wide the library.
+    /// `select`/`join`/`name`: the chart's columns, the join that names its rows, the tie-break.
+    static func topRows(_ range: WholeRange, entity: String, select: String, join: String, name: String, limit: Int,
+                        order: ChartOrder, in db: Database) throws -> [Row] {
+        let table = range.table(entity)
+        let keys = order == .plays ? ("r.plays", "r.played_s") : ("r.played_s", "r.plays")
+        let threshold = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT \(keys.0), \(keys.1) FROM \(table.name) r WHERE \(table.filter) AND r.plays > 0
+            ORDER BY \(keys.0) DESC, \(keys.1) DESC LIMIT 1 OFFSET ?
+            """), arguments: table.arguments + [limit - 1])
+        let atLeast = threshold == nil ? "" : " AND (\(keys.0), \(keys.1)) >= (?, ?)"
+        let arguments = table.arguments + (threshold.map { [$0[0] as DatabaseValue, $0[1] as DatabaseValue] } ?? []) + [limit]
+        return try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT \(select) FROM \(table.name) r \(join) WHERE \(table.filter) AND r.plays > 0\(atLeast)
+            ORDER BY \(keys.0) DESC, \(keys.1) DESC, \(name) LIMIT ?
+            """), arguments: arguments)
+    }
+
     /// From the rollups: never a scan of the plays.
     public func totals(fromDay: String, toDay: String) throws(StoreError) -> PeriodTotals {
-        try read { db in
+        if let whole = WholeRange(fromDay: fromDay, toDay: toDay) {
+            return try read { db in
+                let row = try Row.fetchOne(db, sql: """
+                    SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM rollup_year_total
+                    \(whole == .all ? "" : "WHERE year = ?")
+                    """, arguments: whole.table("track").arguments)!
+                return PeriodTotals(plays: row[0], skips: row[1], seconds: row[2])
+            }
+        }
+        return try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             let row = try Row.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM (\(source.sql))
@@ -66,7 +121,14 @@ extension Store {
 
     /// The most played tracks (counted plays, then listening time, then title).
     public func topTracks(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        try read { db in
+        if let whole = WholeRange(fromDay: fromDay, toDay: toDay) {
+            return try read { db in
+                try Store.topRows(whole, entity: "track", select: "\(Store.trackColumns("t")), r.plays, r.played_s",
+                                  join: "JOIN tracks t ON t.id = r.track_id", name: "t.title", limit: limit, order: order, in: db)
+                    .map(Store.chartEntry(track:))
+            }
+        }
+        return try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
                 SELECT \(Store.trackColumns("t")), r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
@@ -80,7 +142,14 @@ extension Store {
     /// to (`track_artists`: the listed artists, or those split from the text, which falls
     /// back to the album artist), grouped by the artist's entity.
     public func topArtists(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        try read { db in
+        if let whole = WholeRange(fromDay: fromDay, toDay: toDay) {
+            return try read { db in
+                try Store.topRows(whole, entity: "artist", select: "ar.id, ar.name, r.plays, r.played_s",
+                                  join: "JOIN artists ar ON ar.id = r.artist_id", name: "ar.name", limit: limit, order: order, in: db)
+                    .map { ChartEntry(track: nil, artist: $0[1], album: nil, plays: $0[2], seconds: $0[3], artistID: $0[0]) }
+            }
+        }
+        return try read { db in
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
                 SELECT ar.id, ar.name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
@@ -97,13 +166,20 @@ extension Store {
     /// two releases) stay apart. `artistID`: the album artist's entity, when there is one.
     public func topAlbums(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
-            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
-            return try Row.fetchAll(db, sql: """
-                SELECT al.id, al.title, al.artist, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
-                FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id JOIN albums al ON al.id = t.album_id
-                GROUP BY al.id HAVING SUM(r.plays) > 0
-                ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title LIMIT ?
-                """, arguments: source.arguments + [limit]).map { row in
+            let rows: [Row]
+            if let whole = WholeRange(fromDay: fromDay, toDay: toDay) {
+                rows = try Store.topRows(whole, entity: "album", select: "al.id, al.title, al.artist, r.plays, r.played_s",
+                                         join: "JOIN albums al ON al.id = r.album_id", name: "al.title", limit: limit, order: order, in: db)
+            } else {
+                let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
+                rows = try Row.fetchAll(db, sql: """
+                    SELECT al.id, al.title, al.artist, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
+                    FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id JOIN albums al ON al.id = t.album_id
+                    GROUP BY al.id HAVING SUM(r.plays) > 0
+                    ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title LIMIT ?
+                    """, arguments: source.arguments + [limit])
+            }
+            return try rows.map { row in
                 let artist: String? = row[2]
                 // The album artist's own entity, when that name is credited somewhere.
                 let artistID = try artist.flatMap {
