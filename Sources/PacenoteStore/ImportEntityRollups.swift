@@ -8,6 +8,11 @@ struct ImportEntityRollups {
         var artists: [Int64]
         var album: Int64?
 
+        init(artists: [Int64], album: Int64?) {
+            self.artists = artists
+            self.album = album
+        }
+
         init(track: Int64, in db: Database) throws {
             let credits = try RawStatement(db, "SELECT artist_id FROM track_artists WHERE track_id = ?1 AND artist_id IS NOT NULL")
             credits.bind(1, track)

@@ -434,16 +434,17 @@ enum Schema {
     }
 
     /// Rollups by artist and album, for all time and per year, and the year's totals: the
-    /// all-time and year charts read the first rows of an index (`Store.topRows`) instead of
-    /// summing every track. Kept by their own triggers on `plays` (a play counts once for
-    /// every artist its track credits, once for its album), by the bulk import
-    /// (`ImportEntityRollups`), and moved along when a track's credit or album changes
-    /// (`Store.refile`).
+    /// all-time and year charts of artists and albums read a row per artist or album (a few
+    /// thousand) instead of summing every track's, and totals a row per year. Kept by their
+    /// own triggers on `plays` (a play counts once for every artist its track credits, once
+    /// for its album), by the bulk import (`ImportEntityRollups`), and moved along when a
+    /// track's credit or album changes (`EntityRollups.move`). No index beyond their keys:
+    /// each one cost an eighth more import time (`scripts/bench/scale`), and these tables
+    /// are small enough to read whole. Tracks, which are many, have theirs (`Store.topRows`).
     private static func v7EntityRollups(_ db: Database) throws {
         for table in EntityRollups.tables {
             let keys = table.keys.map { "\($0) \($0 == "year" ? "TEXT" : "INTEGER") NOT NULL" }.joined(separator: ", ")
             let primary = table.keys.joined(separator: ", ")
-            let period = table.keys.contains("year") ? "year, " : ""
             try db.execute(sql: """
                 CREATE TABLE \(table.name) (
                   \(keys),
@@ -452,8 +453,6 @@ enum Schema {
                   played_s REAL NOT NULL,
                   PRIMARY KEY (\(primary))
                 ) WITHOUT ROWID;
-                CREATE INDEX \(table.name)_by_plays ON \(table.name)(\(period)plays DESC, played_s DESC);
-                CREATE INDEX \(table.name)_by_time ON \(table.name)(\(period)played_s DESC, plays DESC);
                 """)
         }
         try db.execute(sql: """
@@ -464,9 +463,9 @@ enum Schema {
               skips    INTEGER NOT NULL,
               played_s REAL NOT NULL
             ) WITHOUT ROWID;
-            -- The track charts by listening time walk an index too.
+            -- The all-time track chart by listening time walks an index too (a year's reads the
+            -- year's rows: an index on rollup_year_track by time cost a tenth of an import).
             CREATE INDEX rollup_track_total_by_time ON rollup_track_total(played_s DESC, plays DESC);
-            CREATE INDEX rollup_year_track_by_time ON rollup_year_track(year, played_s DESC, plays DESC);
             CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
             \(EntityRollups.statements("NEW", adding: true))
             END;

@@ -31,13 +31,17 @@ extension Store {
     /// (`artists`), found by its key or added.
     /// `filingArtists: false` is for migration v5, which ran before `artists` existed (v6
     /// files its rows).
+    /// Returns the artists the credit now names (each once).
+    @discardableResult
     static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false, filingArtists: Bool = true,
-                           in db: Database) throws {
+                           in db: Database) throws -> [Int64] {
         let now = milliseconds(Date())
         let artistIDs = try credit.artists.map { filingArtists ? try artistID(name: $0.name, mbid: $0.mbid, at: now, in: db) : nil }
         if !newTrack {
             // The same credit again (every play of a known song saves its track): nothing to do.
-            if filingArtists, try storedCredit(trackID: trackID, in: db) == StoredCredit(credit, artistIDs: artistIDs) { return }
+            if filingArtists, try storedCredit(trackID: trackID, in: db) == StoredCredit(credit, artistIDs: artistIDs) {
+                return StoredCredit(credit, artistIDs: artistIDs).rows.compactMap(\.artistID)
+            }
             // The track's plays leave its old artists' rollups, and join the new ones' below.
             if filingArtists { try EntityRollups.move(track: trackID, entity: "artist", adding: false, in: db) }
             try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [trackID])
@@ -64,6 +68,7 @@ extension Store {
             insert.reset()
         }
         if filingArtists && !newTrack { try EntityRollups.move(track: trackID, entity: "artist", adding: true, in: db) }
+        return StoredCredit(credit, artistIDs: artistIDs).rows.compactMap(\.artistID)
     }
 
     /// A credit as stored: what `saveCredit` compares to leave an unchanged one alone.

@@ -219,6 +219,7 @@ public final class ListenImportSession {
             }
             let found = try Store.findTrackIdentities(matchKey: new.matchKey, recording: identity.recording, in: db)
             let id: Int64
+            var filed: ImportEntityRollups.Entities?
             if let first = found.first {
                 id = first.id
                 // Plays of the other tracks of one recording (or of none) are this one's for
@@ -234,7 +235,9 @@ public final class ListenImportSession {
                 }
                 var track = new.track
                 track.uri = nil
-                id = try Store.saveTrack(track, at: now, knownNew: true, matchKey: new.matchKey, credit: new.credit, in: db)
+                let saved = try Store.fileTrack(track, at: now, knownNew: true, matchKey: new.matchKey, credit: new.credit, in: db)
+                id = saved.id
+                filed = ImportEntityRollups.Entities(artists: saved.artists ?? [], album: saved.album)
                 added = added.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
             }
             let index: Int32
@@ -244,7 +247,7 @@ public final class ListenImportSession {
                 index = Int32(trackIDs.count)
                 trackIDs.append(id)
                 refOfTrackID[id] = index
-                entityOf.append(try ImportEntityRollups.Entities(track: id, in: db))
+                entityOf.append(try filed ?? ImportEntityRollups.Entities(track: id, in: db))
             }
             refOfKey[k] = index
             refOfIdentity[identity] = index

@@ -81,7 +81,9 @@ extension Store {
     /// The best rows of a whole range's rollup, ranked by `order`, for a chart of at most
     /// `limit`: the `limit`-th row's ranking key is found by walking the table's index, then
     /// the chart is every row at least as good (the limit and its ties), sorted with the
-    /// names. A read of about `limit` rows, however long the history and wide the library.
+    /// names. Where an index by that order exists (`rollup_track_total`, by plays and by
+    /// time; `rollup_year_track` by plays) that is a read of about `limit` rows, however long
+    /// the history and wide the library; elsewhere (artists, albums) a read of the range's rows.
     /// `select`/`join`/`name`: the chart's columns, the join that names its rows, the tie-break.
     static func topRows(_ range: WholeRange, entity: String, select: String, join: String, name: String, limit: Int,
                         order: ChartOrder, in db: Database) throws -> [Row] {

@@ -24,10 +24,17 @@ extension Store {
     /// parsed (the bulk import's reader); otherwise it is split here.
     static func saveTrack(_ t: Track, at now: Date, knownNew: Bool = false, matchKey: String? = nil,
                           credit parsed: ArtistCredit? = nil, in db: Database) throws -> Int64 {
+        try fileTrack(t, at: now, knownNew: knownNew, matchKey: matchKey, credit: parsed, in: db).id
+    }
+
+    /// `saveTrack`, with the album and artists the track was filed under (nil when an
+    /// existing track was found and left as it was).
+    static func fileTrack(_ t: Track, at now: Date, knownNew: Bool = false, matchKey: String? = nil,
+                          credit parsed: ArtistCredit? = nil, in db: Database) throws -> (id: Int64, album: Int64?, artists: [Int64]?) {
         let nowMs = milliseconds(now)
         let matchKey = matchKey ?? t.matchKey
         if t.uri == nil && !knownNew, let id = try findTracks(matchKey: matchKey, recording: t.musicBrainz.recording, in: db).first {
-            return id
+            return (id, nil, nil)
         }
         let album = try t.albumIdentity.map { try Store.albumID($0, at: nowMs, in: db) }
         // A file moving to another album takes its plays along in the album rollups.
@@ -82,14 +89,17 @@ extension Store {
         let id = insert.int64(0)
         insert.reset()
         if let movingAlbum { try EntityRollups.move(track: movingAlbum, entity: "album", adding: true, in: db) }
+        let artists: [Int64]
         if knownNew {
-            if let parsed { try saveCredit(parsed, trackID: id, newTrack: true, in: db) }
+            artists = try parsed.map { try saveCredit($0, trackID: id, newTrack: true, in: db) } ?? []
         } else if let credit = t.credit(separators: try creditSeparators(in: db)) {
-            try saveCredit(credit, trackID: id, in: db)
+            artists = try saveCredit(credit, trackID: id, in: db)
         } else {
+            try EntityRollups.move(track: id, entity: "artist", adding: false, in: db)
             try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [id])
+            artists = []
         }
-        return id
+        return (id, album, artists)
     }
 
     /// The stored tracks a listen without a URI may be, best first: with a recording id,
