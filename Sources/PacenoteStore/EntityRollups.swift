@@ -1,8 +1,8 @@
 import GRDB
 
-/// The rollups by artist and album (all time and per year) and the years' totals
-/// (migration v7): their tables, the trigger statements that add or remove one play, and
-/// their rebuild from the track rollups.
+/// The rollups by artist and album (all time and per year) and the totals by year, day
+/// and year-and-hour (migration v7): their tables, the trigger statements that add or
+/// remove one play, and their rebuild from the track and hour rollups.
 ///
 /// They are sums over the track rollups: an artist's row is the sum of the rows of the
 /// tracks that credit it, an album's of its tracks'. So whatever moves a track to other
@@ -55,26 +55,36 @@ enum EntityRollups {
                     """)
             }
         }
-        if adding {
-            out.append("""
-                INSERT INTO rollup_year_total (year, plays, skips, played_s)
-                  VALUES (substr(\(row).local_day, 1, 4), \(row).counted, 1 - \(row).counted, \(row).played_s)
-                  ON CONFLICT (year) DO UPDATE SET \(upsert);
-                """)
-        } else {
-            out.append("""
-                UPDATE rollup_year_total SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted),
-                  played_s = played_s - \(row).played_s WHERE year = substr(\(row).local_day, 1, 4);
-                DELETE FROM rollup_year_total WHERE year = substr(\(row).local_day, 1, 4) AND plays = 0 AND skips = 0;
-                """)
+        for (table, keys, values) in periods(row) {
+            if adding {
+                out.append("""
+                    INSERT INTO \(table) (\(keys.joined(separator: ", ")), plays, skips, played_s)
+                      VALUES (\(values.joined(separator: ", ")), \(row).counted, 1 - \(row).counted, \(row).played_s)
+                      ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(upsert);
+                    """)
+            } else {
+                let match = zip(keys, values).map { "\($0) = \($1)" }.joined(separator: " AND ")
+                out.append("""
+                    UPDATE \(table) SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted),
+                      played_s = played_s - \(row).played_s WHERE \(match);
+                    DELETE FROM \(table) WHERE \(match) AND plays = 0 AND skips = 0;
+                    """)
+            }
         }
         return out.joined(separator: "\n")
+    }
+
+    /// The totals by period: table, key columns, and their values for a play (`NEW`, `OLD`).
+    static func periods(_ row: String) -> [(String, [String], [String])] {
+        [("rollup_year_total", ["year"], ["substr(\(row).local_day, 1, 4)"]),
+         ("rollup_day_total", ["day"], ["\(row).local_day"]),
+         ("rollup_year_hour", ["year", "hour"], ["substr(\(row).local_day, 1, 4)", "\(row).local_hour"])]
     }
 
     /// Every table here from the track rollups, from scratch.
     static func rebuild(in db: Database) throws {
         for table in tables { try db.execute(sql: "DELETE FROM \(table.name)") }
-        try db.execute(sql: "DELETE FROM rollup_year_total")
+        for (table, _, _) in periods("NEW") { try db.execute(sql: "DELETE FROM \(table)") }
         try db.execute(sql: """
             INSERT INTO rollup_artist_total (artist_id, plays, skips, played_s)
               SELECT a.artist_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
@@ -94,6 +104,10 @@ enum EntityRollups {
               WHERE t.album_id IS NOT NULL GROUP BY r.year, t.album_id;
             INSERT INTO rollup_year_total (year, plays, skips, played_s)
               SELECT year, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_year_track GROUP BY year;
+            INSERT INTO rollup_day_total (day, plays, skips, played_s)
+              SELECT day, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_hour GROUP BY day;
+            INSERT INTO rollup_year_hour (year, hour, plays, skips, played_s)
+              SELECT substr(day, 1, 4), hour, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_hour GROUP BY 1, 2;
             """)
     }
 

@@ -46,8 +46,16 @@ struct ImportEntityRollups {
     private var albumTotal: [Int64: Sums] = [:]
     private var albumYear: [YearKey: Sums] = [:]
     private var yearTotal: [Int32: Sums] = [:]
+    private var dayTotal: [String: Sums] = [:]
+    private var yearHour: [YearKey: Sums] = [:]
+    /// The last play's day: plays come in time order, so most share the last day's text.
+    private var lastDay: (pointer: UnsafeMutablePointer<CChar>?, text: String) = (nil, "")
 
-    mutating func add(_ entities: Entities, year: Int32, counted: Bool, played: Double) {
+    mutating func add(_ entities: Entities, local: LocalSlot, counted: Bool, played: Double) {
+        let year = local.year
+        if lastDay.pointer != local.dayText { lastDay = (local.dayText, String(cString: local.dayText)) }
+        dayTotal[lastDay.text, default: Sums()].add(counted: counted, played: played)
+        yearHour[YearKey(year: year, id: Int64(local.hour)), default: Sums()].add(counted: counted, played: played)
         for artist in entities.artists {
             artistTotal[artist, default: Sums()].add(counted: counted, played: played)
             artistYear[YearKey(year: year, id: artist), default: Sums()].add(counted: counted, played: played)
@@ -65,6 +73,18 @@ struct ImportEntityRollups {
         try write(albumTotal.map { (nil, $0.key, $0.value) }, table: "rollup_album_total", keys: ["album_id"], in: db)
         try write(albumYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_album", keys: ["year", "album_id"], in: db)
         try write(yearTotal.map { ($0.key, nil, $0.value) }, table: "rollup_year_total", keys: ["year"], in: db)
+        try write(yearHour.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_hour", keys: ["year", "hour"], in: db)
+        let upsert = try RawStatement(db, """
+            INSERT INTO rollup_day_total (day, plays, skips, played_s) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (day) DO UPDATE SET \(EntityRollups.upsert)
+            """)
+        for (day, sums) in dayTotal.sorted(by: { $0.key < $1.key }) {
+            upsert.bind(1, day as String?)
+            upsert.bind(2, sums.plays)
+            upsert.bind(3, sums.skips)
+            upsert.bind(4, sums.seconds)
+            _ = try upsert.step()
+        }
     }
 
     /// One upsert per key, in key order (each B-tree appended to rather than written all over).

@@ -456,12 +456,28 @@ enum Schema {
                 """)
         }
         try db.execute(sql: """
-            -- The year's totals (a year or all time is a few rows, not one per track).
+            -- The year's totals (a year or all time is a few rows, not one per track), each
+            -- day's (the heatmap, streaks: a row a day, not 24), and each year's hours (the
+            -- listening clock of a year or of all time).
             CREATE TABLE rollup_year_total (
               year     TEXT PRIMARY KEY NOT NULL,
               plays    INTEGER NOT NULL,
               skips    INTEGER NOT NULL,
               played_s REAL NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE rollup_day_total (
+              day      TEXT PRIMARY KEY NOT NULL,
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL
+            ) WITHOUT ROWID;
+            CREATE TABLE rollup_year_hour (
+              year     TEXT NOT NULL,
+              hour     INTEGER NOT NULL CHECK (hour BETWEEN 0 AND 23),
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL,
+              PRIMARY KEY (year, hour)
             ) WITHOUT ROWID;
             -- The all-time track chart by listening time walks an index too (a year's reads the
             -- year's rows: an index on rollup_year_track by time cost a tenth of an import).

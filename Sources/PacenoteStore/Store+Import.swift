@@ -147,7 +147,7 @@ public final class ListenImportSession {
             insertPlay.bind(9, Int64(local.hour))
             _ = try insertPlay.step()
             rollups.add(ref: Int32(ref), local: local, counted: play.counted, played: play.playedSeconds)
-            entityRollups.add(entityOf[ref], year: local.year, counted: play.counted, played: play.playedSeconds)
+            entityRollups.add(entityOf[ref], local: local, counted: play.counted, played: play.playedSeconds)
         }
         try rollups.write(trackIDs: trackIDs, in: db)
         try entityRollups.write(in: db)

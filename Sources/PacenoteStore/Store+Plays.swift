@@ -155,8 +155,7 @@ extension Store {
     public func dailyTotals(from: String, to: String) throws(StoreError) -> [(day: String, plays: Int, skips: Int, seconds: Double)] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT day, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_hour
-                WHERE day BETWEEN ? AND ? GROUP BY day ORDER BY day
+                SELECT day, plays, skips, played_s FROM rollup_day_total WHERE day BETWEEN ? AND ? ORDER BY day
                 """, arguments: [from, to]).map { ($0[0], $0[1], $0[2], $0[3]) }
         }
     }

@@ -22,13 +22,23 @@ public struct TrackSummary: Equatable, Sendable {
 }
 
 extension Store {
-    /// Counted plays per local hour of day (24 values) over a range of days, from the rollups.
+    /// Counted plays per local hour of day (24 values) over a range of days, from the rollups
+    /// (all time or a whole year: a row per year and hour).
     public func hourTotals(fromDay: String, toDay: String) throws(StoreError) -> [Double] {
         try read { db in
             var hours = [Double](repeating: 0, count: 24)
-            for row in try Row.fetchAll(db, sql: """
-                SELECT hour, SUM(plays) FROM rollup_day_hour WHERE day BETWEEN ? AND ? GROUP BY hour
-                """, arguments: [fromDay, toDay]) {
+            let rows: [Row]
+            switch WholeRange(fromDay: fromDay, toDay: toDay) {
+            case .all?:
+                rows = try Row.fetchAll(db, sql: "SELECT hour, SUM(plays) FROM rollup_year_hour GROUP BY hour")
+            case .year(let year)?:
+                rows = try Row.fetchAll(db, sql: "SELECT hour, plays FROM rollup_year_hour WHERE year = ?", arguments: [year])
+            case nil:
+                rows = try Row.fetchAll(db, sql: """
+                    SELECT hour, SUM(plays) FROM rollup_day_hour WHERE day BETWEEN ? AND ? GROUP BY hour
+                    """, arguments: [fromDay, toDay])
+            }
+            for row in rows {
                 let hour: Int = row[0]
                 if (0..<24).contains(hour) { hours[hour] = row[1] }
             }
@@ -39,7 +49,7 @@ extension Store {
     /// Every local day with at least one counted play, ascending (for streaks).
     public func activeDays() throws(StoreError) -> [String] {
         try read { db in
-            try String.fetchAll(db, sql: "SELECT day FROM rollup_day_hour GROUP BY day HAVING SUM(plays) > 0 ORDER BY day")
+            try String.fetchAll(db, sql: "SELECT day FROM rollup_day_total WHERE plays > 0 ORDER BY day")
         }
     }
 

@@ -112,11 +112,12 @@ extension Store {
                 return PeriodTotals(plays: row[0], skips: row[1], seconds: row[2])
             }
         }
+        // Any other range: a row per day.
         return try read { db in
-            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             let row = try Row.fetchOne(db, sql: """
-                SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM (\(source.sql))
-                """, arguments: source.arguments)!
+                SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM rollup_day_total
+                WHERE day BETWEEN ? AND ?
+                """, arguments: [fromDay, toDay])!
             return PeriodTotals(plays: row[0], skips: row[1], seconds: row[2])
         }
     }

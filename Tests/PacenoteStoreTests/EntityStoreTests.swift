@@ -219,7 +219,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
     }
 }
 
-/// The rollups by artist, album and year (v7) stay equal to a recomputation from the plays
+/// The rollups by artist, album, year, day and year-and-hour (v7) stay equal to a recomputation from the plays
 /// whichever way plays arrive or leave and whatever moves a track to other entities.
 @Suite struct EntityRollupTests {
     /// Every entity rollup row: "table key… plays skips" → seconds.
@@ -231,12 +231,16 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_album_total", "SELECT t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY t.album_id"),
                 ("rollup_year_album", "SELECT substr(p.local_day, 1, 4) || ' ' || t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY 1"),
                 ("rollup_year_total", "SELECT substr(local_day, 1, 4), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
+                ("rollup_day_total", "SELECT local_day, SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
+                ("rollup_year_hour", "SELECT substr(local_day, 1, 4) || ' ' || local_hour, SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
             ] : [
                 ("rollup_artist_total", "SELECT artist_id, plays, skips, played_s FROM rollup_artist_total"),
                 ("rollup_year_artist", "SELECT year || ' ' || artist_id, plays, skips, played_s FROM rollup_year_artist"),
                 ("rollup_album_total", "SELECT album_id, plays, skips, played_s FROM rollup_album_total"),
                 ("rollup_year_album", "SELECT year || ' ' || album_id, plays, skips, played_s FROM rollup_year_album"),
                 ("rollup_year_total", "SELECT year, plays, skips, played_s FROM rollup_year_total"),
+                ("rollup_day_total", "SELECT day, plays, skips, played_s FROM rollup_day_total"),
+                ("rollup_year_hour", "SELECT year || ' ' || hour, plays, skips, played_s FROM rollup_year_hour"),
             ]
             var out: [String: Double] = [:]
             for (table, sql) in queries {
@@ -255,6 +259,24 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
             #expect(abs((stored[key] ?? -1) - seconds) <= 1e-6 * max(1, seconds), "\(step): \(key)", sourceLocation: sourceLocation)
         }
         #expect(!stored.isEmpty, sourceLocation: sourceLocation)
+        // What the stats page reads from them: totals, the clock and the days with music.
+        for (from, to) in [("0000-01-01", "9999-12-31"), ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02")] {
+            let expected = try store.read { db in
+                try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(counted), 0), COUNT(*) - COALESCE(SUM(counted), 0) FROM plays WHERE local_day BETWEEN ? AND ?",
+                                 arguments: [from, to])!
+            }
+            let totals = try store.totals(fromDay: from, toDay: to)
+            #expect(totals.plays == expected[0] && totals.skips == expected[1], "\(step): totals \(from)–\(to)", sourceLocation: sourceLocation)
+            let hours = try store.read { db in
+                try Row.fetchAll(db, sql: "SELECT local_hour, SUM(counted) FROM plays WHERE local_day BETWEEN ? AND ? GROUP BY 1",
+                                 arguments: [from, to])
+            }
+            var clock = [Double](repeating: 0, count: 24)
+            for row in hours { clock[row[0] as Int] = row[1] }
+            #expect(try store.hourTotals(fromDay: from, toDay: to) == clock, "\(step): clock \(from)–\(to)", sourceLocation: sourceLocation)
+        }
+        let days = try store.read { db in try String.fetchAll(db, sql: "SELECT local_day FROM plays GROUP BY 1 HAVING SUM(counted) > 0 ORDER BY 1") }
+        #expect(try store.activeDays() == days, "\(step): days with music", sourceLocation: sourceLocation)
     }
 
     @Test func entityRollupsEqualTheirRecomputationThroughEveryChange() throws {
