@@ -489,7 +489,7 @@ enum Schema {
             \(EntityRollups.statements("OLD", adding: false))
             END;
             CREATE TRIGGER plays_entity_rollup_update
-            AFTER UPDATE OF track_id, counted, played_s, local_day ON plays BEGIN
+            AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
             \(EntityRollups.statements("OLD", adding: false))
             \(EntityRollups.statements("NEW", adding: true))
             END;

@@ -313,6 +313,18 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
             #expect(try store.deletePlay(id: play.play.id!) != nil)
         }
         try Self.expectExact(store, "deletes")
+        // Plays edited in place (what corrections will do): counted, hour, day and track.
+        let otherTrack = try #require(try store.recentPlays(limit: 1).first?.track.id)
+        try store.write { db in
+            try db.execute(sql: """
+                UPDATE plays SET counted = 1 - counted WHERE id % 7 = 0;
+                UPDATE plays SET local_hour = (local_hour + 5) % 24 WHERE id % 11 = 0;
+                UPDATE plays SET local_day = '2031-01-01' WHERE id % 13 = 0;
+                UPDATE plays SET track_id = ? WHERE id % 17 = 0 AND track_id != ?
+                  AND NOT EXISTS (SELECT 1 FROM plays q WHERE q.track_id = ? AND q.started_at_ms = plays.started_at_ms);
+                """, arguments: [otherTrack, otherTrack, otherTrack])
+        }
+        try Self.expectExact(store, "edits")
         #expect(file > 0)
         // Another display time zone: local days move, every rollup is rebuilt.
         try store.close()
