@@ -188,6 +188,12 @@ extension Store {
 
     // MARK: Plays and heart rate
 
+    /// How long before the first sample a play that overlaps it may have begun: with only
+    /// "ended after the first sample" to go by, SQLite read every play of the history for
+    /// each batch of samples (5M plays: 36,000 samples/s; `scripts/bench/scale`). A day:
+    /// no song or stream is played for longer in one go.
+    static let longestPlayMs: Int64 = 86_400_000
+
     /// Gives every play overlapping [from, to] its heart rate: average and maximum of the
     /// samples during it, the zone of the average (by `zone`, which knows the settings in
     /// force then), and the workout it falls in. Late samples back-fill the same way.
@@ -198,9 +204,9 @@ extension Store {
             let rows = try Row.fetchAll(db, sql: """
                 SELECT p.id, p.started_at_ms, AVG(s.bpm) AS avg, MAX(s.bpm) AS max
                 FROM plays p JOIN hr_samples s ON s.at_ms BETWEEN p.started_at_ms AND p.ended_at_ms
-                WHERE p.ended_at_ms >= ? AND p.started_at_ms <= ?
-                GROUP BY p.id
-                """, arguments: [Store.milliseconds(from), Store.milliseconds(to)])
+                WHERE p.started_at_ms BETWEEN ? AND ? AND p.ended_at_ms >= ?
+                GROUP BY +p.id  -- (the unary +: grouping by the id made SQLite scan plays in id order)
+                """, arguments: [Store.milliseconds(from) - Store.longestPlayMs, Store.milliseconds(to), Store.milliseconds(from)])
             let update = try db.cachedStatement(sql: """
                 UPDATE plays SET hr_avg = ?, hr_max = ?, zone = ?,
                   workout_id = (SELECT w.id FROM workouts w

@@ -264,3 +264,28 @@ private func schema(_ path: String) throws -> String {
         #expect(try store.sotdCandidates(day: "2026-10-26").map(\.trackID) == [b])
     }
 }
+
+@Suite struct HeartRateTaggingTests {
+    /// Samples tag the plays they fall in — one that began hours before the first sample
+    /// too — and only those, on a history whose other plays are far away.
+    @Test func samplesTagThePlaysTheyOverlap() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
+        defer { try? store.close() }
+        let track = try store.saveTrack(Track(uri: "long.flac", title: "Long", artist: "A"))
+        let at = Date(timeIntervalSince1970: 1_700_000_000)
+        func play(_ start: Double, _ seconds: Double) throws -> Int64 {
+            try #require(try store.insertPlay(Play(trackID: track, startedAt: at.addingTimeInterval(start), endedAt: at.addingTimeInterval(start + seconds),
+                                                   playedSeconds: seconds, counted: true, source: "mpd")))
+        }
+        let long = try play(-3 * 3600, 3 * 3600 + 60)  // a three-hour stream still on at the first sample
+        let inside = try play(100, 200)
+        let before = try play(-86_400 * 30, 200)        // a month earlier
+        let after = try play(86_400, 200)
+        try store.insertSamples((0..<400).map { HeartRateSample(at: at.addingTimeInterval(Double($0)), bpm: 120 + $0 % 20) }, source: "t")
+        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(399)) { _, _ in .z3 } == 2)
+        let zones = Dictionary(uniqueKeysWithValues: try store.recentPlays(limit: 10).map { ($0.play.id!, $0.play.zone) })
+        #expect(zones[long] == .z3 && zones[inside] == .z3)
+        #expect(zones[before] == Zone?.none && zones[after] == Zone?.none)
+    }
+}
