@@ -81,19 +81,24 @@ extension Store {
                 SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0)
                 FROM rollup_track_total WHERE \(trackFilter)
                 """, arguments: arguments)!
-            let span = try Row.fetchOne(db, sql: "SELECT MIN(started_at_ms), MAX(started_at_ms) FROM plays WHERE \(trackFilter)",
-                                        arguments: arguments)!
-            let months = try Row.fetchAll(db, sql: """
-                SELECT substr(local_day, 1, 7) AS month, SUM(counted) FROM plays WHERE \(trackFilter)
-                GROUP BY month ORDER BY month
-                """, arguments: arguments).map { (month: $0[0] as String, plays: $0[1] as Int) }
+            // First and last play, plays per month and per zone in one pass over the plays
+            // (three passes were most of a popular artist's page).
+            var months: [(month: String, plays: Int)] = []
             var zones = Array(repeating: 0, count: 6)
-            for row in try Row.fetchAll(db, sql: """
-                SELECT zone, COUNT(*) FROM plays WHERE \(trackFilter) AND counted = 1 AND zone IS NOT NULL GROUP BY zone
-                """, arguments: arguments) {
-                let zone: Int = row[0]
-                if zones.indices.contains(zone) { zones[zone] = row[1] }
+            var first: Int64?, last: Int64?
+            let rows = try RawStatement(db, """
+                SELECT substr(local_day, 1, 7), SUM(counted), MIN(started_at_ms), MAX(started_at_ms),
+                       SUM(counted AND zone = 0), SUM(counted AND zone = 1), SUM(counted AND zone = 2),
+                       SUM(counted AND zone = 3), SUM(counted AND zone = 4), SUM(counted AND zone = 5)
+                FROM plays WHERE \(trackFilter) GROUP BY 1 ORDER BY 1
+                """, arguments: arguments)
+            while try rows.step() {
+                months.append((rows.text(0) ?? "", Int(rows.int64(1))))
+                first = min(first ?? .max, rows.int64(2))
+                last = max(last ?? .min, rows.int64(3))
+                for zone in 0..<6 { zones[zone] += Int(rows.int64(Int32(4 + zone))) }
             }
+            let span: [Int64?] = [first, last]
             return TrackSummary(plays: totals[0], skips: totals[1], seconds: totals[2],
                                 firstPlayed: (span[0] as Int64?).map(Store.date(milliseconds:)),
                                 lastPlayed: (span[1] as Int64?).map(Store.date(milliseconds:)), months: months, zones: zones)
