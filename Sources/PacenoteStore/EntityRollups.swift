@@ -85,23 +85,20 @@ enum EntityRollups {
     static func rebuild(in db: Database) throws {
         for table in tables { try db.execute(sql: "DELETE FROM \(table.name)") }
         for (table, _, _) in periods("NEW") { try db.execute(sql: "DELETE FROM \(table)") }
+        for table in tables {
+            let year = table.keys.contains("year")
+            let (join, id) = table.entity == "artist"
+                ? ("JOIN track_artists e ON e.track_id = r.track_id", "e.artist_id")
+                : ("JOIN tracks e ON e.id = r.track_id", "e.album_id")
+            let keys = (year ? "r.year, " : "") + id
+            try db.execute(sql: """
+                INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
+                  SELECT \(keys), SUM(r.plays), SUM(r.skips), SUM(r.played_s)
+                  FROM \(year ? "rollup_year_track" : "rollup_track_total") r \(join)
+                  WHERE \(id) IS NOT NULL GROUP BY \(keys)
+                """)
+        }
         try db.execute(sql: """
-            INSERT INTO rollup_artist_total (artist_id, plays, skips, played_s)
-              SELECT a.artist_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
-              FROM rollup_track_total r JOIN track_artists a ON a.track_id = r.track_id
-              WHERE a.artist_id IS NOT NULL GROUP BY a.artist_id;
-            INSERT INTO rollup_year_artist (year, artist_id, plays, skips, played_s)
-              SELECT r.year, a.artist_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
-              FROM rollup_year_track r JOIN track_artists a ON a.track_id = r.track_id
-              WHERE a.artist_id IS NOT NULL GROUP BY r.year, a.artist_id;
-            INSERT INTO rollup_album_total (album_id, plays, skips, played_s)
-              SELECT t.album_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
-              FROM rollup_track_total r JOIN tracks t ON t.id = r.track_id
-              WHERE t.album_id IS NOT NULL GROUP BY t.album_id;
-            INSERT INTO rollup_year_album (year, album_id, plays, skips, played_s)
-              SELECT r.year, t.album_id, SUM(r.plays), SUM(r.skips), SUM(r.played_s)
-              FROM rollup_year_track r JOIN tracks t ON t.id = r.track_id
-              WHERE t.album_id IS NOT NULL GROUP BY r.year, t.album_id;
             INSERT INTO rollup_year_total (year, plays, skips, played_s)
               SELECT year, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_year_track GROUP BY year;
             INSERT INTO rollup_day_total (day, plays, skips, played_s)

@@ -148,12 +148,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         defer { try? store.close() }
         let listens = ImportStoreTests.listens(count: 2000, seed: 7)
         // The first plays through the one-by-one path, the rest through the bulk import.
-        for l in listens.prefix(300) {
-            let id = try store.saveTrack(l.track)
-            try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
-                                      endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
-                                      counted: l.counted, source: "import:test", player: l.player))
-        }
+        try ImportStoreTests.storeOneByOne(listens.prefix(300), in: store)
         #expect(try ListenImportSession(store: store, source: "import:test").insert(Array(listens.dropFirst(300))).imported == 1700)
         // MPD files with two artists and an album artist, and a delete.
         let song = SongInfo(uri: "two.flac", tags: ["Artist": "Artist 1", "AlbumArtist": "Artist 1", "Album": "Album", "Title": "Two"],
@@ -284,12 +279,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         let path = dir.file("p.sqlite")
         var store = try Store.open(path: path, timeZone: zone)
         let listens = ImportStoreTests.listens(count: 1500, seed: 3)
-        for l in listens.prefix(200) {
-            let id = try store.saveTrack(l.track)
-            try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
-                                      endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
-                                      counted: l.counted, source: "import:test", player: l.player))
-        }
+        try ImportStoreTests.storeOneByOne(listens.prefix(200), in: store)
         try Self.expectExact(store, "plays one by one")
         #expect(try ListenImportSession(store: store, source: "import:test").insert(Array(listens.dropFirst(200))).imported == 1300)
         try Self.expectExact(store, "a bulk import")
@@ -331,5 +321,17 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         store = try Store.open(path: path, timeZone: TimeZone(identifier: "Pacific/Auckland")!)
         try Self.expectExact(store, "a new time zone")
         try store.close()
+    }
+}
+
+extension ImportStoreTests {
+    /// Listens stored one by one, as the watcher stores plays (the rollup triggers).
+    static func storeOneByOne(_ listens: ArraySlice<ImportedListen>, in store: Store) throws {
+        for l in listens {
+            let id = try store.saveTrack(l.track)
+            try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
+                                      endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
+                                      counted: l.counted, source: "import:test", player: l.player))
+        }
     }
 }
