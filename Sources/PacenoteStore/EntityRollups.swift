@@ -6,8 +6,9 @@ import GRDB
 ///
 /// They are sums over the track rollups: an artist's row is the sum of the rows of the
 /// tracks that credit it, an album's of its tracks'. So whatever moves a track to other
-/// artists or another album moves its track rows along (`Store.refile`), and a rebuild is
-/// a GROUP BY over `rollup_track_total` and `rollup_year_track`.
+/// artists or another album moves its track rows along (`move`), and a rebuild is
+/// a GROUP BY over `rollup_track_total` and `rollup_year_track`. (`move` is the one place
+/// a track's rows move between entities.)
 enum EntityRollups {
     struct Table {
         var name: String
@@ -112,25 +113,34 @@ enum EntityRollups {
     /// current artists (`entity: "artist"`) or album: before and after its credit or album
     /// changes.
     static func move(track: Int64, entity: String, adding: Bool, in db: Database) throws {
+        // A bulk import caches tracks' entities between its batches: it reads this to know.
+        try db.cachedStatement(sql: """
+            INSERT INTO meta (key, value) VALUES ('entity_generation', '1')
+            ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+            """).execute()
         for table in tables where table.entity == entity {
             let year = table.keys.contains("year")
+            // rollup_year_track's key begins with the year: naming the years lets SQLite look
+            // the track's rows up instead of reading the table.
             let source = year ? "rollup_year_track" : "rollup_track_total"
+            let sourceRows = year ? "r.year IN (SELECT year FROM rollup_year_total) AND r.track_id = ?1" : "r.track_id = ?1"
+            let years = year ? "year IN (SELECT year FROM rollup_year_total) AND " : ""
             let id = table.keys.last!
             let ids = entities(entity, of: "?1")
             if adding {
                 try db.cachedStatement(sql: """
                     INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
                       SELECT \(year ? "r.year, " : "")e.id, r.plays, r.skips, r.played_s
-                      FROM \(source) r, (\(ids)) e WHERE r.track_id = ?1
+                      FROM \(source) r, (\(ids)) e WHERE \(sourceRows)
                       ON CONFLICT (\(table.keys.joined(separator: ", "))) DO UPDATE SET \(upsert)
                     """).execute(arguments: [track])
             } else {
                 try db.cachedStatement(sql: """
                     UPDATE \(table.name) SET plays = \(table.name).plays - r.plays, skips = \(table.name).skips - r.skips,
                       played_s = \(table.name).played_s - r.played_s
-                    FROM \(source) r WHERE r.track_id = ?1 AND \(id) IN (\(ids))\(year ? " AND \(table.name).year = r.year" : "")
+                    FROM \(source) r WHERE \(sourceRows) AND \(id) IN (\(ids))\(year ? " AND \(table.name).year = r.year" : "")
                     """).execute(arguments: [track])
-                try db.cachedStatement(sql: "DELETE FROM \(table.name) WHERE \(id) IN (\(ids)) AND plays = 0 AND skips = 0")
+                try db.cachedStatement(sql: "DELETE FROM \(table.name) WHERE \(years)\(id) IN (\(ids)) AND plays = 0 AND skips = 0")
                     .execute(arguments: [track])
             }
         }

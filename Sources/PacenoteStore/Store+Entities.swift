@@ -90,6 +90,12 @@ extension Store {
             try db.cachedStatement(sql: "UPDATE track_artists SET artist_id = ? WHERE track_id = ? AND position = ?")
                 .execute(arguments: [id, row[0], row[1]])
         }
+        // Two spellings of one artist on one track (older credits told names apart by
+        // lower-casing alone) are one credit: the later ones go.
+        try db.execute(sql: """
+            DELETE FROM track_artists AS a WHERE EXISTS (
+              SELECT 1 FROM track_artists b WHERE b.track_id = a.track_id AND b.artist_id = a.artist_id AND b.position < a.position)
+            """)
         let tracks = try Row.fetchAll(db, sql: """
             SELECT t.id, t.title, t.artist, t.album, t.album_artist, t.mb_release_id,
                    (SELECT name FROM track_artists a WHERE a.track_id = t.id AND a.listed = 1 ORDER BY position LIMIT 1)

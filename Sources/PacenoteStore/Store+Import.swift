@@ -95,6 +95,11 @@ public final class ListenImportSession {
             entityTriggerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_entity_rollup_insert'")
         }
         guard let entityTriggerSQL else { throw StoreError.sqlite("the trigger plays_entity_rollup_insert is missing") }
+        let generation = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'entity_generation'")
+        if generation != entityGeneration {
+            entityOf = Array(repeating: nil, count: entityOf.count)
+            entityGeneration = generation
+        }
         try db.execute(sql: "DROP TRIGGER plays_rollup_insert; DROP TRIGGER plays_entity_rollup_insert")
 
         // Tracks first, then the plays already stored around the batch's times, so that the
@@ -147,7 +152,8 @@ public final class ListenImportSession {
             insertPlay.bind(9, Int64(local.hour))
             _ = try insertPlay.step()
             rollups.add(ref: Int32(ref), local: local, counted: play.counted, played: play.playedSeconds)
-            entityRollups.add(entityOf[ref], local: local, counted: play.counted, played: play.playedSeconds)
+            if entityOf[ref] == nil { entityOf[ref] = try ImportEntityRollups.Entities(track: trackID, in: db) }
+            entityRollups.add(entityOf[ref]!, local: local, counted: play.counted, played: play.playedSeconds)
         }
         try rollups.write(trackIDs: trackIDs, in: db)
         try entityRollups.write(in: db)
@@ -187,8 +193,11 @@ public final class ListenImportSession {
     }
 
     private var entityTriggerSQL: String?
-    /// The artists and album of each of `trackIDs`, for the entity rollups.
-    private var entityOf: [ImportEntityRollups.Entities] = []
+    /// The artists and album of each of `trackIDs`, for the entity rollups; nil until read.
+    /// Forgotten when a track moved to other entities between two batches (another
+    /// connection's library mirror, a change of separators: `meta.entity_generation`).
+    private var entityOf: [ImportEntityRollups.Entities?] = []
+    private var entityGeneration: String?
 
     /// Other tracks with a match key this import uses -> the track its listens go to.
     private var aliases: [Int64: Int64] = [:]
@@ -247,7 +256,7 @@ public final class ListenImportSession {
                 index = Int32(trackIDs.count)
                 trackIDs.append(id)
                 refOfTrackID[id] = index
-                entityOf.append(try filed ?? ImportEntityRollups.Entities(track: id, in: db))
+                entityOf.append(filed)
             }
             refOfKey[k] = index
             refOfIdentity[identity] = index

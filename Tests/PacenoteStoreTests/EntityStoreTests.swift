@@ -191,10 +191,14 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 INSERT INTO tracks (id, uri, title, artist, album, match_key, first_seen_at_ms, updated_at_ms) VALUES
                   (1, NULL, 'Duet', 'Ana, Ben', 'Pairs', 'k1', 0, 0),          -- Maloja listed Ana and Ben
                   (2, NULL, 'Boxer', 'Simon & Garfunkel', NULL, 'k2', 0, 0),  -- v2's parser split on '&'
-                  (3, 'f.flac', 'File', 'Solo', 'Own', 'k3', 0, 0);           -- an MPD file, no credit yet
+                  (3, 'f.flac', 'File', 'Solo', 'Own', 'k3', 0, 0),           -- an MPD file, no credit yet
+                  (4, NULL, 'Twice', 'Bo, bo', NULL, 'k4', 0, 0);             -- one artist listed in two spellings
                 INSERT INTO track_artists (track_id, position, name, role) VALUES
                   (1, 0, 'Ana', 'primary'), (1, 1, 'Ben', 'featured'),
-                  (2, 0, 'Simon', 'primary'), (2, 1, 'Garfunkel', 'featured');
+                  (2, 0, 'Simon', 'primary'), (2, 1, 'Garfunkel', 'featured'),
+                  (4, 0, 'Bo', 'primary'), (4, 1, 'bo', 'featured');
+                INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, local_day, local_hour)
+                  VALUES (4, 1700000000000, 1700000100000, 100, 1, 'import:maloja', '2023-11-14', 22);
                 INSERT INTO library_files (player, track_id, modified_at_ms) VALUES ('default', 3, 1700000000000);
                 INSERT INTO meta (key, value) VALUES ('library_update:default', '1700000000');
                 """)
@@ -208,6 +212,12 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         // Maloja's first listed artist names the album; every credit has its artist.
         #expect(try store.album(id: try #require(try store.track(id: 1)?.albumID))?.artist == "Ana")
         #expect(try store.creditWithArtistIDs(trackID: 1).allSatisfy { $0.id != nil })
+        // Two spellings of one artist are one credit, and the play counts once for it.
+        let bo = try #require(try store.artist(named: "Bo"))
+        #expect(try store.creditWithArtistIDs(trackID: 4).map(\.id) == [bo.id])
+        #expect(try store.artistSummary(id: bo.id).plays == 1)
+        #expect(try store.topArtists(fromDay: "0000-01-01", toDay: "9999-12-31", limit: 10).first { $0.artistID == bo.id }?.plays == 1)
+        try EntityRollupTests.expectExact(store, "after the migrations")
         // The mirror reads every file again (its several Artist tags are read from v5 on).
         #expect(try store.libraryIndex(player: "default") == ["f.flac": -1])
         #expect(try store.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'library_update:default'") } == nil)
@@ -283,6 +293,16 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         try Self.expectExact(store, "plays one by one")
         #expect(try ListenImportSession(store: store, source: "import:test").insert(Array(listens.dropFirst(200))).imported == 1300)
         try Self.expectExact(store, "a bulk import")
+        // An import whose tracks move to other artists between two of its batches (another
+        // connection changes the separators): its later plays follow them.
+        let session = ListenImportSession(store: store, source: "import:later")
+        let duo = Track(title: "Between", artist: "Artist 0 & Artist 1")
+        #expect(try session.insert([ImportedListen(track: duo, startedAtMs: 1_750_000_000_000, playedSeconds: 100)]).imported == 1)
+        #expect(try store.applyCreditSeparators(["&"]).map(\.title).contains("Between"))
+        #expect(try session.insert([ImportedListen(track: duo, startedAtMs: 1_750_000_500_000, playedSeconds: 100)]).imported == 1)
+        try Self.expectExact(store, "an import across a change of credits")
+        _ = try store.applyCreditSeparators([])
+        try Self.expectExact(store, "separators off again")
         // A file with plays, re-tagged to another album and another artist.
         let file = try CreditStoreTests.play(store, Track(uri: "f.flac", title: "File", artist: "Artist 1 & Friend", album: "Album"), at: 1_712_000_000)
         _ = try CreditStoreTests.play(store, Track(uri: "f.flac", title: "File", artist: "Artist 1 & Friend", album: "Album"), at: 1_712_000_500)
@@ -294,7 +314,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         // Separators split past credits; then back.
         _ = try CreditStoreTests.play(store, Track(title: "Duo", artist: "Artist 0 & Artist 2"), at: 1_712_001_000)
         _ = try CreditStoreTests.play(store, Track(title: "Duo", artist: "Artist 0 & Artist 2"), at: 1_712_002_000)
-        #expect(try store.applyCreditSeparators(["&"]).map(\.title) == ["Duo"])
+        #expect(try store.applyCreditSeparators(["&"]).map(\.title).contains("Duo"))
         try Self.expectExact(store, "credits split on &")
         _ = try store.applyCreditSeparators([])
         try Self.expectExact(store, "credits joined again")
