@@ -244,7 +244,8 @@ public final class ListenImportSession {
                 }
                 var track = new.track
                 track.uri = nil
-                let saved = try Store.fileTrack(track, at: now, knownNew: true, matchKey: new.matchKey, credit: new.credit, in: db)
+                let saved = try Store.fileTrack(track, at: now, knownNew: true, matchKey: new.matchKey, credit: new.credit,
+                                                album: new.album, in: db)
                 id = saved.id
                 filed = ImportEntityRollups.Entities(artists: saved.artists ?? [], album: saved.album)
                 added = added.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id

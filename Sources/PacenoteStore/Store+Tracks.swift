@@ -29,14 +29,17 @@ extension Store {
 
     /// `saveTrack`, with the album and artists the track was filed under (nil when an
     /// existing track was found and left as it was).
+    /// `album`: with `knownNew`, `t.albumIdentity` as the caller computed it (the bulk
+    /// import's reader, on its own thread).
     static func fileTrack(_ t: Track, at now: Date, knownNew: Bool = false, matchKey: String? = nil,
-                          credit parsed: ArtistCredit? = nil, in db: Database) throws -> (id: Int64, album: Int64?, artists: [Int64]?) {
+                          credit parsed: ArtistCredit? = nil, album parsedAlbum: AlbumIdentity? = nil,
+                          in db: Database) throws -> (id: Int64, album: Int64?, artists: [Int64]?) {
         let nowMs = milliseconds(now)
         let matchKey = matchKey ?? t.matchKey
         if t.uri == nil && !knownNew, let id = try findTracks(matchKey: matchKey, recording: t.musicBrainz.recording, in: db).first {
             return (id, nil, nil)
         }
-        let album = try t.albumIdentity.map { try Store.albumID($0, at: nowMs, in: db) }
+        let album = try (knownNew ? parsedAlbum : t.albumIdentity).map { try Store.albumID($0, at: nowMs, in: db) }
         // A file moving to another album takes its plays along in the album rollups.
         var movingAlbum: Int64?
         if let uri = t.uri, let stored = try Row.fetchOne(db.cachedStatement(sql: "SELECT id, album_id FROM tracks WHERE uri = ?"),

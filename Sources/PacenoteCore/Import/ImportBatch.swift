@@ -25,6 +25,8 @@ public struct ImportBatch: Sendable {
         /// `track.matchKey`, computed on the reader's thread.
         public var matchKey: String
         public var credit: ArtistCredit?
+        /// `track.albumIdentity`, computed on the reader's thread too.
+        public var album: AlbumIdentity?
     }
 
     public var plays: [Play] = []
@@ -74,7 +76,8 @@ public struct ImportBatcher {
             var track = listen.track
             // Listed artists (Maloja's) name the album's artist too (`Track.albumIdentity`).
             if let credit, credit.listed { track.listedCredit = credit }
-            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: listen.track.matchKey, credit: credit))
+            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: listen.track.matchKey, credit: credit,
+                                                     album: track.albumIdentity))
         }
         var player: Int32 = -1
         if let name = listen.player {
