@@ -1,28 +1,54 @@
 import GRDB
 
-/// The rollups by artist and album (all time and per year) and the totals by year, day
-/// and year-and-hour (migration v7): their tables, the trigger statements that add or
-/// remove one play, and their rebuild from the track and hour rollups.
+/// The rollups by artist and album (all time, per year and, since v8, per month) and the
+/// totals by year, day, year-and-hour (migration v7) and month (v8): their tables, the
+/// trigger statements that add or remove one play, and their rebuild from the track and
+/// hour rollups.
 ///
 /// They are sums over the track rollups: an artist's row is the sum of the rows of the
 /// tracks that credit it, an album's of its tracks'. So whatever moves a track to other
 /// artists or another album moves its track rows along (`move`), and a rebuild is
-/// a GROUP BY over `rollup_track_total` and `rollup_year_track`. (`move` is the one place
-/// a track's rows move between entities.)
+/// a GROUP BY over `rollup_track_total`, `rollup_year_track` and `rollup_month_track`.
+/// (`move` is the one place a track's rows move between entities.)
 enum EntityRollups {
     struct Table {
         var name: String
         var keys: [String]
         /// Which entity: `artist` (via `track_artists`) or `album` (via `tracks.album_id`).
         var entity: String
+
+        /// The period its rows are per (`year`, `month`), if any: the first key.
+        var period: Period? { Period(rawValue: keys[0]) }
     }
 
-    static let tables = [
+    /// A calendar period a rollup sums over: its column, the length of its text (a prefix
+    /// of `local_day`) and its track rollup.
+    enum Period: String {
+        case year, month
+
+        var length: Int { self == .year ? 4 : 7 }
+        var trackTable: String { "rollup_\(rawValue)_track" }
+        var totalTable: String { "rollup_\(rawValue)_total" }
+        /// A play's period, as SQL over a row (`NEW`, `OLD`).
+        func of(_ row: String) -> String { "substr(\(row).local_day, 1, \(length))" }
+    }
+
+    /// v7's tables, as its triggers were created.
+    static let v7Tables = [
         Table(name: "rollup_artist_total", keys: ["artist_id"], entity: "artist"),
         Table(name: "rollup_year_artist", keys: ["year", "artist_id"], entity: "artist"),
         Table(name: "rollup_album_total", keys: ["album_id"], entity: "album"),
         Table(name: "rollup_year_album", keys: ["year", "album_id"], entity: "album"),
     ]
+
+    /// v8's: artists and albums per month.
+    static let monthTables = [
+        Table(name: "rollup_month_artist", keys: ["month", "artist_id"], entity: "artist"),
+        Table(name: "rollup_month_album", keys: ["month", "album_id"], entity: "album"),
+    ]
+
+    /// Every table the entity triggers keep today.
+    static let tables = v7Tables + monthTables
 
     /// The entities of a track as a subquery of ids (the track's id as SQL).
     static func entities(_ entity: String, of track: String) -> String {
@@ -33,22 +59,22 @@ enum EntityRollups {
 
     static let upsert = "plays = plays + excluded.plays, skips = skips + excluded.skips, played_s = played_s + excluded.played_s"
 
-    /// The statements that add (`NEW`) or remove (`OLD`) one play from every table here.
-    static func statements(_ row: String, adding: Bool) -> String {
+    /// The statements that add (`NEW`) or remove (`OLD`) one play from every table here
+    /// (`v7: true`: v7's tables and periods only, as its migration created them).
+    static func statements(_ row: String, adding: Bool, v7: Bool = false) -> String {
         var out: [String] = []
-        for table in tables {
+        for table in v7 ? v7Tables : tables {
             let id = table.keys.last!
-            let year = table.keys.contains("year")
             let ids = entities(table.entity, of: "\(row).track_id")
             if adding {
                 out.append("""
                     INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
-                      SELECT \(year ? "substr(\(row).local_day, 1, 4), " : "")e.id, \(row).counted, 1 - \(row).counted, \(row).played_s
+                      SELECT \(table.period.map { "\($0.of(row)), " } ?? "")e.id, \(row).counted, 1 - \(row).counted, \(row).played_s
                       FROM (\(ids)) e WHERE true
                       ON CONFLICT (\(table.keys.joined(separator: ", "))) DO UPDATE SET \(upsert);
                     """)
             } else {
-                let match = "\(year ? "year = substr(\(row).local_day, 1, 4) AND " : "")\(id) IN (\(ids))"
+                let match = "\(table.period.map { "\($0.rawValue) = \($0.of(row)) AND " } ?? "")\(id) IN (\(ids))"
                 out.append("""
                     UPDATE \(table.name) SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted),
                       played_s = played_s - \(row).played_s WHERE \(match);
@@ -56,7 +82,7 @@ enum EntityRollups {
                     """)
             }
         }
-        for (table, keys, values) in periods(row) {
+        for (table, keys, values) in periods(row, v7: v7) {
             if adding {
                 out.append("""
                     INSERT INTO \(table) (\(keys.joined(separator: ", ")), plays, skips, played_s)
@@ -76,29 +102,18 @@ enum EntityRollups {
     }
 
     /// The totals by period: table, key columns, and their values for a play (`NEW`, `OLD`).
-    static func periods(_ row: String) -> [(String, [String], [String])] {
-        [("rollup_year_total", ["year"], ["substr(\(row).local_day, 1, 4)"]),
+    static func periods(_ row: String, v7: Bool = false) -> [(String, [String], [String])] {
+        [("rollup_year_total", ["year"], [Period.year.of(row)]),
          ("rollup_day_total", ["day"], ["\(row).local_day"]),
-         ("rollup_year_hour", ["year", "hour"], ["substr(\(row).local_day, 1, 4)", "\(row).local_hour"])]
+         ("rollup_year_hour", ["year", "hour"], [Period.year.of(row), "\(row).local_hour"])]
+            + (v7 ? [] : [("rollup_month_total", ["month"], [Period.month.of(row)])])
     }
 
-    /// Every table here from the track rollups, from scratch.
-    static func rebuild(in db: Database) throws {
-        for table in tables { try db.execute(sql: "DELETE FROM \(table.name)") }
-        for (table, _, _) in periods("NEW") { try db.execute(sql: "DELETE FROM \(table)") }
-        for table in tables {
-            let year = table.keys.contains("year")
-            let (join, id) = table.entity == "artist"
-                ? ("JOIN track_artists e ON e.track_id = r.track_id", "e.artist_id")
-                : ("JOIN tracks e ON e.id = r.track_id", "e.album_id")
-            let keys = (year ? "r.year, " : "") + id
-            try db.execute(sql: """
-                INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
-                  SELECT \(keys), SUM(r.plays), SUM(r.skips), SUM(r.played_s)
-                  FROM \(year ? "rollup_year_track" : "rollup_track_total") r \(join)
-                  WHERE \(id) IS NOT NULL GROUP BY \(keys)
-                """)
-        }
+    /// Every table here from the track rollups, from scratch (`v7`: v7's only).
+    static func rebuild(in db: Database, v7: Bool = false) throws {
+        for table in v7 ? v7Tables : tables { try db.execute(sql: "DELETE FROM \(table.name)") }
+        for (table, _, _) in periods("NEW", v7: v7) { try db.execute(sql: "DELETE FROM \(table)") }
+        for table in v7 ? v7Tables : tables { try rebuild(table, in: db) }
         try db.execute(sql: """
             INSERT INTO rollup_year_total (year, plays, skips, played_s)
               SELECT year, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_year_track GROUP BY year;
@@ -106,6 +121,29 @@ enum EntityRollups {
               SELECT day, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_hour GROUP BY day;
             INSERT INTO rollup_year_hour (year, hour, plays, skips, played_s)
               SELECT substr(day, 1, 4), hour, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_hour GROUP BY 1, 2;
+            """)
+        if !v7 { try rebuildMonthTotals(in: db) }
+    }
+
+    /// One table's rows as sums of its track rollup's.
+    static func rebuild(_ table: Table, in db: Database) throws {
+        let (join, id) = table.entity == "artist"
+            ? ("JOIN track_artists e ON e.track_id = r.track_id", "e.artist_id")
+            : ("JOIN tracks e ON e.id = r.track_id", "e.album_id")
+        let keys = (table.period.map { "r.\($0.rawValue), " } ?? "") + id
+        try db.execute(sql: """
+            INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
+              SELECT \(keys), SUM(r.plays), SUM(r.skips), SUM(r.played_s)
+              FROM \(table.period?.trackTable ?? "rollup_track_total") r \(join)
+              WHERE \(id) IS NOT NULL GROUP BY \(keys)
+            """)
+    }
+
+    /// The months' totals from the days'.
+    static func rebuildMonthTotals(in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO rollup_month_total (month, plays, skips, played_s)
+              SELECT substr(day, 1, 7), SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_total GROUP BY 1
             """)
     }
 
@@ -119,18 +157,18 @@ enum EntityRollups {
             ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
             """).execute()
         for table in tables where table.entity == entity {
-            let year = table.keys.contains("year")
-            // rollup_year_track's key begins with the year: naming the years lets SQLite look
-            // the track's rows up instead of reading the table.
-            let source = year ? "rollup_year_track" : "rollup_track_total"
-            let sourceRows = year ? "r.year IN (SELECT year FROM rollup_year_total) AND r.track_id = ?1" : "r.track_id = ?1"
-            let years = year ? "year IN (SELECT year FROM rollup_year_total) AND " : ""
+            // rollup_year_track's key begins with the year (and the month's with the month):
+            // naming the periods lets SQLite look the track's rows up instead of reading the table.
+            let period = table.period
+            let source = period?.trackTable ?? "rollup_track_total"
+            let periods = period.map { "\($0.rawValue) IN (SELECT \($0.rawValue) FROM \($0.totalTable)) AND " } ?? ""
+            let sourceRows = "\(period == nil ? "" : "r." + periods)r.track_id = ?1"
             let id = table.keys.last!
             let ids = entities(entity, of: "?1")
             if adding {
                 try db.cachedStatement(sql: """
                     INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
-                      SELECT \(year ? "r.year, " : "")e.id, r.plays, r.skips, r.played_s
+                      SELECT \(period.map { "r.\($0.rawValue), " } ?? "")e.id, r.plays, r.skips, r.played_s
                       FROM \(source) r, (\(ids)) e WHERE \(sourceRows)
                       ON CONFLICT (\(table.keys.joined(separator: ", "))) DO UPDATE SET \(upsert)
                     """).execute(arguments: [track])
@@ -138,9 +176,9 @@ enum EntityRollups {
                 try db.cachedStatement(sql: """
                     UPDATE \(table.name) SET plays = \(table.name).plays - r.plays, skips = \(table.name).skips - r.skips,
                       played_s = \(table.name).played_s - r.played_s
-                    FROM \(source) r WHERE \(sourceRows) AND \(id) IN (\(ids))\(year ? " AND \(table.name).year = r.year" : "")
+                    FROM \(source) r WHERE \(sourceRows) AND \(id) IN (\(ids))\(period.map { " AND \(table.name).\($0.rawValue) = r.\($0.rawValue)" } ?? "")
                     """).execute(arguments: [track])
-                try db.cachedStatement(sql: "DELETE FROM \(table.name) WHERE \(years)\(id) IN (\(ids)) AND plays = 0 AND skips = 0")
+                try db.cachedStatement(sql: "DELETE FROM \(table.name) WHERE \(periods)\(id) IN (\(ids)) AND plays = 0 AND skips = 0")
                     .execute(arguments: [track])
             }
         }

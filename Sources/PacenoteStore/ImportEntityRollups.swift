@@ -1,6 +1,6 @@
 import GRDB
 
-/// The artist, album and year rollups of a batch of new plays (`EntityRollups`), summed per
+/// The artist, album, year and month rollups of a batch of new plays (`EntityRollups`), summed per
 /// key in memory and written once per key, as the bulk import writes the track rollups.
 struct ImportEntityRollups {
     /// A track's artists and album.
@@ -45,6 +45,10 @@ struct ImportEntityRollups {
     private var artistYear: [YearKey: Sums] = [:]
     private var albumTotal: [Int64: Sums] = [:]
     private var albumYear: [YearKey: Sums] = [:]
+    /// By month (`YYYYMM` in `year`).
+    private var artistMonth: [YearKey: Sums] = [:]
+    private var albumMonth: [YearKey: Sums] = [:]
+    private var monthTotal: [Int32: Sums] = [:]
     private var yearTotal: [Int32: Sums] = [:]
     private var dayTotal: [String: Sums] = [:]
     private var yearHour: [YearKey: Sums] = [:]
@@ -59,12 +63,15 @@ struct ImportEntityRollups {
         for artist in entities.artists {
             artistTotal[artist, default: Sums()].add(counted: counted, played: played)
             artistYear[YearKey(year: year, id: artist), default: Sums()].add(counted: counted, played: played)
+            artistMonth[YearKey(year: local.month, id: artist), default: Sums()].add(counted: counted, played: played)
         }
         if let album = entities.album {
             albumTotal[album, default: Sums()].add(counted: counted, played: played)
             albumYear[YearKey(year: year, id: album), default: Sums()].add(counted: counted, played: played)
+            albumMonth[YearKey(year: local.month, id: album), default: Sums()].add(counted: counted, played: played)
         }
         yearTotal[year, default: Sums()].add(counted: counted, played: played)
+        monthTotal[local.month, default: Sums()].add(counted: counted, played: played)
     }
 
     func write(in db: Database) throws {
@@ -72,7 +79,10 @@ struct ImportEntityRollups {
         try write(artistYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_artist", keys: ["year", "artist_id"], in: db)
         try write(albumTotal.map { (nil, $0.key, $0.value) }, table: "rollup_album_total", keys: ["album_id"], in: db)
         try write(albumYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_album", keys: ["year", "album_id"], in: db)
+        try write(artistMonth.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_month_artist", keys: ["month", "artist_id"], in: db)
+        try write(albumMonth.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_month_album", keys: ["month", "album_id"], in: db)
         try write(yearTotal.map { ($0.key, nil, $0.value) }, table: "rollup_year_total", keys: ["year"], in: db)
+        try write(monthTotal.map { ($0.key, nil, $0.value) }, table: "rollup_month_total", keys: ["month"], in: db)
         try write(yearHour.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_hour", keys: ["year", "hour"], in: db)
         let upsert = try RawStatement(db, """
             INSERT INTO rollup_day_total (day, plays, skips, played_s) VALUES (?1, ?2, ?3, ?4)
@@ -98,8 +108,9 @@ struct ImportEntityRollups {
             """)
         for row in rows.sorted(by: { ($0.year ?? 0, $0.id ?? 0) < ($1.year ?? 0, $1.id ?? 0) }) {
             var i: Int32 = 1
-            if let year = row.year {
-                upsert.bind(i, String(year) as String?)
+            if let period = row.year {
+                // A year, or a month as YYYYMM.
+                upsert.bind(i, (keys[0] == "month" ? LocalSlot.monthText(period) : String(period)) as String?)
                 i += 1
             }
             if let id = row.id {

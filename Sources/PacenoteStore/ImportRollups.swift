@@ -17,6 +17,7 @@ struct ImportRollups {
     private var dayOf: [Int32] = []
     private var hourOf: [Int32] = []
     private var yearOf: [Int32] = []
+    private var monthOf: [Int32] = []
     private var counted: [Bool] = []
     private var played: [Double] = []
 
@@ -25,12 +26,16 @@ struct ImportRollups {
     private var dayIndex: [Int32: Int32] = [:]
     private var lastDay: (number: Int32, index: Int32) = (.min, -1)
     private var years: [Int32] = []
+    private var months: [Int32] = []
+    /// The index into `months` of each of `days`.
+    private var monthOfDay: [Int32] = []
 
     init(capacity: Int) {
         refs.reserveCapacity(capacity)
         dayOf.reserveCapacity(capacity)
         hourOf.reserveCapacity(capacity)
         yearOf.reserveCapacity(capacity)
+        monthOf.reserveCapacity(capacity)
         counted.reserveCapacity(capacity)
         played.reserveCapacity(capacity)
     }
@@ -47,6 +52,12 @@ struct ImportRollups {
             day = Int32(days.count)
             days.append(local)
             dayIndex[local.dayNumber] = day
+            var month = Int32(months.lastIndex(of: local.month) ?? -1)
+            if month < 0 {
+                month = Int32(months.count)
+                months.append(local.month)
+            }
+            monthOfDay.append(month)
         }
         lastDay = (local.dayNumber, day)
         var year = Int32(years.firstIndex(of: local.year) ?? -1)
@@ -54,15 +65,17 @@ struct ImportRollups {
             year = Int32(years.count)
             years.append(local.year)
         }
+        let month = monthOfDay[Int(day)]
         refs.append(ref)
         dayOf.append(day)
         hourOf.append(local.hour)
         yearOf.append(year)
+        monthOf.append(month)
         counted.append(isCounted)
         played.append(seconds)
     }
 
-    /// Writes the four tables. `trackIDs`: the session's track ids, by track index.
+    /// Writes the five tables. `trackIDs`: the session's track ids, by track index.
     func write(trackIDs: [Int64], in db: Database) throws {
         guard count > 0 else { return }
         let identity = (0..<Int32(count)).map { $0 }
@@ -82,6 +95,12 @@ struct ImportRollups {
         try write(Self.sorted(byTrack, by: yearOf, buckets: years.count), key: (yearOf, refs), name: "rollup_year_track",
                   keys: ["year", "track_id"], in: db) { s, i in
             s.bind(1, String(years[Int(yearOf[i])]) as String?)
+            s.bind(2, trackIDs[Int(refs[i])])
+        }
+        let monthTexts = months.map(LocalSlot.monthText)
+        try write(Self.sorted(byTrack, by: monthOf, buckets: months.count), key: (monthOf, refs), name: "rollup_month_track",
+                  keys: ["month", "track_id"], in: db) { s, i in
+            s.bind(1, monthTexts[Int(monthOf[i])] as String?)
             s.bind(2, trackIDs[Int(refs[i])])
         }
         try write(byTrack, key: (refs, refs), name: "rollup_track_total", keys: ["track_id"], in: db) { s, i in

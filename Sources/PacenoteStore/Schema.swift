@@ -24,6 +24,7 @@ enum Schema {
         m.registerMigration("v5.credits-and-recordings", migrate: v5CreditsAndRecordings)
         m.registerMigration("v6.artists-and-albums", migrate: v6ArtistsAndAlbums)
         m.registerMigration("v7.entity-rollups", migrate: v7EntityRollups)
+        m.registerMigration("v8.month-rollups", migrate: v8MonthRollups)
         return m
     }
 
@@ -196,6 +197,7 @@ enum Schema {
     /// - `rollup_day_track`, `rollup_day_hour`: per local day (any range; the listening clock);
     /// - `rollup_year_track`: per local year (a year's chart reads one row per track);
     /// - `rollup_track_total`: all time (the all-time chart reads one row per track).
+    /// These are v1's, as its triggers were created: `trackRollups` lists today's.
     static let rollups: [(table: String, keys: [(column: String, expression: String)])] = [
         ("rollup_day_track", [("day", "local_day"), ("track_id", "track_id")]),
         ("rollup_day_hour", [("day", "local_day"), ("hour", "local_hour")]),
@@ -203,13 +205,23 @@ enum Schema {
         ("rollup_track_total", [("track_id", "track_id")]),
     ]
 
-    /// The statements that add (`NEW`) or remove (`OLD`) one play from every rollup.
-    static func rollupStatements(_ row: String, adding: Bool) -> String {
-        rollups.map { table, keys in
+    /// The rollups by track (and the day's hours) that the `plays_rollup_*` triggers keep
+    /// since v8: v1's and `rollup_month_track`, per calendar month (a month's chart, and the
+    /// whole months of any range, read a row per track and month).
+    static let trackRollups = rollups + [("rollup_month_track", [("month", "substr(local_day, 1, 7)"), ("track_id", "track_id")])]
+
+    /// A key's value for a play (`NEW`, `OLD`): a column of it, or an expression over its `local_day`.
+    static func value(of expression: String, in row: String) -> String {
+        let prefix = "substr(local_day"
+        return expression.hasPrefix(prefix) ? "substr(\(row).local_day" + expression.dropFirst(prefix.count) : "\(row).\(expression)"
+    }
+
+    /// The statements that add (`NEW`) or remove (`OLD`) one play from every rollup of `tables`.
+    static func rollupStatements(_ row: String, adding: Bool,
+                                 tables: [(table: String, keys: [(column: String, expression: String)])] = rollups) -> String {
+        tables.map { table, keys in
             let columns = keys.map(\.column).joined(separator: ", ")
-            let rowValues = keys.map { key -> String in
-                key.expression.hasPrefix("substr(") ? "substr(\(row).local_day, 1, 4)" : "\(row).\(key.expression)"
-            }
+            let rowValues = keys.map { value(of: $0.expression, in: row) }
             let match = zip(keys, rowValues).map { "\($0.column) = \($1)" }.joined(separator: " AND ")
             if adding {
                 return """
@@ -442,7 +454,7 @@ enum Schema {
     /// each one cost an eighth more import time (`scripts/bench/scale`), and these tables
     /// are small enough to read whole. Tracks, which are many, have theirs (`Store.topRows`).
     private static func v7EntityRollups(_ db: Database) throws {
-        for table in EntityRollups.tables {
+        for table in EntityRollups.v7Tables {
             let keys = table.keys.map { "\($0) \($0 == "year" ? "TEXT" : "INTEGER") NOT NULL" }.joined(separator: ", ")
             let primary = table.keys.joined(separator: ", ")
             try db.execute(sql: """
@@ -483,6 +495,84 @@ enum Schema {
             -- year's rows: an index on rollup_year_track by time cost a tenth of an import).
             CREATE INDEX rollup_track_total_by_time ON rollup_track_total(played_s DESC, plays DESC);
             CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
+            \(EntityRollups.statements("NEW", adding: true, v7: true))
+            END;
+            CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
+            \(EntityRollups.statements("OLD", adding: false, v7: true))
+            END;
+            CREATE TRIGGER plays_entity_rollup_update
+            AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
+            \(EntityRollups.statements("OLD", adding: false, v7: true))
+            \(EntityRollups.statements("NEW", adding: true, v7: true))
+            END;
+            """)
+        try EntityRollups.rebuild(in: db, v7: true)
+    }
+
+    /// Rollups per calendar month, of tracks, artists and albums, and the months' totals:
+    /// a range's whole months are a row per track (artist, album) and month, its whole years
+    /// a row per year, so a chart of any range reads the best rows of each (`Store.topRows`,
+    /// `RangeChart`) instead of a row per day and track. The track and entity triggers are
+    /// created again to keep them; existing rows are summed from the day and track rollups.
+    private static func v8MonthRollups(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE rollup_month_track (
+              month    TEXT NOT NULL,                   -- 'YYYY-MM' of local_day
+              track_id INTEGER NOT NULL REFERENCES tracks(id) ON DELETE CASCADE,
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL,
+              PRIMARY KEY (month, track_id)
+            ) WITHOUT ROWID;
+            CREATE TABLE rollup_month_total (
+              month    TEXT PRIMARY KEY NOT NULL,
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL
+            ) WITHOUT ROWID;
+            """)
+        for table in EntityRollups.monthTables {
+            try db.execute(sql: """
+                CREATE TABLE \(table.name) (
+                  month    TEXT NOT NULL,
+                  \(table.keys[1]) INTEGER NOT NULL,
+                  plays    INTEGER NOT NULL,
+                  skips    INTEGER NOT NULL,
+                  played_s REAL NOT NULL,
+                  PRIMARY KEY (month, \(table.keys[1]))
+                ) WITHOUT ROWID;
+                """)
+        }
+        // Each month's best rows, walked by the charts: a month's chart reads about as many
+        // rows as it shows, and a range of months the first rows of each.
+        for table in ["rollup_month_track"] + EntityRollups.monthTables.map(\.name) {
+            try db.execute(sql: "CREATE INDEX \(table)_top ON \(table)(month, plays DESC, played_s DESC)")
+        }
+        try db.execute(sql: """
+            INSERT INTO rollup_month_track (month, track_id, plays, skips, played_s)
+              SELECT substr(day, 1, 7), track_id, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_track GROUP BY 1, 2;
+            """)
+        for table in EntityRollups.monthTables { try EntityRollups.rebuild(table, in: db) }
+        try EntityRollups.rebuildMonthTotals(in: db)
+        try db.execute(sql: """
+            DROP TRIGGER plays_rollup_insert;
+            DROP TRIGGER plays_rollup_delete;
+            DROP TRIGGER plays_rollup_update;
+            DROP TRIGGER plays_entity_rollup_insert;
+            DROP TRIGGER plays_entity_rollup_delete;
+            DROP TRIGGER plays_entity_rollup_update;
+            CREATE TRIGGER plays_rollup_insert AFTER INSERT ON plays BEGIN
+            \(rollupStatements("NEW", adding: true, tables: trackRollups))
+            END;
+            CREATE TRIGGER plays_rollup_delete AFTER DELETE ON plays BEGIN
+            \(rollupStatements("OLD", adding: false, tables: trackRollups))
+            END;
+            CREATE TRIGGER plays_rollup_update
+            AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
+            \(rollupStatements("OLD", adding: false, tables: trackRollups))
+            \(rollupStatements("NEW", adding: true, tables: trackRollups))
+            END;
+            CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
             \(EntityRollups.statements("NEW", adding: true))
             END;
             CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
@@ -494,6 +584,5 @@ enum Schema {
             \(EntityRollups.statements("NEW", adding: true))
             END;
             """)
-        try EntityRollups.rebuild(in: db)
     }
 }

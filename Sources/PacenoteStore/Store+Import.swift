@@ -39,8 +39,8 @@ public final class ListenImportSession {
 
     /// Local days and hours of the listens' starts.
     private var walker: LocalTime.Walker
-    /// Each local day's text (a C string owned by the session) and year, by day number.
-    private var days: [Int32: (text: UnsafeMutablePointer<CChar>, year: Int32)] = [:]
+    /// Each local day's text (a C string owned by the session), year and month (`YYYYMM`), by day number.
+    private var days: [Int32: (text: UnsafeMutablePointer<CChar>, year: Int32, month: Int32)] = [:]
     private var triggerSQL: String?
 
     public init(store: Store, source: String) {
@@ -269,12 +269,13 @@ public final class ListenImportSession {
         let (dayNumber, hour) = walker.slot(ms: ms)
         let number = Int32(dayNumber)
         if let day = days[number] {
-            return LocalSlot(dayText: day.text, dayNumber: number, year: day.year, hour: Int32(hour))
+            return LocalSlot(dayText: day.text, dayNumber: number, year: day.year, month: day.month, hour: Int32(hour))
         }
         let (year, month, dayOfMonth) = CivilDate.civil(days: dayNumber)
         let text = cString(LocalTime.format(year: year, month: month, day: dayOfMonth))
-        days[number] = (text, Int32(year))
-        return LocalSlot(dayText: text, dayNumber: number, year: Int32(year), hour: Int32(hour))
+        let yearMonth = Int32(year * 100 + month)
+        days[number] = (text, Int32(year), yearMonth)
+        return LocalSlot(dayText: text, dayNumber: number, year: Int32(year), month: yearMonth, hour: Int32(hour))
     }
 }
 
@@ -284,7 +285,15 @@ struct LocalSlot {
     var dayText: UnsafeMutablePointer<CChar>
     var dayNumber: Int32
     var year: Int32
+    /// The local month as `YYYYMM`.
+    var month: Int32
     var hour: Int32
+
+    /// `YYYYMM` as the rollups write a month: `YYYY-MM`.
+    static func monthText(_ month: Int32) -> String {
+        let m = month % 100
+        return "\(month / 100)-\(m < 10 ? "0" : "")\(m)"
+    }
 }
 
 extension Store {

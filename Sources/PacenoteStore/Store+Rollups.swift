@@ -18,7 +18,7 @@ extension Store {
             let local = LocalTime(timeZone: timeZone)
             let update = try db.makeStatement(sql: "UPDATE plays SET local_day = ?, local_hour = ? WHERE id = ?")
             // Triggers would adjust rollups row by row; dropping and rebuilding is faster.
-            for (table, _) in Schema.rollups { try db.execute(sql: "DELETE FROM \(table)") }
+            for (table, _) in Schema.trackRollups { try db.execute(sql: "DELETE FROM \(table)") }
             let rows = try Row.fetchCursor(db, sql: "SELECT id, started_at_ms FROM plays")
             var changes: [(Int64, String, Int)] = []
             while let row = try rows.next() {
@@ -35,7 +35,7 @@ extension Store {
                 try update.execute(arguments: [day, hour, id])
             }
             for trigger in triggers { try db.execute(sql: trigger) }
-            for (table, keys) in Schema.rollups {
+            for (table, keys) in Schema.trackRollups {
                 let columns = keys.map(\.column).joined(separator: ", ")
                 let expressions = keys.map(\.expression).joined(separator: ", ")
                 try db.execute(sql: """

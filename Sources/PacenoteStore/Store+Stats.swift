@@ -112,8 +112,11 @@ extension Store {
                 return PeriodTotals(plays: row[0], skips: row[1], seconds: row[2])
             }
         }
-        // Any other range: a row per day.
+        // Any other range: a row per year, month and edge day of its pieces.
         return try read { db in
+            if case .pieces(let pieces)? = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+                return try Store.totals(pieces, in: db)
+            }
             let row = try Row.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM rollup_day_total
                 WHERE day BETWEEN ? AND ?
@@ -124,14 +127,20 @@ extension Store {
 
     /// The most played tracks (counted plays, then listening time, then title).
     public func topTracks(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        if let whole = WholeRange(fromDay: fromDay, toDay: toDay) {
-            return try read { db in
-                try Store.topRows(whole, entity: "track", select: "\(Store.trackColumns("t")), r.plays, r.played_s",
-                                  join: "JOIN tracks t ON t.id = r.track_id", name: "t.title", limit: limit, order: order, in: db)
-                    .map(Store.chartEntry(track:))
-            }
-        }
         return try read { db in
+            switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+            case .whole(let whole)?:
+                return try Store.topRows(whole, entity: "track", select: "\(Store.trackColumns("t")), r.plays, r.played_s",
+                                         join: "JOIN tracks t ON t.id = r.track_id", name: "t.title", limit: limit, order: order, in: db)
+                    .map(Store.chartEntry(track:))
+            case .pieces(let pieces)?:
+                let ranked = try Store.ranked(.track, pieces, limit: limit, order: order, in: db)
+                return try Store.named(ranked, limit: limit, order: order, select: Store.trackColumns("x"), from: "tracks x",
+                                       name: { $0[2] }, in: db).map { row, entry in
+                    ChartEntry(track: Store.track(from: row), artist: nil, album: nil, plays: entry.plays, seconds: entry.seconds)
+                }
+            case nil: break
+            }
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
                 SELECT \(Store.trackColumns("t")), r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
@@ -145,14 +154,20 @@ extension Store {
     /// to (`track_artists`: the listed artists, or those split from the text, which falls
     /// back to the album artist), grouped by the artist's entity.
     public func topArtists(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        if let whole = WholeRange(fromDay: fromDay, toDay: toDay) {
-            return try read { db in
-                try Store.topRows(whole, entity: "artist", select: "ar.id, ar.name, r.plays, r.played_s",
-                                  join: "JOIN artists ar ON ar.id = r.artist_id", name: "ar.name", limit: limit, order: order, in: db)
-                    .map { ChartEntry(track: nil, artist: $0[1], album: nil, plays: $0[2], seconds: $0[3], artistID: $0[0]) }
-            }
-        }
         return try read { db in
+            switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+            case .whole(let whole)?:
+                return try Store.topRows(whole, entity: "artist", select: "ar.id, ar.name, r.plays, r.played_s",
+                                         join: "JOIN artists ar ON ar.id = r.artist_id", name: "ar.name", limit: limit, order: order, in: db)
+                    .map { ChartEntry(track: nil, artist: $0[1], album: nil, plays: $0[2], seconds: $0[3], artistID: $0[0]) }
+            case .pieces(let pieces)?:
+                let ranked = try Store.ranked(.artist, pieces, limit: limit, order: order, in: db)
+                return try Store.named(ranked, limit: limit, order: order, select: "x.id, x.name", from: "artists x",
+                                       name: { $0[1] }, in: db).map { row, entry in
+                    ChartEntry(track: nil, artist: row[1], album: nil, plays: entry.plays, seconds: entry.seconds, artistID: row[0])
+                }
+            case nil: break
+            }
             let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
             return try Row.fetchAll(db, sql: """
                 SELECT ar.id, ar.name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
@@ -169,26 +184,32 @@ extension Store {
     /// two releases) stay apart. `artistID`: the album artist's entity, when there is one.
     public func topAlbums(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         try read { db in
-            let rows: [Row]
-            if let whole = WholeRange(fromDay: fromDay, toDay: toDay) {
+            let rows: [(id: Int64, title: String, artist: String?, plays: Int, seconds: Double)]
+            switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+            case .whole(let whole)?:
                 rows = try Store.topRows(whole, entity: "album", select: "al.id, al.title, al.artist, r.plays, r.played_s",
                                          join: "JOIN albums al ON al.id = r.album_id", name: "al.title", limit: limit, order: order, in: db)
-            } else {
+                    .map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
+            case .pieces(let pieces)?:
+                let ranked = try Store.ranked(.album, pieces, limit: limit, order: order, in: db)
+                rows = try Store.named(ranked, limit: limit, order: order, select: "x.id, x.title, x.artist", from: "albums x",
+                                       name: { $0[1] }, in: db).map { ($0.row[0], $0.row[1], $0.row[2], $0.entry.plays, $0.entry.seconds) }
+            case nil:
                 let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
                 rows = try Row.fetchAll(db, sql: """
                     SELECT al.id, al.title, al.artist, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
                     FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id JOIN albums al ON al.id = t.album_id
                     GROUP BY al.id HAVING SUM(r.plays) > 0
                     ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title LIMIT ?
-                    """, arguments: source.arguments + [limit])
+                    """, arguments: source.arguments + [limit]).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
             }
             return try rows.map { row in
-                let artist: String? = row[2]
                 // The album artist's own entity, when that name is credited somewhere.
-                let artistID = try artist.flatMap {
+                let artistID = try row.artist.flatMap {
                     try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM artists WHERE name_key = ?"), arguments: [EntityKey.artist($0)])
                 }
-                return ChartEntry(track: nil, artist: artist, album: row[1], plays: row[3], seconds: row[4], artistID: artistID, albumID: row[0])
+                return ChartEntry(track: nil, artist: row.artist, album: row.title, plays: row.plays, seconds: row.seconds,
+                                  artistID: artistID, albumID: row.id)
             }
         }
     }

@@ -157,7 +157,8 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         let gone = try store.recentPlays(limit: 5).last!
         #expect(try store.deletePlay(id: try #require(gone.play.id)) != nil)
 
-        for (from, to) in [Self.all, ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02"), ("2024-04-01", "2024-04-01")] {
+        for (from, to) in [Self.all, ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02"), ("2024-04-01", "2024-04-01"),
+                           ("2024-04-01", "2024-04-30"), ("2024-03-31", "2024-05-03")] {
             let charts = try Self.charts(store, from: from, to: to)
             #expect(charts.artists == (try Self.recomputed(store, "artist", from: from, to: to)), "\(from)–\(to)")
             #expect(charts.albums == (try Self.recomputed(store, "album", from: from, to: to)), "\(from)–\(to)")
@@ -238,6 +239,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_year_total", "SELECT substr(local_day, 1, 4), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
                 ("rollup_day_total", "SELECT local_day, SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
                 ("rollup_year_hour", "SELECT substr(local_day, 1, 4) || ' ' || local_hour, SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
+                ("rollup_month_track", "SELECT substr(local_day, 1, 7) || ' ' || track_id, SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
+                ("rollup_month_artist", "SELECT substr(p.local_day, 1, 7) || ' ' || a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY 1"),
+                ("rollup_month_album", "SELECT substr(p.local_day, 1, 7) || ' ' || t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY 1"),
+                ("rollup_month_total", "SELECT substr(local_day, 1, 7), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
             ] : [
                 ("rollup_artist_total", "SELECT artist_id, plays, skips, played_s FROM rollup_artist_total"),
                 ("rollup_year_artist", "SELECT year || ' ' || artist_id, plays, skips, played_s FROM rollup_year_artist"),
@@ -246,6 +251,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_year_total", "SELECT year, plays, skips, played_s FROM rollup_year_total"),
                 ("rollup_day_total", "SELECT day, plays, skips, played_s FROM rollup_day_total"),
                 ("rollup_year_hour", "SELECT year || ' ' || hour, plays, skips, played_s FROM rollup_year_hour"),
+                ("rollup_month_track", "SELECT month || ' ' || track_id, plays, skips, played_s FROM rollup_month_track"),
+                ("rollup_month_artist", "SELECT month || ' ' || artist_id, plays, skips, played_s FROM rollup_month_artist"),
+                ("rollup_month_album", "SELECT month || ' ' || album_id, plays, skips, played_s FROM rollup_month_album"),
+                ("rollup_month_total", "SELECT month, plays, skips, played_s FROM rollup_month_total"),
             ]
             var out: [String: Double] = [:]
             for (table, sql) in queries {
@@ -264,8 +273,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
             #expect(abs((stored[key] ?? -1) - seconds) <= 1e-6 * max(1, seconds), "\(step): \(key)", sourceLocation: sourceLocation)
         }
         #expect(!stored.isEmpty, sourceLocation: sourceLocation)
-        // What the stats page reads from them: totals, the clock and the days with music.
-        for (from, to) in [("0000-01-01", "9999-12-31"), ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02")] {
+        // What the stats page reads from them: charts, totals, the clock and the days with music.
+        try expectChartsExact(store, step, sourceLocation: sourceLocation)
+        for (from, to) in [("0000-01-01", "9999-12-31"), ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02"),
+                           ("2024-04-01", "2024-04-30"), ("2024-03-31", "2024-05-03"), ("2024-02-10", "2025-01-01")] {
             let expected = try store.read { db in
                 try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(counted), 0), COUNT(*) - COALESCE(SUM(counted), 0) FROM plays WHERE local_day BETWEEN ? AND ?",
                                  arguments: [from, to])!
@@ -282,6 +293,56 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         }
         let days = try store.read { db in try String.fetchAll(db, sql: "SELECT local_day FROM plays GROUP BY 1 HAVING SUM(counted) > 0 ORDER BY 1") }
         #expect(try store.activeDays() == days, "\(step): days with music", sourceLocation: sourceLocation)
+    }
+
+    /// Ranges of every shape: all time, a year, whole months, months with edge days, edge days
+    /// only, a range that begins before the history and one that ends after it.
+    static let ranges = [("0000-01-01", "9999-12-31"), ("2024-01-01", "2024-12-31"), ("2024-04-01", "2024-04-30"),
+                         ("2024-03-01", "2024-05-31"), ("2024-03-31", "2024-05-03"), ("2024-04-10", "2024-04-20"),
+                         ("2024-03-15", "2024-04-30"), ("2024-04-05", "2031-06-01"), ("2023-12-01", "2024-04-16"),
+                         ("2030-12-31", "2031-01-01"), ("2024-04-01", "2024-04-01")]
+
+    /// Every chart (tracks, artists, albums; by plays and by time; whole and cut short) equals
+    /// its recomputation from the plays, for every shape of range.
+    static func expectChartsExact(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for (from, to) in ranges {
+            let expected = try store.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT p.track_id, SUM(p.counted), SUM(p.played_s), t.title FROM plays p JOIN tracks t ON t.id = p.track_id
+                    WHERE p.local_day BETWEEN ? AND ? GROUP BY p.track_id HAVING SUM(p.counted) > 0
+                    """, arguments: [from, to]).map { (id: $0[0] as Int64, plays: $0[1] as Int, seconds: $0[2] as Double, title: $0[3] as String) }
+            }
+            for order in ChartOrder.allCases {
+                let sorted = expected.sorted { a, b in
+                    let (x, y) = order == .plays ? ((Double(a.plays), a.seconds), (Double(b.plays), b.seconds))
+                                                 : ((a.seconds, Double(a.plays)), (b.seconds, Double(b.plays)))
+                    if abs(x.0 - y.0) > 1e-6 { return x.0 > y.0 }
+                    if abs(x.1 - y.1) > 1e-6 { return x.1 > y.1 }
+                    return a.title.utf8.lexicographicallyPrecedes(b.title.utf8)
+                }
+                for limit in [10_000, 3, 1] {
+                    let chart = try store.topTracks(fromDay: from, toDay: to, limit: limit, by: order)
+                    let want = sorted.prefix(limit)
+                    #expect(chart.map(\.plays) == want.map(\.plays), "\(step): tracks \(from)–\(to) \(order) \(limit)", sourceLocation: sourceLocation)
+                    #expect(zip(chart, want).allSatisfy { abs($0.seconds - $1.seconds) <= 1e-6 * max(1, $1.seconds) },
+                            "\(step): track seconds \(from)–\(to) \(order) \(limit)", sourceLocation: sourceLocation)
+                    if limit == 10_000 {
+                        #expect(chart.map { $0.track!.id! } == want.map(\.id), "\(step): track order \(from)–\(to) \(order)", sourceLocation: sourceLocation)
+                    }
+                }
+            }
+            let charts = try EntityStoreTests.charts(store, from: from, to: to)
+            #expect(charts.artists == (try EntityStoreTests.recomputed(store, "artist", from: from, to: to)), "\(step): artists \(from)–\(to)",
+                    sourceLocation: sourceLocation)
+            #expect(charts.albums == (try EntityStoreTests.recomputed(store, "album", from: from, to: to)), "\(step): albums \(from)–\(to)",
+                    sourceLocation: sourceLocation)
+            for (kind, chart) in [("artists", try store.topArtists(fromDay: from, toDay: to, limit: 2)),
+                                  ("albums", try store.topAlbums(fromDay: from, toDay: to, limit: 2))] {
+                let all = kind == "artists" ? charts.artists : charts.albums
+                #expect(chart.map(\.plays) == Array(all.values.sorted(by: >).prefix(2)), "\(step): top 2 \(kind) \(from)–\(to)",
+                        sourceLocation: sourceLocation)
+            }
+        }
     }
 
     @Test func entityRollupsEqualTheirRecomputationThroughEveryChange() throws {

@@ -164,7 +164,7 @@ extension Store {
     func rollupDump() throws -> [String] {
         try read { db in
             var out: [String] = []
-            for (table, keys) in Schema.rollups {
+            for (table, keys) in Schema.trackRollups {
                 let columns = keys.map(\.column).joined(separator: ", ")
                 let rows = try Row.fetchAll(db, sql: "SELECT \(columns), plays, skips, played_s FROM \(table) ORDER BY \(columns)")
                 out += rows.map { row in

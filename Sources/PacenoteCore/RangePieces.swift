@@ -1,0 +1,108 @@
+/// A range of local days (`YYYY-MM-DD`, both ends included) cut into the calendar periods
+/// the rollups hold whole: years, months, and the days at its edges that fill no month.
+/// A chart of the range is the sum of its pieces' rows, so reading it costs what the
+/// pieces hold, not what the days do.
+public struct RangePieces: Equatable, Sendable {
+    /// Whole years (`YYYY`), in order.
+    public var years: [String] = []
+    /// Whole months (`YYYY-MM`) outside those years, in order.
+    public var months: [String] = []
+    /// Runs of days (`from`, `to`) that fill no whole month: at most one at each end.
+    public var days: [DayRun] = []
+
+    public struct DayRun: Equatable, Sendable {
+        public var from: String
+        public var to: String
+
+        public init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    public init(years: [String] = [], months: [String] = [], days: [DayRun] = []) {
+        self.years = years
+        self.months = months
+        self.days = days
+    }
+
+    /// The pieces of `from`…`to`, or nil when either is not a valid `YYYY-MM-DD` date or the
+    /// range is empty. Days run up to the first whole month; then whole months up to the first
+    /// whole year; whole years; whole months; the days after the last whole month.
+    public static func of(from: String, to: String) -> RangePieces? {
+        guard let start = Day(from), let end = Day(to), start.number <= end.number else { return nil }
+        var pieces = RangePieces()
+        // The first and last whole months: a month is whole when the range holds its first
+        // and its last day.
+        var first = start.day == 1 ? start.month : start.month.next
+        let last = end.day == end.month.days ? end.month : end.month.previous
+        if first > last {
+            // No whole month: the range is days (within one month, or across the end of one).
+            pieces.days = [DayRun(from: from, to: to)]
+            return pieces
+        }
+        if start.day != 1 { pieces.days.append(DayRun(from: from, to: start.month.lastDay)) }
+        var tail: DayRun?
+        if end.day != end.month.days { tail = DayRun(from: end.month.firstDay, to: to) }
+        while first <= last {
+            if first.month == 1, Month(year: first.year, month: 12) <= last {
+                pieces.years.append(Self.number(first.year, width: 4))
+                first = Month(year: first.year + 1, month: 1)
+            } else {
+                pieces.months.append(first.text)
+                first = first.next
+            }
+        }
+        if let tail { pieces.days.append(tail) }
+        return pieces
+    }
+
+    /// A calendar month.
+    struct Month: Comparable {
+        var year: Int
+        var month: Int
+
+        static func < (a: Month, b: Month) -> Bool { (a.year, a.month) < (b.year, b.month) }
+        var next: Month { month == 12 ? Month(year: year + 1, month: 1) : Month(year: year, month: month + 1) }
+        var previous: Month { month == 1 ? Month(year: year - 1, month: 12) : Month(year: year, month: month - 1) }
+        var days: Int {
+            let start = CivilDate.days(year: year, month: month, day: 1)
+            return CivilDate.days(year: next.year, month: next.month, day: 1) - start
+        }
+        var text: String { "\(RangePieces.number(year, width: 4))-\(RangePieces.number(month, width: 2))" }
+        var firstDay: String { "\(text)-01" }
+        var lastDay: String { "\(text)-\(RangePieces.number(days, width: 2))" }
+    }
+
+    /// A valid `YYYY-MM-DD`.
+    struct Day {
+        var month: Month
+        var day: Int
+        var number: Int
+
+        init?(_ text: String) {
+            let bytes = Array(text.utf8)
+            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+                  let y = Self.digits(bytes[0..<4]), let m = Self.digits(bytes[5..<7]), let d = Self.digits(bytes[8..<10]),
+                  (1...12).contains(m) else { return nil }
+            month = Month(year: y, month: m)
+            guard (1...month.days).contains(d) else { return nil }
+            day = d
+            number = CivilDate.days(year: y, month: m, day: d)
+        }
+
+        static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
+            var n = 0
+            for b in bytes {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else { return nil }
+                n = n * 10 + Int(b - UInt8(ascii: "0"))
+            }
+            return n
+        }
+    }
+
+    static func number(_ n: Int, width: Int) -> String {
+        let text = String(n)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+}

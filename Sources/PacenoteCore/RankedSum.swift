@@ -1,0 +1,154 @@
+/// The exact best entries of a sum over several ranked lists — a chart of a range from the
+/// rollups of its pieces (years, months) — reading a prefix of each list instead of all of it.
+///
+/// Fagin's threshold algorithm (Fagin, Lotem and Naor, "Optimal aggregation algorithms for
+/// middleware", PODS 2001), read a prefix at a time: every list is read to a depth in its
+/// order (plays, then seconds, descending); an entry seen nowhere can have at most the sum
+/// of the lists' last plays read (the threshold), and an entry seen in some lists at most
+/// what it was seen with plus the last plays read of the others. Entries are resolved
+/// exactly (looked up in the lists they were not seen in), the most promising first, until
+/// the `limit`-th best exact count is above every bound; if the threshold is still too high
+/// the lists are read deeper. With skewed popularity (real listening) that is a few times
+/// `limit` rows per list; with a flat one it degrades to reading the lists whole, never to a
+/// wrong chart.
+public enum RankedSum {
+    public struct Entry: Equatable, Sendable {
+        public var id: Int64
+        public var plays: Int
+        public var seconds: Double
+
+        public init(id: Int64, plays: Int, seconds: Double) {
+            self.id = id
+            self.plays = plays
+            self.seconds = seconds
+        }
+    }
+
+    /// The best entries of the sum of `lists` lists and `known` (entries given whole, such as
+    /// the days at a range's edges), by counted plays, then seconds: at least `limit` of them
+    /// (fewer when fewer have plays), with every entry tied with the `limit`-th, best first,
+    /// for the caller to break ties by name and cut.
+    /// - `prefix(list, n)`: the first `n` entries of a list with plays, best first.
+    /// - `lookup(list, ids)`: those entries' values in a list (an id it lacks is absent).
+    public static func top(limit: Int, lists: Int, known: [Int64: (plays: Int, seconds: Double)] = [:],
+                           prefix: (Int, Int) throws -> [Entry],
+                           lookup: (Int, [Int64]) throws -> [Int64: (plays: Int, seconds: Double)]) rethrows -> [Entry] {
+        guard limit > 0 else { return [] }
+        var depth = max(16, limit * 2)
+        while true {
+            // What the prefixes say of each entry: plays and seconds seen, and where.
+            var seen: [Int64: (plays: Int, seconds: Double, lists: [Int32])] = [:]
+            var frontier = [Int](repeating: 0, count: lists)
+            for list in 0..<lists {
+                let rows = try prefix(list, depth)
+                if rows.count >= depth, let last = rows.last { frontier[list] = last.plays }
+                for row in rows {
+                    seen[row.id, default: (0, 0, [])].plays += row.plays
+                    seen[row.id]!.seconds += row.seconds
+                    seen[row.id]!.lists.append(Int32(list))
+                }
+            }
+            let threshold = frontier.reduce(0, +)
+            for id in known.keys where seen[id] == nil { seen[id] = (0, 0, []) }
+            let bound = { (id: Int64) -> Int in
+                let entry = seen[id]!
+                var upper = entry.plays + (known[id]?.plays ?? 0) + threshold
+                for list in entry.lists { upper -= frontier[Int(list)] }
+                return upper
+            }
+            // The most promising first.
+            let candidates = seen.keys.map { (id: $0, upper: bound($0)) }.sorted { $0.upper > $1.upper || ($0.upper == $1.upper && $0.id < $1.id) }
+            var resolved: [Entry] = []
+            var best = Heap(limit: limit)
+            var next = 0
+            let chunk = max(limit, 16)
+            while true {
+                let kth = best.kth
+                let nextUpper = next < candidates.count ? candidates[next].upper : Int.min
+                if let kth, kth > threshold, nextUpper < kth {
+                    return finish(resolved, limit: limit)
+                }
+                if next == candidates.count {
+                    // Everything seen is resolved: the lists were read whole, or deeper is needed.
+                    if threshold == 0 { return finish(resolved, limit: limit) }
+                    break
+                }
+                // What is left to resolve could not lift the limit-th above the threshold.
+                if threshold > 0, nextUpper <= threshold, (kth ?? Int.min) <= threshold { break }
+                // Resolve the next few exactly.
+                let ids = candidates[next..<min(next + chunk, candidates.count)].map(\.id)
+                next += ids.count
+                var totals: [Int64: (plays: Int, seconds: Double)] = [:]
+                for id in ids {
+                    let entry = seen[id]!
+                    totals[id] = (entry.plays + (known[id]?.plays ?? 0), entry.seconds + (known[id]?.seconds ?? 0))
+                }
+                for list in 0..<lists {
+                    let missing = ids.filter { !seen[$0]!.lists.contains(Int32(list)) }
+                    guard !missing.isEmpty else { continue }
+                    for (id, value) in try lookup(list, missing) {
+                        totals[id]!.plays += value.plays
+                        totals[id]!.seconds += value.seconds
+                    }
+                }
+                for id in ids {
+                    let total = totals[id]!
+                    guard total.plays > 0 else { continue }
+                    resolved.append(Entry(id: id, plays: total.plays, seconds: total.seconds))
+                    best.add(total.plays)
+                }
+            }
+            // Not enough is known: read deeper (a list read whole bounds nothing any more).
+            depth *= 4
+        }
+    }
+
+    /// The resolved entries that make the chart: best first, down to the `limit`-th and its ties.
+    static func finish(_ resolved: [Entry], limit: Int) -> [Entry] {
+        let sorted = resolved.sorted { ($0.plays, $0.seconds, $1.id) > ($1.plays, $1.seconds, $0.id) }
+        guard sorted.count > limit else { return sorted }
+        let cut = sorted[limit - 1]
+        return Array(sorted.prefix { $0.plays > cut.plays || ($0.plays == cut.plays && $0.seconds >= cut.seconds) })
+    }
+
+    /// The `limit` largest counts added so far.
+    struct Heap {
+        var limit: Int
+        var values: [Int] = []
+
+        var count: Int { values.count }
+        /// The `limit`-th largest, once there are `limit`.
+        var kth: Int? { values.count >= limit ? values[0] : nil }
+
+        mutating func add(_ value: Int) {
+            if values.count < limit {
+                values.append(value)
+                siftUp(values.count - 1)
+            } else if value > values[0] {
+                values[0] = value
+                siftDown(0)
+            }
+        }
+
+        private mutating func siftUp(_ i: Int) {
+            var i = i
+            while i > 0, values[(i - 1) / 2] > values[i] {
+                values.swapAt(i, (i - 1) / 2)
+                i = (i - 1) / 2
+            }
+        }
+
+        private mutating func siftDown(_ i: Int) {
+            var i = i
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < values.count, values[l] < values[m] { m = l }
+                if r < values.count, values[r] < values[m] { m = r }
+                if m == i { return }
+                values.swapAt(i, m)
+                i = m
+            }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import GRDB
+import PacenoteCore
+
+/// Charts of any range of days from the rollups of its pieces (`RangePieces`): its whole
+/// years and months each a rollup with an index by plays (v8), read a prefix at a time
+/// (`RankedSum`), and the days at its edges summed whole. A range's cost follows the
+/// number of its pieces and the plays of its edge days (at most two part-months), not the
+/// length of the history or the width of the library.
+extension Store {
+    /// What a chart is of: tracks, artists or albums, and how their rollups are named.
+    enum ChartEntity: String {
+        case track, artist, album
+
+        var idColumn: String { "\(rawValue)_id" }
+        func table(_ period: EntityRollups.Period) -> String { "rollup_\(period.rawValue)_\(rawValue)" }
+
+        /// The days `?`…`?` of the day-and-track rollup as (id, plays, skips, played_s) rows of this entity.
+        var daysSource: String {
+            switch self {
+            case .track: "SELECT r.track_id AS id, r.plays, r.skips, r.played_s FROM rollup_day_track r WHERE r.day BETWEEN ? AND ?"
+            case .artist: """
+                SELECT a.artist_id AS id, r.plays, r.skips, r.played_s FROM rollup_day_track r
+                JOIN track_artists a ON a.track_id = r.track_id WHERE r.day BETWEEN ? AND ? AND a.artist_id IS NOT NULL
+                """
+            case .album: """
+                SELECT t.album_id AS id, r.plays, r.skips, r.played_s FROM rollup_day_track r
+                JOIN tracks t ON t.id = r.track_id WHERE r.day BETWEEN ? AND ? AND t.album_id IS NOT NULL
+                """
+            }
+        }
+    }
+
+    /// How a range is read: whole from one rollup, or by its pieces.
+    enum RangeSource: Equatable {
+        case whole(WholeRange)
+        case pieces(RangePieces)
+    }
+
+    /// The range `fromDay`…`toDay` as the rollups answer it. Its ends are first moved over
+    /// days without plays or skips (`rollup_day_total`) to the period boundaries beyond, where
+    /// that changes nothing: "this month" up to today is the whole month, a range beyond the
+    /// history is the history's years, and a range that holds every day with music is all time.
+    static func rangeSource(fromDay: String, toDay: String, in db: Database) throws -> RangeSource? {
+        if let whole = WholeRange(fromDay: fromDay, toDay: toDay) { return .whole(whole) }
+        guard RangePieces.of(from: fromDay, to: toDay) != nil else { return nil }
+        let bounds = try Row.fetchOne(db.cachedStatement(sql: "SELECT MIN(day), MAX(day) FROM rollup_day_total"))!
+        guard let first: String = bounds[0], let last: String = bounds[1] else { return .pieces(RangePieces()) }
+        let empty = try db.cachedStatement(sql: "SELECT NOT EXISTS (SELECT 1 FROM rollup_day_total WHERE day >= ? AND day < ?)")
+        func noPlays(from: String, before: String) throws -> Bool {
+            if from >= before { return true }
+            return try Bool.fetchOne(empty, arguments: [from, before]) ?? false
+        }
+        var from = fromDay, to = toDay
+        let firstYear = String(first.prefix(4)) + "-01-01", lastYear = String(last.prefix(4)) + "-12-31"
+        if from <= first {
+            from = firstYear
+        } else {
+            let month = String(from.prefix(7)) + "-01", year = String(from.prefix(4)) + "-01-01"
+            if try noPlays(from: month, before: from) { from = month }
+            if from == month, try noPlays(from: year, before: from) { from = year }
+        }
+        if to >= last {
+            to = lastYear
+        } else {
+            // The first days of the next month and year: the days after `to` up to them must be empty.
+            let nextMonth = Self.monthAfter(to), nextYear = LocalTime.format(year: Int(to.prefix(4))! + 1, month: 1, day: 1)
+            let monthEnd = Self.dayBefore(nextMonth), yearEnd = String(to.prefix(4)) + "-12-31"
+            if try noPlays(from: Self.dayAfter(to), before: nextMonth) { to = monthEnd }
+            if to == monthEnd, try noPlays(from: nextMonth, before: nextYear) { to = yearEnd }
+        }
+        if from <= firstYear, to >= lastYear { return .whole(.all) }
+        if let whole = WholeRange(fromDay: from, toDay: to) { return .whole(whole) }
+        return RangePieces.of(from: from, to: to).map(RangeSource.pieces)
+    }
+
+    static func dayAfter(_ day: String) -> String { shift(day, by: 1) }
+    static func dayBefore(_ day: String) -> String { shift(day, by: -1) }
+    /// The first day of the month after `day`'s.
+    static func monthAfter(_ day: String) -> String {
+        let y = Int(day.prefix(4))!, m = Int(day.dropFirst(5).prefix(2))!
+        return m == 12 ? LocalTime.format(year: y + 1, month: 1, day: 1) : LocalTime.format(year: y, month: m + 1, day: 1)
+    }
+
+    private static func shift(_ day: String, by n: Int) -> String {
+        let y = Int(day.prefix(4))!, m = Int(day.dropFirst(5).prefix(2))!, d = Int(day.suffix(2))!
+        let civil = CivilDate.civil(days: CivilDate.days(year: y, month: m, day: d) + n)
+        return LocalTime.format(year: civil.year, month: civil.month, day: civil.day)
+    }
+
+    /// The best `entity` ids of `pieces` by `order`: at least `limit` (fewer when fewer were
+    /// played), with those tied with the `limit`-th on plays and time, for the caller to
+    /// break the ties by name.
+    static func ranked(_ entity: ChartEntity, _ pieces: RangePieces, limit: Int, order: ChartOrder,
+                       in db: Database) throws -> [RankedSum.Entry] {
+        let lists = pieces.years.map { (entity.table(.year), EntityRollups.Period.year, $0) }
+            + pieces.months.map { (entity.table(.month), EntityRollups.Period.month, $0) }
+        if order == .plays, !lists.isEmpty {
+            // The edge days are few: summed whole, in memory.
+            var known: [Int64: (plays: Int, seconds: Double)] = [:]
+            for run in pieces.days {
+                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+                    SELECT id, SUM(plays), SUM(played_s) FROM (\(entity.daysSource)) GROUP BY id
+                    """), arguments: [run.from, run.to])
+                while let row = try rows.next() {
+                    known[row[0], default: (0, 0)].plays += row[1]
+                    known[row[0]]!.seconds += row[2]
+                }
+            }
+            return try RankedSum.top(limit: limit, lists: lists.count, known: known, prefix: { list, n in
+                let (table, period, key) = lists[list]
+                return try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT \(entity.idColumn), plays, played_s FROM \(table)
+                    WHERE \(period.rawValue) = ? AND plays > 0 ORDER BY plays DESC, played_s DESC LIMIT ?
+                    """), arguments: [key, n]).map { RankedSum.Entry(id: $0[0], plays: $0[1], seconds: $0[2]) }
+            }, lookup: { list, ids in
+                let (table, period, key) = lists[list]
+                var out: [Int64: (plays: Int, seconds: Double)] = [:]
+                // One statement per count of ids looked up together (a chunk, or its rest).
+                let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                for row in try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT \(entity.idColumn), plays, played_s FROM \(table) WHERE \(period.rawValue) = ? AND \(entity.idColumn) IN (\(marks))
+                    """), arguments: StatementArguments([key as DatabaseValueConvertible] + ids)) {
+                    out[row[0]] = (row[1], row[2])
+                }
+                return out
+            })
+        }
+        // By time, or only days: every piece's rows summed (no index by time on the periods).
+        var parts: [String] = []
+        var arguments: [DatabaseValueConvertible] = []
+        for period in [EntityRollups.Period.year, .month] {
+            let keys = period == .year ? pieces.years : pieces.months
+            guard !keys.isEmpty else { continue }
+            parts.append("""
+                SELECT \(entity.idColumn) AS id, plays, skips, played_s FROM \(entity.table(period))
+                WHERE \(period.rawValue) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))
+                """)
+            arguments += keys
+        }
+        for run in pieces.days {
+            parts.append(entity.daysSource)
+            arguments += [run.from, run.to]
+        }
+        guard !parts.isEmpty else { return [] }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, SUM(plays), SUM(played_s) FROM (\(parts.joined(separator: " UNION ALL "))) GROUP BY id HAVING SUM(plays) > 0
+            """, arguments: StatementArguments(arguments))
+        let entries = rows.map { RankedSum.Entry(id: $0[0], plays: $0[1], seconds: $0[2]) }
+        let better: (RankedSum.Entry, RankedSum.Entry) -> Bool = order == .plays
+            ? { ($0.plays, $0.seconds) > ($1.plays, $1.seconds) }
+            : { ($0.seconds, $0.plays) > ($1.seconds, $1.plays) }
+        let sorted = entries.sorted(by: better)
+        guard sorted.count > limit else { return sorted }
+        let cut = sorted[limit - 1]
+        return Array(sorted.prefix { !better(cut, $0) })
+    }
+
+    /// Chart rows of ranked ids, named by `select` (whose first column is the id) from
+    /// `from`, ties broken by `name` (as SQLite's ORDER BY would: by bytes), cut to `limit`.
+    static func named(_ ranked: [RankedSum.Entry], limit: Int, order: ChartOrder, select: String, from: String,
+                      name: (Row) -> String, in db: Database) throws -> [(row: Row, entry: RankedSum.Entry)] {
+        guard !ranked.isEmpty else { return [] }
+        var rows: [Int64: Row] = [:]
+        for chunk in stride(from: 0, to: ranked.count, by: 500) {
+            let ids = ranked[chunk..<min(chunk + 500, ranked.count)].map(\.id)
+            for row in try Row.fetchAll(db, sql: """
+                SELECT \(select) FROM \(from) WHERE x.id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))
+                """, arguments: StatementArguments(ids)) {
+                rows[row[0]] = row
+            }
+        }
+        let named = ranked.compactMap { entry in rows[entry.id].map { (row: $0, entry: entry, name: name($0)) } }
+        return named.sorted { a, b in
+            let (x, y) = (a.entry, b.entry)
+            switch order {
+            case .plays where (x.plays, x.seconds) != (y.plays, y.seconds): return (x.plays, x.seconds) > (y.plays, y.seconds)
+            case .time where (x.seconds, x.plays) != (y.seconds, y.plays): return (x.seconds, x.plays) > (y.seconds, y.plays)
+            default: return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
+            }
+        }.prefix(limit).map { ($0.row, $0.entry) }
+    }
+
+    /// Totals of pieces: a row per year, month and edge day.
+    static func totals(_ pieces: RangePieces, in db: Database) throws -> PeriodTotals {
+        var totals = PeriodTotals(plays: 0, skips: 0, seconds: 0)
+        func add(_ sql: String, _ arguments: [DatabaseValueConvertible]) throws {
+            let row = try Row.fetchOne(db, sql: sql, arguments: StatementArguments(arguments))!
+            totals.plays += row[0]
+            totals.skips += row[1]
+            totals.seconds += row[2]
+        }
+        for (table, column, keys) in [("rollup_year_total", "year", pieces.years), ("rollup_month_total", "month", pieces.months)] where !keys.isEmpty {
+            try add("""
+                SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM \(table)
+                WHERE \(column) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))
+                """, keys)
+        }
+        for run in pieces.days {
+            try add("""
+                SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM rollup_day_total
+                WHERE day BETWEEN ? AND ?
+                """, [run.from, run.to])
+        }
+        return totals
+    }
+}

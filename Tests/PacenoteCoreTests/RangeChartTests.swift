@@ -1,0 +1,170 @@
+import Testing
+@testable import PacenoteCore
+
+@Suite struct RangePiecesTests {
+    typealias Run = RangePieces.DayRun
+
+    @Test func aRangeIsCutIntoYearsMonthsAndEdgeDays() {
+        #expect(RangePieces.of(from: "2020-06-01", to: "2020-06-30") == RangePieces(months: ["2020-06"]))
+        #expect(RangePieces.of(from: "2020-03-01", to: "2020-08-31") == RangePieces(months: ["2020-03", "2020-04", "2020-05", "2020-06", "2020-07", "2020-08"]))
+        #expect(RangePieces.of(from: "2020-01-01", to: "2020-12-31") == RangePieces(years: ["2020"]))
+        #expect(RangePieces.of(from: "2019-11-15", to: "2022-02-10") == RangePieces(
+            years: ["2020", "2021"], months: ["2019-12", "2022-01"],
+            days: [Run(from: "2019-11-15", to: "2019-11-30"), Run(from: "2022-02-01", to: "2022-02-10")]))
+        // Leap years: February's last day.
+        #expect(RangePieces.of(from: "2024-02-01", to: "2024-02-29") == RangePieces(months: ["2024-02"]))
+        #expect(RangePieces.of(from: "2023-02-01", to: "2023-02-28") == RangePieces(months: ["2023-02"]))
+        #expect(RangePieces.of(from: "2024-02-01", to: "2024-02-28") == RangePieces(days: [Run(from: "2024-02-01", to: "2024-02-28")]))
+        // No whole month: days, within one month or across the end of one.
+        #expect(RangePieces.of(from: "2020-06-15", to: "2020-06-15") == RangePieces(days: [Run(from: "2020-06-15", to: "2020-06-15")]))
+        #expect(RangePieces.of(from: "2020-06-15", to: "2020-07-14") == RangePieces(days: [Run(from: "2020-06-15", to: "2020-07-14")]))
+        // A whole month between two part-months; a year's end.
+        #expect(RangePieces.of(from: "2020-11-20", to: "2021-01-05") == RangePieces(
+            months: ["2020-12"], days: [Run(from: "2020-11-20", to: "2020-11-30"), Run(from: "2021-01-01", to: "2021-01-05")]))
+        // Eleven months are months, not a year.
+        #expect(RangePieces.of(from: "2020-02-01", to: "2020-12-31")?.months.count == 11)
+    }
+
+    @Test func badRangesHaveNoPieces() {
+        #expect(RangePieces.of(from: "2020-06-02", to: "2020-06-01") == nil)
+        #expect(RangePieces.of(from: "2020-02-30", to: "2020-03-01") == nil)
+        #expect(RangePieces.of(from: "2020-13-01", to: "2021-01-01") == nil)
+        #expect(RangePieces.of(from: "x", to: "2020-01-01") == nil)
+    }
+
+    /// Every day of the range is in exactly one piece, for many ranges.
+    @Test func piecesCoverEveryDayOnce() {
+        var rng = SplitMix(seed: 11)
+        let base = CivilDate.days(year: 2018, month: 1, day: 1)
+        for _ in 0..<400 {
+            let a = base + Int(rng.next() % 2000), b = a + Int(rng.next() % 900)
+            let from = Self.text(a), to = Self.text(b)
+            let pieces = RangePieces.of(from: from, to: to)!
+            var covered: [Int] = []
+            for year in pieces.years {
+                let y = Int(year)!
+                covered += Array(CivilDate.days(year: y, month: 1, day: 1)..<CivilDate.days(year: y + 1, month: 1, day: 1))
+            }
+            for month in pieces.months {
+                let y = Int(month.prefix(4))!, m = Int(month.suffix(2))!
+                let next = m == 12 ? (y + 1, 1) : (y, m + 1)
+                covered += Array(CivilDate.days(year: y, month: m, day: 1)..<CivilDate.days(year: next.0, month: next.1, day: 1))
+            }
+            for run in pieces.days {
+                let start = RangePieces.Day(run.from)!.number, end = RangePieces.Day(run.to)!.number
+                covered += Array(start...end)
+            }
+            #expect(covered.sorted() == Array(a...b), "\(from)…\(to)")
+            #expect(pieces.days.count <= 2)
+        }
+    }
+
+    static func text(_ day: Int) -> String {
+        let c = CivilDate.civil(days: day)
+        return LocalTime.format(year: c.year, month: c.month, day: c.day)
+    }
+}
+
+/// A small seeded generator, for tests that must be repeatable.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct RankedSumTests {
+    /// Lists of (id → plays, seconds), a brute-force chart, and RankedSum's, compared; also how
+    /// many rows the prefixes read.
+    static func check(_ lists: [[Int64: (plays: Int, seconds: Double)]], known: [Int64: (plays: Int, seconds: Double)] = [:],
+                      limit: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+        var sum: [Int64: (plays: Int, seconds: Double)] = known
+        for list in lists {
+            for (id, v) in list {
+                sum[id, default: (0, 0)].plays += v.plays
+                sum[id]!.seconds += v.seconds
+            }
+        }
+        let expected = sum.filter { $0.value.plays > 0 }
+            .map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
+            .sorted { ($0.plays, $0.seconds, $1.id) > ($1.plays, $1.seconds, $0.id) }
+        let sorted = lists.map { list in
+            list.filter { $0.value.plays > 0 }.map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
+                .sorted { ($0.plays, $0.seconds, $1.id) > ($1.plays, $1.seconds, $0.id) }
+        }
+        var read = 0
+        let top = RankedSum.top(limit: limit, lists: lists.count, known: known, prefix: { list, n in
+            let rows = Array(sorted[list].prefix(n))
+            read += rows.count
+            return rows
+        }, lookup: { list, ids in
+            var out: [Int64: (plays: Int, seconds: Double)] = [:]
+            for id in ids { if let v = lists[list][id] { out[id] = v } }
+            return out
+        })
+        // The first `limit` agree (entries tied on plays and seconds may come in either order by id).
+        let n = min(limit, expected.count)
+        #expect(top.count >= n, sourceLocation: sourceLocation)
+        #expect(top.prefix(n).map { [Double($0.plays), $0.seconds] } == expected.prefix(n).map { [Double($0.plays), $0.seconds] },
+                sourceLocation: sourceLocation)
+        // Every entry returned is right, and every entry as good as the limit-th is there.
+        for entry in top {
+            #expect(sum[entry.id]!.plays == entry.plays && abs(sum[entry.id]!.seconds - entry.seconds) < 1e-9, sourceLocation: sourceLocation)
+        }
+        if n > 0 {
+            let cut = expected[n - 1]
+            let atLeast = Set(expected.filter { ($0.plays, $0.seconds) >= (cut.plays, cut.seconds) }.map(\.id))
+            #expect(Set(top.map(\.id)) == atLeast, sourceLocation: sourceLocation)
+        }
+        return read
+    }
+
+    /// Plays per track in `lists` periods, popularity 1/rank (as listening is), or flat.
+    static func lists(count: Int, tracks: Int, playsPerList: Int, skewed: Bool, seed: UInt64) -> [[Int64: (plays: Int, seconds: Double)]] {
+        var rng = SplitMix(seed: seed)
+        let weights = (1...tracks).map { skewed ? 1.0 / Double($0) : 1.0 }
+        var cumulative: [Double] = []
+        var total = 0.0
+        for w in weights { total += w; cumulative.append(total) }
+        return (0..<count).map { _ in
+            var list: [Int64: (plays: Int, seconds: Double)] = [:]
+            for _ in 0..<playsPerList {
+                let x = Double(rng.next() % 1_000_000_007) / 1_000_000_007 * total
+                var lo = 0, hi = cumulative.count - 1
+                while lo < hi { let mid = (lo + hi) / 2; if cumulative[mid] < x { lo = mid + 1 } else { hi = mid } }
+                let counted = rng.next() % 10 != 0
+                list[Int64(lo), default: (0, 0)].plays += counted ? 1 : 0
+                list[Int64(lo)]!.seconds += Double(100 + rng.next() % 200)
+            }
+            return list
+        }
+    }
+
+    @Test func skewedListsGiveTheExactChartReadingAFewRowsEach() throws {
+        let lists = Self.lists(count: 6, tracks: 20_000, playsPerList: 20_000, skewed: true, seed: 1)
+        let read = try Self.check(lists, limit: 10)
+        // About as many rows as the chart shows, per list: not the lists' ~10,000 rows each.
+        #expect(read < 6 * 400, "read \(read) rows")
+    }
+
+    @Test func flatListsTiesAndEdgeDaysStayExact() throws {
+        for seed in 1...20 as ClosedRange<UInt64> {
+            let lists = Self.lists(count: Int(seed % 5) + 1, tracks: 60, playsPerList: 90, skewed: seed % 2 == 0, seed: seed)
+            let known = Self.lists(count: 1, tracks: 80, playsPerList: 40, skewed: false, seed: seed + 100)[0]
+            for limit in [1, 3, 10, 50, 500] {
+                _ = try Self.check(lists, limit: limit)
+                _ = try Self.check(lists, known: known, limit: limit)
+            }
+        }
+        // Every entry tied: the chart holds them all.
+        let tied: [Int64: (plays: Int, seconds: Double)] = [1: (2, 10), 2: (2, 10), 3: (2, 10)]
+        #expect(try Self.check([tied, tied], limit: 2) > 0)
+        // Nothing played: an empty chart.
+        #expect(RankedSum.top(limit: 5, lists: 2, prefix: { _, _ in [] }, lookup: { _, _ in [:] }).isEmpty)
+    }
+}
