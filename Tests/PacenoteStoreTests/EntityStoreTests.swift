@@ -225,6 +225,49 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
     }
 }
 
+/// A database at v7 (plays over several months and years) upgraded by v8: its month rollups
+/// are summed from what v7 kept, and the triggers v8 creates again keep them from then on.
+@Suite struct MonthRollupMigrationTests {
+    @Test func aV7DatabaseGetsItsMonthsAndKeepsThem() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v7.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v7.entity-rollups")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO artists (id, name, name_key, created_at_ms) VALUES (1, 'Ana', 'ana', 0), (2, 'Ben', 'ben', 0);
+                INSERT INTO albums (id, title, artist, album_key, created_at_ms) VALUES (1, 'Pairs', 'Ana', 'pairs|ana', 0);
+                INSERT INTO tracks (id, uri, title, artist, album, match_key, first_seen_at_ms, updated_at_ms, album_id) VALUES
+                  (1, NULL, 'One', 'Ana', 'Pairs', 'k1', 0, 0, 1), (2, NULL, 'Two', 'Ana & Ben', NULL, 'k2', 0, 0, NULL);
+                INSERT INTO track_artists (track_id, position, name, role, artist_id) VALUES
+                  (1, 0, 'Ana', 'primary', 1), (2, 0, 'Ana', 'primary', 1), (2, 1, 'Ben', 'featured', 2);
+                INSERT INTO meta (key, value) VALUES ('rollup_timezone', 'Europe/Berlin');
+                """)
+            // Plays from December 2023 to February 2024, some skipped.
+            for i in 0..<120 {
+                let at = Int64(1_701_388_800_000) + Int64(i) * 64_800_000
+                let day = LocalTime(timeZone: zone).day(of: Date(timeIntervalSince1970: Double(at) / 1000))
+                try db.execute(sql: """
+                    INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, local_day, local_hour)
+                    VALUES (?, ?, ?, ?, ?, 'mpd', ?, ?)
+                    """, arguments: [i % 3 == 0 ? 2 : 1, at, at + 200_000, 100.5 + Double(i), i % 5 == 0 ? 0 : 1, day, i % 24])
+            }
+        }
+        try queue.close()
+        let store = try Store.open(path: path, timeZone: zone)
+        defer { try? store.close() }
+        try EntityRollupTests.expectExact(store, "after v8")
+        let months = try store.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT month FROM rollup_month_track ORDER BY 1") }
+        #expect(months == ["2023-12", "2024-01", "2024-02"])
+        // The triggers v8 created again keep the months too.
+        _ = try CreditStoreTests.play(store, Track(title: "Three", artist: "Ben"), at: 1_706_000_000)
+        #expect(try store.deletePlay(id: try #require(try store.recentPlays(limit: 3).last?.play.id)) != nil)
+        try EntityRollupTests.expectExact(store, "plays after v8")
+        let january = try store.topArtists(fromDay: "2024-01-01", toDay: "2024-01-31", limit: 5)
+        #expect(january.map(\.artist) == ["Ana", "Ben"])
+    }
+}
+
 /// The rollups by artist, album, year, day and year-and-hour (v7) stay equal to a recomputation from the plays
 /// whichever way plays arrive or leave and whatever moves a track to other entities.
 @Suite struct EntityRollupTests {
