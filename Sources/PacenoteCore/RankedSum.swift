@@ -30,26 +30,34 @@ public enum RankedSum {
     /// for the caller to break ties by name and cut.
     /// - `prefix(list, n)`: the first `n` entries of a list with plays, best first.
     /// - `lookup(list, ids)`: those entries' values in a list (an id it lacks is absent).
-    public static func top(limit: Int, lists: Int, known: [Int64: (plays: Int, seconds: Double)] = [:],
+    /// - `bounding`: lists whose prefixes give only upper bounds of their entries' values (the
+    ///   month around a range's edge days bounds what an entry has in those days): their
+    ///   values always come from `lookup`.
+    public static func top(limit: Int, lists: Int, bounding: Set<Int> = [], known: [Int64: (plays: Int, seconds: Double)] = [:],
                            prefix: (Int, Int) throws -> [Entry],
                            lookup: (Int, [Int64]) throws -> [Int64: (plays: Int, seconds: Double)]) rethrows -> [Entry] {
         guard limit > 0 else { return [] }
         var depth = max(16, limit * 2)
         while true {
-            // What the prefixes say of each entry: plays and seconds seen, and where.
-            var seen: [Int64: (plays: Int, seconds: Double, lists: [Int32])] = [:]
+            // What the prefixes say of each entry: plays seen (exact or a bound), what is
+            // exact of it, and where it was seen.
+            var seen: [Int64: (plays: Int, exact: Int, seconds: Double, lists: [Int32])] = [:]
             var frontier = [Int](repeating: 0, count: lists)
             for list in 0..<lists {
                 let rows = try prefix(list, depth)
                 if rows.count >= depth, let last = rows.last { frontier[list] = last.plays }
+                let exact = !bounding.contains(list)
                 for row in rows {
-                    seen[row.id, default: (0, 0, [])].plays += row.plays
-                    seen[row.id]!.seconds += row.seconds
+                    seen[row.id, default: (0, 0, 0, [])].plays += row.plays
+                    if exact {
+                        seen[row.id]!.exact += row.plays
+                        seen[row.id]!.seconds += row.seconds
+                    }
                     seen[row.id]!.lists.append(Int32(list))
                 }
             }
             let threshold = frontier.reduce(0, +)
-            for id in known.keys where seen[id] == nil { seen[id] = (0, 0, []) }
+            for id in known.keys where seen[id] == nil { seen[id] = (0, 0, 0, []) }
             let bound = { (id: Int64) -> Int in
                 let entry = seen[id]!
                 var upper = entry.plays + (known[id]?.plays ?? 0) + threshold
@@ -81,10 +89,11 @@ public enum RankedSum {
                 var totals: [Int64: (plays: Int, seconds: Double)] = [:]
                 for id in ids {
                     let entry = seen[id]!
-                    totals[id] = (entry.plays + (known[id]?.plays ?? 0), entry.seconds + (known[id]?.seconds ?? 0))
+                    totals[id] = (entry.exact + (known[id]?.plays ?? 0), entry.seconds + (known[id]?.seconds ?? 0))
                 }
                 for list in 0..<lists {
-                    let missing = ids.filter { !seen[$0]!.lists.contains(Int32(list)) }
+                    let bounded = bounding.contains(list)
+                    let missing = ids.filter { bounded || !seen[$0]!.lists.contains(Int32(list)) }
                     guard !missing.isEmpty else { continue }
                     for (id, value) in try lookup(list, missing) {
                         totals[id]!.plays += value.plays

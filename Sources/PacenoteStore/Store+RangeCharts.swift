@@ -28,6 +28,41 @@ extension Store {
                 """
             }
         }
+
+        /// (id, plays, played_s) of the ids `marks` on the days that follow them (`count` of
+        /// them): looked up by the day-and-track key, a track's or this entity's tracks'.
+        func daysLookup(ids marks: String, days count: Int) -> String {
+            let days = Array(repeating: "?", count: count).joined(separator: ", ")
+            switch self {
+            case .track: return """
+                SELECT track_id, SUM(plays), SUM(played_s) FROM rollup_day_track
+                WHERE track_id IN (\(marks)) AND day IN (\(days)) GROUP BY track_id
+                """
+            case .artist: return """
+                SELECT a.artist_id, SUM(r.plays), SUM(r.played_s) FROM track_artists a
+                JOIN rollup_day_track r ON r.track_id = a.track_id
+                WHERE a.artist_id IN (\(marks)) AND r.day IN (\(days)) GROUP BY a.artist_id
+                """
+            case .album: return """
+                SELECT t.album_id, SUM(r.plays), SUM(r.played_s) FROM tracks t
+                JOIN rollup_day_track r ON r.track_id = t.id
+                WHERE t.album_id IN (\(marks)) AND r.day IN (\(days)) GROUP BY t.album_id
+                """
+            }
+        }
+    }
+
+    /// A run of edge days with at most this many plays is summed whole (a few milliseconds);
+    /// a longer one is read through its month's index and looked up day by day. (A task
+    /// local, read by the chart functions on the caller's task: tests set it to 0 to take
+    /// the second way on small data.)
+    @TaskLocal static var edgeDaysSummedWhole = 4_000
+
+    /// Every day of a run.
+    static func days(_ run: RangePieces.DayRun) -> [String] {
+        var days = [run.from]
+        while days.last! < run.to { days.append(dayAfter(days.last!)) }
+        return days
     }
 
     /// How a range is read: whole from one rollup, or by its pieces.
@@ -91,13 +126,29 @@ extension Store {
     /// played), with those tied with the `limit`-th on plays and time, for the caller to
     /// break the ties by name.
     static func ranked(_ entity: ChartEntity, _ pieces: RangePieces, limit: Int, order: ChartOrder,
-                       in db: Database) throws -> [RankedSum.Entry] {
-        let lists = pieces.years.map { (entity.table(.year), EntityRollups.Period.year, $0) }
-            + pieces.months.map { (entity.table(.month), EntityRollups.Period.month, $0) }
-        if order == .plays, !lists.isEmpty {
-            // The edge days are few: summed whole, in memory.
-            var known: [Int64: (plays: Int, seconds: Double)] = [:]
+                       edgeDaysSummedWhole: Int, in db: Database) throws -> [RankedSum.Entry] {
+        // Each piece's rollup, by plays: a whole year or month exact, a run of edge days
+        // bounded by its month's (what an entry has in those days is at most its month's).
+        var lists = pieces.years.map { (table: entity.table(.year), period: EntityRollups.Period.year, key: $0, days: [String]?.none) }
+            + pieces.months.map { (table: entity.table(.month), period: EntityRollups.Period.month, key: $0, days: [String]?.none) }
+        var known: [Int64: (plays: Int, seconds: Double)] = [:]
+        var runsToSum = pieces.days
+        if order == .plays {
+            runsToSum = []
             for run in pieces.days {
+                // A run with few plays is summed whole, in memory; a long one is a list.
+                let plays = try Int.fetchOne(db.cachedStatement(sql: """
+                    SELECT COALESCE(SUM(plays + skips), 0) FROM rollup_day_total WHERE day BETWEEN ? AND ?
+                    """), arguments: [run.from, run.to]) ?? 0
+                if plays <= edgeDaysSummedWhole {
+                    runsToSum.append(run)
+                } else {
+                    lists.append((entity.table(.month), .month, String(run.from.prefix(7)), Self.days(run)))
+                }
+            }
+        }
+        if order == .plays, !lists.isEmpty {
+            for run in runsToSum {
                 let rows = try Row.fetchCursor(db.cachedStatement(sql: """
                     SELECT id, SUM(plays), SUM(played_s) FROM (\(entity.daysSource)) GROUP BY id
                     """), arguments: [run.from, run.to])
@@ -106,22 +157,28 @@ extension Store {
                     known[row[0]]!.seconds += row[2]
                 }
             }
-            return try RankedSum.top(limit: limit, lists: lists.count, known: known, prefix: { list, n in
-                let (table, period, key) = lists[list]
+            let bounding = Set(lists.indices.filter { lists[$0].days != nil })
+            return try RankedSum.top(limit: limit, lists: lists.count, bounding: bounding, known: known, prefix: { list, n in
+                let (table, period, key, _) = lists[list]
                 return try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT \(entity.idColumn), plays, played_s FROM \(table)
                     WHERE \(period.rawValue) = ? AND plays > 0 ORDER BY plays DESC, played_s DESC LIMIT ?
                     """), arguments: [key, n]).map { RankedSum.Entry(id: $0[0], plays: $0[1], seconds: $0[2]) }
             }, lookup: { list, ids in
-                let (table, period, key) = lists[list]
+                let (table, period, key, days) = lists[list]
                 var out: [Int64: (plays: Int, seconds: Double)] = [:]
-                // One statement per count of ids looked up together (a chunk, or its rest).
+                // One statement per count of ids (and days) looked up together.
                 let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-                for row in try Row.fetchAll(db.cachedStatement(sql: """
-                    SELECT \(entity.idColumn), plays, played_s FROM \(table) WHERE \(period.rawValue) = ? AND \(entity.idColumn) IN (\(marks))
-                    """), arguments: StatementArguments([key as DatabaseValueConvertible] + ids)) {
-                    out[row[0]] = (row[1], row[2])
+                let rows: [Row]
+                if let days {
+                    rows = try Row.fetchAll(db.cachedStatement(sql: entity.daysLookup(ids: marks, days: days.count)),
+                                            arguments: StatementArguments(ids + days))
+                } else {
+                    rows = try Row.fetchAll(db.cachedStatement(sql: """
+                        SELECT \(entity.idColumn), plays, played_s FROM \(table) WHERE \(period.rawValue) = ? AND \(entity.idColumn) IN (\(marks))
+                        """), arguments: StatementArguments([key as DatabaseValueConvertible] + ids))
                 }
+                for row in rows { out[row[0]] = (row[1], row[2]) }
                 return out
             })
         }
@@ -137,7 +194,7 @@ extension Store {
                 """)
             arguments += keys
         }
-        for run in pieces.days {
+        for run in runsToSum {
             parts.append(entity.daysSource)
             arguments += [run.from, run.to]
         }

@@ -316,8 +316,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
             #expect(abs((stored[key] ?? -1) - seconds) <= 1e-6 * max(1, seconds), "\(step): \(key)", sourceLocation: sourceLocation)
         }
         #expect(!stored.isEmpty, sourceLocation: sourceLocation)
-        // What the stats page reads from them: charts, totals, the clock and the days with music.
+        // What the stats page reads from them: charts (edge days summed whole, and looked up
+        // through their months' indexes), totals, the clock and the days with music.
         try expectChartsExact(store, step, sourceLocation: sourceLocation)
+        try Store.$edgeDaysSummedWhole.withValue(0) { try expectChartsExact(store, step + " (edge days looked up)", sourceLocation: sourceLocation) }
         for (from, to) in [("0000-01-01", "9999-12-31"), ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02"),
                            ("2024-04-01", "2024-04-30"), ("2024-03-31", "2024-05-03"), ("2024-02-10", "2025-01-01")] {
             let expected = try store.read { db in
