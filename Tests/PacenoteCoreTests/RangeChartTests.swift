@@ -162,9 +162,53 @@ struct SplitMix {
             }
         }
         // Every entry tied: the chart holds them all.
-        let tied: [Int64: (plays: Int, seconds: Double)] = [1: (2, 10), 2: (2, 10), 3: (2, 10)]
-        #expect(try Self.check([tied, tied], limit: 2) > 0)
+        let tiedAll: [Int64: (plays: Int, seconds: Double)] = [1: (2, 10), 2: (2, 10), 3: (2, 10)]
+        #expect(try Self.check([tiedAll, tiedAll], limit: 2) > 0)
         // Nothing played: an empty chart.
         #expect(RankedSum.top(limit: 5, lists: 2, prefix: { _, _ in [] }, lookup: { _, _ in [:] }).isEmpty)
+    }
+
+    /// Edge days as bounding lists: a month's values bound the days' (each entry has at most
+    /// its month's plays in some of its days); the chart is still the exact sum.
+    @Test func boundingListsGiveTheExactSumOfTheirDays() {
+        for seed in 1...30 as ClosedRange<UInt64> {
+            var rng = SplitMix(seed: seed * 7)
+            let skewed = seed % 3 != 0
+            let exact = Self.lists(count: Int(seed % 3), tracks: 300, playsPerList: 2_000, skewed: skewed, seed: seed)
+            let months = Self.lists(count: 2, tracks: 300, playsPerList: 2_000, skewed: skewed, seed: seed + 50)
+            // The days: a part of each entry's month.
+            let days = months.map { month in
+                month.compactMapValues { v -> (plays: Int, seconds: Double)? in
+                    let share = Double(rng.next() % 101) / 100
+                    let plays = Int(Double(v.plays) * share)
+                    return plays == 0 && share < 0.5 ? nil : (plays, v.seconds * share)
+                }
+            }
+            var sum: [Int64: (plays: Int, seconds: Double)] = [:]
+            for list in exact + days {
+                for (id, v) in list {
+                    sum[id, default: (0, 0)].plays += v.plays
+                    sum[id]!.seconds += v.seconds
+                }
+            }
+            let all = exact + months
+            let sorted = all.map { list in
+                list.filter { $0.value.plays > 0 }.map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
+                    .sorted { ($0.plays, $0.seconds, $1.id) > ($1.plays, $1.seconds, $0.id) }
+            }
+            let bounding = Set(exact.count..<all.count)
+            for limit in [1, 5, 20] {
+                let top = RankedSum.top(limit: limit, lists: all.count, bounding: bounding, prefix: { list, n in Array(sorted[list].prefix(n)) },
+                                        lookup: { list, ids in
+                    let source = bounding.contains(list) ? days[list - exact.count] : exact[list]
+                    return source.filter { ids.contains($0.key) }
+                })
+                let expected = sum.filter { $0.value.plays > 0 }.map { $0.value.plays }.sorted(by: >)
+                #expect(top.prefix(limit).map(\.plays) == Array(expected.prefix(limit)), "seed \(seed), limit \(limit)")
+                for entry in top {
+                    #expect(sum[entry.id]!.plays == entry.plays && abs(sum[entry.id]!.seconds - entry.seconds) < 1e-6)
+                }
+            }
+        }
     }
 }
