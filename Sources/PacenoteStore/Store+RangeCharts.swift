@@ -30,7 +30,9 @@ extension Store {
         }
 
         /// (id, plays, played_s) of the ids `marks` on the days that follow them (`count` of
-        /// them): looked up by the day-and-track key, a track's or this entity's tracks'.
+        /// them): looked up by the day-and-track key, a track's or this entity's tracks'. The
+        /// CROSS JOIN keeps SQLite on that order (left to itself it read the days' rows whole
+        /// and looked each one's track up).
         func daysLookup(ids marks: String, days count: Int) -> String {
             let days = Array(repeating: "?", count: count).joined(separator: ", ")
             switch self {
@@ -40,13 +42,13 @@ extension Store {
                 """
             case .artist: return """
                 SELECT a.artist_id, SUM(r.plays), SUM(r.played_s) FROM track_artists a
-                JOIN rollup_day_track r ON r.track_id = a.track_id
+                CROSS JOIN rollup_day_track r ON r.track_id = a.track_id
                 WHERE a.artist_id IN (\(marks)) AND r.day IN (\(days)) GROUP BY a.artist_id
                 """
             case .album: return """
                 SELECT t.album_id, SUM(r.plays), SUM(r.played_s) FROM tracks t
-                JOIN rollup_day_track r ON r.track_id = t.id
-                WHERE t.album_id IN (\(marks)) AND r.day IN (\(days)) GROUP BY t.album_id
+                CROSS JOIN rollup_day_track r ON r.track_id = t.id
+                WHERE t.album_id IN (\(marks)) AND t.album_id IS NOT NULL AND r.day IN (\(days)) GROUP BY t.album_id
                 """
             }
         }
@@ -78,7 +80,7 @@ extension Store {
     static func rangeSource(fromDay: String, toDay: String, in db: Database) throws -> RangeSource? {
         if let whole = WholeRange(fromDay: fromDay, toDay: toDay) { return .whole(whole) }
         guard RangePieces.of(from: fromDay, to: toDay) != nil else { return nil }
-        let bounds = try Row.fetchOne(db.cachedStatement(sql: "SELECT MIN(day), MAX(day) FROM rollup_day_total"))!
+        let bounds = try Row.fetchOne(db.cachedStatement(sql: "SELECT (SELECT MIN(day) FROM rollup_day_total), (SELECT MAX(day) FROM rollup_day_total)"))!
         guard let first: String = bounds[0], let last: String = bounds[1] else { return .pieces(RangePieces()) }
         let empty = try db.cachedStatement(sql: "SELECT NOT EXISTS (SELECT 1 FROM rollup_day_total WHERE day >= ? AND day < ?)")
         func noPlays(from: String, before: String) throws -> Bool {
