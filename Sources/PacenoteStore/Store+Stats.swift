@@ -83,12 +83,27 @@ extension Store {
     /// the chart is every row at least as good (the limit and its ties), sorted with the
     /// names. Where an index by that order exists (`rollup_track_total`, by plays and by
     /// time; `rollup_year_track` by plays) that is a read of about `limit` rows, however long
-    /// the history and wide the library; elsewhere (artists, albums) a read of the range's rows.
+    /// the history and wide the library; elsewhere (artists, albums) one pass over the range's
+    /// rows through the C API (`bestByScan`).
     /// `select`/`join`/`name`: the chart's columns, the join that names its rows, the tie-break.
     static func topRows(_ range: WholeRange, entity: String, select: String, join: String, name: String, limit: Int,
                         order: ChartOrder, in db: Database) throws -> [Row] {
         let table = range.table(entity)
         let keys = order == .plays ? ("r.plays", "r.played_s") : ("r.played_s", "r.plays")
+        let indexed = entity == "track" && (order == .plays || range == .all)
+        if !indexed, limit <= 1_000 {
+            // No index in that order: one pass over the range's rows through the C API
+            // keeps the best (a few thousand artists or albums; GRDB's rows and SQLite's
+            // sort cost several times more), then they are named and sorted in SQL.
+            let best = try bestByScan(table: table.name, filter: table.filter, arguments: table.arguments,
+                                      id: "\(entity)_id", limit: limit, order: order, in: db)
+            guard !best.isEmpty else { return [] }
+            return try Row.fetchAll(db, sql: """
+                SELECT \(select) FROM \(table.name) r \(join) WHERE \(table.filter)
+                  AND r.\(entity)_id IN (\(Array(repeating: "?", count: best.count).joined(separator: ", ")))
+                ORDER BY \(keys.0) DESC, \(keys.1) DESC, \(name) LIMIT ?
+                """, arguments: table.arguments + StatementArguments(best) + [limit])
+        }
         let threshold = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(keys.0), \(keys.1) FROM \(table.name) r WHERE \(table.filter) AND r.plays > 0
             ORDER BY \(keys.0) DESC, \(keys.1) DESC LIMIT 1 OFFSET ?
@@ -99,6 +114,23 @@ extension Store {
             SELECT \(select) FROM \(table.name) r \(join) WHERE \(table.filter) AND r.plays > 0\(atLeast)
             ORDER BY \(keys.0) DESC, \(keys.1) DESC, \(name) LIMIT ?
             """), arguments: arguments)
+    }
+
+    /// The ids of a rollup's best rows by `order` (`limit` and those tied with the
+    /// `limit`-th), read in one pass.
+    static func bestByScan(table: String, filter: String, arguments: StatementArguments, id: String, limit: Int,
+                           order: ChartOrder, in db: Database) throws -> [Int64] {
+        let scan = try RawStatement(db, "SELECT r.\(id), r.plays, r.played_s FROM \(table) r WHERE \(filter) AND r.plays > 0",
+                                    arguments: arguments)
+        var rows: [(id: Int64, key: (Double, Double))] = []
+        while try scan.step() {
+            let plays = Double(scan.int64(1)), seconds = scan.double(2)
+            rows.append((scan.int64(0), order == .plays ? (plays, seconds) : (seconds, plays)))
+        }
+        guard rows.count > limit else { return rows.map(\.id) }
+        rows.sort { $0.key > $1.key }
+        let cut = rows[limit - 1].key
+        return rows.prefix { $0.key >= cut }.map(\.id)
     }
 
     /// From the rollups: never a scan of the plays.

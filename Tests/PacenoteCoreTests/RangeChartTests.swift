@@ -25,6 +25,15 @@ import Testing
         #expect(RangePieces.of(from: "2020-02-01", to: "2020-12-31")?.months.count == 11)
     }
 
+    @Test func dayNumbersAreReadFromTheirText() {
+        #expect(CivilDate.days(of: "1970-01-01") == 0)
+        #expect(CivilDate.days(of: "2024-02-29") == CivilDate.days(year: 2024, month: 2, day: 29))
+        #expect(CivilDate.days(of: "2023-12-31").map { $0 + 1 } == CivilDate.days(year: 2024, month: 1, day: 1))
+        for bad in ["2023-02-29", "2024-13-01", "2024-00-10", "2024-01-00", "2024-1-01", "x", "", "2024-01-01T"] {
+            #expect(CivilDate.days(of: bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func badRangesHaveNoPieces() {
         #expect(RangePieces.of(from: "2020-06-02", to: "2020-06-01") == nil)
         #expect(RangePieces.of(from: "2020-02-30", to: "2020-03-01") == nil)

@@ -358,13 +358,8 @@ enum Streaks {
 
     /// `days`: ascending `YYYY-MM-DD`. The current streak ends today or yesterday.
     static func of(days: [String], today: String) -> Result {
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        func number(_ day: String) -> Int? {
-            let p = day.split(separator: "-").compactMap { Int($0) }
-            guard p.count == 3, let d = utc.date(from: DateComponents(year: p[0], month: p[1], day: p[2])) else { return nil }
-            return Int((d.timeIntervalSince1970 / 86400).rounded())
-        }
+        // Day numbers read from the text (a Calendar per day was a tenth of the stats page).
+        let number = CivilDate.days(of:)
         var longest = 0, longestStart: String?, run = 0, runStart: String?, previous: Int?
         for day in days {
             guard let n = number(day) else { continue }
