@@ -123,14 +123,22 @@ extension Store {
         let scan = try RawStatement(db, "SELECT r.\(id), r.plays, r.played_s FROM \(table) r WHERE \(filter) AND r.plays > 0",
                                     arguments: arguments)
         var rows: [(id: Int64, key: (Double, Double))] = []
+        // The `limit` best keys so far, best first: most rows are below the last and pass by.
+        var best: [(Double, Double)] = []
+        best.reserveCapacity(limit + 1)
         while try scan.step() {
             let plays = Double(scan.int64(1)), seconds = scan.double(2)
-            rows.append((scan.int64(0), order == .plays ? (plays, seconds) : (seconds, plays)))
+            let key = order == .plays ? (plays, seconds) : (seconds, plays)
+            rows.append((scan.int64(0), key))
+            if best.count < limit || key > best[best.count - 1] {
+                var i = best.count
+                while i > 0, key > best[i - 1] { i -= 1 }
+                best.insert(key, at: i)
+                if best.count > limit { best.removeLast() }
+            }
         }
-        guard rows.count > limit else { return rows.map(\.id) }
-        rows.sort { $0.key > $1.key }
-        let cut = rows[limit - 1].key
-        return rows.prefix { $0.key >= cut }.map(\.id)
+        guard rows.count > limit, let cut = best.last else { return rows.map(\.id) }
+        return rows.filter { $0.key >= cut }.map(\.id)
     }
 
     /// From the rollups: never a scan of the plays.
