@@ -9,8 +9,9 @@
 /// exactly (looked up in the lists they were not seen in), the most promising first, until
 /// the `limit`-th best exact count is above every bound; if the threshold is still too high
 /// the lists are read deeper. With skewed popularity (real listening) that is a few times
-/// `limit` rows per list; with a flat one it degrades to reading the lists whole, never to a
-/// wrong chart.
+/// `limit` rows per list; with a flat one (shuffle over a wide library) it would read the
+/// lists whole and resolve most entries one by one: past `budget` rows per list or resolved
+/// entries it gives up (nil), for the caller to sum the lists whole instead. Never a wrong chart.
 public enum RankedSum {
     public struct Entry: Equatable, Sendable {
         public var id: Int64
@@ -33,9 +34,10 @@ public enum RankedSum {
     /// - `bounding`: lists whose prefixes give only upper bounds of their entries' values (the
     ///   month around a range's edge days bounds what an entry has in those days): their
     ///   values always come from `lookup`.
+    /// - `budget`: the most rows read from a list, and entries resolved, before giving up.
     public static func top(limit: Int, lists: Int, bounding: Set<Int> = [], known: [Int64: (plays: Int, seconds: Double)] = [:],
-                           prefix: (Int, Int) throws -> [Entry],
-                           lookup: (Int, [Int64]) throws -> [Int64: (plays: Int, seconds: Double)]) rethrows -> [Entry] {
+                           budget: Int = .max, prefix: (Int, Int) throws -> [Entry],
+                           lookup: (Int, [Int64]) throws -> [Int64: (plays: Int, seconds: Double)]) rethrows -> [Entry]? {
         guard limit > 0 else { return [] }
         var depth = max(16, limit * 2)
         while true {
@@ -83,6 +85,7 @@ public enum RankedSum {
                 }
                 // What is left to resolve could not lift the limit-th above the threshold.
                 if threshold > 0, nextUpper <= threshold, (kth ?? Int.min) <= threshold { break }
+                if next >= budget { return nil }
                 // Resolve the next few exactly.
                 let ids = candidates[next..<min(next + chunk, candidates.count)].map(\.id)
                 next += ids.count
@@ -108,6 +111,7 @@ public enum RankedSum {
                 }
             }
             // Not enough is known: read deeper (a list read whole bounds nothing any more).
+            if depth >= budget { return nil }
             depth *= 4
         }
     }

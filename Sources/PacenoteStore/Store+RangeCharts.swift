@@ -60,6 +60,11 @@ extension Store {
     /// the second way on small data.)
     @TaskLocal static var edgeDaysSummedWhole = 4_000
 
+    /// The rows read per list, and entries resolved, past which a chart by plays sums its
+    /// pieces whole instead (flat listening, where the threshold bounds little). A task local
+    /// like `edgeDaysSummedWhole`: tests set it low to take that way.
+    @TaskLocal static var rankedBudget = 2_000
+
     /// Every day of a run.
     static func days(_ run: RangePieces.DayRun) -> [String] {
         var days = [run.from]
@@ -128,7 +133,7 @@ extension Store {
     /// played), with those tied with the `limit`-th on plays and time, for the caller to
     /// break the ties by name.
     static func ranked(_ entity: ChartEntity, _ pieces: RangePieces, limit: Int, order: ChartOrder,
-                       edgeDaysSummedWhole: Int, in db: Database) throws -> [RankedSum.Entry] {
+                       edgeDaysSummedWhole: Int, budget: Int, in db: Database) throws -> [RankedSum.Entry] {
         // Each piece's rollup, by plays: a whole year or month exact, a run of edge days
         // bounded by its month's (what an entry has in those days is at most its month's).
         var lists = pieces.years.map { (table: entity.table(.year), period: EntityRollups.Period.year, key: $0, days: [String]?.none) }
@@ -160,7 +165,8 @@ extension Store {
                 }
             }
             let bounding = Set(lists.indices.filter { lists[$0].days != nil })
-            return try RankedSum.top(limit: limit, lists: lists.count, bounding: bounding, known: known, prefix: { list, n in
+            let top = try RankedSum.top(limit: limit, lists: lists.count, bounding: bounding, known: known,
+                                        budget: budget, prefix: { list, n in
                 let (table, period, key, _) = lists[list]
                 return try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT \(entity.idColumn), plays, played_s FROM \(table)
@@ -183,6 +189,9 @@ extension Store {
                 for row in rows { out[row[0]] = (row[1], row[2]) }
                 return out
             })
+            if let top { return top }
+            // Flat listening: summing the pieces whole is cheaper than resolving most entries.
+            runsToSum = pieces.days
         }
         // By time, or only days: every piece's rows summed (no index by time on the periods).
         var parts: [String] = []

@@ -167,7 +167,7 @@ extension Store {
 
     /// The most played tracks (counted plays, then listening time, then title).
     public func topTracks(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        let edge = Store.edgeDaysSummedWhole
+        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
             switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
             case .whole(let whole)?:
@@ -175,7 +175,7 @@ extension Store {
                                          join: "JOIN tracks t ON t.id = r.track_id", name: "t.title", limit: limit, order: order, in: db)
                     .map(Store.chartEntry(track:))
             case .pieces(let pieces)?:
-                let ranked = try Store.ranked(.track, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, in: db)
+                let ranked = try Store.ranked(.track, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget, in: db)
                 return try Store.named(ranked, limit: limit, order: order, select: Store.trackColumns("x"), from: "tracks x",
                                        name: { $0[2] }, in: db).map { row, entry in
                     ChartEntry(track: Store.track(from: row), artist: nil, album: nil, plays: entry.plays, seconds: entry.seconds)
@@ -195,7 +195,7 @@ extension Store {
     /// to (`track_artists`: the listed artists, or those split from the text, which falls
     /// back to the album artist), grouped by the artist's entity.
     public func topArtists(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        let edge = Store.edgeDaysSummedWhole
+        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
             switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
             case .whole(let whole)?:
@@ -203,7 +203,7 @@ extension Store {
                                          join: "JOIN artists ar ON ar.id = r.artist_id", name: "ar.name", limit: limit, order: order, in: db)
                     .map { ChartEntry(track: nil, artist: $0[1], album: nil, plays: $0[2], seconds: $0[3], artistID: $0[0]) }
             case .pieces(let pieces)?:
-                let ranked = try Store.ranked(.artist, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, in: db)
+                let ranked = try Store.ranked(.artist, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget, in: db)
                 return try Store.named(ranked, limit: limit, order: order, select: "x.id, x.name", from: "artists x",
                                        name: { $0[1] }, in: db).map { row, entry in
                     ChartEntry(track: nil, artist: row[1], album: nil, plays: entry.plays, seconds: entry.seconds, artistID: row[0])
@@ -225,7 +225,7 @@ extension Store {
     /// The most played albums, by album entity: two albums of one title by two artists (or
     /// two releases) stay apart. `artistID`: the album artist's entity, when there is one.
     public func topAlbums(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        let edge = Store.edgeDaysSummedWhole
+        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
             let rows: [(id: Int64, title: String, artist: String?, plays: Int, seconds: Double)]
             switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
@@ -234,7 +234,7 @@ extension Store {
                                          join: "JOIN albums al ON al.id = r.album_id", name: "al.title", limit: limit, order: order, in: db)
                     .map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
             case .pieces(let pieces)?:
-                let ranked = try Store.ranked(.album, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, in: db)
+                let ranked = try Store.ranked(.album, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget, in: db)
                 rows = try Store.named(ranked, limit: limit, order: order, select: "x.id, x.title, x.artist", from: "albums x",
                                        name: { $0[1] }, in: db).map { ($0.row[0], $0.row[1], $0.row[2], $0.entry.plays, $0.entry.seconds) }
             case nil:

@@ -320,6 +320,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         // through their months' indexes), totals, the clock and the days with music.
         try expectChartsExact(store, step, sourceLocation: sourceLocation)
         try Store.$edgeDaysSummedWhole.withValue(0) { try expectChartsExact(store, step + " (edge days looked up)", sourceLocation: sourceLocation) }
+        // And with a budget so small that every ranked sum gives up and the pieces are summed whole.
+        try Store.$rankedBudget.withValue(1) {
+            try Store.$edgeDaysSummedWhole.withValue(0) { try expectChartsExact(store, step + " (summed whole)", sourceLocation: sourceLocation) }
+        }
         for (from, to) in [("0000-01-01", "9999-12-31"), ("2024-01-01", "2024-12-31"), ("2024-03-30", "2024-04-02"),
                            ("2024-04-01", "2024-04-30"), ("2024-03-31", "2024-05-03"), ("2024-02-10", "2025-01-01")] {
             let expected = try store.read { db in
