@@ -156,37 +156,31 @@ extension Store {
         }
         if order == .plays, !lists.isEmpty {
             for run in runsToSum {
-                let rows = try Row.fetchCursor(db.cachedStatement(sql: """
-                    SELECT id, SUM(plays), SUM(played_s) FROM (\(entity.daysSource)) GROUP BY id
-                    """), arguments: [run.from, run.to])
-                while let row = try rows.next() {
-                    known[row[0], default: (0, 0)].plays += row[1]
-                    known[row[0]]!.seconds += row[2]
+                for row in try Self.entries("SELECT id, SUM(plays), SUM(played_s) FROM (\(entity.daysSource)) GROUP BY id",
+                                            [run.from, run.to], in: db) {
+                    known[row.id, default: (0, 0)].plays += row.plays
+                    known[row.id]!.seconds += row.seconds
                 }
             }
             let bounding = Set(lists.indices.filter { lists[$0].days != nil })
             let top = try RankedSum.top(limit: limit, lists: lists.count, bounding: bounding, known: known,
                                         budget: budget, prefix: { list, n in
                 let (table, period, key, _) = lists[list]
-                return try Row.fetchAll(db.cachedStatement(sql: """
+                return try Self.entries("""
                     SELECT \(entity.idColumn), plays, played_s FROM \(table)
                     WHERE \(period.rawValue) = ? AND plays > 0 ORDER BY plays DESC, played_s DESC LIMIT ?
-                    """), arguments: [key, n]).map { RankedSum.Entry(id: $0[0], plays: $0[1], seconds: $0[2]) }
+                    """, [key, n], in: db)
             }, lookup: { list, ids in
                 let (table, period, key, days) = lists[list]
                 var out: [Int64: (plays: Int, seconds: Double)] = [:]
                 // One statement per count of ids (and days) looked up together.
                 let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-                let rows: [Row]
-                if let days {
-                    rows = try Row.fetchAll(db.cachedStatement(sql: entity.daysLookup(ids: marks, days: days.count)),
-                                            arguments: StatementArguments(ids + days))
-                } else {
-                    rows = try Row.fetchAll(db.cachedStatement(sql: """
-                        SELECT \(entity.idColumn), plays, played_s FROM \(table) WHERE \(period.rawValue) = ? AND \(entity.idColumn) IN (\(marks))
-                        """), arguments: StatementArguments([key as DatabaseValueConvertible] + ids))
-                }
-                for row in rows { out[row[0]] = (row[1], row[2]) }
+                let rows = try days.map { days in
+                    try Self.entries(entity.daysLookup(ids: marks, days: days.count), ids + days, in: db)
+                } ?? Self.entries("""
+                    SELECT \(entity.idColumn), plays, played_s FROM \(table) WHERE \(period.rawValue) = ? AND \(entity.idColumn) IN (\(marks))
+                    """, [key] + ids, in: db)
+                for row in rows { out[row.id] = (row.plays, row.seconds) }
                 return out
             })
             if let top { return top }
@@ -210,10 +204,9 @@ extension Store {
             arguments += [run.from, run.to]
         }
         guard !parts.isEmpty else { return [] }
-        let rows = try Row.fetchAll(db, sql: """
+        let entries = try Self.entries("""
             SELECT id, SUM(plays), SUM(played_s) FROM (\(parts.joined(separator: " UNION ALL "))) GROUP BY id HAVING SUM(plays) > 0
-            """, arguments: StatementArguments(arguments))
-        let entries = rows.map { RankedSum.Entry(id: $0[0], plays: $0[1], seconds: $0[2]) }
+            """, arguments, in: db)
         let better: (RankedSum.Entry, RankedSum.Entry) -> Bool = order == .plays
             ? { ($0.plays, $0.seconds) > ($1.plays, $1.seconds) }
             : { ($0.seconds, $0.plays) > ($1.seconds, $1.plays) }
@@ -221,6 +214,17 @@ extension Store {
         guard sorted.count > limit else { return sorted }
         let cut = sorted[limit - 1]
         return Array(sorted.prefix { !better(cut, $0) })
+    }
+
+    /// (id, plays, seconds) rows of a query, read through the C API: GRDB's rows cost a few
+    /// microseconds each, and edge days and whole pieces are thousands of rows.
+    static func entries(_ sql: String, _ arguments: [DatabaseValueConvertible], in db: Database) throws -> [RankedSum.Entry] {
+        let statement = try RawStatement(db, sql, arguments: StatementArguments(arguments))
+        var out: [RankedSum.Entry] = []
+        while try statement.step() {
+            out.append(RankedSum.Entry(id: statement.int64(0), plays: Int(statement.int64(1)), seconds: statement.double(2)))
+        }
+        return out
     }
 
     /// Chart rows of ranked ids, named by `select` (whose first column is the id) from
