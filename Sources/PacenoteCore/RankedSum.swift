@@ -59,7 +59,12 @@ public enum RankedSum {
                 }
             }
             let threshold = frontier.reduce(0, +)
-            for id in known.keys where seen[id] == nil { seen[id] = (0, 0, 0, []) }
+            // What is certain already puts a floor under the limit-th; an entry given whole
+            // but seen in no list that cannot reach it even with every list's frontier is out.
+            var certain = Heap(limit: limit)
+            for (id, entry) in seen { certain.add(entry.exact + (known[id]?.plays ?? 0)) }
+            let floor = certain.kth ?? Int.min
+            for (id, value) in known where seen[id] == nil && value.plays + threshold >= floor { seen[id] = (0, 0, 0, []) }
             let bound = { (id: Int64) -> Int in
                 let entry = seen[id]!
                 var upper = entry.plays + (known[id]?.plays ?? 0) + threshold
