@@ -11,15 +11,20 @@ extension API {
         let defaultPlayer = context.players().first?.name
         let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
         let heartRate = context.heartRate?.current(now: now)
-        let sotd = try songOfDay(today)
-        let todays = try context.store.plays(limit: 100, from: localTime.startOfDay(today))
         let f = format
         // The last seven local days by the calendar (a day is 23 or 25 hours when the clocks change).
         let startOfToday = localTime.startOfDay(today) ?? now
         let week = (0..<7).reversed().map { offset in
             localTime.day(of: f.calendar.date(byAdding: .day, value: -offset, to: startOfToday) ?? startOfToday)
         }
-        let totals = Dictionary(try context.store.dailyTotals(from: week[0], to: today).map { ($0.day, $0) }) { a, _ in a }
+        // What the database says is kept until the next commit (every view read it again:
+        // seven reads, most of a view's time); now playing, heart rate and suggestions are live.
+        let data = try dashboardData.value(today, store: context.store) {
+            (try DashboardData(sotd: songOfDay(today), todays: context.store.plays(limit: 100, from: localTime.startOfDay(today)),
+                               totals: Dictionary(context.store.dailyTotals(from: week[0], to: today).map { ($0.day, $0) }) { a, _ in a },
+                               feelings: context.store.feelings()), true)
+        }
+        let (sotd, todays, totals) = (data.sotd, data.todays, data.totals)
         var weekBars: [Chart.Bar] = []
         var weekSeconds = 0.0
         for day in week {
@@ -34,7 +39,7 @@ extension API {
         let recommenderReady = context.recommender?.isReady ?? false
         if !recommenderReady { context.recommender?.prepare() }
         let upNext = recommenderReady ? try? recommendations(limit: 3) : nil
-        let feelings = try context.store.feelings()
+        let feelings = data.feelings
         let back = pageAddress(request)
         let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
 
@@ -137,6 +142,14 @@ extension API {
                 if todays.isEmpty { Node.el("p", ["class": "muted", "data-today-empty": ""]) { "No plays yet today." } }
             }
         }
+    }
+
+    /// The dashboard's figures from the database, for one local day.
+    struct DashboardData: Sendable {
+        var sotd: (track: Track, plays: Int, seconds: Double, pinned: Bool, note: String?)?
+        var todays: [PlayWithTrack]
+        var totals: [String: (day: String, plays: Int, skips: Int, seconds: Double)]
+        var feelings: [Int64: Feeling]
     }
 
     func upNextCaption(_ list: RecommendationList?) -> String {
