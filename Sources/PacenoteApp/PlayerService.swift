@@ -90,11 +90,20 @@ public final class PlayerService: MPDWatcherDelegate {
 
     // MARK: MPDWatcherDelegate
 
+    /// Moves on before every look the watcher reports (after each `player` or `playlist`
+    /// event from MPD, after connecting) and when the connection is lost: while it stands
+    /// still, MPD's queue has not changed as far as this process can know (the recommender
+    /// keeps the queue it read until it moves).
+    public var observations: UInt64 { observed.load(ordering: .acquiring) }
+    private let observed = Atomic<UInt64>(0)
+
     public func watcher(_ watcher: MPDWatcher, observed snapshot: PlayerSnapshot, at time: Date) {
+        observed.add(1, ordering: .releasing)
         apply(state.withLock { $0.tracker.observe(snapshot, at: time) }, at: time)
     }
 
     public func watcher(_ watcher: MPDWatcher, lostConnectionAt time: Date) {
+        observed.add(1, ordering: .releasing)
         apply(state.withLock { $0.tracker.lost(at: time) }, at: time)
     }
 

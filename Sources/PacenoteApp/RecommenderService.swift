@@ -27,7 +27,37 @@ public final class RecommenderService: RecommenderBackend {
         var feelings: [Int64: Feeling]?
         /// "Not now": track ids and until when (ms) they are lowered. In memory only.
         var notNow: [Int64: Int64] = [:]
+        /// Moves on with every change to the above that a suggestion depends on (the model,
+        /// the tracks, likes, "not now", a pending rebuild): part of a kept answer's key.
+        var version: UInt64 = 0
     }
+
+    /// Everything a list of suggestions is made from, besides the model and the clock:
+    /// an answer is kept while these are equal (`kept`), for at most `keptFor`.
+    struct SuggestionInputs: Equatable {
+        var query: RecommendationQuery
+        var zone: Zone?
+        var playing: Recommender.SongRef?
+        var queue: MPDQueue.State?
+        /// `Store.commitCount` and `State.version`, read before the answer was made.
+        var commits: UInt64
+        var version: UInt64
+        var seed: UInt64
+    }
+
+    /// Suggestions kept by their inputs. Why: every dashboard view asked for three, which
+    /// scored every track of the library (perf, 1M plays of 150k tracks, wrk on `/`: a fifth
+    /// of the server's CPU, views queued on the model's lock while it read new plays), and
+    /// connected to MPD for its queue. At most a second old: the clock moves what was played
+    /// "recently", familiarity's decay and "not now"'s end, all slowly.
+    private let kept = Mutex<[RecommendationQuery: (inputs: SuggestionInputs, at: UInt64, list: RecommendationList)]>([:])
+    static let keptForNanoseconds: UInt64 = 1_000_000_000
+
+    /// MPD's queue as last read, with the default player's `observations` then: kept while
+    /// its watcher has reported nothing new (a `playlist` or `player` event, a lost
+    /// connection), and for at most a second (a watcher that has not seen a change yet, or
+    /// no watcher at all: MPD unreachable). Queueing here forgets it at once.
+    private let keptQueue = Mutex<(observations: UInt64?, at: UInt64, queue: MPDQueue.State?)?>(nil)
 
     private let store: Store
     private let settings: Config.Recommender
@@ -76,9 +106,9 @@ public final class RecommenderService: RecommenderBackend {
     func follow(_ change: DataChange) {
         switch change {
         case .playsAdded, .songOfTheDay: break
-        case .playsRewritten: state.withLock { $0.playsRewritten = true }
-        case .trackBPM: state.withLock { $0.tracksChanged = true }
-        case .trackFeeling: state.withLock { $0.feelings = nil }
+        case .playsRewritten: state.withLock { $0.playsRewritten = true; $0.version &+= 1 }
+        case .trackBPM: state.withLock { $0.tracksChanged = true; $0.version &+= 1 }
+        case .trackFeeling: state.withLock { $0.feelings = nil; $0.version &+= 1 }
         }
     }
 
@@ -108,6 +138,7 @@ public final class RecommenderService: RecommenderBackend {
                 s.built = false
                 s.model = ListeningModel()
                 s.tracksVersion = ""
+                s.version &+= 1
             }
             let tracksChanged = s.tracksChanged
             if tracksChanged { s.tracksVersion = "" }
@@ -119,9 +150,11 @@ public final class RecommenderService: RecommenderBackend {
             if s.built {
                 let new = try store.recommenderEvents(afterID: s.lastPlayID)
                 for event in new.events { s.model.record(event) }
+                if !new.events.isEmpty { s.version &+= 1 }
                 s.lastPlayID = new.lastID
             } else {
                 s.lastPlayID = try store.forEachRecommenderEvent { s.model.record($0) }
+                s.version &+= 1
             }
             if !s.built {
                 s.built = true
@@ -140,6 +173,7 @@ public final class RecommenderService: RecommenderBackend {
         state.withLock { s in
             for candidate in candidates { s.model.upsert(candidate) }
             s.tracksVersion = version
+            s.version &+= 1
         }
     }
 
@@ -165,21 +199,39 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     public func recommendations(_ query: RecommendationQuery) throws -> RecommendationList {
-        try recommendations(query, queue: try? queueState())
+        try recommendations(query, queue: keptQueueState())
     }
 
-    private func queueState() throws -> MPDQueue.State? {
+    /// MPD's queue, or nil when it cannot be read: the kept one while the default player's
+    /// watcher has reported nothing since (`keptQueue`).
+    private func keptQueueState() -> MPDQueue.State? {
         guard let endpoint else { return nil }
+        let observations = players.first(where: { $0.name == playerName })?.observations
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let kept = keptQueue.withLock({ $0 }), kept.observations == observations, now &- kept.at < Self.keptForNanoseconds {
+            return kept.queue
+        }
+        var queue: MPDQueue.State?
         do {
-            return try MPDQueue.state(endpoint: endpoint)
+            queue = try MPDQueue.state(endpoint: endpoint)
         } catch {
             logger.debug("recommender: cannot read MPD's queue: \(error)")
-            throw error
         }
+        keptQueue.withLock { $0 = (observations, now, queue) }
+        return queue
+    }
+
+    /// Forgets the kept queue and suggestions: this process just changed MPD's queue.
+    private func queueChanged() {
+        keptQueue.withLock { $0 = nil }
+        kept.withLock { $0.removeAll() }
     }
 
     func recommendations(_ query: RecommendationQuery, queue: MPDQueue.State?) throws -> RecommendationList {
-        let model = try refreshedModel()
+        // Read before anything the answer is made from: a change meanwhile moves them on,
+        // so the answer is kept under inputs that are already stale.
+        let commits = store.commitCount
+        let version = state.withLock { $0.version }
         let now = Date()
         var zone = query.zone
         var zoneSource = zone == nil ? "none" : "query"
@@ -187,15 +239,34 @@ public final class RecommenderService: RecommenderBackend {
             zone = live.zone
             zoneSource = "live"
         }
+        let playing = players.first(where: { $0.name == playerName })?.nowPlaying
+            .map { Recommender.SongRef(trackID: $0.track.id, artist: $0.track.artist, title: $0.track.title) }
+        // The seed changes daily: exploration picks rotate, yet a day's answers are stable.
+        let seed = UInt64(max(0, now.timeIntervalSince1970 / 86_400))
+        let inputs = SuggestionInputs(query: query, zone: zone, playing: playing, queue: queue, commits: commits,
+                                      version: version, seed: seed)
+        let uptime = DispatchTime.now().uptimeNanoseconds
+        if let hit = kept.withLock({ $0[query] }), hit.inputs == inputs, uptime &- hit.at < Self.keptForNanoseconds {
+            return hit.list
+        }
+        let list = try suggest(query, zone: zone, zoneSource: zoneSource, playing: playing, queue: queue, seed: seed, now: now)
+        kept.withLock { kept in
+            if kept.count >= 32, kept[query] == nil { kept.removeAll(keepingCapacity: true) }
+            kept[query] = (inputs, uptime, list)
+        }
+        return list
+    }
+
+    private func suggest(_ query: RecommendationQuery, zone: Zone?, zoneSource: String, playing: Recommender.SongRef?,
+                         queue: MPDQueue.State?, seed: UInt64, now: Date) throws -> RecommendationList {
+        let model = try refreshedModel()
         let target: TempoTarget
         switch query.mode {
         case .cadence: target = .cadence(stepsPerMinute: query.cadence ?? settings.cadence)
         case .zone: target = zone.map { .window(settings.tempo.window(for: $0)) } ?? .any
         }
-        var current: Recommender.SongRef?
-        if let playing = players.first(where: { $0.name == playerName })?.nowPlaying {
-            current = .init(trackID: playing.track.id, artist: playing.track.artist, title: playing.track.title)
-        } else if let song = queue?.current {
+        var current = playing
+        if current == nil, let song = queue?.current {
             let t = song.track
             current = .init(trackID: nil, artist: t.artist, title: t.title)
         }
@@ -206,8 +277,6 @@ public final class RecommenderService: RecommenderBackend {
             let t = song.track
             return .init(trackID: nil, artist: t.artist, title: t.title)
         }
-        // The seed changes daily: exploration picks rotate, yet a day's answers are stable.
-        let seed = UInt64(max(0, now.timeIntervalSince1970 / 86_400))
         let nowMs = Int64(now.timeIntervalSince1970 * 1000)
         let (feelings, notNow) = try currentFeelings(nowMs: nowMs)
         var request = Recommender.Request(
@@ -244,7 +313,7 @@ public final class RecommenderService: RecommenderBackend {
     public func notNow(trackID: Int64) throws {
         guard try store.track(id: trackID) != nil else { throw APIError.notFound("no track \(trackID)") }
         let until = Int64(Date().timeIntervalSince1970 * 1000) + Self.notNowMs
-        state.withLock { $0.notNow[trackID] = until }
+        state.withLock { $0.notNow[trackID] = until; $0.version &+= 1 }
     }
 
     public func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack {
@@ -271,6 +340,7 @@ public final class RecommenderService: RecommenderBackend {
         }
         do {
             let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: track.uri!)
+            queueChanged()
             logger.info("queued \(track.uri!) at \(added.position)")
             return QueuedTrack(track: track, player: playerName, songID: added.id, position: added.position, suggestion: suggestion)
         } catch {
@@ -304,6 +374,7 @@ public final class RecommenderService: RecommenderBackend {
             if let pick, next == pick.songID {
                 guard pick.zone != zone else { return }
                 try MPDQueue.delete(endpoint: endpoint, songID: pick.songID)
+                queueChanged()
             } else if next != nil {
                 // The listener's own songs come next: the auto-DJ leaves them alone.
                 return
@@ -312,6 +383,7 @@ public final class RecommenderService: RecommenderBackend {
             guard let top = try recommendations(RecommendationQuery(limit: 1), queue: fresh).suggestions.first,
                   let uri = top.track.uri else { return }
             let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: uri)
+            queueChanged()
             state.withLock { $0.autoPick = (added.id, zone) }
             logger.info("auto-DJ queued \(uri) for \(zone.map { "Z\($0.rawValue)" } ?? "no zone")")
         } catch {

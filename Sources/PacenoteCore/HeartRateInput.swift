@@ -81,38 +81,41 @@ public enum HeartRateInput {
 
     // MARK: JSON
 
+    /// Read with `ImportJSON` (bytes to values, no boxing): through `JSONSerialization`, each
+    /// sample became an `NSDictionary` of `NSNumber`s and was cast back, nearly half of the
+    /// server's time for a batch of 10,000 samples (perf, `POST /api/v1/hr`).
     static func parseJSON(_ body: [UInt8], now: Date) throws(Rejection) -> Batch {
-        let root: Any
+        let root: ImportJSON
         do {
-            root = try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])
+            root = try ImportJSON.parse(body)
         } catch {
             throw Rejection(field: "body", message: "the body is not valid JSON")
         }
-        if let number = number(root) {
+        switch root {
+        case .number(let number):
             return Batch(items: [sampleFrom(value: .number(number), valueField: "bpm", time: nil, rr: nil, now: now)], source: nil)
-        }
-        if let array = root as? [Any] {
+        case .array(let array):
             return Batch(items: try batchItems(array, now: now), source: nil)
-        }
-        guard let object = root as? [String: Any] else {
+        case .object:
+            let source = root["source"]?.string
+            if let samples = root["samples"] {
+                guard case .array(let array) = samples else { throw Rejection(field: "samples", message: "must be an array") }
+                return Batch(items: try batchItems(array, now: now), source: source)
+            }
+            return Batch(items: [sampleFrom(object: root, now: now)], source: source)
+        default:
             throw Rejection(field: "body", message: "expected a JSON object, array or number")
         }
-        let source = object["source"] as? String
-        if let samples = object["samples"] {
-            guard let array = samples as? [Any] else { throw Rejection(field: "samples", message: "must be an array") }
-            return Batch(items: try batchItems(array, now: now), source: source)
-        }
-        return Batch(items: [sampleFrom(object: object, now: now)], source: source)
     }
 
-    private static func batchItems(_ array: [Any], now: Date) throws(Rejection) -> [Result<HeartRateSample, Rejection>] {
+    private static func batchItems(_ array: [ImportJSON], now: Date) throws(Rejection) -> [Result<HeartRateSample, Rejection>] {
         guard !array.isEmpty else { throw Rejection(field: "samples", message: "the batch is empty") }
         return array.map { item in
-            if let object = item as? [String: Any] { return sampleFrom(object: object, now: now) }
-            if let number = number(item) {
-                return sampleFrom(value: .number(number), valueField: "bpm", time: nil, rr: nil, now: now)
+            switch item {
+            case .object: sampleFrom(object: item, now: now)
+            case .number(let number): sampleFrom(value: .number(number), valueField: "bpm", time: nil, rr: nil, now: now)
+            default: .failure(Rejection(field: "samples", message: "each sample must be an object or a number"))
             }
-            return .failure(Rejection(field: "samples", message: "each sample must be an object or a number"))
         }
     }
 
@@ -125,18 +128,22 @@ public enum HeartRateInput {
         return n.doubleValue
     }
 
-    static func scalar(_ any: Any?) -> Scalar? {
-        if let n = number(any) { return .number(n) }
-        if let s = any as? String { return .string(s) }
-        return nil
+    static func scalar(_ value: ImportJSON) -> Scalar? {
+        switch value {
+        case .number(let n): .number(n)
+        case .string(let s): .string(s)
+        default: nil
+        }
     }
 
-    static func sampleFrom(object: [String: Any], now: Date) -> Result<HeartRateSample, Rejection> {
+    static func sampleFrom(object: ImportJSON, now: Date) -> Result<HeartRateSample, Rejection> {
         // Look at the top level, then inside `data` or `payload`.
-        var scopes: [[String: Any]] = [object]
-        for key in ["data", "payload"] { if let nested = object[key] as? [String: Any] { scopes.append(nested) } }
-        func find(_ keys: [String]) -> (String, Any)? {
-            for scope in scopes { for key in keys { if let v = scope[key], !(v is NSNull) { return (key, v) } } }
+        var scopes: [ImportJSON] = [object]
+        for key in ["data", "payload"] {
+            if let nested = object[key], case .object = nested { scopes.append(nested) }
+        }
+        func find(_ keys: [String]) -> (String, ImportJSON)? {
+            for scope in scopes { for key in keys { if let v = scope[key], !v.isNull { return (key, v) } } }
             return nil
         }
         guard let (valueKey, value) = find(valueKeys) else {
@@ -147,8 +154,12 @@ public enum HeartRateInput {
         }
         var rr: [Double]?
         if let (rrKey, rrValue) = find(rrKeys) {
-            guard let list = rrValue as? [Any], let numbers = Optional(list.compactMap(number)),
-                  numbers.count == list.count, numbers.allSatisfy({ $0 > 0 && $0 < 5000 }) else {
+            let numbers = rrValue.array?.compactMap { item -> Double? in
+                if case .number(let n) = item { return n }
+                return nil
+            }
+            guard let list = rrValue.array, let numbers, numbers.count == list.count,
+                  numbers.allSatisfy({ $0 > 0 && $0 < 5000 }) else {
                 return .failure(Rejection(field: rrKey, message: "must be an array of intervals in ms"))
             }
             rr = numbers

@@ -24,16 +24,25 @@ extension Store {
     /// source is stored once. Returns how many were new.
     @discardableResult
     public func insertSamples(_ samples: [HeartRateSample], source: String) throws(StoreError) -> Int {
+        // Bound through SQLite's C API (`RawStatement`): GRDB's `StatementArguments` boxed the
+        // four values of every sample, more than half of the insert's time (perf, batches of
+        // 10,000 samples).
         try write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO hr_samples (source, at_ms, bpm, rr_ms) VALUES (?, ?, ?, ?)
+            let insert = try RawStatement(db, """
+                INSERT INTO hr_samples (source, at_ms, bpm, rr_ms) VALUES (?1, ?2, ?3, ?4)
                 ON CONFLICT (source, at_ms) DO NOTHING
                 """)
             var inserted = 0
-            for s in samples {
-                let rr: String? = s.rr.isEmpty ? nil : "[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]"
-                try statement.execute(arguments: [source, Store.milliseconds(s.at), s.bpm, rr])
-                inserted += db.changesCount
+            try source.withCString { source in
+                insert.bindStatic(1, source)
+                defer { insert.clearBindings() }
+                for s in samples {
+                    insert.bind(2, Store.milliseconds(s.at))
+                    insert.bind(3, Int64(s.bpm))
+                    insert.bind(4, s.rr.isEmpty ? nil : "[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]")
+                    _ = try insert.step()
+                    inserted += db.changesCount
+                }
             }
             return inserted
         }

@@ -2,6 +2,7 @@ import CSQLiteConfig
 import Foundation
 import GRDB
 import PacenoteCore
+import Synchronization
 
 /// Pacenote's SQLite database: a WAL `DatabasePool`, so the web layer reads while the
 /// watcher writes. Open it with `Store.open`, close it with `close()`.
@@ -12,6 +13,17 @@ public final class Store: Sendable {
     public let localTime: LocalTime
     /// Where a backup goes before a migration changes the schema (nil: none is taken).
     let migrationBackups: String?
+
+    /// Counts this process's commits (`CommitCounter`, on the writer): a value read before a
+    /// read began and unchanged after tells that no write of this process committed since.
+    private let commits = CommitCounter()
+
+    /// The number of transactions this process has committed to the database so far: every
+    /// writer (operations, heart rate, the library mirror, the play in progress) goes through
+    /// the pool's one writer, so any change of ours moves it on, after its commit and before
+    /// the write returns. Caches keep what they computed with the value read *before* the
+    /// read; another process's writes do not move it (caches bound their age for those).
+    public var commitCount: UInt64 { commits.count.load(ordering: .acquiring) }
 
     /// The names of all migrations this version knows, oldest first.
     public static var knownMigrations: [String] { Schema.migrator.migrations }
@@ -61,6 +73,7 @@ public final class Store: Sendable {
             throw StoreError(error, path: path)
         }
         let store = Store(path: path, pool: pool, localTime: LocalTime(timeZone: timeZone), migrationBackups: backupsBeforeMigrating)
+        pool.add(transactionObserver: store.commits, extent: .databaseLifetime)
         do {
             try store.migrate()
             try store.alignRollups(to: timeZone)
@@ -174,4 +187,16 @@ public final class Store: Sendable {
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do { return try pool.write(body) } catch { throw StoreError(error, path: path) }
     }
+}
+
+/// Counts the writer's commits. GRDB calls `databaseDidCommit` for every commit of the
+/// connection it observes, whatever the tables (`observes` answers false, so no row change
+/// is reported: a bulk import pays nothing per row).
+final class CommitCounter: TransactionObserver, Sendable {
+    let count = Atomic<UInt64>(0)
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { count.add(1, ordering: .releasing) }
+    func databaseDidRollback(_ db: Database) {}
 }

@@ -91,6 +91,10 @@ public struct API: Sendable {
     let powerSongCache = PowerSongCache()
     /// The stats page's and the song-of-the-day archive's content.
     let pages: ResultCache<Node>
+    /// Whole answers that depend only on the query and the database (the listens).
+    let responses = ResponseCache()
+    /// The dashboard's figures from the database (`DashboardData`), by local day.
+    let dashboardData = CommitCache<DashboardData>(capacity: 4)
 
     public init(context: APIContext) {
         self.context = context
@@ -124,7 +128,10 @@ public struct API: Sendable {
                 return try statusCache.get(showPrivate: showPrivate) {
                     try HTTPResponse.json(showPrivate ? status() : publicStatus())
                 }
-            case .listens: return .json(try listens(request.query))
+            case .listens:
+                return try responses.response(ResponseCache.key("listens", request.query), store: context.store) {
+                    .json(try listens(request.query))
+                }
             case .heartRate: return try ingestHeartRate(request)
             case .workouts where request.method == "POST": return try startWorkout(request)
             case .workouts: return .json(try workouts(request.query))

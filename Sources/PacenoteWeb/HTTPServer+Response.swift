@@ -44,20 +44,28 @@ extension HTTPServer {
 
     // MARK: Conditional requests
 
-    /// Runs the handler and applies what every response gets: an ETag on successful GETs,
-    /// and 304 when the client already has that version.
+    /// Runs the handler and applies what every response gets: an ETag on successful GETs
+    /// (unless the handler gave one, as kept responses carry theirs), and 304 when the client
+    /// already has that version.
     func respond(to request: HTTPRequest, with handler: Handler) -> HTTPResponse {
         var response = handler(request)
-        guard request.method == "GET" || request.method == "HEAD", response.status == 200, response.stream == nil,
-              !response.headers.contains(where: { $0.0.lowercased() == "etag" }) else { return response }
-        let tag = "W/\"\(Self.fnv1a(response.body))\""
-        response.headers.append(("ETag", tag))
+        guard request.method == "GET" || request.method == "HEAD", response.status == 200, response.stream == nil else { return response }
+        let tag: String
+        if let given = response.headers.first(where: { $0.0.lowercased() == "etag" })?.1 {
+            tag = given
+        } else {
+            tag = Self.entityTag(response.body)
+            response.headers.append(("ETag", tag))
+        }
         if let match = request.header("If-None-Match"),
            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*" }) {
             return HTTPResponse(status: 304, headers: response.headers.filter { $0.0.lowercased() != "content-type" })
         }
         return response
     }
+
+    /// The weak ETag of a body.
+    static func entityTag(_ body: [UInt8]) -> String { "W/\"\(fnv1a(body))\"" }
 
     /// FNV-1a, 64-bit, over 8-byte words (then the last few bytes), with the length: a fast
     /// content hash for ETags, not for anything security-related. Byte by byte it was a

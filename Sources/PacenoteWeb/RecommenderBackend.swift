@@ -2,7 +2,7 @@ import Foundation
 import PacenoteCore
 
 /// A request for next-track suggestions, as the API and the site ask it.
-public struct RecommendationQuery: Equatable, Sendable {
+public struct RecommendationQuery: Hashable, Sendable {
     public enum Mode: String, Equatable, Sendable, CaseIterable {
         /// The zone's tempo window (`[recommender] tempo_zN`).
         case zone

@@ -54,4 +54,43 @@ import Testing
         _ = try operations.deletePlay(id: logged[0].id)
         #expect(try first(170) == slow)
     }
+
+    /// Suggestions are kept while nothing they are made from has changed (every dashboard
+    /// view asks for them): the same answer twice, then each kind of change — a dislike, a
+    /// "not now" (in memory, no commit), a new play — is in the very next answer.
+    @Test func aKeptSuggestionFollowsEachChangeOnTheNextRequest() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        defer { try? store.close() }
+        let titles = ["A", "B", "C", "D"]
+        let songs = titles.map { SongInfo(uri: "\($0).flac", tags: ["Title": $0, "Artist": $0 + " Band"], durationSeconds: 200) }
+        try store.applyLibrary(player: "default", changed: songs, removed: [], stickers: [:])
+        let bus = EventBus()
+        let operations = Operations(store: store, events: bus)
+        var ids: [String: Int64] = [:]
+        for (i, title) in titles.enumerated() {
+            ids[title] = try #require(try store.track(uri: "\(title).flac")?.id)
+            try operations.setBPM(trackID: ids[title]!, value: 170 - Double(i))  // A fits 170 best, then B, C, D
+        }
+        var settings = Config.Recommender()
+        settings.exploration = 0
+        let service = RecommenderService(store: store, settings: settings, heartRate: nil, players: [], endpoint: nil,
+                                         playerName: "default", events: bus, logger: Logger(label: "test"))
+        let query = RecommendationQuery(limit: 4, mode: .cadence, cadence: 170)
+        func order() throws -> [String] {
+            try service.recommendations(query).suggestions.map { s in ids.first { $0.value == s.track.id }!.key }
+        }
+        #expect(try order() == ["A", "B", "C", "D"])
+        #expect(try service.recommendations(query) == service.recommendations(query))
+
+        try operations.setFeeling(trackID: ids["A"]!, .dislike, source: "site")
+        #expect(try order() == ["B", "C", "D"])
+
+        try service.notNow(trackID: ids["B"]!)
+        #expect(try order() == ["C", "D", "B"])
+
+        _ = try operations.recordListens([(track: Track(uri: "D.flac", title: "D", artist: "D Band", durationSeconds: 200),
+                                           startedAt: Date().addingTimeInterval(-300), client: nil)], source: "listenbrainz")
+        #expect(try order() == ["C", "B"])
+    }
 }

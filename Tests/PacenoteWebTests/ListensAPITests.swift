@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 import PacenoteTestSupport
 import Testing
@@ -56,6 +57,49 @@ import Testing
         }
         #expect(seen == 7)
         #expect(listens.last?["started_at"] as? String == "2026-01-01T20:00:00.000Z")
+    }
+
+    /// Listens are answered from a kept response (`ResponseCache`) until this process commits
+    /// anything: each kind of change is in the next answer, with a new ETag.
+    @Test func aKeptAnswerFollowsEveryCommit() throws {
+        let site = try Site()
+        func fetch(_ query: String = "?limit=3") throws -> (first: [String: Any], etag: String) {
+            let r = try HTTP.get(site.base + query)
+            #expect(r.status == 200)
+            let listens = (r.json?["listens"] as? [[String: Any]]) ?? []
+            return (try #require(listens.first), try #require(r.headers["Etag"] ?? r.headers["ETag"]))
+        }
+        let first = try fetch()
+        #expect(try fetch().etag == first.etag, "the same data, the same tag")
+        let unchanged = try HTTP.get(site.base + "?limit=3", headers: ["If-None-Match": first.etag])
+        #expect(unchanged.status == 304)
+
+        // A play stored through the API (ListenBrainz), newer than the others: first at once.
+        let body = #"{"listen_type":"single","payload":[{"listened_at":1767400000,"track_metadata":{"artist_name":"New","track_name":"Arrival"}}]}"#
+        let submitted = try HTTP.request("POST", "http://127.0.0.1:\(site.web.port)/1/submit-listens", body: Array(body.utf8),
+                                         headers: ["Authorization": "Token test-key-0123456789", "Content-Type": "application/json"])
+        #expect(submitted.status == 200)
+        let afterSubmit = try fetch()
+        #expect((afterSubmit.first["track"] as? [String: Any])?["title"] as? String == "Arrival")
+        #expect(afterSubmit.etag != first.etag)
+        #expect(try HTTP.get(site.base + "?limit=3", headers: ["If-None-Match": first.etag]).status == 200, "the old tag is stale")
+        // The same query in another order shares the answer, and sees the change too.
+        #expect(try fetch("?limit=3&from=2026-01-01").etag == fetch("?from=2026-01-01&limit=3").etag)
+
+        // A write that announces nothing on the event bus: heart-rate tagging of the plays.
+        let id = try #require(afterSubmit.first["id"] as? Int)
+        let at = Date(timeIntervalSince1970: 1_767_400_000)
+        try site.store.insertSamples((0..<60).map { HeartRateSample(at: at.addingTimeInterval(Double($0)), bpm: 150) }, source: "t")
+        #expect(try site.store.tagPlays(from: at, to: at.addingTimeInterval(59)) { _, _ in .z4 } >= 1)
+        let tagged = try fetch()
+        #expect(tagged.first["id"] as? Int == id && tagged.first["zone"] as? Int == 4)
+        #expect(tagged.etag != afterSubmit.etag)
+
+        // A deleted play is gone from the next answer.
+        _ = try APIContext(version: "t", startedAt: Date(), store: site.store, apiKey: "k", players: { [] }).operations.deletePlay(id: Int64(id))
+        let afterDelete = try fetch()
+        #expect(afterDelete.first["id"] as? Int != id)
+        #expect(afterDelete.etag == first.etag, "back to the first answer's data, so to its tag")
     }
 
     @Test func aListenHasEveryDocumentedField() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 import PacenoteTestSupport
 import Testing
@@ -169,6 +170,29 @@ import Testing
         }
         #expect(try HTTP.get(site.base + "/sotd/2001-01-01").status == 404)
         #expect(try HTTP.get(site.base + "/sotd/2001-13-45").status == 404)
+    }
+
+    /// The dashboard keeps what it read from the database until the next commit
+    /// (`API.dashboardData`): a play stored, pinned or deleted shows on the next view.
+    @Test func theDashboardShowsEachChangeOnTheNextView() throws {
+        let site = try Site(trusted: true)
+        let empty = try HTTP.get(site.base + "/").text
+        #expect(empty.contains("No plays yet today."))
+        #expect(try HTTP.get(site.base + "/").text.contains("No plays yet today."), "a kept view says the same")
+        let at = Int(Date().timeIntervalSince1970) - 60
+        let body = #"{"listen_type":"single","payload":[{"listened_at":\#(at),"track_metadata":{"artist_name":"New","track_name":"Arrival"}}]}"#
+        let submitted = try HTTP.request("POST", site.base + "/1/submit-listens", body: Array(body.utf8),
+                                         headers: ["Authorization": "Token test-key-0123456789", "Content-Type": "application/json"])
+        #expect(submitted.status == 200)
+        let played = try HTTP.get(site.base + "/").text
+        #expect(!played.contains("No plays yet today."))
+        #expect(played.contains(">Arrival<"))
+        #expect(played.contains("Played 1 time today"), "the song of the day")
+        let id = try #require(try site.store.recentPlays(limit: 1).first?.play.id)
+        _ = try APIContext(version: "t", startedAt: Date(), store: site.store, apiKey: "k", players: { [] }).operations.deletePlay(id: id)
+        let deleted = try HTTP.get(site.base + "/").text
+        #expect(deleted.contains("No plays yet today."))
+        #expect(!deleted.contains(">Arrival<"))
     }
 
     @Test func aLoggedInBrowserPinsTheSongOfADayFromThePage() throws {

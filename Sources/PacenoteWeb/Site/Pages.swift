@@ -11,30 +11,36 @@ extension API {
         let defaultPlayer = context.players().first?.name
         let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
         let heartRate = context.heartRate?.current(now: now)
-        let sotd = try songOfDay(today)
-        let todays = try context.store.plays(limit: 100, from: localTime.startOfDay(today))
         let f = format
-        // The last seven local days by the calendar (a day is 23 or 25 hours when the clocks change).
-        let startOfToday = localTime.startOfDay(today) ?? now
-        let week = (0..<7).reversed().map { offset in
-            localTime.day(of: f.calendar.date(byAdding: .day, value: -offset, to: startOfToday) ?? startOfToday)
+        // What the database says is kept until the next commit (every view read it again:
+        // seven reads, most of a view's time), with the week's bars made from it (their
+        // dates' names were a sixth of a view); now playing, heart rate and suggestions are live.
+        let data = try dashboardData.value(today, store: context.store) {
+            // The last seven local days by the calendar (a day is 23 or 25 hours when the clocks change).
+            let startOfToday = localTime.startOfDay(today) ?? now
+            let week = (0..<7).reversed().map { offset in
+                localTime.day(of: f.calendar.date(byAdding: .day, value: -offset, to: startOfToday) ?? startOfToday)
+            }
+            let totals = Dictionary(try context.store.dailyTotals(from: week[0], to: today).map { ($0.day, $0) }) { a, _ in a }
+            var weekBars: [Chart.Bar] = []
+            var weekSeconds = 0.0
+            for day in week {
+                let t = totals[day]
+                weekSeconds += t?.seconds ?? 0
+                let label = String(f.day(day).prefix(3))
+                weekBars.append(Chart.Bar(label: label, value: Double(t?.plays ?? 0),
+                                          tooltip: "\(f.day(day)): \(SiteFormat.plural(t?.plays ?? 0, "play")), \(SiteFormat.span(t?.seconds ?? 0))"))
+            }
+            return (try DashboardData(sotd: songOfDay(today), todays: context.store.plays(limit: 100, from: localTime.startOfDay(today)),
+                                      weekBars: weekBars, weekSeconds: weekSeconds, feelings: context.store.feelings()), true)
         }
-        let totals = Dictionary(try context.store.dailyTotals(from: week[0], to: today).map { ($0.day, $0) }) { a, _ in a }
-        var weekBars: [Chart.Bar] = []
-        var weekSeconds = 0.0
-        for day in week {
-            let t = totals[day]
-            weekSeconds += t?.seconds ?? 0
-            let label = String(f.day(day).prefix(3))
-            weekBars.append(Chart.Bar(label: label, value: Double(t?.plays ?? 0),
-                                      tooltip: "\(f.day(day)): \(SiteFormat.plural(t?.plays ?? 0, "play")), \(SiteFormat.span(t?.seconds ?? 0))"))
-        }
+        let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
         // The next-track suggestion for the live zone, when the recommender runs.
         // Not waited for while the model is first built: the card says so and asks again.
         let recommenderReady = context.recommender?.isReady ?? false
         if !recommenderReady { context.recommender?.prepare() }
         let upNext = recommenderReady ? try? recommendations(limit: 3) : nil
-        let feelings = try context.store.feelings()
+        let feelings = data.feelings
         let back = pageAddress(request)
         let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
 
@@ -137,6 +143,16 @@ extension API {
                 if todays.isEmpty { Node.el("p", ["class": "muted", "data-today-empty": ""]) { "No plays yet today." } }
             }
         }
+    }
+
+    /// The dashboard's figures from the database, for one local day.
+    struct DashboardData: Sendable {
+        var sotd: (track: Track, plays: Int, seconds: Double, pinned: Bool, note: String?)?
+        var todays: [PlayWithTrack]
+        /// The last seven local days' counted plays, oldest first, and their listening time.
+        var weekBars: [Chart.Bar]
+        var weekSeconds: Double
+        var feelings: [Int64: Feeling]
     }
 
     func upNextCaption(_ list: RecommendationList?) -> String {

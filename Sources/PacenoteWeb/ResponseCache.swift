@@ -1,0 +1,71 @@
+import Dispatch
+import PacenoteStore
+import Synchronization
+
+/// Values kept until this process commits anything to the database (`Store.commitCount`:
+/// every writer of ours, announced or not — plays, imports, deletes, pins, feelings,
+/// heart-rate tagging, the library mirror) or `maxAge` passes (another process, such as
+/// `pacenote import`, wrote: its commits do not move our count).
+///
+/// Why: `/api/v1/listens` spent nearly all of its time building and writing the same 50
+/// listens again (perf: the JSON tree and its allocations, ISO 8601, SQLite), 11 % of the
+/// server's `/healthz` rate; the dashboard read the same seven things from SQLite per view.
+final class CommitCache<Value: Sendable>: Sendable {
+    private struct Entry {
+        var commits: UInt64
+        var at: UInt64
+        var value: Value
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    let maxAgeNanoseconds: UInt64
+    let capacity: Int
+
+    init(maxAge seconds: Double = 1, capacity: Int = 128) {
+        maxAgeNanoseconds = UInt64(seconds * 1e9)
+        self.capacity = capacity
+    }
+
+    /// The kept value for `key` if nothing was committed since it was computed, else
+    /// `compute()`'s, kept when it says so.
+    func value(_ key: String, store: Store, compute: () throws -> (Value, keep: Bool)) rethrows -> Value {
+        // Read before `compute` reads: a commit meanwhile makes the entry stale at once.
+        let commits = store.commitCount
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let hit = entries.withLock({ $0[key] }), hit.commits == commits, now &- hit.at < maxAgeNanoseconds {
+            return hit.value
+        }
+        let (value, keep) = try compute()
+        guard keep else { return value }
+        let entry = Entry(commits: commits, at: now, value: value)
+        entries.withLock { entries in
+            if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
+            entries[key] = entry
+        }
+        return value
+    }
+}
+
+/// Whole responses of handlers whose answer depends only on the request's query and the
+/// database (behind the access decision): a 200 is kept with its ETag, so it is hashed once.
+final class ResponseCache: Sendable {
+    private let cache = CommitCache<HTTPResponse>()
+
+    func response(_ key: String, store: Store, render: () throws -> HTTPResponse) rethrows -> HTTPResponse {
+        try cache.value(key, store: store) {
+            var response = try render()
+            guard response.status == 200, response.stream == nil else { return (response, false) }
+            response.headers.append(("ETag", HTTPServer.entityTag(response.body)))
+            return (response, true)
+        }
+    }
+
+    /// A key for a query: its parameters in order, so `a=1&b=2` and `b=2&a=1` share one entry.
+    static func key(_ route: String, _ query: [String: String]) -> String {
+        var key = route
+        for (name, value) in query.sorted(by: { $0.key < $1.key }) {
+            key += "\u{0}" + name + "\u{1}" + value
+        }
+        return key
+    }
+}
