@@ -81,23 +81,11 @@ public struct RangePieces: Equatable, Sendable {
         var number: Int
 
         init?(_ text: String) {
-            let bytes = Array(text.utf8)
-            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-                  let y = Self.digits(bytes[0..<4]), let m = Self.digits(bytes[5..<7]), let d = Self.digits(bytes[8..<10]),
-                  (1...12).contains(m) else { return nil }
-            month = Month(year: y, month: m)
-            guard (1...month.days).contains(d) else { return nil }
-            day = d
-            number = CivilDate.days(year: y, month: m, day: d)
-        }
-
-        static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
-            var n = 0
-            for b in bytes {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else { return nil }
-                n = n * 10 + Int(b - UInt8(ascii: "0"))
-            }
-            return n
+            guard let n = CivilDate.days(of: text) else { return nil }
+            let civil = CivilDate.civil(days: n)
+            month = Month(year: civil.year, month: civil.month)
+            day = civil.day
+            number = n
         }
     }
 

@@ -119,13 +119,14 @@ extension Store {
     static func dayBefore(_ day: String) -> String { shift(day, by: -1) }
     /// The first day of the month after `day`'s.
     static func monthAfter(_ day: String) -> String {
-        let y = Int(day.prefix(4))!, m = Int(day.dropFirst(5).prefix(2))!
-        return m == 12 ? LocalTime.format(year: y + 1, month: 1, day: 1) : LocalTime.format(year: y, month: m + 1, day: 1)
+        let civil = CivilDate.civil(days: CivilDate.days(of: day)!)
+        return civil.month == 12 ? LocalTime.format(year: civil.year + 1, month: 1, day: 1)
+            : LocalTime.format(year: civil.year, month: civil.month + 1, day: 1)
     }
 
+    /// `day` (valid: the range was cut into pieces first) moved by `n` days.
     private static func shift(_ day: String, by n: Int) -> String {
-        let y = Int(day.prefix(4))!, m = Int(day.dropFirst(5).prefix(2))!, d = Int(day.suffix(2))!
-        let civil = CivilDate.civil(days: CivilDate.days(year: y, month: m, day: d) + n)
+        let civil = CivilDate.civil(days: CivilDate.days(of: day)! + n)
         return LocalTime.format(year: civil.year, month: civil.month, day: civil.day)
     }
 
