@@ -13,11 +13,16 @@ extension Store {
     public func sotdCandidates(fromDay: String, toDay: String) throws(StoreError) -> [String: [SongOfTheDay.Candidate]] {
         try read { db in
             var out: [String: [SongOfTheDay.Candidate]] = [:]
+            // The days' plays through the index on their starts: a local day begins within
+            // 14 hours of the same day in UTC, whatever the zone (UTC−12 to UTC+14).
+            let dayMs: Int64 = 86_400_000, slack: Int64 = 14 * 3_600_000
+            let from = Int64(CivilDate.days(of: fromDay) ?? 0) * dayMs - slack
+            let to = Int64((CivilDate.days(of: toDay) ?? Int(Int32.max)) + 1) * dayMs + slack
             for row in try Row.fetchAll(db, sql: """
                 SELECT local_day, track_id, SUM(counted), SUM(played_s), MIN(CASE WHEN counted = 1 THEN started_at_ms END)
-                FROM plays WHERE local_day BETWEEN ? AND ?
+                FROM plays WHERE started_at_ms BETWEEN ? AND ? AND local_day BETWEEN ? AND ?
                 GROUP BY local_day, track_id HAVING SUM(counted) > 0
-                """, arguments: [fromDay, toDay]) {
+                """, arguments: [from, to, fromDay, toDay]) {
                 out[row[0], default: []].append(SongOfTheDay.Candidate(
                     trackID: row[1], plays: row[2], seconds: row[3], firstPlayedAt: Store.date(milliseconds: row[4] ?? 0)))
             }

@@ -221,6 +221,26 @@ private func schema(_ path: String) throws -> String {
         #expect(try store.sotdCandidates(day: "2026-01-02").isEmpty)
     }
 
+    /// A local day's first and last minutes belong to it in the zones furthest from UTC
+    /// (the candidates are found through the plays' start times, with 14 hours of slack).
+    @Test func aDayIsWholeInTheZonesFurthestFromUTC() throws {
+        for (zone, offset) in [("Pacific/Kiritimati", 14.0 * 3600), ("Etc/GMT+12", -12.0 * 3600)] {
+            let dir = try TemporaryDirectory()
+            let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: zone)!)
+            defer { try? store.close() }
+            let a = try store.saveTrack(Track(uri: "a.flac", title: "A"))
+            let b = try store.saveTrack(Track(uri: "b.flac", title: "B"))
+            let localMidnight = 1_767_225_600.0 - offset  // 2026-01-01T00:00 in that zone
+            try store.insertPlay(play(a, at: localMidnight + 60, played: 200))          // 00:01
+            try store.insertPlay(play(b, at: localMidnight + 86_400 - 300, played: 200)) // 23:55
+            try store.insertPlay(play(b, at: localMidnight + 86_400 + 60, played: 200)) // the next day
+            let candidates = try store.sotdCandidates(day: "2026-01-01")
+            #expect(Set(candidates.map(\.trackID)) == [a, b], "\(zone)")
+            #expect(candidates.map(\.plays).reduce(0, +) == 2, "\(zone)")
+            #expect(try store.sotdCandidates(day: "2026-01-02").map(\.plays) == [1], "\(zone)")
+        }
+    }
+
     @Test func aPinWinsUntilItIsRemoved() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
