@@ -58,7 +58,7 @@ extension Store {
     /// a longer one is read through its month's index and looked up day by day. (A task
     /// local, read by the chart functions on the caller's task: tests set it to 0 to take
     /// the second way on small data.)
-    @TaskLocal static var edgeDaysSummedWhole = 4_000
+    @TaskLocal static var edgeDaysSummedWhole = 1_000
 
     /// The rows read per list, and entries resolved, past which a chart by plays sums its
     /// pieces whole instead (flat listening, where the threshold bounds little). A task local
