@@ -45,7 +45,9 @@ extension ConfigSchema {
             Worker threads of the HTTP server, each running its own epoll loop (1 to 64). Event
             streams do not hold a thread (they are suspended between events), so a few threads
             serve hundreds of dashboards; four kept a slow chart from stalling other requests on
-            a 2-core box (scripts/bench/api --threads 1,2,4,8 compares them in one run).
+            a 2-core box (scripts/bench/api --threads 1,2,4,8 compares them in one run). The
+            server starts at least 4, so that none holds more than 125 of its 500 connections:
+            libmicrohttpd 0.9.75 stalls a worker that has 128 of them ready at once.
             """),
         ConfigKey("max_import_bytes", \.maxImportBytes, Codec.integer(1024...(1 << 30)), env: ["PACENOTE_MAX_IMPORT_BYTES"], doc: """
             Largest export file POST /api/v1/import takes, in bytes (1024 to 1073741824). The file
@@ -72,7 +74,7 @@ extension ConfigSchema {
             """),
         ConfigKey("max_event_streams", \.maxEventStreams, Codec.integer(1...400), doc: """
             Live event streams (GET /api/v1/events, one per open dashboard) open at once (1 to
-            400, below the 512 connections the server takes); more get 503 with Retry-After.
+            400, below the 500 connections the server takes); more get 503 with Retry-After.
             """),
         ConfigKey("max_event_streams_per_client", \.maxEventStreamsPerClient, Codec.integer(1...400), doc: """
             Live event streams one client may have open (1 to 400); more get 429 with Retry-After.

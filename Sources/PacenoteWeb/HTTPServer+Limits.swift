@@ -108,6 +108,9 @@ final class ClientLimits: @unchecked Sendable {
         }
     }
 
+    /// Connections libmicrohttpd has started and not yet closed.
+    var openConnections: Int { lock.withLock { connections.count } }
+
     /// A request's headers are in: its deadline is met.
     func requestStarted(on connection: OpaquePointer) {
         lock.withLock { connections[connection]?.waitingSince = nil }

@@ -74,7 +74,7 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionLimit: Int
         public var connectionTimeoutSeconds: Int
         /// libmicrohttpd worker threads, each with its own epoll: one slow request (a
-        /// chart over years) does not hold up the others.
+        /// chart over years) does not hold up the others. The pool may be larger (`workers`).
         public var threads: Int
         /// Open connections one address may have (`server.max_connections_per_client`).
         public var connectionsPerAddress = 32
@@ -92,7 +92,23 @@ public final class HTTPServer: @unchecked Sendable {
         /// Addresses the per-address limits do not apply to (trusted reverse proxies).
         public var exemptAddress: @Sendable (String) -> Bool = { _ in false }
 
-        public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: Int = 512,
+        /// Connections one worker may hold. libmicrohttpd 0.9.75 takes at most 128 epoll
+        /// events at a time (`MAX_EVENTS` in daemon.c) and, when it gets exactly 128, waits in
+        /// `epoll_wait` again — with the blocking timeout, up to the connection timeout —
+        /// before handling any of them. A worker whose share was 128 (512 in all over 4) and
+        /// whose clients all went away at once (wrk ending) sat on 128 dead sockets for a
+        /// minute: its listening socket is out of its epoll at its limit and dead sockets send
+        /// no second edge, so nothing woke it, and the connections still counted against every
+        /// limit. A worker's epoll holds its connections, the listening socket and its wake-up
+        /// eventfd: at most 125 connections keep that under 128, so it never waits again.
+        public static let connectionsPerWorker = 125
+
+        /// The worker threads started: `threads`, or more when the connection limit needs them.
+        public var workers: Int {
+            max(threads, (connectionLimit + Self.connectionsPerWorker - 1) / Self.connectionsPerWorker)
+        }
+
+        public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, connectionLimit: Int = 500,
                     connectionTimeoutSeconds: Int = 60, threads: Int = 4) {
             self.threads = max(1, threads)
             self.address = address
@@ -164,7 +180,7 @@ public final class HTTPServer: @unchecked Sendable {
             UInt32(flags), fd, HTTPServer.acceptPolicy, me, HTTPServer.accessHandler, me, HTTPServer.completedHandler, me,
             HTTPServer.connectionNotifier, me,
             UInt32(settings.connectionLimit), UInt32(settings.connectionTimeoutSeconds), 64 * 1024,
-            UInt32(settings.threads), log)
+            UInt32(settings.workers), log)
         else {
             close(fd)
             log.deallocate()

@@ -34,7 +34,7 @@ public final class WebServer: Sendable {
         public var trustedProxies: [IPNetwork] = []
 
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, maxImportBytes: Int = 64 << 20,
-                    listenBrainzBodyBytes: Int = 16 << 20, connectionLimit: Int = 512,
+                    listenBrainzBodyBytes: Int = 16 << 20, connectionLimit: Int = 500,
                     connectionTimeoutSeconds: Int = 60, threads: Int = 4) {
             self.address = address
             self.maxBodyBytes = maxBodyBytes

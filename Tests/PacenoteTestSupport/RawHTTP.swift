@@ -138,6 +138,12 @@ public final class RawClient: @unchecked Sendable {
         }
     }
 
+    /// Whether bytes from the server wait to be read (they are not read).
+    public var hasDataWaiting: Bool {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&pfd, 1, 0) > 0 && pfd.revents & Int16(POLLIN) != 0
+    }
+
     /// Reads whatever has arrived, without waiting.
     public func drain() {
         var buffer = [UInt8](repeating: 0, count: 16384)

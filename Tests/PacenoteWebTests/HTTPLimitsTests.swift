@@ -74,4 +74,53 @@ import Testing
         admitted.send(chunk)
         #expect(admitted.wait(timeout: 2) { $0.received.contains("got 1024") }, "\(admitted.received)")
     }
+
+    /// Clients that all leave at once with a large answer unread (wrk ending a run) are closed
+    /// at once, and new clients are served at once. libmicrohttpd 0.9.75 held a worker's 128
+    /// dead connections until the connection timeout: with exactly 128 epoll events in hand it
+    /// waits for more before handling them, and a worker at its limit has nothing left to wake
+    /// it (see `HTTPServer.Settings.connectionsPerWorker`).
+    @Test func clientsLeavingAllAtOnceAreClosedAndNewOnesServed() throws {
+        let answer = [UInt8](repeating: UInt8(ascii: "x"), count: 25_000)
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        // One worker asked for, 128 connections: the shape that stalled (512 over 4 workers).
+        // Timeouts of a minute, so that neither rescues the server within the test's bounds.
+        var settings = HTTPServer.Settings(address: ListenAddress(host: "127.0.0.1", port: 0), connectionLimit: 128,
+                                           connectionTimeoutSeconds: 60, threads: 1)
+        settings.connectionsPerAddress = 512
+        settings.headerTimeoutSeconds = 60
+        let server = HTTPServer(settings: settings, logger: Logger(label: "test")) { request in
+            if request.path == "/hold" {
+                entered.signal()
+                _ = proceed.wait(timeout: .now() + 30)
+            }
+            return HTTPResponse(status: 200, body: answer)
+        }
+        try server.start()
+        defer { server.stop() }
+        let port = server.boundPort
+        let request = "GET /large HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+        // Every place taken: 127 clients with a large answer waiting for them, unread...
+        var clients = try RawClient.connect(127, port: port) { _ in "127.0.0.1" }
+        for client in clients { client.send(request) }
+        #expect(eventually(timeout: 20) { clients.allSatisfy(\.hasDataWaiting) }, "every client has its answer")
+        // ...and one whose request keeps a worker busy while they all leave.
+        var holder: RawClient? = try RawClient(port: port)
+        #expect(eventually(timeout: 5) { holder?.isEstablished == true })
+        holder?.send("GET /hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(entered.wait(timeout: .now() + 10) == .success, "the held request reached its handler")
+        #expect(server.limits.openConnections == 128)
+        clients = []   // closed with their answers unread: reset
+        holder = nil
+        proceed.signal()
+
+        #expect(eventually(timeout: 10) { server.limits.openConnections == 0 },
+                "\(server.limits.openConnections) connections still open after their clients left")
+        let next = try RawClient(port: port)
+        next.send(request)
+        #expect(next.wait(timeout: 10) { $0.received.hasSuffix(String(repeating: "x", count: 100)) },
+                "a new client is served: \(next.status.map(String.init) ?? "no answer")")
+    }
 }
