@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The artist, album, year and month rollups of a batch of new plays (`EntityRollups`), summed per
@@ -75,52 +76,62 @@ struct ImportEntityRollups {
     }
 
     func write(in db: Database) throws {
-        try write(artistTotal.map { (nil, $0.key, $0.value) }, table: "rollup_artist_total", keys: ["artist_id"], in: db)
-        try write(artistYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_artist", keys: ["year", "artist_id"], in: db)
-        try write(albumTotal.map { (nil, $0.key, $0.value) }, table: "rollup_album_total", keys: ["album_id"], in: db)
-        try write(albumYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_album", keys: ["year", "album_id"], in: db)
-        try write(artistMonth.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_month_artist", keys: ["month", "artist_id"], in: db)
-        try write(albumMonth.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_month_album", keys: ["month", "album_id"], in: db)
-        try write(yearTotal.map { ($0.key, nil, $0.value) }, table: "rollup_year_total", keys: ["year"], in: db)
-        try write(monthTotal.map { ($0.key, nil, $0.value) }, table: "rollup_month_total", keys: ["month"], in: db)
-        try write(yearHour.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_hour", keys: ["year", "hour"], in: db)
-        let upsert = try RawStatement(db, """
-            INSERT INTO rollup_day_total (day, plays, skips, played_s) VALUES (?1, ?2, ?3, ?4)
-            ON CONFLICT (day) DO UPDATE SET \(EntityRollups.upsert)
-            """)
+        // The periods' texts, bound as C strings (freed once the statements are done with them).
+        var texts: [String: UnsafeMutablePointer<CChar>] = [:]
+        defer { for text in texts.values { free(text) } }
+        func text(_ string: String) -> UnsafeMutablePointer<CChar> {
+            if let known = texts[string] { return known }
+            let copy = strdup(string)!
+            texts[string] = copy
+            return copy
+        }
+        func period(_ value: Int32, month: Bool) -> UnsafeMutablePointer<CChar> {
+            text(month ? LocalSlot.monthText(value) : String(value))
+        }
+        try write(artistTotal.map { (nil, $0.key, $0.value) }, table: "rollup_artist_total", keys: ["artist_id"], in: db, text: period)
+        try write(artistYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_artist", keys: ["year", "artist_id"], in: db, text: period)
+        try write(albumTotal.map { (nil, $0.key, $0.value) }, table: "rollup_album_total", keys: ["album_id"], in: db, text: period)
+        try write(albumYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_album", keys: ["year", "album_id"], in: db, text: period)
+        try write(artistMonth.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_month_artist", keys: ["month", "artist_id"], in: db, text: period)
+        try write(albumMonth.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_month_album", keys: ["month", "album_id"], in: db, text: period)
+        try write(yearTotal.map { ($0.key, nil, $0.value) }, table: "rollup_year_total", keys: ["year"], in: db, text: period)
+        try write(monthTotal.map { ($0.key, nil, $0.value) }, table: "rollup_month_total", keys: ["month"], in: db, text: period)
+        try write(yearHour.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_hour", keys: ["year", "hour"], in: db, text: period)
+        var days = Self.bulk(table: "rollup_day_total", keys: ["day"], in: db)
         for (day, sums) in dayTotal.sorted(by: { $0.key < $1.key }) {
-            upsert.bind(1, day as String?)
-            upsert.bind(2, sums.plays)
-            upsert.bind(3, sums.skips)
-            upsert.bind(4, sums.seconds)
-            _ = try upsert.step()
+            days.append(text(day))
+            days.append(sums.plays)
+            days.append(sums.skips)
+            days.append(sums.seconds)
+            try days.endRow()
+        }
+        try days.finish()
+    }
+
+    /// One upsert of a key's sums, many keys to a statement.
+    private static func bulk(table: String, keys: [String], in db: Database) -> BulkInsert {
+        BulkInsert(db, columns: keys.count + 3) { values in
+            """
+            INSERT INTO \(table) (\(keys.joined(separator: ", ")), plays, skips, played_s) VALUES \(values)
+            ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(EntityRollups.upsert)
+            """
         }
     }
 
     /// One upsert per key, in key order (each B-tree appended to rather than written all over).
-    private func write(_ rows: [(year: Int32?, id: Int64?, sums: Sums)], table: String, keys: [String], in db: Database) throws {
+    /// `text(period, month)`: a year's or month's (`YYYYMM`) text as a C string.
+    private func write(_ rows: [(year: Int32?, id: Int64?, sums: Sums)], table: String, keys: [String], in db: Database,
+                       text: (Int32, Bool) -> UnsafeMutablePointer<CChar>) throws {
         guard !rows.isEmpty else { return }
-        let n = keys.count
-        let upsert = try RawStatement(db, """
-            INSERT INTO \(table) (\(keys.joined(separator: ", ")), plays, skips, played_s)
-            VALUES (\((1...n).map { "?\($0)" }.joined(separator: ", ")), ?\(n + 1), ?\(n + 2), ?\(n + 3))
-            ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(EntityRollups.upsert)
-            """)
+        var upsert = Self.bulk(table: table, keys: keys, in: db)
         for row in rows.sorted(by: { ($0.year ?? 0, $0.id ?? 0) < ($1.year ?? 0, $1.id ?? 0) }) {
-            var i: Int32 = 1
-            if let period = row.year {
-                // A year, or a month as YYYYMM.
-                upsert.bind(i, (keys[0] == "month" ? LocalSlot.monthText(period) : String(period)) as String?)
-                i += 1
-            }
-            if let id = row.id {
-                upsert.bind(i, id)
-                i += 1
-            }
-            upsert.bind(i, row.sums.plays)
-            upsert.bind(i + 1, row.sums.skips)
-            upsert.bind(i + 2, row.sums.seconds)
-            _ = try upsert.step()
+            if let period = row.year { upsert.append(text(period, keys[0] == "month")) }
+            if let id = row.id { upsert.append(id) }
+            upsert.append(row.sums.plays)
+            upsert.append(row.sums.skips)
+            upsert.append(row.sums.seconds)
+            try upsert.endRow()
         }
+        try upsert.finish()
     }
 }

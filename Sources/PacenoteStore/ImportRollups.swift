@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -78,34 +79,52 @@ struct ImportRollups {
     /// Writes the five tables. `trackIDs`: the session's track ids, by track index.
     func write(trackIDs: [Int64], in db: Database) throws {
         guard count > 0 else { return }
+        // The texts of the batch's years and months, bound as C strings (freed after the
+        // statements have forgotten them: `write(_:…)` clears its bindings before it returns).
+        let yearTexts = years.map { strdup(String($0))! }
+        let monthTexts = months.map { strdup(LocalSlot.monthText($0))! }
+        defer { for text in yearTexts + monthTexts { free(text) } }
+        let dayTexts = days.map { String(cString: $0.dayText) }
         let identity = (0..<Int32(count)).map { $0 }
         let byTrack = Self.sorted(identity, by: refs, buckets: trackIDs.count)
         // Keys in order: each table's B-tree is appended to rather than written all over.
+        let newDays = try Self.after(dayTexts, "day", of: "rollup_day_track", in: db)
         try write(Self.sorted(byTrack, by: dayOf, buckets: days.count), key: (dayOf, refs), name: "rollup_day_track",
-                  keys: ["day", "track_id"], in: db) { s, i in
-            s.bindStatic(1, days[Int(dayOf[i])].dayText)
-            s.bind(2, trackIDs[Int(refs[i])])
+                  keys: ["day", "track_id"], isNew: { newDays[Int(dayOf[$0])] }, in: db) { i in
+            (.text(days[Int(dayOf[i])].dayText), .int(trackIDs[Int(refs[i])]))
         }
         let byHour = Self.sorted(identity, by: hourOf, buckets: 24)
+        let newHourDays = try Self.after(dayTexts, "day", of: "rollup_day_hour", in: db)
         try write(Self.sorted(byHour, by: dayOf, buckets: days.count), key: (dayOf, hourOf), name: "rollup_day_hour",
-                  keys: ["day", "hour"], in: db) { s, i in
-            s.bindStatic(1, days[Int(dayOf[i])].dayText)
-            s.bind(2, Int64(hourOf[i]))
+                  keys: ["day", "hour"], isNew: { newHourDays[Int(dayOf[$0])] }, in: db) { i in
+            (.text(days[Int(dayOf[i])].dayText), .int(Int64(hourOf[i])))
         }
+        let newYears = try Self.after(years.map { String($0) }, "year", of: "rollup_year_track", in: db)
         try write(Self.sorted(byTrack, by: yearOf, buckets: years.count), key: (yearOf, refs), name: "rollup_year_track",
-                  keys: ["year", "track_id"], in: db) { s, i in
-            s.bind(1, String(years[Int(yearOf[i])]) as String?)
-            s.bind(2, trackIDs[Int(refs[i])])
+                  keys: ["year", "track_id"], isNew: { newYears[Int(yearOf[$0])] }, in: db) { i in
+            (.text(yearTexts[Int(yearOf[i])]), .int(trackIDs[Int(refs[i])]))
         }
-        let monthTexts = months.map(LocalSlot.monthText)
+        let newMonths = try Self.after(months.map(LocalSlot.monthText), "month", of: "rollup_month_track", in: db)
         try write(Self.sorted(byTrack, by: monthOf, buckets: months.count), key: (monthOf, refs), name: "rollup_month_track",
-                  keys: ["month", "track_id"], in: db) { s, i in
-            s.bind(1, monthTexts[Int(monthOf[i])] as String?)
-            s.bind(2, trackIDs[Int(refs[i])])
+                  keys: ["month", "track_id"], isNew: { newMonths[Int(monthOf[$0])] }, in: db) { i in
+            (.text(monthTexts[Int(monthOf[i])]), .int(trackIDs[Int(refs[i])]))
         }
-        try write(byTrack, key: (refs, refs), name: "rollup_track_total", keys: ["track_id"], in: db) { s, i in
-            s.bind(1, trackIDs[Int(refs[i])])
+        // Tracks added since the last row was written (this import's new tracks) have no row.
+        let lastTrack = try Int64.fetchOne(db, sql: "SELECT max(track_id) FROM rollup_track_total") ?? .min
+        try write(byTrack, key: (refs, refs), name: "rollup_track_total", keys: ["track_id"],
+                  isNew: { trackIDs[Int(refs[$0])] > lastTrack }, in: db) { i in
+            (.int(trackIDs[Int(refs[i])]), nil)
         }
+    }
+
+    /// Which of `periods` come after or before every `column` stored in `table` (so no row
+    /// of theirs is stored yet: an export in either time order).
+    static func after(_ periods: [String], _ column: String, of table: String, in db: Database) throws -> [Bool] {
+        guard let row = try Row.fetchOne(db, sql: "SELECT min(\(column)), max(\(column)) FROM \(table)"),
+              let first: String = row[0], let last: String = row[1] else {
+            return periods.map { _ in true }
+        }
+        return periods.map { $0 > last || $0 < first }
     }
 
     /// `order` stably sorted by `key[i]` (a counting sort: `key` is in 0..<buckets).
@@ -123,16 +142,31 @@ struct ImportRollups {
     }
 
     /// Writes one table: `order` has the plays sorted by `key`, each key's plays in the
-    /// order they came.
-    private func write(_ order: [Int32], key: ([Int32], [Int32]), name: String, keys: [String], in db: Database,
-                       bindKey: (RawStatement, Int) -> Void) throws {
+    /// order they came. `isNew(i)`: no row with play i's key is stored (its period is
+    /// later than any stored). `keyValues(i)`: play i's key.
+    private func write(_ order: [Int32], key: ([Int32], [Int32]), name: String, keys: [String], isNew: (Int) -> Bool,
+                       in db: Database, keyValues: (Int) -> (BulkInsert.Value, BulkInsert.Value?)) throws {
         let n = Int32(keys.count)
         let columns = keys.joined(separator: ", ")
         let placeholders = (1...keys.count).map { "?\($0)" }.joined(separator: ", ")
         let match = keys.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: " AND ")
-        // A key with few plays in the batch: one upsert. A new row gets the batch's sums; a
-        // stored row gets each play's seconds added in order — SQL's + is left-associative,
-        // and unused addends are 0.0, which adds nothing.
+        func bindKey(_ statement: RawStatement, _ i: Int) {
+            let (first, second) = keyValues(i)
+            statement.bind(1, first)
+            if let second { statement.bind(2, second) }
+        }
+        // A key with one play, or whose row is new: many rows to a statement (`BulkInsert`).
+        // A new row gets the batch's sums; a stored row gets its one play's seconds added.
+        var bulk = BulkInsert(db, columns: keys.count + 3) { values in
+            """
+            INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES \(values)
+            ON CONFLICT (\(columns)) DO UPDATE SET plays = plays + excluded.plays, skips = skips + excluded.skips,
+              played_s = played_s + excluded.played_s
+            """
+        }
+        // A key with a few plays in the batch that may be stored: one upsert. A new row gets
+        // the batch's sums; a stored row gets each play's seconds added in order — SQL's + is
+        // left-associative, and unused addends are 0.0, which adds nothing.
         let addends = Self.addends
         let sums = (1...addends).map { " + ?\(n + 3 + Int32($0))" }.joined()
         let upsert = try RawStatement(db, """
@@ -165,7 +199,15 @@ struct ImportRollups {
                 seconds = j == g ? played[i] : seconds + played[i]
             }
             let skips = Int64(end - g) - plays
-            if end - g <= Int(addends) {
+            if end - g == 1 || isNew(first) {
+                let (k1, k2) = keyValues(first)
+                bulk.append(k1)
+                if let k2 { bulk.append(k2) }
+                bulk.append(plays)
+                bulk.append(skips)
+                bulk.append(seconds)
+                try bulk.endRow()
+            } else if end - g <= Int(addends) {
                 bindKey(upsert, first)
                 upsert.bind(n + 1, plays)
                 upsert.bind(n + 2, skips)
@@ -194,6 +236,7 @@ struct ImportRollups {
             }
             g = end
         }
+        try bulk.finish()
     }
 
     /// Plays of one key that one upsert adds.

