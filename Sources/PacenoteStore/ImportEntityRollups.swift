@@ -51,15 +51,13 @@ struct ImportEntityRollups {
     private var albumMonth: [YearKey: Sums] = [:]
     private var monthTotal: [Int32: Sums] = [:]
     private var yearTotal: [Int32: Sums] = [:]
-    private var dayTotal: [String: Sums] = [:]
+    /// By local day number, with the day's text (owned by the import session).
+    private var dayTotal: [Int32: (text: UnsafeMutablePointer<CChar>, sums: Sums)] = [:]
     private var yearHour: [YearKey: Sums] = [:]
-    /// The last play's day: plays come in time order, so most share the last day's text.
-    private var lastDay: (pointer: UnsafeMutablePointer<CChar>?, text: String) = (nil, "")
 
     mutating func add(_ entities: Entities, local: LocalSlot, counted: Bool, played: Double) {
         let year = local.year
-        if lastDay.pointer != local.dayText { lastDay = (local.dayText, String(cString: local.dayText)) }
-        dayTotal[lastDay.text, default: Sums()].add(counted: counted, played: played)
+        dayTotal[local.dayNumber, default: (local.dayText, Sums())].sums.add(counted: counted, played: played)
         yearHour[YearKey(year: year, id: Int64(local.hour)), default: Sums()].add(counted: counted, played: played)
         for artist in entities.artists {
             artistTotal[artist, default: Sums()].add(counted: counted, played: played)
@@ -98,11 +96,12 @@ struct ImportEntityRollups {
         try write(monthTotal.map { ($0.key, nil, $0.value) }, table: "rollup_month_total", keys: ["month"], in: db, text: period)
         try write(yearHour.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_hour", keys: ["year", "hour"], in: db, text: period)
         var days = Self.bulk(table: "rollup_day_total", keys: ["day"], in: db)
-        for (day, sums) in dayTotal.sorted(by: { $0.key < $1.key }) {
-            days.append(text(day))
-            days.append(sums.plays)
-            days.append(sums.skips)
-            days.append(sums.seconds)
+        // Day numbers sort as the days' texts do.
+        for (_, day) in dayTotal.sorted(by: { $0.key < $1.key }) {
+            days.append(day.text)
+            days.append(day.sums.plays)
+            days.append(day.sums.skips)
+            days.append(day.sums.seconds)
             try days.endRow()
         }
         try days.finish()

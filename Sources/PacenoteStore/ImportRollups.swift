@@ -120,7 +120,8 @@ struct ImportRollups {
     /// Which of `periods` come after or before every `column` stored in `table` (so no row
     /// of theirs is stored yet: an export in either time order).
     static func after(_ periods: [String], _ column: String, of table: String, in db: Database) throws -> [Bool] {
-        guard let row = try Row.fetchOne(db, sql: "SELECT min(\(column)), max(\(column)) FROM \(table)"),
+        // Two subqueries: SQLite reads a min() or a max() off the index only when it is alone.
+        guard let row = try Row.fetchOne(db, sql: "SELECT (SELECT min(\(column)) FROM \(table)), (SELECT max(\(column)) FROM \(table))"),
               let first: String = row[0], let last: String = row[1] else {
             return periods.map { _ in true }
         }

@@ -113,13 +113,19 @@ public final class ListenImportSession {
         let window = DuplicatePlay.windowMs
         // The starts of the plays of each track (by its index in trackIDs) around this batch.
         var starts: [[Int64]] = Array(repeating: [], count: trackIDs.count)
+        // Whether a track's starts are out of order (a file not in time order): then scanned.
+        var unordered = [Bool](repeating: false, count: trackIDs.count)
         if !batch.plays.isEmpty {
             let existing = try RawStatement(db, "SELECT track_id, started_at_ms FROM plays WHERE started_at_ms BETWEEN ?1 AND ?2")
             existing.bind(1, earliest - window)
             existing.bind(2, latest + window + 60_000)  // minute-precision starts
             while try existing.step() {
                 let trackID = existing.int64(0)
-                if let ref = refOfTrackID[aliases[trackID] ?? trackID] { starts[Int(ref)].append(existing.int64(1)) }
+                if let ref = refOfTrackID[aliases[trackID] ?? trackID].map(Int.init) {
+                    let start = existing.int64(1)
+                    if let last = starts[ref].last, start < last { unordered[ref] = true }
+                    starts[ref].append(start)
+                }
             }
         }
 
@@ -136,10 +142,13 @@ public final class ListenImportSession {
         for play in batch.plays {
             let ref = Int(refOfKey[Int(play.key)])
             let start = play.startedAtMs
-            if DuplicatePlay.isDuplicate(start: start, precisionMs: Int64(play.startPrecisionMs), of: starts[ref]) {
+            let precision = Int64(play.startPrecisionMs)
+            if unordered[ref] ? DuplicatePlay.isDuplicate(start: start, precisionMs: precision, of: starts[ref])
+                              : DuplicatePlay.isDuplicate(start: start, precisionMs: precision, ofAscending: starts[ref]) {
                 duplicates += 1
                 continue
             }
+            if let last = starts[ref].last, start < last { unordered[ref] = true }
             starts[ref].append(start)
             let trackID = trackIDs[ref]
             let local = localTime(start)

@@ -135,6 +135,18 @@ import Testing
         #expect(!DuplicatePlay.isDuplicate(start: minute, of: [minute + 41_250]))
         #expect(!DuplicatePlay.isDuplicate(start: minute, precisionMs: 60_000, of: [minute + 180_000]))
     }
+
+    @Test func theSearchOfAscendingStartsAgreesWithTheScan() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let starts = (0..<Int.random(in: 0...12, using: &generator))
+                .map { _ in Int64.random(in: 0...120_000, using: &generator) }.sorted()
+            let start = Int64.random(in: -20_000...140_000, using: &generator)
+            let precision = [0, 1, 1000, 60_000].randomElement(using: &generator)!
+            #expect(DuplicatePlay.isDuplicate(start: start, precisionMs: Int64(precision), ofAscending: starts)
+                    == DuplicatePlay.isDuplicate(start: start, precisionMs: Int64(precision), of: starts))
+        }
+    }
 }
 
 @Suite struct ImportTimeTests {

@@ -17,4 +17,17 @@ public enum DuplicatePlay {
         let high = start + max(precisionMs, 1) - 1 + windowMs
         return starts.contains { $0 >= low && $0 <= high }
     }
+
+    /// `isDuplicate` for `starts` in ascending order: a binary search rather than a scan
+    /// (a bulk import checks each listen against every play of its track in the batch).
+    public static func isDuplicate(start: Int64, precisionMs: Int64 = 1000, ofAscending starts: [Int64]) -> Bool {
+        let low = start - windowMs
+        let high = start + max(precisionMs, 1) - 1 + windowMs
+        var lower = 0, upper = starts.count
+        while lower < upper {
+            let middle = (lower + upper) / 2
+            if starts[middle] < low { lower = middle + 1 } else { upper = middle }
+        }
+        return lower < starts.count && starts[lower] <= high
+    }
 }
