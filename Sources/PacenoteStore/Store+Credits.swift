@@ -34,9 +34,11 @@ extension Store {
     /// Returns the artists the credit now names (each once).
     @discardableResult
     static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false, filingArtists: Bool = true,
-                           in db: Database) throws -> [Int64] {
+                           cache: EntityIDCache? = nil, in db: Database) throws -> [Int64] {
         let now = milliseconds(Date())
-        let artistIDs = try credit.artists.map { filingArtists ? try artistID(name: $0.name, mbid: $0.mbid, at: now, in: db) : nil }
+        let artistIDs = try credit.artists.map {
+            filingArtists ? try artistID(name: $0.name, mbid: $0.mbid, at: now, cache: cache, in: db) : nil
+        }
         if !newTrack {
             // The same credit again (every play of a known song saves its track): nothing to do.
             if filingArtists, try storedCredit(trackID: trackID, in: db) == StoredCredit(credit, artistIDs: artistIDs) {

@@ -24,13 +24,24 @@ public struct AlbumEntity: Equatable, Sendable {
     public var release: String?
 }
 
+/// Artist and album ids looked up or added in one transaction (a bulk import's batch), by
+/// key: a batch of new tracks names the same artists and albums again and again. Kept no
+/// longer than the transaction, so that no other connection's change can be missed.
+final class EntityIDCache {
+    /// Whether the artist's row has a MusicBrainz id (else one given later is written).
+    var artists: [String: (id: Int64, hasMBID: Bool)] = [:]
+    var albums: [String: Int64] = [:]
+}
+
 extension Store {
     // MARK: Finding or adding
 
     /// The id of the artist named `name` (by `EntityKey.artist`), added if new; a
     /// MusicBrainz id fills one the row did not have yet.
-    static func artistID(name: String, mbid: String?, at nowMs: Int64, in db: Database) throws -> Int64 {
+    static func artistID(name: String, mbid: String?, at nowMs: Int64, cache: EntityIDCache? = nil,
+                         in db: Database) throws -> Int64 {
         let key = EntityKey.artist(name)
+        if let known = cache?.artists[key], known.hasMBID || mbid == nil { return known.id }
         let find = try RawStatement(db, "SELECT id, mbid FROM artists WHERE name_key = ?1")
         find.bind(1, key)
         if try find.step() {
@@ -39,6 +50,7 @@ extension Store {
             if known == nil, let mbid {
                 try db.cachedStatement(sql: "UPDATE artists SET mbid = ? WHERE id = ?").execute(arguments: [mbid, id])
             }
+            cache?.artists[key] = (id, known != nil || mbid != nil)
             return id
         }
         let insert = try RawStatement(db, "INSERT INTO artists (name, name_key, mbid, created_at_ms) VALUES (?1, ?2, ?3, ?4) RETURNING id")
@@ -49,16 +61,19 @@ extension Store {
         guard try insert.step() else { throw StoreError.sqlite("adding an artist returned no id") }
         let id = insert.int64(0)
         insert.reset()
+        cache?.artists[key] = (id, mbid != nil)
         return id
     }
 
     /// The id of the album `identity` names, added if new.
-    static func albumID(_ identity: AlbumIdentity, at nowMs: Int64, in db: Database) throws -> Int64 {
+    static func albumID(_ identity: AlbumIdentity, at nowMs: Int64, cache: EntityIDCache? = nil, in db: Database) throws -> Int64 {
+        if let known = cache?.albums[identity.key] { return known }
         let find = try RawStatement(db, "SELECT id FROM albums WHERE album_key = ?1")
         find.bind(1, identity.key)
         if try find.step() {
             let id = find.int64(0)
             find.reset()
+            cache?.albums[identity.key] = id
             return id
         }
         let insert = try RawStatement(db, """
@@ -72,6 +87,7 @@ extension Store {
         guard try insert.step() else { throw StoreError.sqlite("adding an album returned no id") }
         let id = insert.int64(0)
         insert.reset()
+        cache?.albums[identity.key] = id
         return id
     }
 

@@ -227,6 +227,7 @@ public final class ListenImportSession {
     private func resolveTracks(_ tracks: [ImportBatch.NewTrack], now: Date, in db: Database) throws -> ClosedRange<Int64>? {
         guard !tracks.isEmpty else { return nil }
         var added: ClosedRange<Int64>?
+        let entityIDs = EntityIDCache()
         for new in tracks {
             let k = Int(new.key)
             if k >= refOfKey.count { refOfKey += Array(repeating: -1, count: k + 1 - refOfKey.count) }
@@ -254,7 +255,7 @@ public final class ListenImportSession {
                 var track = new.track
                 track.uri = nil
                 let saved = try Store.fileTrack(track, at: now, knownNew: true, matchKey: new.matchKey, credit: new.credit,
-                                                album: new.album, in: db)
+                                                album: new.album, cache: entityIDs, in: db)
                 id = saved.id
                 filed = ImportEntityRollups.Entities(artists: saved.artists ?? [], album: saved.album)
                 added = added.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
