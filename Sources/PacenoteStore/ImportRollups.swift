@@ -11,6 +11,9 @@ import GRDBSQLite
 /// they came. A new row gets the group's seconds summed from its first play on, as the
 /// trigger's insert and updates would leave it; a stored row gets each play's seconds added
 /// one by one, in order, as the trigger adds them — the floating-point results are identical.
+/// Keys that need no such care — one play in the batch, or a period (or track) later than
+/// any stored row's, so surely new — go 64 to a statement (`BulkInsert`); the others keep
+/// their statement per key.
 struct ImportRollups {
     /// The batch's new plays, in order: track (index into the session's tracks), day (index
     /// into `days`), hour, counted, seconds.
