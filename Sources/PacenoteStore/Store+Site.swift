@@ -49,27 +49,41 @@ extension Store {
     /// Every local day with at least one counted play, ascending (for streaks).
     public func activeDays() throws(StoreError) -> [String] {
         try read { db in
-            try String.fetchAll(db, sql: "SELECT day FROM rollup_day_total WHERE plays > 0 ORDER BY day")
+            let rows = try RawStatement(db, "SELECT day FROM rollup_day_total WHERE plays > 0 ORDER BY day")
+            var days: [String] = []
+            while try rows.step() { days.append(rows.text(0) ?? "") }
+            return days
         }
     }
 
-    /// The most played track of each of these days (days without plays are left out). The
-    /// day's best row is found before it is joined: a join first names every track of the day.
+    /// The most played track of each of these days (days without plays are left out; of
+    /// tracks tied in plays and time, the first added). Each day's rows are read once through
+    /// the C API and the best kept, then the few winners are named: sorting a day's rows, or
+    /// joining them before the sort, cost several times more.
     public func topTrackOfDays(_ days: [String]) throws(StoreError) -> [(day: String, track: Track, plays: Int)] {
         guard !days.isEmpty else { return [] }
         return try read { db in
-            var out: [(String, Track, Int)] = []
+            let rows = try RawStatement(db, "SELECT track_id, plays, played_s FROM rollup_day_track WHERE day = ? AND plays > 0")
+            var best: [(day: String, track: Int64, plays: Int64)] = []
             for day in days {
-                if let row = try Row.fetchOne(db, sql: """
-                    SELECT \(Store.trackColumns("t")), r.plays FROM (
-                      SELECT track_id, plays FROM rollup_day_track WHERE day = ? AND plays > 0
-                      ORDER BY plays DESC, played_s DESC LIMIT 1) r
-                    JOIN tracks t ON t.id = r.track_id
-                    """, arguments: [day]) {
-                    out.append((day, Store.track(from: row), row[Store.trackColumnCount]))
+                rows.reset()
+                rows.bind(1, day as String?)
+                var top: (track: Int64, plays: Int64, seconds: Double)?
+                while try rows.step() {
+                    let plays = rows.int64(1), seconds = rows.double(2)
+                    if let t = top, (plays, seconds) <= (t.plays, t.seconds) { continue }
+                    top = (rows.int64(0), plays, seconds)
                 }
+                if let top { best.append((day, top.track, top.plays)) }
             }
-            return out
+            var tracks: [Int64: Track] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT \(Store.trackColumns("t")) FROM tracks t WHERE t.id IN (\(best.map { String($0.track) }.joined(separator: ", ")))
+                """) {
+                let track = Store.track(from: row)
+                if let id = track.id { tracks[id] = track }
+            }
+            return best.compactMap { b in tracks[b.track].map { (b.day, $0, Int(b.plays)) } }
         }
     }
 
