@@ -11,6 +11,8 @@ extension API {
         let defaultPlayer = context.players().first?.name
         let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
         let heartRate = context.heartRate?.current(now: now)
+        // Read before the data: a commit meanwhile makes the page's key stale at once.
+        let commits = context.store.commitCount
         let f = format
         // What the database says is kept until the next commit (every view read it again:
         // seven reads, most of a view's time), with the week's bars made from it (their
@@ -34,14 +36,46 @@ extension API {
             return (try DashboardData(sotd: songOfDay(today), todays: context.store.plays(limit: 100, from: localTime.startOfDay(today)),
                                       weekBars: weekBars, weekSeconds: weekSeconds, feelings: context.store.feelings()), true)
         }
-        let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
         // The next-track suggestion for the live zone, when the recommender runs.
         // Not waited for while the model is first built: the card says so and asks again.
         let recommenderReady = context.recommender?.isReady ?? false
         if !recommenderReady { context.recommender?.prepare() }
         let upNext = recommenderReady ? try? recommendations(limit: 3) : nil
-        let feelings = data.feelings
         let back = pageAddress(request)
+        // The same page for the same figures: what it shows is its key, with the second
+        // while a song plays (the position it shows moves; the page says when it was made).
+        let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
+        let key = DashboardKey(loggedIn: loggedIn, mayWrite: mayWrite, back: back, today: today,
+                               commits: commits, second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
+                               defaultPlayer: defaultPlayer, playing: playing, heartRate: heartRate,
+                               recommenderReady: recommenderReady, upNext: upNext)
+        return dashboardPages.response(key) {
+            dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, heartRate: heartRate,
+                            data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back)
+        }
+    }
+
+    /// What the dashboard shows, for `PageCache`.
+    struct DashboardKey: Equatable, Sendable {
+        var loggedIn: Bool
+        var mayWrite: Bool
+        var back: String
+        var today: String
+        var commits: UInt64
+        var second: Int64?
+        var defaultPlayer: String?
+        var playing: NowPlaying?
+        var heartRate: LiveHeartRate?
+        var recommenderReady: Bool
+        var upNext: RecommendationList?
+    }
+
+    func dashboardMarkup(_ request: HTTPRequest, now: Date, today: String, defaultPlayer: String?, playing: NowPlaying?,
+                         heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
+                         mayWrite: Bool, back: String) -> HTTPResponse {
+        let f = format
+        let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
+        let feelings = data.feelings
         let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
 
         return html(title: "Now", request: request, nav: "dashboard", live: true) {
