@@ -56,6 +56,16 @@ extension Store {
         }
     }
 
+    /// The same as day numbers (days since 1970-01-01), read without making a string per day.
+    public func activeDayNumbers() throws(StoreError) -> [Int] {
+        try read { db in
+            let rows = try RawStatement(db, "SELECT day FROM rollup_day_total WHERE plays > 0 ORDER BY day")
+            var days: [Int] = []
+            while try rows.step() { if let day = rows.dayNumber(0) { days.append(day) } }
+            return days
+        }
+    }
+
     /// The most played track of each of these days (days without plays are left out; of
     /// tracks tied in plays and time, the first added). Each day's rows are read once through
     /// the C API and the best kept, then the few winners are named: sorting a day's rows, or

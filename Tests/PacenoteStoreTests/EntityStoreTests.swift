@@ -342,6 +342,8 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         }
         let days = try store.read { db in try String.fetchAll(db, sql: "SELECT local_day FROM plays GROUP BY 1 HAVING SUM(counted) > 0 ORDER BY 1") }
         #expect(try store.activeDays() == days, "\(step): days with music", sourceLocation: sourceLocation)
+        #expect(try store.activeDayNumbers() == days.compactMap(CivilDate.days(of:)), "\(step): days with music, numbered",
+                sourceLocation: sourceLocation)
         let plays = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM plays") }
         #expect(try store.counts().plays == plays, "\(step): the status's count of plays", sourceLocation: sourceLocation)
         try expectSummariesExact(store, step, sourceLocation: sourceLocation)

@@ -293,7 +293,7 @@ extension API {
         let year = Int(range.to.prefix(4)).map { min($0, Int(today.prefix(4)) ?? $0) } ?? Int(today.prefix(4))!
         let yearDays = try store.dailyTotals(from: "\(year)-01-01", to: "\(year)-12-31")
         let hours = try store.hourTotals(fromDay: range.from, toDay: range.to)
-        let streaks = Streaks.of(days: try store.activeDays(), today: today)
+        let streaks = Streaks.of(dayNumbers: try store.activeDayNumbers(), today: today)
         let md = today.dropFirst(4)
         let thisYear = Int(today.prefix(4)) ?? 2000
         let onThisDay = try store.topTrackOfDays((1...10).map { String(format: "%04d", thisYear - $0) + md })
@@ -408,17 +408,24 @@ enum Streaks {
 
     /// `days`: ascending `YYYY-MM-DD`. The current streak ends today or yesterday.
     static func of(days: [String], today: String) -> Result {
-        // Day numbers read from the text (a Calendar per day was a tenth of the stats page).
-        let number = CivilDate.days(of:)
-        var longest = 0, longestStart: String?, run = 0, runStart: String?, previous: Int?
-        for day in days {
-            guard let n = number(day) else { continue }
-            if let p = previous, n == p + 1 { run += 1 } else { run = 1; runStart = day }
+        of(dayNumbers: days.compactMap(CivilDate.days(of:)), today: today)
+    }
+
+    /// `dayNumbers`: ascending days since 1970-01-01 (a Calendar per day was a tenth of the
+    /// stats page, and a string per day of a long history most of the rest).
+    static func of(dayNumbers: [Int], today: String) -> Result {
+        var longest = 0, longestStart: Int?, run = 0, runStart = 0, previous: Int?
+        for n in dayNumbers {
+            if let p = previous, n == p + 1 { run += 1 } else { run = 1; runStart = n }
             if run > longest { longest = run; longestStart = runStart }
             previous = n
         }
-        let t = number(today) ?? 0
+        let t = CivilDate.days(of: today) ?? 0
         let current = previous.map { $0 >= t - 1 ? run : 0 } ?? 0
-        return Result(current: current, longest: longest, longestStart: longestStart)
+        let start = longestStart.map { n in
+            let (year, month, day) = CivilDate.civil(days: n)
+            return LocalTime.format(year: year, month: month, day: day)
+        }
+        return Result(current: current, longest: longest, longestStart: start)
     }
 }
