@@ -162,7 +162,7 @@ public final class RecommenderService: RecommenderBackend {
                 ready.store(true, ordering: .releasing)
                 logger.info("recommender: \(s.model.trackCount) tracks, \(s.model.eventCount) plays")
                 // The build read every play through short-lived rows and merged the transitions
-                // a few times: ~20 MiB of free heap at 5M plays that glibc keeps unless asked.
+                // a few times: free heap that glibc keeps in its arenas unless asked.
                 _ = glibcMallocTrim(0)
             }
             return s.model
