@@ -98,6 +98,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            // lld, and relative relocations packed (DT_RELR, glibc 2.36+): with the Swift
+            // runtime linked in (--static-swift-stdlib) gold's 2.2 MiB relocation table was
+            // read whole at every start. Idle on an empty database ~1.5-2 MiB less resident
+            // (gold 34.7-35.3 MiB, lld 32.7-32.9, the binary as linked; 36.0 -> 34.5 copied).
+            // And no dynamic symbol table of our own 12k symbols (the static stdlib's link
+            // arguments ask for -export-dynamic; nothing looks them up by name): another
+            // ~1 MiB the loader touched at start (32.7-33.0 -> 31.6-31.8 MiB).
+            linkerSettings: [
+                .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                              "-Xlinker", "--no-export-dynamic"],
+                             .when(platforms: [.linux], configuration: .release)),
             ]
         ),
 

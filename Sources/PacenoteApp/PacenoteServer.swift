@@ -257,7 +257,11 @@ public final class PacenoteServer: Sendable {
     public static func openStore(config: Config) throws(StartupError) -> Store {
         try prepareDirectory(config: config)
         do {
-            return try Store.open(path: config.databasePath, timeZone: config.timeZone, backupsBeforeMigrating: config.backupDirectory)
+            return try Store.open(path: config.databasePath, timeZone: config.timeZone, backupsBeforeMigrating: config.backupDirectory,
+                                  announce: { message in
+                                      let line = Array("pacenote: \(message)\n".utf8)
+                                      _ = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+                                  })
         } catch {
             throw databaseError(config, error)
         }

@@ -156,10 +156,14 @@ public final class RecommenderService: RecommenderBackend {
                 s.lastPlayID = try store.forEachRecommenderEvent { s.model.record($0) }
                 s.version &+= 1
             }
+            s.model.settle()
             if !s.built {
                 s.built = true
                 ready.store(true, ordering: .releasing)
                 logger.info("recommender: \(s.model.trackCount) tracks, \(s.model.eventCount) plays")
+                // The build read every play through short-lived rows and merged the transitions
+                // a few times: free heap that glibc keeps in its arenas unless asked.
+                _ = glibcMallocTrim(0)
             }
             return s.model
         }
@@ -391,3 +395,8 @@ public final class RecommenderService: RecommenderBackend {
         }
     }
 }
+
+/// glibc's `malloc_trim` (declared in <malloc.h>, which the Glibc module does not import):
+/// returns the whole free pages of every arena to the system.
+@_silgen_name("malloc_trim")
+func glibcMallocTrim(_ pad: Int) -> Int32

@@ -29,21 +29,24 @@ public enum CivilDate {
     /// Days since 1970-01-01 of a valid `YYYY-MM-DD`, read byte by byte; nil for anything else.
     public static func days(of text: String) -> Int? {
         var text = text
-        return text.withUTF8 { bytes -> Int? in
-            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
-            func number(_ range: Range<Int>) -> Int? {
-                var n = 0
-                for i in range {
-                    let b = bytes[i]
-                    guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
-                    n = n * 10 + Int(b - UInt8(ascii: "0"))
-                }
-                return n
+        return text.withUTF8 { days(ofUTF8: $0) }
+    }
+
+    /// The same of UTF-8 bytes (a database's text, read without making a string).
+    public static func days(ofUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var n = 0
+            for i in range {
+                let b = bytes[i]
+                guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+                n = n * 10 + Int(b - UInt8(ascii: "0"))
             }
-            guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), (1...12).contains(m), d >= 1 else { return nil }
-            let next = m == 12 ? days(year: y + 1, month: 1, day: 1) : days(year: y, month: m + 1, day: 1)
-            let n = days(year: y, month: m, day: d)
-            return n < next ? n : nil
+            return n
         }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), (1...12).contains(m), d >= 1 else { return nil }
+        let next = m == 12 ? days(year: y + 1, month: 1, day: 1) : days(year: y, month: m + 1, day: 1)
+        let n = days(year: y, month: m, day: d)
+        return n < next ? n : nil
     }
 }

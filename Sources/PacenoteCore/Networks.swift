@@ -25,7 +25,13 @@ public struct IPNetwork: Equatable, Sendable, CustomStringConvertible {
     }
 
     public func contains(_ ip: String) -> Bool {
-        guard var bytes = IPNetwork.parseAddress(ip) else { return false }
+        guard let bytes = IPNetwork.parseAddress(ip) else { return false }
+        return contains(address: bytes)
+    }
+
+    /// Whether this network holds an address already parsed (`parseAddress`).
+    public func contains(address parsed: [UInt8]) -> Bool {
+        var bytes = parsed
         // An IPv4 client seen through an IPv6 socket: ::ffff:a.b.c.d.
         if bytes.count == 16, address.count == 4, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
             bytes = Array(bytes[12...])
@@ -53,13 +59,10 @@ public struct IPNetwork: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Dotted IPv4 or IPv6 (with `::` and an embedded IPv4 tail) to bytes.
-    static func parseAddress(_ text: String) -> [UInt8]? {
-        if !text.contains(":") {
-            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 4 else { return nil }
-            let bytes = parts.compactMap { UInt8($0) }
-            return bytes.count == 4 ? bytes : nil
-        }
+    /// (Every request's client and `Host` pass through here: IPv4, the common case, is read
+    /// byte by byte.)
+    public static func parseAddress(_ text: String) -> [UInt8]? {
+        if !text.utf8.contains(UInt8(ascii: ":")) { return parseIPv4(text.utf8) }
         var head = text
         var tail: [UInt8] = []
         if let lastColon = text.lastIndex(of: ":"), text[text.index(after: lastColon)...].contains(".") {
@@ -87,6 +90,37 @@ public struct IPNetwork: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+extension IPNetwork {
+    /// Four decimal numbers of at most 255, separated by dots: `a.b.c.d`.
+    static func parseIPv4(_ text: String.UTF8View) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(4)
+        var value = 0, digits = 0
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+                guard value <= 255 else { return nil }
+            case UInt8(ascii: "."):
+                guard digits > 0, bytes.count < 3 else { return nil }
+                bytes.append(UInt8(value))
+                value = 0
+                digits = 0
+            default:
+                return nil
+            }
+        }
+        guard digits > 0, bytes.count == 3 else { return nil }
+        bytes.append(UInt8(value))
+        return bytes
+    }
+}
+
 extension Array where Element == IPNetwork {
-    public func containsAddress(_ ip: String) -> Bool { contains { $0.contains(ip) } }
+    /// Whether any of these networks holds `ip` (parsed once).
+    public func containsAddress(_ ip: String) -> Bool {
+        guard !isEmpty, let bytes = IPNetwork.parseAddress(ip) else { return false }
+        return contains { $0.contains(address: bytes) }
+    }
 }

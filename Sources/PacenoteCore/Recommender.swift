@@ -221,9 +221,9 @@ public enum Recommender {
             self.currentSlot = currentSlot
             self.currentArtist = currentArtist
             nextTrack = currentSlot >= 0 ? model.successors(ofTrack: currentSlot) : [:]
-            nextTrackTotal = currentSlot >= 0 ? model.trackNextTotal[currentSlot] ?? 0 : 0
+            nextTrackTotal = currentSlot >= 0 ? model.transitions(fromTrack: currentSlot) : 0
             nextArtist = currentArtist >= 0 ? model.successors(ofArtist: currentArtist) : [:]
-            nextArtistTotal = currentArtist >= 0 ? model.artistNextTotal[currentArtist] ?? 0 : 0
+            nextArtistTotal = nextArtist.values.reduce(0, +)
             zoneIndex = request.zone?.rawValue ?? -1
             if case .any = request.target { usesTiers = false } else { usesTiers = true }
         }
@@ -252,7 +252,7 @@ public enum Recommender {
             var p = Parts()
             if let fit { p.tempo = w.tempo * fit.fit }
             if zoneIndex >= 0 {
-                let c = Double(model.countedInZone[i * 6 + zoneIndex]), s = Double(model.skipsInZone[i * 6 + zoneIndex])
+                let c = Double(model.countedInZone(zoneIndex, slot: i)), s = Double(model.skipsInZone(zoneIndex, slot: i))
                 if c + s > 0 { p.zoneRecord = w.zoneRecord * (c - 1.5 * s) / (c + s + 1) }
             }
             let f = model.decayedFamiliarity(i, at: request.nowMs)
@@ -295,7 +295,7 @@ public enum Recommender {
                 reasons.append(Reason(kind: "no_bpm", weight: 0, detail: "tempo unknown: ranked after the tracks with a fitting BPM"))
             }
             if let zone = request.zone {
-                let c = model.countedInZone[i * 6 + zone.rawValue], s = model.skipsInZone[i * 6 + zone.rawValue]
+                let c = model.countedInZone(zone.rawValue, slot: i), s = model.skipsInZone(zone.rawValue, slot: i)
                 if c + s > 0 {
                     reasons.append(Reason(kind: "zone_record", weight: p.zoneRecord, detail: "\(c) plays, \(s) skips in Z\(zone.rawValue)"))
                 }

@@ -1,4 +1,5 @@
 import GRDB
+import PacenoteCore
 import GRDBSQLite
 
 /// A prepared statement driven through SQLite's C API: binding through GRDB's
@@ -80,6 +81,11 @@ struct RawStatement {
     func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     func text(_ column: Int32) -> String? { sqlite3_column_text(handle, column).map { String(cString: $0) } }
+    /// A `YYYY-MM-DD` column as days since 1970-01-01, read in place (`CivilDate`); nil for other text.
+    func dayNumber(_ column: Int32) -> Int? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        return CivilDate.days(ofUTF8: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+    }
 }
 
 /// SQLITE_TRANSIENT (a macro Swift cannot see): SQLite copies the bound text.

@@ -177,12 +177,13 @@ extension Store {
     /// Plays, first and last play, plays per month and per zone of every track an artist is
     /// credited on, featured or not.
     public func artistSummary(id: Int64) throws(StoreError) -> TrackSummary {
-        try summary(trackFilter: "track_id IN (SELECT track_id FROM track_artists WHERE artist_id = ?)", arguments: [id])
+        try summary(tracks: "SELECT DISTINCT track_id AS id FROM track_artists WHERE artist_id = ?1",
+                    monthRollup: ("rollup_month_artist", "artist_id"), id: id)
     }
 
     /// The same for the tracks of an album.
     public func albumSummary(id: Int64) throws(StoreError) -> TrackSummary {
-        try summary(trackFilter: "track_id IN (SELECT id FROM tracks WHERE album_id = ?)", arguments: [id])
+        try summary(tracks: "SELECT id FROM tracks WHERE album_id = ?1", monthRollup: ("rollup_month_album", "album_id"), id: id)
     }
 
     /// An artist's most played tracks (all time), those they are featured on marked so.

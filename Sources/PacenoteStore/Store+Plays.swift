@@ -146,7 +146,9 @@ extension Store {
     public func counts() throws(StoreError) -> StoreCounts {
         try read { db in
             StoreCounts(
-                plays: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM plays") ?? 0,
+                // From the year rollups (a row per year), which hold every play, counted or
+                // skipped: counting `plays` walked 5M index entries (~0.2 s) once a second.
+                plays: try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(plays + skips), 0) FROM rollup_year_total") ?? 0,
                 tracks: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks") ?? 0)
         }
     }

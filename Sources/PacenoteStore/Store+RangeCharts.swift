@@ -188,33 +188,48 @@ extension Store {
             // Flat listening: summing the pieces whole is cheaper than resolving most entries.
             runsToSum = pieces.days
         }
-        // By time, or only days: every piece's rows summed (no index by time on the periods).
-        var parts: [String] = []
-        var arguments: [DatabaseValueConvertible] = []
+        // By time, or only days: every piece's rows summed (no index by time on the periods),
+        // each piece read in its key's order through the C API and summed in memory (SQLite's
+        // GROUP BY over a UNION ALL sorted every row first), and only the best kept.
+        var pieceQueries: [(sql: String, arguments: [DatabaseValueConvertible])] = []
         for period in [EntityRollups.Period.year, .month] {
-            let keys = period == .year ? pieces.years : pieces.months
-            guard !keys.isEmpty else { continue }
-            parts.append("""
-                SELECT \(entity.idColumn) AS id, plays, skips, played_s FROM \(entity.table(period))
-                WHERE \(period.rawValue) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))
-                """)
-            arguments += keys
+            for key in period == .year ? pieces.years : pieces.months {
+                pieceQueries.append(("SELECT \(entity.idColumn), plays, played_s FROM \(entity.table(period)) WHERE \(period.rawValue) = ?", [key]))
+            }
         }
         for run in runsToSum {
-            parts.append(entity.daysSource)
-            arguments += [run.from, run.to]
+            pieceQueries.append(("SELECT id, SUM(plays), SUM(played_s) FROM (\(entity.daysSource)) GROUP BY id", [run.from, run.to]))
         }
-        guard !parts.isEmpty else { return [] }
-        let entries = try Self.entries("""
-            SELECT id, SUM(plays), SUM(played_s) FROM (\(parts.joined(separator: " UNION ALL "))) GROUP BY id HAVING SUM(plays) > 0
-            """, arguments, in: db)
+        var entries: [RankedSum.Entry]
+        if pieceQueries.count == 1 {
+            entries = try Self.entries(pieceQueries[0].sql, pieceQueries[0].arguments, in: db)
+        } else {
+            var sums: [Int64: (plays: Int, seconds: Double)] = [:]
+            for query in pieceQueries {
+                for row in try Self.entries(query.sql, query.arguments, in: db) {
+                    sums[row.id, default: (0, 0)].plays += row.plays
+                    sums[row.id]!.seconds += row.seconds
+                }
+            }
+            entries = sums.map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
+        }
+        entries.removeAll { $0.plays <= 0 }
         let better: (RankedSum.Entry, RankedSum.Entry) -> Bool = order == .plays
             ? { ($0.plays, $0.seconds) > ($1.plays, $1.seconds) }
             : { ($0.seconds, $0.plays) > ($1.seconds, $1.plays) }
-        let sorted = entries.sorted(by: better)
-        guard sorted.count > limit else { return sorted }
-        let cut = sorted[limit - 1]
-        return Array(sorted.prefix { !better(cut, $0) })
+        guard entries.count > limit else { return entries.sorted(by: better) }
+        // The limit-th best (kept sorted, best first: most entries are below it and pass by),
+        // then every entry at least as good.
+        var best: [RankedSum.Entry] = []
+        best.reserveCapacity(limit + 1)
+        for entry in entries where best.count < limit || better(entry, best[best.count - 1]) {
+            var i = best.count
+            while i > 0, better(entry, best[i - 1]) { i -= 1 }
+            best.insert(entry, at: i)
+            if best.count > limit { best.removeLast() }
+        }
+        let cut = best[limit - 1]
+        return entries.filter { !better(cut, $0) }.sorted(by: better)
     }
 
     /// (id, plays, seconds) rows of a query, read through the C API: GRDB's rows cost a few

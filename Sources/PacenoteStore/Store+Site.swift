@@ -49,59 +49,92 @@ extension Store {
     /// Every local day with at least one counted play, ascending (for streaks).
     public func activeDays() throws(StoreError) -> [String] {
         try read { db in
-            try String.fetchAll(db, sql: "SELECT day FROM rollup_day_total WHERE plays > 0 ORDER BY day")
+            let rows = try RawStatement(db, "SELECT day FROM rollup_day_total WHERE plays > 0 ORDER BY day")
+            var days: [String] = []
+            while try rows.step() { days.append(rows.text(0) ?? "") }
+            return days
         }
     }
 
-    /// The most played track of each of these days (days without plays are left out).
+    /// The same as day numbers (days since 1970-01-01), read without making a string per day.
+    public func activeDayNumbers() throws(StoreError) -> [Int] {
+        try read { db in
+            let rows = try RawStatement(db, "SELECT day FROM rollup_day_total WHERE plays > 0 ORDER BY day")
+            var days: [Int] = []
+            while try rows.step() { if let day = rows.dayNumber(0) { days.append(day) } }
+            return days
+        }
+    }
+
+    /// The most played track of each of these days (days without plays are left out; of
+    /// tracks tied in plays and time, the first added). Each day's rows are read once through
+    /// the C API and the best kept, then the few winners are named: sorting a day's rows, or
+    /// joining them before the sort, cost several times more.
     public func topTrackOfDays(_ days: [String]) throws(StoreError) -> [(day: String, track: Track, plays: Int)] {
         guard !days.isEmpty else { return [] }
         return try read { db in
-            var out: [(String, Track, Int)] = []
+            let rows = try RawStatement(db, "SELECT track_id, plays, played_s FROM rollup_day_track WHERE day = ? AND plays > 0")
+            var best: [(day: String, track: Int64, plays: Int64)] = []
             for day in days {
-                if let row = try Row.fetchOne(db, sql: """
-                    SELECT \(Store.trackColumns("t")), r.plays FROM rollup_day_track r JOIN tracks t ON t.id = r.track_id
-                    WHERE r.day = ? AND r.plays > 0 ORDER BY r.plays DESC, r.played_s DESC LIMIT 1
-                    """, arguments: [day]) {
-                    out.append((day, Store.track(from: row), row[Store.trackColumnCount]))
+                rows.reset()
+                rows.bind(1, day as String?)
+                var top: (track: Int64, plays: Int64, seconds: Double)?
+                while try rows.step() {
+                    let plays = rows.int64(1), seconds = rows.double(2)
+                    if let t = top, (plays, seconds) <= (t.plays, t.seconds) { continue }
+                    top = (rows.int64(0), plays, seconds)
                 }
+                if let top { best.append((day, top.track, top.plays)) }
             }
-            return out
+            var tracks: [Int64: Track] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT \(Store.trackColumns("t")) FROM tracks t WHERE t.id IN (\(best.map { String($0.track) }.joined(separator: ", ")))
+                """) {
+                let track = Store.track(from: row)
+                if let id = track.id { tracks[id] = track }
+            }
+            return best.compactMap { b in tracks[b.track].map { (b.day, $0, Int(b.plays)) } }
         }
     }
 
     /// Plays, skips, first and last play, plays per month and per zone of one track.
     public func trackSummary(id: Int64) throws(StoreError) -> TrackSummary {
-        try summary(trackFilter: "track_id = ?", arguments: [id])
+        try summary(tracks: "SELECT ?1 AS id", monthRollup: ("rollup_month_track", "track_id"), id: id)
     }
 
-    func summary(trackFilter: String, arguments: StatementArguments) throws(StoreError) -> TrackSummary {
+    /// A summary of a set of tracks (`tracks`: a query of their ids, `?1` the entity's id),
+    /// read from rollups and indexes only, in time independent of how many plays they have:
+    /// totals from `rollup_track_total`, months from the entity's month rollup (a look-up per
+    /// month of the history), first and last play by a look-up per track in `plays_identity`,
+    /// zones from the plays that have one (`plays_zoned`).
+    func summary(tracks: String, monthRollup: (table: String, key: String), id: Int64) throws(StoreError) -> TrackSummary {
         try read { db in
             let totals = try Row.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0)
-                FROM rollup_track_total WHERE \(trackFilter)
-                """, arguments: arguments)!
-            // First and last play, plays per month and per zone in one pass over the plays
-            // (three passes were most of a popular artist's page).
+                FROM rollup_track_total WHERE track_id IN (\(tracks))
+                """, arguments: [id])!
             var months: [(month: String, plays: Int)] = []
+            let monthRows = try RawStatement(db, """
+                SELECT m.month, r.plays FROM rollup_month_total m
+                JOIN \(monthRollup.table) r ON r.month = m.month AND r.\(monthRollup.key) = ?1 ORDER BY m.month
+                """, arguments: [id])
+            while try monthRows.step() { months.append((monthRows.text(0) ?? "", Int(monthRows.int64(1)))) }
+            let span = try Row.fetchOne(db, sql: """
+                SELECT MIN((SELECT MIN(started_at_ms) FROM plays WHERE track_id = x.id)),
+                       MAX((SELECT MAX(started_at_ms) FROM plays WHERE track_id = x.id))
+                FROM (\(tracks)) x
+                """, arguments: [id])
             var zones = Array(repeating: 0, count: 6)
-            var first: Int64?, last: Int64?
-            let rows = try RawStatement(db, """
-                SELECT substr(local_day, 1, 7), SUM(counted), MIN(started_at_ms), MAX(started_at_ms),
-                       SUM(counted AND zone = 0), SUM(counted AND zone = 1), SUM(counted AND zone = 2),
-                       SUM(counted AND zone = 3), SUM(counted AND zone = 4), SUM(counted AND zone = 5)
-                FROM plays WHERE \(trackFilter) GROUP BY 1 ORDER BY 1
-                """, arguments: arguments)
-            while try rows.step() {
-                months.append((rows.text(0) ?? "", Int(rows.int64(1))))
-                first = min(first ?? .max, rows.int64(2))
-                last = max(last ?? .min, rows.int64(3))
-                for zone in 0..<6 { zones[zone] += Int(rows.int64(Int32(4 + zone))) }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT zone, SUM(counted) FROM plays INDEXED BY plays_zoned
+                WHERE zone IS NOT NULL AND track_id IN (\(tracks)) GROUP BY zone
+                """, arguments: [id]) {
+                let zone: Int = row[0]
+                if zones.indices.contains(zone) { zones[zone] = row[1] }
             }
-            let span: [Int64?] = [first, last]
             return TrackSummary(plays: totals[0], skips: totals[1], seconds: totals[2],
-                                firstPlayed: (span[0] as Int64?).map(Store.date(milliseconds:)),
-                                lastPlayed: (span[1] as Int64?).map(Store.date(milliseconds:)), months: months, zones: zones)
+                                firstPlayed: (span?[0] as Int64?).map(Store.date(milliseconds:)),
+                                lastPlayed: (span?[1] as Int64?).map(Store.date(milliseconds:)), months: months, zones: zones)
         }
     }
 

@@ -40,7 +40,10 @@ public final class Store: Sendable {
     /// built for, local days are recomputed and the rollups rebuilt, in one transaction.
     /// `backupsBeforeMigrating`: the folder a backup is written to before a migration changes
     /// the schema of a database that already has one (`pacenote-…-before-migration.sqlite`).
-    public static func open(path: String, timeZone: TimeZone, backupsBeforeMigrating: String? = nil) throws(StoreError) -> Store {
+    /// `announce`: told before an existing database is upgraded (on a long history a
+    /// migration can take a minute, during which nothing else answers).
+    public static func open(path: String, timeZone: TimeZone, backupsBeforeMigrating: String? = nil,
+                            announce: (@Sendable (String) -> Void)? = nil) throws(StoreError) -> Store {
         try checkLocation(path)
         // Heart rate is health data: a new database is readable by its owner only, from its
         // first byte (created here with mode 0600, never made wider and narrowed). SQLite
@@ -75,7 +78,7 @@ public final class Store: Sendable {
         let store = Store(path: path, pool: pool, localTime: LocalTime(timeZone: timeZone), migrationBackups: backupsBeforeMigrating)
         pool.add(transactionObserver: store.commits, extent: .databaseLifetime)
         do {
-            try store.migrate()
+            try store.migrate(announce: announce)
             try store.alignRollups(to: timeZone)
         } catch {
             try? pool.close()
@@ -125,13 +128,16 @@ public final class Store: Sendable {
 
     /// Applies every migration not yet applied. Running it again changes nothing. A
     /// database that has a schema is backed up first (`migrationBackups`).
-    public func migrate() throws(StoreError) {
+    public func migrate(announce: (@Sendable (String) -> Void)? = nil) throws(StoreError) {
         do {
             let migrator = Schema.migrator
             let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
             let unknown = applied.subtracting(migrator.migrations)
             if !unknown.isEmpty { throw StoreError.newerSchema(path: path, unknownMigrations: unknown.sorted()) }
             let pending = migrator.migrations.filter { !applied.contains($0) }
+            if !applied.isEmpty, !pending.isEmpty {
+                announce?("upgrading the database \(path) (\(pending.joined(separator: ", "))): on a long history this takes a minute or two")
+            }
             if let migrationBackups, !applied.isEmpty, !pending.isEmpty {
                 try backupBeforeMigrating(into: migrationBackups)
             }

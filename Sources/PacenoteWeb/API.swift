@@ -95,6 +95,7 @@ public struct API: Sendable {
     let responses = ResponseCache()
     /// The dashboard's figures from the database (`DashboardData`), by local day.
     let dashboardData = CommitCache<DashboardData>(capacity: 4)
+    let dashboardPages = PageCache<DashboardKey>()
 
     public init(context: APIContext) {
         self.context = context

@@ -123,7 +123,12 @@ enum Authorization {
 
     /// `Example.org:8080` → `example.org`; `[::1]:6680` → `::1`; nil when it is no host.
     static func hostName(_ header: String) -> String? {
-        var text = header.trimmingCharacters(in: .whitespaces).lowercased()
+        // Optional whitespace around the value is spaces and tabs (RFC 9110); trimmed without
+        // Foundation, whose character sets were a tenth of a request's time.
+        var trimmed = Substring(header)
+        while let c = trimmed.first, c == " " || c == "\t" { trimmed.removeFirst() }
+        while let c = trimmed.last, c == " " || c == "\t" { trimmed.removeLast() }
+        var text = trimmed.lowercased()
         if text.hasPrefix("[") {
             guard let end = text.firstIndex(of: "]") else { return nil }
             let rest = text[text.index(after: end)...]

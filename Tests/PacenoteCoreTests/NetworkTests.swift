@@ -14,7 +14,8 @@ import Testing
         #expect(try #require(IPNetwork(network)).contains(address) == expected)
     }
 
-    @Test(arguments: ["", "10.0.0.0/33", "::/129", "300.1.1.1", "1.2.3", "1:2:3:4:5:6:7:8:9", "1::2::3", "10.0.0.0/x", "g::1"])
+    @Test(arguments: ["", "10.0.0.0/33", "::/129", "300.1.1.1", "1.2.3", "1:2:3:4:5:6:7:8:9", "1::2::3", "10.0.0.0/x", "g::1",
+                      "1.2.3.4.", ".1.2.3", "1..2.3", "1.2.3.+4", "1.2.3.256", "1.2.3.4 ", "1.2.3.٣"])
     func rejects(text: String) {
         #expect(IPNetwork(text) == nil)
     }

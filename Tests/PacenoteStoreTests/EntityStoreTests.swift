@@ -342,6 +342,53 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         }
         let days = try store.read { db in try String.fetchAll(db, sql: "SELECT local_day FROM plays GROUP BY 1 HAVING SUM(counted) > 0 ORDER BY 1") }
         #expect(try store.activeDays() == days, "\(step): days with music", sourceLocation: sourceLocation)
+        #expect(try store.activeDayNumbers() == days.compactMap(CivilDate.days(of:)), "\(step): days with music, numbered",
+                sourceLocation: sourceLocation)
+        let plays = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM plays") }
+        #expect(try store.counts().plays == plays, "\(step): the status's count of plays", sourceLocation: sourceLocation)
+        try expectSummariesExact(store, step, sourceLocation: sourceLocation)
+    }
+
+    /// The summaries of track, artist and album pages (from rollups and indexes) equal a
+    /// recomputation over every play of their tracks: totals, months, first and last play, zones.
+    static func expectSummariesExact(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let sets: [(String, String, (Int64) throws -> TrackSummary)] = [
+            ("track", "SELECT id, id FROM tracks", { try store.trackSummary(id: $0) }),
+            ("artist", "SELECT artist_id, track_id FROM track_artists WHERE artist_id IS NOT NULL", { try store.artistSummary(id: $0) }),
+            ("album", "SELECT album_id, id FROM tracks WHERE album_id IS NOT NULL", { try store.albumSummary(id: $0) }),
+        ]
+        for (kind, membership, summary) in sets {
+            let members = try store.read { db in try Row.fetchAll(db, sql: membership).map { ($0[0] as Int64, $0[1] as Int64) } }
+            let ids = Array(Set(members.map(\.0))).sorted()
+            // Those with the most tracks and a spread of the rest.
+            for id in ids.enumerated().filter({ $0.offset % max(1, ids.count / 12) == 0 }).map(\.element) {
+                let tracks = Set(members.filter { $0.0 == id }.map(\.1)).map(String.init).joined(separator: ", ")
+                let want = try store.read { db in
+                    let totals = try Row.fetchOne(db, sql: """
+                        SELECT COALESCE(SUM(counted), 0), COUNT(*) - COALESCE(SUM(counted), 0), MIN(started_at_ms), MAX(started_at_ms)
+                        FROM plays WHERE track_id IN (\(tracks))
+                        """)!
+                    let months = try Row.fetchAll(db, sql: """
+                        SELECT substr(local_day, 1, 7), SUM(counted) FROM plays WHERE track_id IN (\(tracks)) GROUP BY 1 ORDER BY 1
+                        """).map { "\($0[0] as String) \($0[1] as Int)" }
+                    var zones = Array(repeating: 0, count: 6)
+                    for row in try Row.fetchAll(db, sql: """
+                        SELECT zone, SUM(counted) FROM plays WHERE track_id IN (\(tracks)) AND zone IS NOT NULL GROUP BY 1
+                        """) { zones[row[0] as Int] = row[1] }
+                    return (plays: totals[0] as Int, skips: totals[1] as Int, first: totals[2] as Int64?, last: totals[3] as Int64?,
+                            months: months, zones: zones)
+                }
+                let got = try summary(id)
+                let label = "\(step): \(kind) \(id) summary"
+                #expect(got.plays == want.plays && got.skips == want.skips, "\(label) totals", sourceLocation: sourceLocation)
+                #expect(got.months.map { "\($0.month) \($0.plays)" } == want.months, "\(label) months", sourceLocation: sourceLocation)
+                #expect(got.zones == want.zones, "\(label) zones", sourceLocation: sourceLocation)
+                #expect(got.firstPlayed.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == want.first, "\(label) first",
+                        sourceLocation: sourceLocation)
+                #expect(got.lastPlayed.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } == want.last, "\(label) last",
+                        sourceLocation: sourceLocation)
+            }
+        }
     }
 
     /// Ranges of every shape: all time, a year, whole months, months with edge days, edge days
@@ -403,6 +450,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         try Self.expectExact(store, "plays one by one")
         #expect(try ListenImportSession(store: store, source: "import:test").insert(Array(listens.dropFirst(200))).imported == 1300)
         try Self.expectExact(store, "a bulk import")
+        // Heart-rate zones on some plays (skips among them), as a workout tags them.
+        try store.write { db in try db.execute(sql: "UPDATE plays SET zone = id % 6 WHERE id % 7 = 0") }
+        try Self.expectSummariesExact(store, "zones")
         // An import whose tracks move to other artists between two of its batches (another
         // connection changes the separators): its later plays follow them.
         let session = ListenImportSession(store: store, source: "import:later")

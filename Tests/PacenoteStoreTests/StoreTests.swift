@@ -99,6 +99,30 @@ private func schema(_ path: String) throws -> String {
              counted: counted, source: "mpd", player: "default")
     }
 
+    /// "On this day": each day's most played track — more seconds break a tie in plays, the
+    /// track added first a tie in both; skips do not count, days without plays are left out.
+    @Test func theTopTrackOfEachDayIsItsMostPlayed() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
+        defer { try? store.close() }
+        let ids = try ["A", "B", "C"].map { try store.saveTrack(Track(title: $0, artist: "X")) }
+        let day1 = 1_704_067_200.0  // 2024-01-01T00:00Z
+        let day2 = day1 + 86_400, day3 = day2 + 86_400
+        // Day 1: B twice, A once. Day 2: A and B once each, B longer. Day 3: C and B once
+        // each, same length, and A skipped three times. 2024-01-04: nothing.
+        for (track, at, played, counted) in [(1, day1, 100.0, true), (1, day1 + 600, 100, true), (0, day1 + 1200, 300, true),
+                                             (0, day2, 100, true), (1, day2 + 600, 150, true),
+                                             (2, day3, 100, true), (1, day3 + 600, 100, true),
+                                             (0, day3 + 1200, 10, false), (0, day3 + 1800, 10, false), (0, day3 + 2400, 10, false)] {
+            _ = try store.insertPlay(play(ids[track], at: at, played: played, counted: counted))
+        }
+        let tops = try store.topTrackOfDays(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"])
+        #expect(tops.map(\.day) == ["2024-01-01", "2024-01-02", "2024-01-03"])
+        #expect(tops.map(\.track.title) == ["B", "B", "B"])
+        #expect(tops.map(\.plays) == [2, 1, 1])
+        #expect(try store.topTrackOfDays([]).isEmpty)
+    }
+
     @Test func theSameListenIsStoredOnce() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)

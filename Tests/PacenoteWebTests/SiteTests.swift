@@ -13,6 +13,10 @@ import Testing
         #expect(node.rendered() == "<p title=\"&quot;&amp;&#39;&lt;&gt;\">&lt;img src=x onerror=alert(1)&gt; &amp; bell</p>")
         #expect(Node.el("img", ["src": "a.png", "alt": nil]).rendered() == "<img src=\"a.png\">")
         #expect(Node.group { "a"; Node.el("br"); "b" }.rendered() == "a<br>b")
+        // Special bytes at either end, quotes kept in text, tab and newline kept, DEL dropped,
+        // multi-byte characters whole.
+        #expect(Node.el("b", ["x": "Sigur Rós\u{7F}'"]) { "<\"Björk\"\t\n\u{7F}Ω>" }.rendered()
+                == "<b x=\"Sigur Rós&#39;\">&lt;\"Björk\"\t\nΩ&gt;</b>")
     }
 
     @Test func queryComponentsArePercentEncoded() {

@@ -50,9 +50,13 @@ public enum Markup {
 }
 
 extension Node {
-    /// Elements that have no end tag in HTML.
-    static let voidElements: Set<String> = ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                                            "source", "track", "wbr"]
+    /// Elements that have no end tag in HTML: compared rather than hashed (once per element written).
+    static func isVoid(_ name: String) -> Bool {
+        switch name {
+        case "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr": true
+        default: false
+        }
+    }
 
     public func render(into out: inout [UInt8]) {
         switch kind {
@@ -69,7 +73,7 @@ extension Node {
                 out.append(UInt8(ascii: "\""))
             }
             out.append(UInt8(ascii: ">"))
-            if Node.voidElements.contains(name) { return }
+            if Node.isVoid(name) { return }
             for c in children { c.render(into: &out) }
             out.append(contentsOf: "</".utf8)
             out.append(contentsOf: name.utf8)
@@ -86,17 +90,32 @@ extension Node {
     /// `&<>` in text; `"` and `'` too in attribute values. Control characters other than
     /// tab and newline are dropped: they are not allowed in HTML.
     static func escape(_ s: String, into out: inout [UInt8], attribute: Bool) {
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
-            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
-            case UInt8(ascii: "\"") where attribute: out.append(contentsOf: "&quot;".utf8)
-            case UInt8(ascii: "'") where attribute: out.append(contentsOf: "&#39;".utf8)
-            case 0x09, 0x0A: out.append(byte)
-            case 0..<0x20, 0x7F: break
-            default: out.append(byte)
+        // Runs of bytes that need nothing are copied whole (most text is such a run).
+        var text = s
+        text.withUTF8 { bytes in
+            var start = 0
+            for (i, byte) in bytes.enumerated() {
+                let plain = byte >= 0x20 && byte != 0x7F && byte != UInt8(ascii: "&") && byte != UInt8(ascii: "<")
+                    && byte != UInt8(ascii: ">") && !(attribute && (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")))
+                if plain { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                start = i + 1
+                escapeByte(byte, into: &out, attribute: attribute)
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+        }
+    }
+
+    private static func escapeByte(_ byte: UInt8, into out: inout [UInt8], attribute: Bool) {
+        switch byte {
+        case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+        case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+        case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+        case UInt8(ascii: "\"") where attribute: out.append(contentsOf: "&quot;".utf8)
+        case UInt8(ascii: "'") where attribute: out.append(contentsOf: "&#39;".utf8)
+        case 0x09, 0x0A: out.append(byte)
+        case 0..<0x20, 0x7F: break
+        default: out.append(byte)
         }
     }
 }

@@ -11,6 +11,8 @@ extension API {
         let defaultPlayer = context.players().first?.name
         let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
         let heartRate = context.heartRate?.current(now: now)
+        // Read before the data: a commit meanwhile makes the page's key stale at once.
+        let commits = context.store.commitCount
         let f = format
         // What the database says is kept until the next commit (every view read it again:
         // seven reads, most of a view's time), with the week's bars made from it (their
@@ -34,14 +36,46 @@ extension API {
             return (try DashboardData(sotd: songOfDay(today), todays: context.store.plays(limit: 100, from: localTime.startOfDay(today)),
                                       weekBars: weekBars, weekSeconds: weekSeconds, feelings: context.store.feelings()), true)
         }
-        let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
         // The next-track suggestion for the live zone, when the recommender runs.
         // Not waited for while the model is first built: the card says so and asks again.
         let recommenderReady = context.recommender?.isReady ?? false
         if !recommenderReady { context.recommender?.prepare() }
         let upNext = recommenderReady ? try? recommendations(limit: 3) : nil
-        let feelings = data.feelings
         let back = pageAddress(request)
+        // The same page for the same figures: what it shows is its key, with the second
+        // while a song plays (the position it shows moves; the page says when it was made).
+        let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
+        let key = DashboardKey(loggedIn: loggedIn, mayWrite: mayWrite, back: back, today: today,
+                               commits: commits, second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
+                               defaultPlayer: defaultPlayer, playing: playing, heartRate: heartRate,
+                               recommenderReady: recommenderReady, upNext: upNext)
+        return dashboardPages.response(key) {
+            dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, heartRate: heartRate,
+                            data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back)
+        }
+    }
+
+    /// What the dashboard shows, for `PageCache`.
+    struct DashboardKey: Equatable, Sendable {
+        var loggedIn: Bool
+        var mayWrite: Bool
+        var back: String
+        var today: String
+        var commits: UInt64
+        var second: Int64?
+        var defaultPlayer: String?
+        var playing: NowPlaying?
+        var heartRate: LiveHeartRate?
+        var recommenderReady: Bool
+        var upNext: RecommendationList?
+    }
+
+    func dashboardMarkup(_ request: HTTPRequest, now: Date, today: String, defaultPlayer: String?, playing: NowPlaying?,
+                         heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
+                         mayWrite: Bool, back: String) -> HTTPResponse {
+        let f = format
+        let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
+        let feelings = data.feelings
         let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
 
         return html(title: "Now", request: request, nav: "dashboard", live: true) {
@@ -259,7 +293,7 @@ extension API {
         let year = Int(range.to.prefix(4)).map { min($0, Int(today.prefix(4)) ?? $0) } ?? Int(today.prefix(4))!
         let yearDays = try store.dailyTotals(from: "\(year)-01-01", to: "\(year)-12-31")
         let hours = try store.hourTotals(fromDay: range.from, toDay: range.to)
-        let streaks = Streaks.of(days: try store.activeDays(), today: today)
+        let streaks = Streaks.of(dayNumbers: try store.activeDayNumbers(), today: today)
         let md = today.dropFirst(4)
         let thisYear = Int(today.prefix(4)) ?? 2000
         let onThisDay = try store.topTrackOfDays((1...10).map { String(format: "%04d", thisYear - $0) + md })
@@ -374,17 +408,24 @@ enum Streaks {
 
     /// `days`: ascending `YYYY-MM-DD`. The current streak ends today or yesterday.
     static func of(days: [String], today: String) -> Result {
-        // Day numbers read from the text (a Calendar per day was a tenth of the stats page).
-        let number = CivilDate.days(of:)
-        var longest = 0, longestStart: String?, run = 0, runStart: String?, previous: Int?
-        for day in days {
-            guard let n = number(day) else { continue }
-            if let p = previous, n == p + 1 { run += 1 } else { run = 1; runStart = day }
+        of(dayNumbers: days.compactMap(CivilDate.days(of:)), today: today)
+    }
+
+    /// `dayNumbers`: ascending days since 1970-01-01 (a Calendar per day was a tenth of the
+    /// stats page, and a string per day of a long history most of the rest).
+    static func of(dayNumbers: [Int], today: String) -> Result {
+        var longest = 0, longestStart: Int?, run = 0, runStart = 0, previous: Int?
+        for n in dayNumbers {
+            if let p = previous, n == p + 1 { run += 1 } else { run = 1; runStart = n }
             if run > longest { longest = run; longestStart = runStart }
             previous = n
         }
-        let t = number(today) ?? 0
+        let t = CivilDate.days(of: today) ?? 0
         let current = previous.map { $0 >= t - 1 ? run : 0 } ?? 0
-        return Result(current: current, longest: longest, longestStart: longestStart)
+        let start = longestStart.map { n in
+            let (year, month, day) = CivilDate.civil(days: n)
+            return LocalTime.format(year: year, month: month, day: day)
+        }
+        return Result(current: current, longest: longest, longestStart: start)
     }
 }

@@ -1,0 +1,63 @@
+import Testing
+@testable import PacenoteCore
+
+/// The compact transition rows give the same counts and totals as a plain dictionary of
+/// dictionaries, through merges, before them (recent pairs) and with counts past one byte.
+@Suite struct TransitionsTests {
+    @Test func sameCountsAsADictionaryThroughMerges() {
+        var transitions = Transitions()
+        var expected: [Int32: [Int32: Float]] = [:]
+        var rng = SystemRandomNumberGenerator()
+        // Skewed pairs: a few rows and successors are common (counts past 255), most are rare.
+        for step in 0..<60_000 {
+            let from = Int32(Int.random(in: 0..<400, using: &rng) % (step % 7 == 0 ? 3 : 400))
+            let to = Int32(Int.random(in: 0..<2_000, using: &rng) % (step % 5 == 0 ? 2 : 2_000))
+            transitions.add(from: from, to: to)
+            expected[from, default: [:]][to, default: 0] += 1
+            if step % 9_999 == 0 {
+                for row in [0, 1, 2, 57, 399, 400] as [Int32] {
+                    #expect(transitions.successors(of: row) == (expected[row] ?? [:]))
+                }
+            }
+        }
+        #expect(transitions.mergedPairs > 0)
+        transitions.merge(ifMoreThan: 0)
+        for row in Int32(0)...400 {
+            #expect(transitions.successors(of: row) == (expected[row] ?? [:]))
+            #expect(transitions.total(from: row) == (expected[row] ?? [:]).values.reduce(0, +))
+        }
+        #expect((expected[0]?[0] ?? 0) > 255)
+    }
+
+    /// Artist transitions are the track transitions summed by artist: the pairs recorded in
+    /// a session, across the merge, with tracks without an artist left out.
+    @Test func artistSuccessorsSumTheTracks() {
+        var model = ListeningModel()
+        let artists: [String?] = ["A", "A", "B", "B", "C", nil]
+        for (n, artist) in artists.enumerated() {
+            model.upsert(.init(id: Int64(n + 1), uri: "t\(n).flac", title: "T\(n)", artist: artist, bpm: nil, inLibrary: true))
+        }
+        var expected: [String: [String: Float]] = [:]
+        var last: Int?
+        var at: Int64 = 0
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let track = Int.random(in: 0..<artists.count, using: &rng)
+            at += 200_000
+            model.record(.init(trackID: Int64(track + 1), startedAtMs: at, endedAtMs: at + 180_000, counted: true, zone: nil))
+            if let last, last != track, let from = artists[last], let to = artists[track] {
+                expected[from, default: [:]][to, default: 0] += 1
+            }
+            last = track
+        }
+        func named(_ artist: String) -> [String: Float] {
+            let id = model.artistOf[model.slot(of: Int64(artists.firstIndex(of: artist)! + 1))!]
+            let names = Dictionary(uniqueKeysWithValues: artists.indices.compactMap { i in
+                artists[i].map { (model.artistOf[i], $0) } }.map { ($0.0, $0.1) }.reduce(into: [Int32: String]()) { $0[$1.0] = $1.1 }.map { ($0, $1) })
+            return Dictionary(uniqueKeysWithValues: model.successors(ofArtist: id).map { (names[$0]!, $1) })
+        }
+        for artist in ["A", "B", "C"] { #expect(named(artist) == expected[artist] ?? [:]) }
+        model.settle()
+        for artist in ["A", "B", "C"] { #expect(named(artist) == expected[artist] ?? [:]) }
+    }
+}
