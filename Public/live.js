@@ -204,6 +204,9 @@
       refreshSuggestion();
     });
     on("play_logged", addPlay);
+    // The history was corrected (a play deleted or edited, a merge, an undo): every figure
+    // on the page may have changed, and the server has them right: load it again.
+    on("curated", () => window.location.reload());
     on("workout_started", (d) => workout(d.id, true));
     on("workout_ended", (d) => workout(d.id, false));
   }

@@ -109,6 +109,14 @@ public final class RecommenderService: RecommenderBackend {
         case .playsRewritten: state.withLock { $0.playsRewritten = true; $0.version &+= 1 }
         case .trackBPM: state.withLock { $0.tracksChanged = true; $0.version &+= 1 }
         case .trackFeeling: state.withLock { $0.feelings = nil; $0.version &+= 1 }
+        // A merge moves plays, likes and BPMs between tracks: all of it is read again.
+        case .curated:
+            state.withLock {
+                $0.playsRewritten = true
+                $0.tracksChanged = true
+                $0.feelings = nil
+                $0.version &+= 1
+            }
         }
     }
 

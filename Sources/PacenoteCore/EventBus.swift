@@ -63,6 +63,9 @@ public enum DataChange: Equatable, Sendable {
     case trackBPM(trackID: Int64)
     /// Tracks were liked, disliked or cleared (one from a heart, many from an import).
     case trackFeeling(trackIDs: [Int64])
+    /// The history was corrected by hand or by a rule (a curation entry, or its undo):
+    /// plays, tracks, artists or albums may all have changed.
+    case curated(entryID: Int64, undone: Bool)
 
     public enum Reason: String, Equatable, Sendable {
         case imported, deleted
@@ -73,7 +76,7 @@ public enum DataChange: Equatable, Sendable {
     /// Whether charts, counts and history figures may differ after this change.
     public var touchesPlays: Bool {
         switch self {
-        case .playsAdded, .playsRewritten: true
+        case .playsAdded, .playsRewritten, .curated: true
         case .songOfTheDay, .trackBPM, .trackFeeling: false
         }
     }

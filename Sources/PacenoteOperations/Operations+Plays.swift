@@ -23,14 +23,6 @@ extension Operations {
         return logged
     }
 
-    /// Deletes one play: the rollups follow in the same transaction, and everything
-    /// derived from plays (charts, the recommender's model) is told to read them again.
-    public func deletePlay(id: Int64) throws -> PlayWithTrack {
-        guard let deleted = try store.deletePlay(id: id) else { throw OperationError.notFound("no play \(id)") }
-        announce(.playsRewritten(.deleted))
-        return deleted
-    }
-
     /// An import of listening history: batches are stored by the store's bulk path (one
     /// transaction each) and each batch that added plays is announced once. Imported plays
     /// are older than their ids say, so followers read the plays again.

@@ -40,7 +40,7 @@ public struct Operations: Sendable {
 /// Why an operation refused its input: the field it names and what it expects. PacenoteWeb
 /// maps it to HTTP once (400, or 404 for `notFound`); commands print it.
 public struct OperationError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable { case invalid, notFound }
+    public enum Kind: Sendable, Equatable { case invalid, notFound, conflict }
 
     public var kind: Kind
     /// A stable code for API clients (`invalid_bpm`, `invalid_note`, …).
@@ -57,4 +57,15 @@ public struct OperationError: Error, Equatable, Sendable, CustomStringConvertibl
 
     static func invalid(_ code: String, _ message: String) -> OperationError { .init(.invalid, code: code, message) }
     static func notFound(_ message: String) -> OperationError { .init(.notFound, code: "not_found", message) }
+
+    /// The store's refusal in an operation's words (other store errors pass as they are).
+    public static func from(_ error: StoreError) -> any Error {
+        guard case .refused(let refusal) = error else { return error }
+        let kind: Kind = switch refusal.kind {
+        case .notFound: .notFound
+        case .invalid: .invalid
+        case .conflict: .conflict
+        }
+        return OperationError(kind, code: refusal.code, refusal.message)
+    }
 }

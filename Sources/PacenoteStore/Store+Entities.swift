@@ -9,6 +9,8 @@ public struct ArtistEntity: Equatable, Sendable {
     public var name: String
     /// The MusicBrainz artist id a source gave with the name, when one did.
     public var mbid: String?
+    /// The artist this one was merged into (`Store.merge`): its name is an alias of that one.
+    public var mergedInto: Int64? = nil
 }
 
 /// An album with a stable id (`albums`): its MusicBrainz release, or its title with its
@@ -22,6 +24,8 @@ public struct AlbumEntity: Equatable, Sendable {
     /// That artist's entity, when one is credited on some track.
     public var artistID: Int64?
     public var release: String?
+    /// The album this one was merged into (`Store.merge`).
+    public var mergedInto: Int64? = nil
 }
 
 /// Artist and album ids looked up or added in one transaction (a bulk import's batch), by
@@ -42,7 +46,7 @@ extension Store {
                          in db: Database) throws -> Int64 {
         let key = EntityKey.artist(name)
         if let known = cache?.artists[key], known.hasMBID || mbid == nil { return known.id }
-        let find = try RawStatement(db, "SELECT id, mbid FROM artists WHERE name_key = ?1")
+        let find = try RawStatement(db, "SELECT COALESCE(merged_into, id), mbid FROM artists WHERE name_key = ?1")
         find.bind(1, key)
         if try find.step() {
             let id = find.int64(0), known = find.text(1)
@@ -68,7 +72,7 @@ extension Store {
     /// The id of the album `identity` names, added if new.
     static func albumID(_ identity: AlbumIdentity, at nowMs: Int64, cache: EntityIDCache? = nil, in db: Database) throws -> Int64 {
         if let known = cache?.albums[identity.key] { return known }
-        let find = try RawStatement(db, "SELECT id FROM albums WHERE album_key = ?1")
+        let find = try RawStatement(db, "SELECT COALESCE(merged_into, id) FROM albums WHERE album_key = ?1")
         find.bind(1, identity.key)
         if try find.step() {
             let id = find.int64(0)
@@ -132,15 +136,17 @@ extension Store {
 
     public func artist(id: Int64) throws(StoreError) -> ArtistEntity? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT id, name, mbid FROM artists WHERE id = ?", arguments: [id])
-                .map { ArtistEntity(id: $0[0], name: $0[1], mbid: $0[2]) }
+            try Row.fetchOne(db, sql: "SELECT id, name, mbid, merged_into FROM artists WHERE id = ?", arguments: [id])
+                .map { ArtistEntity(id: $0[0], name: $0[1], mbid: $0[2], mergedInto: $0[3]) }
         }
     }
 
     /// The artist a name is (by `EntityKey.artist`): what old `/artist?name=` links find.
     public func artist(named name: String) throws(StoreError) -> ArtistEntity? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT id, name, mbid FROM artists WHERE name_key = ?", arguments: [EntityKey.artist(name)])
+            try Row.fetchOne(db, sql: """
+                SELECT k.id, k.name, k.mbid FROM artists a JOIN artists k ON k.id = COALESCE(a.merged_into, a.id) WHERE a.name_key = ?
+                """, arguments: [EntityKey.artist(name)])
                 .map { ArtistEntity(id: $0[0], name: $0[1], mbid: $0[2]) }
         }
     }
@@ -164,13 +170,13 @@ extension Store {
 
     public func album(id: Int64) throws(StoreError) -> AlbumEntity? {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT id, title, artist, mb_release_id FROM albums WHERE id = ?",
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, title, artist, mb_release_id, merged_into FROM albums WHERE id = ?",
                                              arguments: [id]) else { return nil }
             let artist: String? = row[2]
             let artistID = try artist.flatMap {
-                try Int64.fetchOne(db, sql: "SELECT id FROM artists WHERE name_key = ?", arguments: [EntityKey.artist($0)])
+                try Int64.fetchOne(db, sql: "SELECT COALESCE(merged_into, id) FROM artists WHERE name_key = ?", arguments: [EntityKey.artist($0)])
             }
-            return AlbumEntity(id: row[0], title: row[1], artist: artist, artistID: artistID, release: row[3])
+            return AlbumEntity(id: row[0], title: row[1], artist: artist, artistID: artistID, release: row[3], mergedInto: row[4])
         }
     }
 

@@ -256,7 +256,7 @@ extension Store {
             return try rows.map { row in
                 // The album artist's own entity, when that name is credited somewhere.
                 let artistID = try row.artist.flatMap {
-                    try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM artists WHERE name_key = ?"), arguments: [EntityKey.artist($0)])
+                    try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(merged_into, id) FROM artists WHERE name_key = ?"), arguments: [EntityKey.artist($0)])
                 }
                 return ChartEntry(track: nil, artist: row.artist, album: row.title, plays: row.plays, seconds: row.seconds,
                                   artistID: artistID, albumID: row.id)

@@ -92,6 +92,10 @@ extension Store {
             try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [id])
             artists = []
         }
+        // A track merged into another (`Store.merge`) is an alias: its plays go to the kept one.
+        if !knownNew, let kept = try Int64.fetchOne(db.cachedStatement(sql: "SELECT merged_into FROM tracks WHERE id = ?"), arguments: [id]) {
+            return (kept, nil, nil)
+        }
         return (id, album, artists)
     }
 
@@ -131,15 +135,15 @@ extension Store {
     static func findTrackIdentities(matchKey: String, recording: String?, in db: Database) throws -> [(id: Int64, recording: String?)] {
         var ids: [(id: Int64, recording: String?)] = []
         if let recording {
-            let byID = try RawStatement(db, "SELECT id, mb_recording_id FROM tracks WHERE mb_recording_id = ?1 ORDER BY uri IS NULL, in_library DESC, id")
+            let byID = try RawStatement(db, "SELECT COALESCE(merged_into, id), mb_recording_id FROM tracks WHERE mb_recording_id = ?1 ORDER BY uri IS NULL, in_library DESC, id")
             byID.bind(1, recording)
             while try byID.step() { ids.append((byID.int64(0), byID.text(1))) }
             byID.reset()
             if !ids.isEmpty { return ids }
         }
         let find = try RawStatement(db, recording == nil
-            ? "SELECT id, mb_recording_id FROM tracks WHERE match_key = ?1 ORDER BY uri IS NULL, in_library DESC, id"
-            : "SELECT id, mb_recording_id FROM tracks WHERE match_key = ?1 AND mb_recording_id IS NULL ORDER BY uri IS NULL, in_library DESC, id")
+            ? "SELECT COALESCE(merged_into, id), mb_recording_id FROM tracks WHERE match_key = ?1 ORDER BY uri IS NULL, in_library DESC, id"
+            : "SELECT COALESCE(merged_into, id), mb_recording_id FROM tracks WHERE match_key = ?1 AND mb_recording_id IS NULL ORDER BY uri IS NULL, in_library DESC, id")
         find.bind(1, matchKey)
         while try find.step() { ids.append((find.int64(0), find.text(1))) }
         find.reset()

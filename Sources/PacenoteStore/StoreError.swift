@@ -16,6 +16,27 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A row was rejected by a constraint (a duplicate, a check, a foreign key).
     case constraint(String)
     case sqlite(String)
+    /// A change the store will not make as asked (a curation whose play is gone, a merge
+    /// into itself, an undo that later changes depend on): nothing was written.
+    case refused(Refusal)
+
+    /// Why a change was refused, with a stable code for API clients.
+    public struct Refusal: Equatable, Sendable {
+        public enum Kind: Sendable { case notFound, invalid, conflict }
+        public var kind: Kind
+        public var code: String
+        public var message: String
+
+        public init(_ kind: Kind, code: String, _ message: String) {
+            self.kind = kind
+            self.code = code
+            self.message = message
+        }
+    }
+
+    static func refused(_ kind: Refusal.Kind, _ code: String, _ message: String) -> StoreError {
+        .refused(Refusal(kind, code: code, message))
+    }
 
     public var description: String {
         switch self {
@@ -28,6 +49,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .busy(let path): "database \(path) is locked by another process"
         case .constraint(let message): "rejected by the database: \(message)"
         case .sqlite(let message): "database error: \(message)"
+        case .refused(let refusal): refusal.message
         }
     }
 

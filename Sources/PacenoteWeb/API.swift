@@ -129,6 +129,12 @@ public struct API: Sendable {
                 return try statusCache.get(showPrivate: showPrivate) {
                     try HTTPResponse.json(showPrivate ? status() : publicStatus())
                 }
+            case .listens where request.method == "POST": return try addListens(request, source: "api")
+            case .listen(let id): return try listen(id, request, source: "api")
+            case .merges: return try merge(request, source: "api")
+            case .mergeSuggestions: return .json(try mergeSuggestions(request.query))
+            case .curation: return .json(try curationLog(request.query))
+            case .undoCuration(let id): return .json(try undoCuration(id))
             case .listens:
                 return try responses.response(ResponseCache.key("listens", request.query), store: context.store) {
                     .json(try listens(request.query))

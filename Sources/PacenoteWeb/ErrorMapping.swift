@@ -10,9 +10,18 @@ extension APIError {
         case let error as APIError:
             self = error
         case let error as OperationError:
-            self.init(kind: error.kind == .notFound ? .notFound : .badRequest, code: error.code, message: error.message)
+            let kind: APIError.Kind = switch error.kind {
+            case .notFound: .notFound
+            case .conflict: .conflict
+            case .invalid: .badRequest
+            }
+            self.init(kind: kind, code: error.code, message: error.message)
         case let error as StoreError:
-            self = .unavailable(error.description)
+            if case .refused = error, let refusal = OperationError.from(error) as? OperationError {
+                self.init(refusal)
+            } else {
+                self = .unavailable(error.description)
+            }
         default:
             self = .internal(String(describing: error))
         }

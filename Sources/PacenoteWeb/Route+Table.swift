@@ -140,7 +140,17 @@ extension Route {
     /// test walks every line.
     public static let table: [Endpoint] = [
         Endpoint("/api/v1/status", read(.public)) { _, _ in .status },
-        Endpoint("/api/v1/listens", read(.privateRead)) { _, _ in .listens },
+        // GET reads the history; POST adds plays that were never logged.
+        Endpoint("/api/v1/listens", read(.privateRead) + [("POST", write)]) { _, _ in .listens },
+        Endpoint("/api/v1/listens/{id}", read(.privateRead) + [("PATCH", write), ("DELETE", Policy(.write))]) { v, _ throws(APIError) in
+            .listen(try id(v[0], "no play \(v[0])"))
+        },
+        Endpoint("/api/v1/merges", [("POST", write)]) { _, _ in .merges },
+        Endpoint("/api/v1/merges/suggestions", read(.privateRead)) { _, _ in .mergeSuggestions },
+        Endpoint("/api/v1/curation", read(.privateRead)) { _, _ in .curation },
+        Endpoint("/api/v1/curation/{id}/undo", [("POST", write)]) { v, _ throws(APIError) in
+            .undoCuration(try id(v[0], "no curation entry \(v[0])"))
+        },
         Endpoint("/api/v1/stats", read(.privateRead)) { _, _ in .stats },
         Endpoint("/api/v1/sotd", read(.privateRead)) { _, _ in .sotdMonth },
         // The song of a day is public like its share page; pinning and unpinning are writes.

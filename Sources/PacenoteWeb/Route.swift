@@ -2,7 +2,16 @@
 /// method and path to a route, or to the error that explains why there is none.
 public enum Route: Equatable, Sendable {
     case status
+    /// GET: the history; POST: add plays that were never logged.
     case listens
+    /// One play: GET, PATCH (edit), DELETE.
+    case listen(Int64)
+    /// Merge tracks, artists or albums (POST), and the likely duplicates (GET).
+    case merges
+    case mergeSuggestions
+    /// The curation log, and undoing one entry.
+    case curation
+    case undoCuration(Int64)
     case heartRate
     case stats
     /// The song of the day `YYYY-MM-DD`: GET (public, as its share page), PUT to pin, DELETE to unpin.
@@ -52,6 +61,11 @@ public enum Route: Equatable, Sendable {
         switch self {
         case .status: "status"
         case .listens: "listens"
+        case .listen: "listen"
+        case .merges: "merges"
+        case .mergeSuggestions: "merge_suggestions"
+        case .curation: "curation"
+        case .undoCuration: "curation_undo"
         case .heartRate: "hr"
         case .stats: "stats"
         case .sotd: "sotd"

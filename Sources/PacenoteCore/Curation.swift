@@ -1,0 +1,58 @@
+import Foundation
+
+/// One change to the history made by hand or by a rule (`curation_log`): a deleted,
+/// edited or added play, a merge. Each is undoable as a whole while no later entry depends
+/// on it (`touches`).
+public struct CurationEntry: Equatable, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case delete, edit, add, merge, rule
+    }
+
+    public var id: Int64
+    public var at: Date
+    public var kind: Kind
+    /// One line for people ("Merged artist “Florence + the Machine” into “Florence and the Machine”").
+    public var summary: String
+    /// What was asked, as JSON text in the API's words (an export carries it, to replay).
+    public var request: String
+    /// Where the change came from: `api`, `site`, `listenbrainz`, `cli`.
+    public var source: String
+    /// When it was undone; nil while it holds.
+    public var undoneAt: Date?
+    /// What it changed, as `kind:id` items (`play:12`, `track:3`, `artist:4`, `album:5`):
+    /// a later entry that touches one of them depends on this one.
+    public var touches: Set<String>
+
+    public init(id: Int64, at: Date, kind: Kind, summary: String, request: String, source: String,
+                undoneAt: Date?, touches: Set<String>) {
+        self.id = id
+        self.at = at
+        self.kind = kind
+        self.summary = summary
+        self.request = request
+        self.source = source
+        self.undoneAt = undoneAt
+        self.touches = touches
+    }
+
+    /// The `touches` text stored in a row: items between spaces, so that `LIKE '% play:1 %'`
+    /// finds exactly one item.
+    public static func touchesText(_ items: Set<String>) -> String {
+        " " + items.sorted().joined(separator: " ") + " "
+    }
+
+    public static func touches(fromText text: String) -> Set<String> {
+        Set(text.split(separator: " ").map(String.init))
+    }
+
+    /// The later entries that keep `entry` from being undone: those still in force that
+    /// touch something it touched.
+    public static func blockers(of entry: CurationEntry, among later: [CurationEntry]) -> [CurationEntry] {
+        later.filter { $0.id > entry.id && $0.undoneAt == nil && !$0.touches.isDisjoint(with: entry.touches) }
+    }
+}
+
+/// What a merge joins: tracks, artists or albums.
+public enum MergeKind: String, Sendable, CaseIterable {
+    case track, artist, album
+}

@@ -1,0 +1,655 @@
+import Foundation
+import GRDB
+import PacenoteCore
+
+/// Corrections to the history: deleting, editing and adding plays, merging tracks, artists
+/// and albums. Each is one transaction that also writes its `curation_log` entry, with
+/// what undoing it needs (`CurationUndo`); `undo` reverses one as a whole. Rollups follow:
+/// the plays' triggers keep the track, period and entity rollups when plays move, and the
+/// rollups of artists and albums whose credits or tracks move are summed again from their
+/// plays (`recomputeEntityRollups`).
+extension Store {
+    // MARK: Plays
+
+    /// Deletes plays; their rows go to the log entry, to be put back by an undo.
+    public func curateDelete(playIDs: [Int64], request: String, source: String,
+                             at now: Date = Date()) throws(StoreError) -> (entry: CurationEntry, deleted: [PlayWithTrack]) {
+        try write { db in
+            var undo = CurationUndo()
+            var deleted: [PlayWithTrack] = []
+            var touches: Set<String> = []
+            for id in playIDs {
+                guard let play = try Store.playWithTrack(id: id, in: db) else {
+                    throw StoreError.refused(.notFound, "not_found", "no play \(id)")
+                }
+                deleted.append(play)
+                undo.restorePlays.append(try StoredRow.fetch(table: "plays", id: id, in: db))
+                touches.formUnion(["play:\(id)", "track:\(play.play.trackID)"])
+                try db.execute(sql: "DELETE FROM plays WHERE id = ?", arguments: [id])
+            }
+            let summary = deleted.count == 1
+                ? "Deleted the play of “\(deleted[0].track.title)” at \(ISO8601.string(deleted[0].play.startedAt))"
+                : "Deleted \(deleted.count) plays"
+            let entry = try Store.log(.delete, summary: summary, request: request, undo: undo, touches: touches,
+                                      source: source, at: now, in: db)
+            return (entry, deleted)
+        }
+    }
+
+    /// What an edit changes in a play: its track (by id, or by title, artist and album
+    /// text: found or added like a submitted listen's) and whether it counted.
+    public struct PlayEdit: Sendable {
+        public var trackID: Int64?
+        public var track: Track?
+        public var counted: Bool?
+
+        public init(trackID: Int64? = nil, track: Track? = nil, counted: Bool? = nil) {
+            self.trackID = trackID
+            self.track = track
+            self.counted = counted
+        }
+    }
+
+    public func curateEdit(playID: Int64, _ edit: PlayEdit, request: String, source: String,
+                           at now: Date = Date()) throws(StoreError) -> (entry: CurationEntry, play: PlayWithTrack) {
+        try write { db in
+            guard let before = try Store.playWithTrack(id: playID, in: db) else {
+                throw StoreError.refused(.notFound, "not_found", "no play \(playID)")
+            }
+            var trackID = before.play.trackID
+            var undo = CurationUndo()
+            if let id = edit.trackID {
+                guard let kept = try Int64.fetchOne(db, sql: "SELECT COALESCE(merged_into, id) FROM tracks WHERE id = ?", arguments: [id]) else {
+                    throw StoreError.refused(.notFound, "not_found", "no track \(id)")
+                }
+                trackID = kept
+            } else if let track = edit.track {
+                let mark = try CurationUndo.Created.mark(in: db)
+                trackID = try Store.saveTrack(track, at: now, in: db)
+                undo.created = try mark.since(in: db)
+            }
+            let counted = edit.counted ?? before.play.counted
+            if trackID != before.play.trackID,
+               try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plays WHERE track_id = ? AND started_at_ms = ?)",
+                                 arguments: [trackID, Store.milliseconds(before.play.startedAt)]) == true {
+                throw StoreError.refused(.conflict, "duplicate_play", "track \(trackID) already has a play at \(ISO8601.string(before.play.startedAt))")
+            }
+            try db.execute(sql: "UPDATE plays SET track_id = ?, counted = ? WHERE id = ?", arguments: [trackID, counted, playID])
+            undo.playValues = [.init(id: playID, trackID: before.play.trackID, counted: before.play.counted)]
+            guard let after = try Store.playWithTrack(id: playID, in: db) else { throw StoreError.sqlite("the edited play is gone") }
+            var changes: [String] = []
+            if trackID != before.play.trackID { changes.append("“\(before.track.title)” → “\(after.track.title)”") }
+            if counted != before.play.counted { changes.append(counted ? "counted" : "a skip") }
+            let summary = "Edited the play at \(ISO8601.string(before.play.startedAt))" + (changes.isEmpty ? "" : ": " + changes.joined(separator: ", "))
+            let entry = try Store.log(.edit, summary: summary, request: request, undo: undo,
+                                      touches: ["play:\(playID)", "track:\(before.play.trackID)", "track:\(trackID)"],
+                                      source: source, at: now, in: db)
+            return (entry, after)
+        }
+    }
+
+    /// What to add: a track (by id, by MPD file, or by text) or an album's tracks, back
+    /// to back from `startedAt` by their lengths.
+    public enum PlayAddition: Sendable {
+        case track(id: Int64)
+        case file(uri: String)
+        case text(Track)
+        case album(id: Int64)
+    }
+
+    /// Adds plays that were never logged: counted, `source` `manual`. Plays already stored
+    /// (same track, same start) are not added twice.
+    public func curateAdd(_ addition: PlayAddition, startedAt: Date, request: String, source: String,
+                          at now: Date = Date()) throws(StoreError) -> (entry: CurationEntry, added: [PlayWithTrack]) {
+        let localTime = self.localTime
+        return try write { db in
+            var tracks: [(id: Int64, duration: Double?)] = []
+            var undo = CurationUndo()
+            switch addition {
+            case .track(let id):
+                guard let row = try Row.fetchOne(db, sql: "SELECT COALESCE(merged_into, id), duration_s FROM tracks WHERE id = ?", arguments: [id]) else {
+                    throw StoreError.refused(.notFound, "not_found", "no track \(id)")
+                }
+                tracks = [(row[0], row[1])]
+            case .file(let uri):
+                guard let row = try Row.fetchOne(db, sql: "SELECT COALESCE(merged_into, id), duration_s FROM tracks WHERE uri = ?", arguments: [uri]) else {
+                    throw StoreError.refused(.notFound, "not_found", "no file \(uri) in the library")
+                }
+                tracks = [(row[0], row[1])]
+            case .text(let track):
+                let mark = try CurationUndo.Created.mark(in: db)
+                let id = try Store.saveTrack(track, at: now, in: db)
+                undo.created = try mark.since(in: db)
+                tracks = [(id, try Double.fetchOne(db, sql: "SELECT duration_s FROM tracks WHERE id = ?", arguments: [id]))]
+            case .album(let id):
+                guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM albums WHERE id = ?)", arguments: [id]) == true else {
+                    throw StoreError.refused(.notFound, "not_found", "no album \(id)")
+                }
+                // The album's files as MPD has them, in order; tracks only ever listened to
+                // elsewhere (no file) when it has none.
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT id, duration_s FROM tracks WHERE album_id = ? AND merged_into IS NULL
+                    ORDER BY in_library DESC, uri IS NULL, COALESCE(disc_number, 1), COALESCE(track_number, 0), uri, id
+                    """, arguments: [id])
+                let inLibrary = try Set(Int64.fetchAll(db, sql: "SELECT id FROM tracks WHERE album_id = ? AND in_library = 1", arguments: [id]))
+                tracks = rows.map { ($0[0], $0[1]) }.filter { inLibrary.isEmpty || inLibrary.contains($0.0) }
+                guard !tracks.isEmpty else { throw StoreError.refused(.invalid, "empty_album", "album \(id) has no tracks") }
+                if let missing = tracks.first(where: { ($0.duration ?? 0) <= 0 }) {
+                    throw StoreError.refused(.invalid, "unknown_duration", "track \(missing.id) of album \(id) has no known length")
+                }
+            }
+            var start = startedAt
+            var added: [PlayWithTrack] = []
+            var touches: Set<String> = []
+            for track in tracks {
+                let length = max(track.duration ?? 0, 0)
+                let play = Play(trackID: track.id, startedAt: start, endedAt: start.addingTimeInterval(length),
+                                playedSeconds: length, counted: true, source: "manual")
+                start = start.addingTimeInterval(length)
+                guard let id = try Store.insertPlay(play, localTime: localTime, in: db) else { continue }
+                undo.removePlays.append(id)
+                touches.formUnion(["play:\(id)", "track:\(track.id)"])
+                if let stored = try Store.playWithTrack(id: id, in: db) { added.append(stored) }
+            }
+            guard !added.isEmpty else {
+                throw StoreError.refused(.conflict, "duplicate_play", "every play asked for is already stored")
+            }
+            let summary = added.count == 1
+                ? "Added a play of “\(added[0].track.title)” at \(ISO8601.string(startedAt))"
+                : "Added \(added.count) plays from \(ISO8601.string(startedAt))"
+            let entry = try Store.log(.add, summary: summary, request: request, undo: undo, touches: touches,
+                                      source: source, at: now, in: db)
+            return (entry, added)
+        }
+    }
+
+    // MARK: Merges
+
+    /// Merges `from` into `into`: tracks (their plays move), artists (the credits naming
+    /// them), albums (their tracks, those of the same title merged into the kept album's).
+    /// The merged ones stay as aliases (`merged_into`), whatever names them later lands on
+    /// `into`. One transaction: it happens whole or not at all.
+    public func merge(_ kind: MergeKind, from: [Int64], into: Int64, request: String, source: String,
+                      at now: Date = Date()) throws(StoreError) -> CurationEntry {
+        try write { db in
+            let from = Array(Set(from)).sorted()
+            guard !from.isEmpty else { throw StoreError.refused(.invalid, "invalid_from", "'from' names nothing to merge") }
+            guard !from.contains(into) else { throw StoreError.refused(.invalid, "invalid_merge", "cannot merge \(kind.rawValue) \(into) into itself") }
+            let table = kind.table
+            var names: [Int64: String] = [:]
+            for id in from + [into] {
+                guard let row = try Row.fetchOne(db, sql: "SELECT \(kind.nameColumn), merged_into FROM \(table) WHERE id = ?", arguments: [id]) else {
+                    throw StoreError.refused(.notFound, "not_found", "no \(kind.rawValue) \(id)")
+                }
+                if let kept = row[1] as Int64? {
+                    throw StoreError.refused(.conflict, "already_merged", "\(kind.rawValue) \(id) was merged into \(kind.rawValue) \(kept) already")
+                }
+                names[id] = row[0]
+            }
+            var undo = CurationUndo()
+            var touches = Set((from + [into]).map { "\(kind.rawValue):\($0)" })
+            switch kind {
+            case .track:
+                for f in from { try Store.mergeTrack(f, into: into, undo: &undo, touches: &touches, in: db) }
+            case .artist:
+                try Store.mergeArtists(from, into: into, undo: &undo, touches: &touches, in: db)
+            case .album:
+                try Store.mergeAlbums(from, into: into, undo: &undo, touches: &touches, in: db)
+            }
+            let quoted = from.map { "“\(names[$0] ?? "")”" }.joined(separator: ", ")
+            return try Store.log(.merge, summary: "Merged \(kind.rawValue) \(quoted) into “\(names[into] ?? "")”", request: request,
+                                 undo: undo, touches: touches, source: source, at: now, in: db)
+        }
+    }
+
+    /// Moves one track's plays, pins, BPM and like to `into` and makes it an alias of it.
+    /// A play of both at the same instant (one listen logged twice) is kept once.
+    static func mergeTrack(_ f: Int64, into: Int64, undo: inout CurationUndo, touches: inout Set<String>, in db: Database) throws {
+        let intoStarts = try Set(Int64.fetchAll(db, sql: "SELECT started_at_ms FROM plays WHERE track_id = ?", arguments: [into]))
+        let plays = try Row.fetchAll(db, sql: "SELECT id, started_at_ms FROM plays WHERE track_id = ?", arguments: [f])
+        var moved: [Int64] = []
+        for row in plays {
+            let id: Int64 = row[0]
+            if intoStarts.contains(row[1]) {
+                undo.restorePlays.append(try StoredRow.fetch(table: "plays", id: id, in: db))
+                try db.execute(sql: "DELETE FROM plays WHERE id = ?", arguments: [id])
+            } else {
+                moved.append(id)
+            }
+        }
+        try db.execute(sql: "UPDATE plays SET track_id = ? WHERE track_id = ?", arguments: [into, f])
+        if !moved.isEmpty { undo.movedPlays.append(.init(track: f, plays: moved)) }
+        // The kept track's BPM and like win; the merged one's fill what it lacks.
+        if try Bool.fetchOne(db, sql: "SELECT bpm IS NULL FROM tracks WHERE id = ?", arguments: [into]) == true,
+           try Bool.fetchOne(db, sql: "SELECT bpm IS NOT NULL FROM tracks WHERE id = ?", arguments: [f]) == true {
+            try db.execute(sql: """
+                UPDATE tracks SET (bpm, bpm_source, bpm_confidence) = (SELECT bpm, bpm_source, bpm_confidence FROM tracks WHERE id = ?)
+                WHERE id = ?
+                """, arguments: [f, into])
+            undo.clearBPM.append(into)
+        }
+        if try Bool.fetchOne(db, sql: """
+            SELECT NOT EXISTS (SELECT 1 FROM track_feelings WHERE track_id = ?) AND EXISTS (SELECT 1 FROM track_feelings WHERE track_id = ?)
+            """, arguments: [into, f]) == true {
+            try db.execute(sql: """
+                INSERT INTO track_feelings (track_id, feeling, source, updated_at_ms)
+                SELECT ?, feeling, source, updated_at_ms FROM track_feelings WHERE track_id = ?
+                """, arguments: [into, f])
+            undo.removeFeelings.append(into)
+        }
+        for day in try String.fetchAll(db, sql: "SELECT day FROM sotd_pins WHERE track_id = ?", arguments: [f]) {
+            undo.pins.append(.init(day: day, track: f))
+        }
+        try db.execute(sql: "UPDATE sotd_pins SET track_id = ? WHERE track_id = ?", arguments: [into, f])
+        try db.execute(sql: "UPDATE open_plays SET track_id = ? WHERE track_id = ?", arguments: [into, f])
+        try pointAliases(table: "tracks", from: f, into: into, undo: &undo, in: db)
+        touches.formUnion(["track:\(f)", "track:\(into)"])
+    }
+
+    /// Re-points every credit of `from` to `into` (a track that credited both keeps one
+    /// credit), then sums both sides' rollups again.
+    static func mergeArtists(_ from: [Int64], into: Int64, undo: inout CurationUndo, touches: inout Set<String>, in db: Database) throws {
+        let credits = try Row.fetchAll(db, sql: """
+            SELECT track_id, position, artist_id FROM track_artists WHERE artist_id IN (\(from.map(String.init).joined(separator: ",")))
+            ORDER BY track_id, position
+            """)
+        var credited = try Set(Int64.fetchAll(db, sql: "SELECT track_id FROM track_artists WHERE artist_id = ?", arguments: [into]))
+        for row in credits {
+            let track: Int64 = row[0], position: Int64 = row[1], artist: Int64 = row[2]
+            if credited.contains(track) {
+                undo.restoreCredits.append(try StoredRow.fetch(db, sql: "SELECT * FROM track_artists WHERE track_id = ? AND position = ?",
+                                                               arguments: [track, position]))
+                try db.execute(sql: "DELETE FROM track_artists WHERE track_id = ? AND position = ?", arguments: [track, position])
+            } else {
+                credited.insert(track)
+                undo.credits.append(.init(track: track, position: position, artist: artist))
+                try db.execute(sql: "UPDATE track_artists SET artist_id = ? WHERE track_id = ? AND position = ?",
+                               arguments: [into, track, position])
+            }
+        }
+        for f in from { try pointAliases(table: "artists", from: f, into: into, undo: &undo, in: db) }
+        undo.recomputeArtists = from + [into]
+        try recomputeEntityRollups(entity: "artist", ids: undo.recomputeArtists, in: db)
+        try bumpEntityGeneration(in: db)
+        _ = touches
+    }
+
+    /// Moves the albums' tracks to `into`; a track whose title the kept album already has
+    /// is merged into that track.
+    static func mergeAlbums(_ from: [Int64], into: Int64, undo: inout CurationUndo, touches: inout Set<String>, in db: Database) throws {
+        var byTitle: [String: Int64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, title FROM tracks WHERE album_id = ? AND merged_into IS NULL ORDER BY id", arguments: [into]) {
+            let key = MatchKey.make(artist: nil, title: row[1])
+            if byTitle[key] == nil { byTitle[key] = row[0] }
+        }
+        let tracks = try Row.fetchAll(db, sql: """
+            SELECT id, title, album_id, merged_into FROM tracks WHERE album_id IN (\(from.map(String.init).joined(separator: ","))) ORDER BY id
+            """)
+        for row in tracks {
+            let id: Int64 = row[0], album: Int64 = row[2]
+            if (row[3] as Int64?) == nil, let same = byTitle[MatchKey.make(artist: nil, title: row[1])] {
+                try mergeTrack(id, into: same, undo: &undo, touches: &touches, in: db)
+            }
+            undo.trackAlbums.append(.init(track: id, album: album))
+            try db.execute(sql: "UPDATE tracks SET album_id = ? WHERE id = ?", arguments: [into, id])
+            touches.insert("track:\(id)")
+        }
+        for f in from { try pointAliases(table: "albums", from: f, into: into, undo: &undo, in: db) }
+        undo.recomputeAlbums = from + [into]
+        try recomputeEntityRollups(entity: "album", ids: undo.recomputeAlbums, in: db)
+        try bumpEntityGeneration(in: db)
+    }
+
+    /// Makes `from` (and whatever was merged into it before) point at `into`.
+    static func pointAliases(table: String, from: Int64, into: Int64, undo: inout CurationUndo, in db: Database) throws {
+        for id in try Int64.fetchAll(db, sql: "SELECT id FROM \(table) WHERE merged_into = ?", arguments: [from]) {
+            undo.aliases.append(.init(table: table, id: id, mergedInto: from))
+        }
+        undo.aliases.append(.init(table: table, id: from, mergedInto: nil))
+        try db.execute(sql: "UPDATE \(table) SET merged_into = ? WHERE merged_into = ? OR id = ?", arguments: [into, from, from])
+    }
+
+    /// A bulk import caches tracks' entities between batches: a change of credits or albums
+    /// tells it to read them again (as `EntityRollups.move` does).
+    static func bumpEntityGeneration(in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO meta (key, value) VALUES ('entity_generation', '1')
+            ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+            """)
+    }
+
+    /// The rollups of some artists or albums, summed again from their tracks' plays (all
+    /// time, per year, per month): one read of those plays by track.
+    static func recomputeEntityRollups(entity: String, ids: [Int64], in db: Database) throws {
+        guard !ids.isEmpty else { return }
+        let list = ids.map(String.init).joined(separator: ",")
+        let tables = EntityRollups.tables.filter { $0.entity == entity }
+        for table in tables {
+            try db.execute(sql: "DELETE FROM \(table.name) WHERE \(table.keys.last!) IN (\(list))")
+        }
+        let join = entity == "artist"
+            ? "track_artists e JOIN plays p ON p.track_id = e.track_id WHERE e.artist_id IN (\(list))"
+            : "tracks e JOIN plays p ON p.track_id = e.id WHERE e.album_id IN (\(list))"
+        let idColumn = entity == "artist" ? "e.artist_id" : "e.album_id"
+        let months = try Row.fetchAll(db, sql: """
+            SELECT \(idColumn), substr(p.local_day, 1, 7), SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s)
+            FROM \(join) GROUP BY 1, 2
+            """)
+        struct Sum { var plays: Int64 = 0, skips: Int64 = 0, played: Double = 0 }
+        var years: [Int64: [String: Sum]] = [:], totals: [Int64: Sum] = [:]
+        for table in tables where table.period == .month {
+            let insert = try db.makeStatement(sql: "INSERT INTO \(table.name) (month, \(table.keys[1]), plays, skips, played_s) VALUES (?, ?, ?, ?, ?)")
+            for row in months {
+                try insert.execute(arguments: [row[1], row[0], row[2], row[3], row[4]])
+            }
+        }
+        for row in months {
+            let id: Int64 = row[0], month: String = row[1], plays: Int64 = row[2], skips: Int64 = row[3], played: Double = row[4]
+            years[id, default: [:]][String(month.prefix(4)), default: Sum()].plays += plays
+            years[id, default: [:]][String(month.prefix(4)), default: Sum()].skips += skips
+            years[id, default: [:]][String(month.prefix(4)), default: Sum()].played += played
+            totals[id, default: Sum()].plays += plays
+            totals[id, default: Sum()].skips += skips
+            totals[id, default: Sum()].played += played
+        }
+        for table in tables where table.period == .year {
+            let insert = try db.makeStatement(sql: "INSERT INTO \(table.name) (year, \(table.keys[1]), plays, skips, played_s) VALUES (?, ?, ?, ?, ?)")
+            for (id, byYear) in years { for (year, sum) in byYear { try insert.execute(arguments: [year, id, sum.plays, sum.skips, sum.played]) } }
+        }
+        for table in tables where table.period == nil {
+            let insert = try db.makeStatement(sql: "INSERT INTO \(table.name) (\(table.keys[0]), plays, skips, played_s) VALUES (?, ?, ?, ?)")
+            for (id, sum) in totals { try insert.execute(arguments: [id, sum.plays, sum.skips, sum.played]) }
+        }
+    }
+
+    // MARK: The log
+
+    /// Entries, newest first (at most `limit`, before the id `before` when given).
+    public func curationLog(limit: Int = 50, before: Int64? = nil) throws(StoreError) -> [CurationEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches FROM curation_log
+                WHERE id < ? ORDER BY id DESC LIMIT ?
+                """, arguments: [before ?? Int64.max, limit]).map(Store.curationEntry)
+        }
+    }
+
+    public func curationEntry(id: Int64) throws(StoreError) -> CurationEntry? {
+        try read { db in try Store.curationEntry(id: id, in: db) }
+    }
+
+    static func curationEntry(id: Int64, in db: Database) throws -> CurationEntry? {
+        try Row.fetchOne(db, sql: """
+            SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches FROM curation_log WHERE id = ?
+            """, arguments: [id]).map(curationEntry)
+    }
+
+    static func curationEntry(_ row: Row) -> CurationEntry {
+        CurationEntry(id: row[0], at: date(milliseconds: row[1]), kind: CurationEntry.Kind(rawValue: row[2]) ?? .edit,
+                      summary: row[3], request: row[4], source: row[5],
+                      undoneAt: (row[6] as Int64?).map { date(milliseconds: $0) },
+                      touches: CurationEntry.touches(fromText: row[7]))
+    }
+
+    static func log(_ kind: CurationEntry.Kind, summary: String, request: String, undo: CurationUndo, touches: Set<String>,
+                    source: String, at now: Date, in db: Database) throws -> CurationEntry {
+        let undoText = String(decoding: try JSONEncoder().encode(undo), as: UTF8.self)
+        try db.execute(sql: """
+            INSERT INTO curation_log (at_ms, kind, summary, request_json, undo_json, touches, source) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [milliseconds(now), kind.rawValue, summary, request, undoText, CurationEntry.touchesText(touches), source])
+        return CurationEntry(id: db.lastInsertedRowID, at: date(milliseconds: milliseconds(now)), kind: kind, summary: summary,
+                             request: request, source: source, undoneAt: nil, touches: touches)
+    }
+
+    /// Reverses one entry as a whole: refused when it was undone already, or when a later
+    /// entry still in force touched what it touched (that one is to be undone first).
+    public func undoCuration(id: Int64, at now: Date = Date()) throws(StoreError) -> CurationEntry {
+        try write { db in
+            guard let entry = try Store.curationEntry(id: id, in: db) else {
+                throw StoreError.refused(.notFound, "not_found", "no curation entry \(id)")
+            }
+            if entry.undoneAt != nil { throw StoreError.refused(.conflict, "already_undone", "entry \(id) was undone already") }
+            let later = try Row.fetchAll(db, sql: """
+                SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches FROM curation_log
+                WHERE id > ? AND undone_at_ms IS NULL
+                """, arguments: [id]).map(Store.curationEntry)
+            let blockers = CurationEntry.blockers(of: entry, among: later)
+            if !blockers.isEmpty {
+                throw StoreError.refused(.conflict, "undo_blocked",
+                    "later changes depend on entry \(id): undo \(blockers.map { "\($0.id)" }.joined(separator: ", ")) first")
+            }
+            guard let text = try String.fetchOne(db, sql: "SELECT undo_json FROM curation_log WHERE id = ?", arguments: [id]) else {
+                throw StoreError.sqlite("curation entry \(id) has no undo")
+            }
+            let undo = try JSONDecoder().decode(CurationUndo.self, from: Data(text.utf8))
+            try undo.apply(in: db)
+            try db.execute(sql: "UPDATE curation_log SET undone_at_ms = ? WHERE id = ?", arguments: [Store.milliseconds(now), id])
+            var undone = entry
+            undone.undoneAt = Store.date(milliseconds: Store.milliseconds(now))
+            return undone
+        }
+    }
+
+    static func playWithTrack(id: Int64, in db: Database) throws -> PlayWithTrack? {
+        try Row.fetchOne(db, sql: """
+            SELECT \(Store.playWithTrackColumns) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE p.id = ?
+            """, arguments: [id]).map(Store.playWithTrack)
+    }
+
+    /// One play with its track.
+    public func play(id: Int64) throws(StoreError) -> PlayWithTrack? {
+        try read { db in try Store.playWithTrack(id: id, in: db) }
+    }
+}
+
+extension MergeKind {
+    var table: String {
+        switch self {
+        case .track: "tracks"
+        case .artist: "artists"
+        case .album: "albums"
+        }
+    }
+
+    var nameColumn: String { self == .artist ? "name" : "title" }
+}
+
+/// What undoing one curation entry needs, stored as JSON in its row. Applied in the
+/// reverse order of the change: aliases, pins, likes and BPM; then credits and albums;
+/// then the plays (whose triggers move the rollups back); then the entities' rollups.
+struct CurationUndo: Codable {
+    struct PlayValues: Codable { var id: Int64; var trackID: Int64; var counted: Bool }
+    struct MovedPlays: Codable { var track: Int64; var plays: [Int64] }
+    struct Credit: Codable { var track: Int64; var position: Int64; var artist: Int64 }
+    struct TrackAlbum: Codable { var track: Int64; var album: Int64 }
+    struct Alias: Codable { var table: String; var id: Int64; var mergedInto: Int64? }
+    struct Pin: Codable { var day: String; var track: Int64 }
+
+    /// Plays removed (deleted, or a merge's second copy of a listen): put back as they were.
+    var restorePlays: [StoredRow] = []
+    /// Plays added: removed again.
+    var removePlays: [Int64] = []
+    /// Plays edited: their track and counted flag before.
+    var playValues: [PlayValues] = []
+    /// Plays a merge moved to the kept track, by the track they came from.
+    var movedPlays: [MovedPlays] = []
+    var credits: [Credit] = []
+    var restoreCredits: [StoredRow] = []
+    var trackAlbums: [TrackAlbum] = []
+    var aliases: [Alias] = []
+    var pins: [Pin] = []
+    var clearBPM: [Int64] = []
+    var removeFeelings: [Int64] = []
+    var recomputeArtists: [Int64] = []
+    var recomputeAlbums: [Int64] = []
+    /// The track, artists and album a play's text brought in (an edit, an addition): gone
+    /// again with it, unless something else has come to use them since.
+    var created = Created()
+
+    struct Created: Codable {
+        var tracks: [Int64] = []
+        var artists: [Int64] = []
+        var albums: [Int64] = []
+
+        /// The highest ids before a change, to tell what it added.
+        static func mark(in db: Database) throws -> Created {
+            var mark = Created()
+            for (table, path) in [("tracks", \Created.tracks), ("artists", \Created.artists), ("albums", \Created.albums)] {
+                mark[keyPath: path] = [try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM \(table)") ?? 0]
+            }
+            return mark
+        }
+
+        func since(in db: Database) throws -> Created {
+            var added = Created()
+            for (table, path) in [("tracks", \Created.tracks), ("artists", \Created.artists), ("albums", \Created.albums)] {
+                added[keyPath: path] = try Int64.fetchAll(db, sql: "SELECT id FROM \(table) WHERE id > ?", arguments: [self[keyPath: path].first ?? 0])
+            }
+            return added
+        }
+
+        /// Removes what is still unused: no plays, file, pin or play in progress on a track;
+        /// no credit or alias on an artist; no track or alias on an album.
+        func remove(in db: Database) throws {
+            for id in tracks {
+                try db.execute(sql: """
+                    DELETE FROM tracks WHERE id = ?1 AND uri IS NULL
+                      AND NOT EXISTS (SELECT 1 FROM plays WHERE track_id = ?1) AND NOT EXISTS (SELECT 1 FROM library_files WHERE track_id = ?1)
+                      AND NOT EXISTS (SELECT 1 FROM sotd_pins WHERE track_id = ?1) AND NOT EXISTS (SELECT 1 FROM open_plays WHERE track_id = ?1)
+                      AND NOT EXISTS (SELECT 1 FROM tracks WHERE merged_into = ?1)
+                    """, arguments: [id])
+            }
+            for id in artists {
+                try db.execute(sql: """
+                    DELETE FROM artists WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM track_artists WHERE artist_id = ?1)
+                      AND NOT EXISTS (SELECT 1 FROM artists WHERE merged_into = ?1)
+                    """, arguments: [id])
+            }
+            for id in albums {
+                try db.execute(sql: """
+                    DELETE FROM albums WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM tracks WHERE album_id = ?1)
+                      AND NOT EXISTS (SELECT 1 FROM albums WHERE merged_into = ?1)
+                    """, arguments: [id])
+            }
+        }
+    }
+
+    func apply(in db: Database) throws {
+        for alias in aliases.reversed() {
+            try db.execute(sql: "UPDATE \(alias.table) SET merged_into = ? WHERE id = ?", arguments: [alias.mergedInto, alias.id])
+        }
+        for pin in pins { try db.execute(sql: "UPDATE sotd_pins SET track_id = ? WHERE day = ?", arguments: [pin.track, pin.day]) }
+        for id in clearBPM { try db.execute(sql: "UPDATE tracks SET bpm = NULL, bpm_source = NULL, bpm_confidence = NULL WHERE id = ?", arguments: [id]) }
+        for id in removeFeelings { try db.execute(sql: "DELETE FROM track_feelings WHERE track_id = ?", arguments: [id]) }
+        for credit in credits {
+            try db.execute(sql: "UPDATE track_artists SET artist_id = ? WHERE track_id = ? AND position = ?",
+                           arguments: [credit.artist, credit.track, credit.position])
+        }
+        for row in restoreCredits { try row.insert(into: "track_artists", in: db) }
+        for move in trackAlbums { try db.execute(sql: "UPDATE tracks SET album_id = ? WHERE id = ?", arguments: [move.album, move.track]) }
+        for move in movedPlays.reversed() {
+            for chunk in stride(from: 0, to: move.plays.count, by: 500) {
+                let ids = move.plays[chunk..<min(chunk + 500, move.plays.count)].map(String.init).joined(separator: ",")
+                try db.execute(sql: "UPDATE plays SET track_id = ? WHERE id IN (\(ids))", arguments: [move.track])
+            }
+        }
+        for values in playValues.reversed() {
+            try db.execute(sql: "UPDATE plays SET track_id = ?, counted = ? WHERE id = ?", arguments: [values.trackID, values.counted, values.id])
+        }
+        for id in removePlays { try db.execute(sql: "DELETE FROM plays WHERE id = ?", arguments: [id]) }
+        for row in restorePlays {
+            // A play logged since may have taken the id (SQLite gives the highest id plus
+            // one): the play comes back under a new one.
+            var row = row
+            if let i = row.columns.firstIndex(of: "id"), case .int(let id) = row.values[i],
+               try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plays WHERE id = ?)", arguments: [id]) == true {
+                row.columns.remove(at: i)
+                row.values.remove(at: i)
+            }
+            try row.insert(into: "plays", in: db)
+        }
+        try created.remove(in: db)
+        try Store.recomputeEntityRollups(entity: "artist", ids: recomputeArtists, in: db)
+        try Store.recomputeEntityRollups(entity: "album", ids: recomputeAlbums, in: db)
+        if !recomputeArtists.isEmpty || !recomputeAlbums.isEmpty || !trackAlbums.isEmpty { try Store.bumpEntityGeneration(in: db) }
+    }
+}
+
+/// A row as it was, every column, to be inserted again as it was (a deleted play, a
+/// dropped credit). Columns added by later versions come along by themselves.
+struct StoredRow: Codable {
+    enum Value: Codable {
+        case null, int(Int64), real(Double), text(String)
+    }
+
+    var columns: [String]
+    var values: [Value]
+
+    static func fetch(table: String, id: Int64, in db: Database) throws -> StoredRow {
+        try fetch(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id])
+    }
+
+    static func fetch(_ db: Database, sql: String, arguments: StatementArguments) throws -> StoredRow {
+        guard let row = try Row.fetchOne(db, sql: sql, arguments: arguments) else { throw StoreError.sqlite("no row for \(sql)") }
+        var stored = StoredRow(columns: [], values: [])
+        for (column, value) in row {
+            stored.columns.append(column)
+            switch value.storage {
+            case .null, .blob: stored.values.append(.null)
+            case .int64(let v): stored.values.append(.int(v))
+            case .double(let v): stored.values.append(.real(v))
+            case .string(let v): stored.values.append(.text(v))
+            }
+        }
+        return stored
+    }
+
+    func insert(into table: String, in db: Database) throws {
+        let arguments = StatementArguments(values.map { value -> (any DatabaseValueConvertible)? in
+            switch value {
+            case .null: nil
+            case .int(let v): v
+            case .real(let v): v
+            case .text(let v): v
+            }
+        })
+        do {
+            try db.execute(sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                           arguments: arguments)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw StoreError.refused(.conflict, "undo_conflict", "cannot put a \(table) row back: \(error.message ?? "a constraint")")
+        }
+    }
+}
+
+extension Store {
+    /// Likely duplicates among tracks, artists and albums not merged yet (`MergeSuggestion`).
+    public func mergeSuggestions(limit: Int) throws(StoreError) -> [MergeSuggestion] {
+        try read { db in
+            let artists = try Row.fetchAll(db, sql: """
+                SELECT a.id, a.name, COALESCE(r.plays, 0) FROM artists a LEFT JOIN rollup_artist_total r ON r.artist_id = a.id
+                WHERE a.merged_into IS NULL
+                """).map { row -> (name: MergeSuggestion.Name, key: String) in
+                (MergeSuggestion.Name(id: row[0], name: row[1], plays: row[2]), MergeSuggestion.artistKey(row[1]))
+            }
+            let albums = try Row.fetchAll(db, sql: """
+                SELECT a.id, a.title, a.artist, COALESCE(r.plays, 0) FROM albums a LEFT JOIN rollup_album_total r ON r.album_id = a.id
+                WHERE a.merged_into IS NULL
+                """).map { row -> (name: MergeSuggestion.Name, key: String) in
+                (MergeSuggestion.Name(id: row[0], name: row[1], plays: row[3]), MergeSuggestion.albumKey(artist: row[2], title: row[1]))
+            }
+            // Tracks that were played: a library's unplayed files are not worth a merge.
+            let tracks = try Row.fetchAll(db, sql: """
+                SELECT t.id, t.title, t.artist, r.plays FROM rollup_track_total r JOIN tracks t ON t.id = r.track_id
+                WHERE t.merged_into IS NULL
+                """).map { row -> (name: MergeSuggestion.Name, key: String) in
+                let artist: String? = row[2]
+                let title: String = row[1]
+                return (MergeSuggestion.Name(id: row[0], name: artist.map { "\($0) – \(title)" } ?? title, plays: row[3]),
+                        MergeSuggestion.trackKey(artist: artist, title: title))
+            }
+            return Array((MergeSuggestion.group(.artist, artists, limit: limit) + MergeSuggestion.group(.album, albums, limit: limit)
+                + MergeSuggestion.group(.track, tracks, limit: limit)).prefix(limit))
+        }
+    }
+}
