@@ -55,14 +55,17 @@ extension Store {
     /// Plays, newest first, with their tracks: those that started in [`from`, `to`), after
     /// `cursor` (exclusive), whose track matches `search` (every word, as a prefix, in its
     /// title, artist or album; accents and case ignored), at most `limit`.
+    /// `countedOnly` leaves the skips out (ListenBrainz's listens); `oldestFirst` takes the
+    /// oldest plays instead, oldest first (ListenBrainz reads forward from `min_ts` so).
     public func plays(limit: Int, after cursor: PlayCursor? = nil, from: Date? = nil, to: Date? = nil,
-                      search: String? = nil) throws(StoreError) -> [PlayWithTrack] {
+                      search: String? = nil, countedOnly: Bool = false,
+                      oldestFirst: Bool = false) throws(StoreError) -> [PlayWithTrack] {
         // Only the conditions that apply: "(? IS NULL OR started_at_ms >= ?)" would hide the
         // range from SQLite's planner, which then walks the whole index when few rows match.
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let cursor {
-            conditions.append("(p.started_at_ms, p.id) < (?, ?)")
+            conditions.append(oldestFirst ? "(p.started_at_ms, p.id) > (?, ?)" : "(p.started_at_ms, p.id) < (?, ?)")
             arguments += [cursor.startedAtMs, cursor.id]
         }
         Store.startedBetween(from, to, &conditions, &arguments)
@@ -70,13 +73,15 @@ extension Store {
             conditions.append("p.track_id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)")
             arguments += [match]
         }
+        if countedOnly { conditions.append("p.counted = 1") }
         arguments += [limit]
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let order = oldestFirst ? "ASC" : "DESC"
         return try read { db in
             let rows = try RawStatement(db, """
                 SELECT \(Store.playWithTrackColumns) FROM plays p JOIN tracks t ON t.id = p.track_id
                 \(filter)
-                ORDER BY p.started_at_ms DESC, p.id DESC
+                ORDER BY p.started_at_ms \(order), p.id \(order)
                 LIMIT ?
                 """, arguments: arguments)
             var plays: [PlayWithTrack] = []
@@ -192,6 +197,41 @@ extension Store {
 }
 
 extension Store {
+    /// How many counted plays there are (ListenBrainz's listen count), from the year
+    /// rollups: counting `plays` would walk every row.
+    public func countedPlays() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(plays), 0) FROM rollup_year_total") ?? 0 }
+    }
+
+    /// When the oldest and the newest counted play began (nil without any): ListenBrainz's
+    /// `oldest_listen_ts` and `latest_listen_ts`. Each walks `plays_started` from its end to
+    /// the first counted play.
+    public func countedPlaysSpan() throws(StoreError) -> (oldest: Date, newest: Date)? {
+        try read { db in
+            let edge = { (order: String) in
+                try Int64.fetchOne(db, sql: """
+                    SELECT started_at_ms FROM plays WHERE counted = 1 ORDER BY started_at_ms \(order) LIMIT 1
+                    """)
+            }
+            guard let oldest = try edge("ASC"), let newest = try edge("DESC") else { return nil }
+            return (Store.date(milliseconds: oldest), Store.date(milliseconds: newest))
+        }
+    }
+
+    /// The counted play of a track that began within the second `second` (Unix seconds), as
+    /// ListenBrainz names a listen: its `listened_at` and its recording. The earliest if
+    /// there are several (`plays_identity` finds them).
+    public func countedPlayID(trackID: Int64, startedInSecond second: Int64) throws(StoreError) -> Int64? {
+        let (start, overflow) = second.multipliedReportingOverflow(by: 1000)
+        guard !overflow, start <= Int64.max - 999 else { return nil }
+        return try read { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT id FROM plays WHERE track_id = ? AND started_at_ms BETWEEN ? AND ? AND counted = 1
+                ORDER BY started_at_ms LIMIT 1
+                """, arguments: [trackID, start, start + 999])
+        }
+    }
+
     /// Deletes one play; the rollup triggers take it out of every sum in the same
     /// transaction. Returns the play as it was, or nil when there is no such play.
     public func deletePlay(id: Int64) throws(StoreError) -> PlayWithTrack? {

@@ -161,6 +161,10 @@ public struct API: Sendable {
             case .notNow: return .json(try notNow(request))
             case .listenBrainzFeedback: return .json(try listenBrainzFeedback(request))
             case .listenBrainzGetFeedback(let user): return .json(try listenBrainzGetFeedback(user: user, request.query))
+            case .listenBrainzListens(let user): return .json(try listenBrainzListens(user: user, request.query))
+            case .listenBrainzListenCount: return .json(try listenBrainzListenCount())
+            case .listenBrainzPlayingNow(let user): return .json(listenBrainzPlayingNow(user: user))
+            case .listenBrainzDeleteListen: return .json(try deleteListen(request))
             case .page(let page):
                 return self.page(page, request, mayReadPrivate: grant.mayReadPrivate, mayWrite: grant.isOwner)
             case .login: return try login(request, client: grant.client)
@@ -355,6 +359,12 @@ enum Query {
             throw .badRequest("'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)", code: "invalid_\(name)")
         }
         return n
+    }
+
+    /// An optional integer parameter: nil when it is absent.
+    static func int(_ q: [String: String], _ name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
+        guard q[name] != nil else { return nil }
+        return try int(q, name, default: range.lowerBound, in: range)
     }
 
     static func instant(_ q: [String: String], _ name: String, _ local: LocalTime, endOfDay: Bool = false) throws(APIError) -> Date? {

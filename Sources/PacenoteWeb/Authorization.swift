@@ -171,14 +171,14 @@ extension Authorization {
             return .success(stranger)
         case .keyCheck:
             return sessions.isLockedOut(client) ? .failure(tooManyAttempts) : .success(stranger)
-        case .listenBrainzToken:
+        case .listenBrainzToken, .listenBrainzAdminToken:
             if sessions.isLockedOut(client) { return .failure(tooManyAttempts) }
             guard let sent = sentKey(in: request) else {
                 return .failure(APIError(kind: .unauthorized, code: "unauthorized", message: "You need to provide an Authorization header."))
             }
             switch scope(of: sent, in: context) {
             case .admin: return .success(Grant(client: client, mayReadPrivate: true, isOwner: true))
-            case .submit: return .success(stranger)
+            case .submit: return access == .listenBrainzAdminToken ? .failure(outOfScope(.submit)) : .success(stranger)
             case .read: return .failure(outOfScope(.read))
             case nil:
                 sessions.recordFailure(from: client)

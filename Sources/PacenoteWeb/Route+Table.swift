@@ -17,6 +17,10 @@ public enum Access: Equatable, Sendable {
     /// (the admin key or a submit key in `Authorization: Token …`). Sessions and trusted
     /// networks do not count.
     case listenBrainzToken
+    /// ListenBrainz's user token for a change to the history (deleting a listen): the admin
+    /// key only, refused in ListenBrainz's words. A submit key adds listens, it does not
+    /// take them away.
+    case listenBrainzAdminToken
     /// The request brings a key for its handler to judge (the login form's body,
     /// ListenBrainz's validate-token): only the lockout is decided from the headers.
     case keyCheck
@@ -223,8 +227,19 @@ extension Route {
             .listenBrainzGetFeedback(v[0])
         },
         Endpoint("/1/feedback/user/{name}/get-feedback", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzGetFeedback(v[0]) },
+        // Reading the history is private like Pacenote's own listens; any user name answers.
+        Endpoint("/apis/listenbrainz/1/user/{name}/listens", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListens(v[0]) },
+        Endpoint("/1/user/{name}/listens", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListens(v[0]) },
+        Endpoint("/apis/listenbrainz/1/user/{name}/listen-count", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListenCount(v[0]) },
+        Endpoint("/1/user/{name}/listen-count", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListenCount(v[0]) },
+        Endpoint("/apis/listenbrainz/1/user/{name}/playing-now", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzPlayingNow(v[0]) },
+        Endpoint("/1/user/{name}/playing-now", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzPlayingNow(v[0]) },
+        // Deleting a listen changes the history: the admin key only.
+        Endpoint("/apis/listenbrainz/1/delete-listen", deleteListen) { _, _ in .listenBrainzDeleteListen },
+        Endpoint("/1/delete-listen", deleteListen) { _, _ in .listenBrainzDeleteListen },
     ]
 
     private static let feedback = [("POST", Policy(.listenBrainzToken, body: .normal, .listenBrainz))]
     private static let submit = [("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz))]
+    private static let deleteListen = [("POST", Policy(.listenBrainzAdminToken, body: .normal, .listenBrainz))]
 }

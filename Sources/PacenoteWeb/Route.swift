@@ -44,6 +44,12 @@ public enum Route: Equatable, Sendable {
     /// ListenBrainz's feedback: set one, and read a user's.
     case listenBrainzFeedback
     case listenBrainzGetFeedback(String)
+    /// ListenBrainz's reads of a user's history (counted plays), its size and what plays
+    /// now, by user name (Pacenote has one user: any name answers); and deleting a listen.
+    case listenBrainzListens(String)
+    case listenBrainzListenCount(String)
+    case listenBrainzPlayingNow(String)
+    case listenBrainzDeleteListen
     /// Browser login with the API key (a session cookie), and logout.
     case login
     case logout
@@ -86,6 +92,10 @@ public enum Route: Equatable, Sendable {
         case .notNow: "not_now"
         case .listenBrainzFeedback: "listenbrainz_feedback"
         case .listenBrainzGetFeedback: "listenbrainz_get_feedback"
+        case .listenBrainzListens: "listenbrainz_listens"
+        case .listenBrainzListenCount: "listenbrainz_listen_count"
+        case .listenBrainzPlayingNow: "listenbrainz_playing_now"
+        case .listenBrainzDeleteListen: "listenbrainz_delete_listen"
         case .metrics: "metrics"
         case .login: "login"
         case .logout: "logout"

@@ -45,6 +45,49 @@ import Testing
         #expect(listens.dropFirst().map(\.title) == (0..<5).map { "Song \($0)" })
     }
 
+    /// liblistenbrainz reads the history back (get_listens with its bounds, the listen
+    /// count, what plays now on a real MPD) and deletes a listen with delete_listen; Pacenote's
+    /// own API no longer has it.
+    @Test func liblistenbrainzReadsTheHistoryAndDeletesAListen() throws {
+        let mpd = try MPDInstance(tracks: [TestTrack("live.flac", seconds: 40, title: "Live Song", artist: "Now Artist")])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
+        #expect(try eventually { try daemon.mpdConnected() })
+        try mpd.mpc("add", "/")
+        try mpd.mpc("play")
+        #expect(try eventually { (try daemon.status()["now_playing"] as? [String: Any]) != nil })
+
+        let t0 = Int(Date().timeIntervalSince1970) - 7200
+        let script = URL(fileURLWithPath: Self.clientScript).deletingLastPathComponent().appendingPathComponent("listenbrainz_history.py").path
+        let r = try run(try Self.python(), [script, daemon.base + "/", daemon.apiKey, String(t0)], allowFailure: true)
+        #expect(r.status == 0, "\(r.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        func times(_ key: String) -> [Int] { (result[key] as? [[String: Any]] ?? []).compactMap { $0["listened_at"] as? Int } }
+
+        #expect(result["count_before"] as? Int == 3, "\(result)")
+        #expect(times("newest") == [t0 + 1200, t0 + 600, t0])
+        #expect(times("window") == [t0 + 1200, t0 + 600, t0])
+        #expect(times("before_max") == [t0], "max_ts is exclusive")
+        #expect(times("after_min") == [t0 + 600], "min_ts is exclusive; the listen just after it")
+        let middle = try #require((result["window"] as? [[String: Any]])?.dropFirst().first)
+        #expect(middle["track_name"] as? String == "History 1" && middle["artist_name"] as? String == "Curator")
+        #expect(middle["release_name"] as? String == "Corrections")
+        #expect(middle["recording_mbid"] as? String == "e225fb84-dc9a-419e-adcd-9890f59ec432")
+        #expect((middle["recording_msid"] as? String)?.hasPrefix("00000000-0000-5000-8000-") == true, "\(middle)")
+
+        #expect((result["delete"] as? [String: Any])?["status"] as? String == "ok", "\(result)")
+        #expect(result["count_after"] as? Int == 2)
+        #expect(times("window_after") == [t0 + 1200, t0])
+        #expect((result["delete_again"] as? [Any])?.first as? Int == 404, "\(result)")
+
+        let playing = try #require(result["playing_now"] as? [String: Any], "\(result)")
+        #expect(playing["track_name"] as? String == "Live Song" && playing["artist_name"] as? String == "Now Artist")
+        #expect(playing["listened_at"] is NSNull)
+
+        // Pacenote's own API agrees: the listen is gone, the others stay (oldest first).
+        let listens = try daemon.listens().filter { $0.json["source"] as? String == "listenbrainz" }
+        #expect(listens.map(\.title) == ["History 0", "History 2"], "\(listens)")
+    }
+
     @Test func errorsAreListenBrainzShapedOnBothPaths() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
         for prefix in ["/apis/listenbrainz", ""] {

@@ -99,6 +99,20 @@ import Testing
                    body: #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#)
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key, body: "{}")
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", body: "{}")
+        // ListenBrainz's reads of the history, and deleting the listen just submitted.
+        let lbUser = "/apis/listenbrainz/1/user/{name}"
+        try record("GET", lbUser + "/listens", "/apis/listenbrainz/1/user/me/listens?count=5")
+        try record("GET", lbUser + "/listens", "/apis/listenbrainz/1/user/me/listens?min_ts=1763794799&max_ts=1763794801")
+        try record("GET", lbUser + "/listens", "/apis/listenbrainz/1/user/me/listens?min_ts=5&max_ts=5")
+        try record("GET", lbUser + "/listen-count", "/apis/listenbrainz/1/user/me/listen-count")
+        try record("GET", lbUser + "/playing-now", "/apis/listenbrainz/1/user/me/playing-now")
+        let submitted = try HTTP.get(daemon.base + "/1/user/me/listens?min_ts=1763794799&max_ts=1763794801", headers: key).json
+        let msid = try #require(((submitted?["payload"] as? [String: Any])?["listens"] as? [[String: Any]])?.first?["recording_msid"] as? String)
+        let deleteListen = "/apis/listenbrainz/1/delete-listen"
+        try record("POST", deleteListen, deleteListen, headers: key, body: #"{"listened_at": 1763794800, "recording_msid": "\#(msid)"}"#)
+        try record("POST", deleteListen, deleteListen, headers: key, body: #"{"listened_at": 1763794800, "recording_msid": "\#(msid)"}"#)
+        try record("POST", deleteListen, deleteListen, headers: key, body: #"{"listened_at": "soon"}"#)
+        try record("POST", deleteListen, deleteListen, body: "{}")
         try record("GET", "/apis/listenbrainz/1/validate-token", "/apis/listenbrainz/1/validate-token?token=\(daemon.apiKey)")
         try record("GET", "/apis/listenbrainz/1/validate-token", "/apis/listenbrainz/1/validate-token?token=no")
         try record("POST", "/api/v1/import", "/api/v1/import?name=doc.jsonl", headers: key,

@@ -30,6 +30,8 @@ import Testing
     static let privatePage: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .logIn, .logIn, .tooMany, .allowed, .logIn]
     static let writePage: [Outcome] = [.logIn, .allowed, .allowed, .logIn, .logIn, .logIn, .tooMany, .logIn, .logIn]
     static let token: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .allowed]
+    /// A change to the history in ListenBrainz's terms: the admin key as the token, nothing else.
+    static let adminToken: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .forbidden]
     static let keyCheck: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany, .allowed, .allowed]
 
     /// "METHOD template" → (the metric label, the outcome for each caller).
@@ -89,6 +91,14 @@ import Testing
             ("POST", "/1/feedback/recording-feedback", "listenbrainz_feedback", token),
             ("GET HEAD", "/apis/listenbrainz/1/feedback/user/{name}/get-feedback", "listenbrainz_get_feedback", privateRead),
             ("GET HEAD", "/1/feedback/user/{name}/get-feedback", "listenbrainz_get_feedback", privateRead),
+            ("GET HEAD", "/apis/listenbrainz/1/user/{name}/listens", "listenbrainz_listens", privateRead),
+            ("GET HEAD", "/1/user/{name}/listens", "listenbrainz_listens", privateRead),
+            ("GET HEAD", "/apis/listenbrainz/1/user/{name}/listen-count", "listenbrainz_listen_count", privateRead),
+            ("GET HEAD", "/1/user/{name}/listen-count", "listenbrainz_listen_count", privateRead),
+            ("GET HEAD", "/apis/listenbrainz/1/user/{name}/playing-now", "listenbrainz_playing_now", privateRead),
+            ("GET HEAD", "/1/user/{name}/playing-now", "listenbrainz_playing_now", privateRead),
+            ("POST", "/apis/listenbrainz/1/delete-listen", "listenbrainz_delete_listen", adminToken),
+            ("POST", "/1/delete-listen", "listenbrainz_delete_listen", adminToken),
         ]
         var lines: [String: (String, [Outcome])] = [:]
         for (methods, template, label, outcomes) in rows {
