@@ -39,6 +39,13 @@ import Testing
         let rows: [(String, String, String, [Outcome])] = [
             ("GET HEAD", "/api/v1/status", "status", visible),
             ("GET HEAD", "/api/v1/listens", "listens", privateRead),
+            ("POST", "/api/v1/listens", "listens", write),
+            ("GET HEAD", "/api/v1/listens/{id}", "listen", privateRead),
+            ("PATCH DELETE", "/api/v1/listens/{id}", "listen", write),
+            ("POST", "/api/v1/merges", "merges", write),
+            ("GET HEAD", "/api/v1/merges/suggestions", "merge_suggestions", privateRead),
+            ("GET HEAD", "/api/v1/curation", "curation", privateRead),
+            ("POST", "/api/v1/curation/{id}/undo", "curation_undo", write),
             ("GET HEAD", "/api/v1/stats", "stats", privateRead),
             ("GET HEAD", "/api/v1/sotd", "sotd_month", privateRead),
             ("GET HEAD", "/api/v1/sotd/{day}", "sotd", visible),
