@@ -268,6 +268,7 @@ extension Store {
             }
         }
         for f in from { try pointAliases(table: "artists", from: f, into: into, undo: &undo, in: db) }
+        undo.refileArtists = from.map { .init(from: $0, into: into) }
         undo.recomputeArtists = from + [into]
         try recomputeEntityRollups(entity: "artist", ids: undo.recomputeArtists, in: db)
         try bumpEntityGeneration(in: db)
@@ -482,6 +483,10 @@ struct CurationUndo: Codable {
     var removeFeelings: [Int64] = []
     var recomputeArtists: [Int64] = []
     var recomputeAlbums: [Int64] = []
+    /// Merged artists whose name credits filed under the kept one while they were merged
+    /// (a play or submission under the alias) go back to, with the merge's undo.
+    var refileArtists: [Refile] = []
+    struct Refile: Codable { var from: Int64; var into: Int64 }
     /// The track, artists and album a play's text brought in (an edit, an addition): gone
     /// again with it, unless something else has come to use them since.
     var created = Created()
@@ -546,6 +551,14 @@ struct CurationUndo: Codable {
                            arguments: [credit.artist, credit.track, credit.position])
         }
         for row in restoreCredits { try row.insert(into: "track_artists", in: db) }
+        for refile in refileArtists {
+            guard let key = try String.fetchOne(db, sql: "SELECT name_key FROM artists WHERE id = ?", arguments: [refile.from]) else { continue }
+            for row in try Row.fetchAll(db, sql: "SELECT track_id, position, name FROM track_artists WHERE artist_id = ?", arguments: [refile.into])
+            where EntityKey.artist(row[2]) == key {
+                try db.execute(sql: "UPDATE track_artists SET artist_id = ? WHERE track_id = ? AND position = ?",
+                               arguments: [refile.from, row[0], row[1]])
+            }
+        }
         for move in trackAlbums { try db.execute(sql: "UPDATE tracks SET album_id = ? WHERE id = ?", arguments: [move.album, move.track]) }
         for move in movedPlays.reversed() {
             for chunk in stride(from: 0, to: move.plays.count, by: 500) {

@@ -1,0 +1,75 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// Corrections to the history through the real binary (issue 19): a real MPD plays,
+/// ListenBrainz submissions arrive over HTTP, and plays are deleted, artists merged and
+/// the merge undone through the API.
+@Suite struct CurationTests {
+    static func submit(_ daemon: PacenoteDaemon, artist: String, title: String, at seconds: Int) throws {
+        let body = #"{"listen_type": "single", "payload": [{"listened_at": \#(seconds), "track_metadata": {"artist_name": "\#(artist)", "track_name": "\#(title)"}}]}"#
+        let r = try daemon.post("/1/submit-listens", body: body)
+        guard r.status == 200 else { throw HarnessError("submit-listens answered \(r.status): \(r.text)") }
+    }
+
+    static func totals(_ daemon: PacenoteDaemon, _ range: String) throws -> (plays: Int, top: [String: Int]) {
+        let r = try HTTP.get(daemon.base + "/api/v1/stats?range=\(range)&limit=100")
+        let plays = (r.json?["totals"] as? [String: Any])?["plays"] as? Int ?? -1
+        var top: [String: Int] = [:]
+        for row in r.json?["top_tracks"] as? [[String: Any]] ?? [] {
+            top[(row["track"] as? [String: Any])?["title"] as? String ?? "?"] = row["plays"] as? Int ?? -1
+        }
+        return (plays, top)
+    }
+
+    @Test func deleteMergeAndUndoOverHTTPWithRealPlaysAndSubmissions() throws {
+        let mpd = try MPDInstance(tracks: [
+            TestTrack("01.flac", seconds: 2, title: "Dog Days", artist: "Florence + the Machine"),
+            TestTrack("02.flac", seconds: 2, title: "Shake It Out", artist: "Florence and the Machine"),
+        ])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: CreditsTests.quickRule)
+        guard try eventually(timeout: 10, { try daemon.mpdConnected() }) else { throw HarnessError("pacenote did not connect to mpd") }
+        _ = try mpd.mpc("add", "/")
+        _ = try mpd.mpc("play")
+        guard try eventually(timeout: 20, { try daemon.listens().count >= 2 }) else { throw HarnessError("MPD's plays were not logged") }
+
+        // Delete one play: the day's and the track's counts drop by one.
+        try Self.submit(daemon, artist: "Someone", title: "Twice", at: 1_767_607_200)  // 2026-01-05 10:00 UTC
+        try Self.submit(daemon, artist: "Someone", title: "Twice", at: 1_767_610_800)
+        let day = try Self.totals(daemon, "2026-01-05")
+        #expect(day.plays == 2 && day.top["Twice"] == 2, "\(day)")
+        let twice = try #require(try daemon.listens().first { $0.title == "Twice" })
+        let deleted = try HTTP.request("DELETE", daemon.base + "/api/v1/listens/\(twice.json["id"] as? Int ?? 0)",
+                                       headers: ["Authorization": "Token \(daemon.apiKey)"])
+        #expect(deleted.status == 200, "\(deleted.text)")
+        let after = try Self.totals(daemon, "2026-01-05")
+        #expect(after.plays == 1 && after.top["Twice"] == 1, "\(after)")
+
+        // Merge the two spellings: top artists shows one entry with the summed plays.
+        let before = try CreditsTests.topArtists(daemon)
+        #expect(before["Florence + the Machine"] == 1 && before["Florence and the Machine"] == 1, "\(before)")
+        let merge = try daemon.post("/api/v1/merges", body: #"{"kind": "artist", "from": ["Florence + the Machine"], "into": "Florence and the Machine"}"#)
+        #expect(merge.status == 201, "\(merge.text)")
+        var top = try CreditsTests.topArtists(daemon)
+        #expect(top["Florence and the Machine"] == 2 && top["Florence + the Machine"] == nil, "\(top)")
+
+        // A new submission and a new MPD play under the merged name count for the kept one.
+        try Self.submit(daemon, artist: "Florence + the Machine", title: "Cosmic Love", at: 1_767_700_000)
+        let logged = try daemon.listens().count
+        _ = try mpd.mpc("play", "1")
+        guard try eventually(timeout: 20, { try daemon.listens().count > logged }) else { throw HarnessError("the new MPD play was not logged") }
+        top = try CreditsTests.topArtists(daemon)
+        #expect(top["Florence and the Machine"] == 4 && top["Florence + the Machine"] == nil, "\(top)")
+
+        // Undo the merge: both come back as they were, the plays under each name with it.
+        let entry = try #require(merge.json?["id"] as? Int)
+        let undo = try daemon.post("/api/v1/curation/\(entry)/undo", body: "")
+        #expect(undo.status == 200, "\(undo.text)")
+        top = try CreditsTests.topArtists(daemon)
+        #expect(top["Florence + the Machine"] == 3 && top["Florence and the Machine"] == 1, "\(top)")
+        // The log has both entries, the merge marked undone.
+        let log = try HTTP.get(daemon.base + "/api/v1/curation").json?["entries"] as? [[String: Any]] ?? []
+        #expect(log.map { $0["kind"] as? String } == ["merge", "delete"], "\(log)")
+        #expect(log.first?["undone_at"] is String && log.last?["undone_at"] is NSNull, "\(log)")
+    }
+}
