@@ -13,6 +13,8 @@ public enum Instant {
         if t.count == 10, let start = local.startOfDay(t) {
             return endOfDay ? local.startOfDay(after: start) : start
         }
+        // A local time without an offset (a browser's datetime-local): in the display zone.
+        if t.count == 16 || t.count == 19, let local = local.date(localDateTime: t) { return local }
         if let date = try? Date(t, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
         if let date = try? Date(t, strategy: Date.ISO8601FormatStyle()) { return date }
         return nil
@@ -32,6 +34,30 @@ extension LocalTime {
         let components = DateComponents(year: y, month: m, day: d)
         guard components.isValidDate(in: cal), let date = cal.date(from: components) else { return nil }
         return cal.startOfDay(for: date)
+    }
+
+    /// `YYYY-MM-DDTHH:MM` or `YYYY-MM-DDTHH:MM:SS` in this time zone, or nil.
+    public func date(localDateTime text: String) -> Date? {
+        let chars = Array(text)
+        guard chars.count >= 16, chars[10] == "T" || chars[10] == " ", chars[13] == ":",
+              let day = startOfDay(String(chars[0..<10])) else { return nil }
+        let digits = { (range: Range<Int>) -> Int? in
+            let part = chars[range]
+            return part.allSatisfy { $0.isASCII && $0.isNumber } ? Int(String(part)) : nil
+        }
+        guard let hour = digits(11..<13), let minute = digits(14..<16), hour < 24, minute < 60 else { return nil }
+        var second = 0
+        if chars.count == 19 {
+            guard chars[16] == ":", let s = digits(17..<19), s < 60 else { return nil }
+            second = s
+        }
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = timeZone
+        var components = cal.dateComponents([.year, .month, .day], from: day)
+        components.hour = hour
+        components.minute = minute
+        components.second = second
+        return cal.date(from: components)
     }
 
     /// The first instant of the local day after the one containing `date`.

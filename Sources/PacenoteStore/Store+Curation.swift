@@ -14,7 +14,8 @@ extension Store {
     /// Deletes plays; their rows go to the log entry, to be put back by an undo.
     public func curateDelete(playIDs: [Int64], request: String, source: String,
                              at now: Date = Date()) throws(StoreError) -> (entry: CurationEntry, deleted: [PlayWithTrack]) {
-        try write { db in
+        let localTime = self.localTime
+        return try write { db in
             var undo = CurationUndo()
             var deleted: [PlayWithTrack] = []
             var touches: Set<String> = []
@@ -28,7 +29,7 @@ extension Store {
                 try db.execute(sql: "DELETE FROM plays WHERE id = ?", arguments: [id])
             }
             let summary = deleted.count == 1
-                ? "Deleted the play of “\(deleted[0].track.title)” at \(ISO8601.string(deleted[0].play.startedAt))"
+                ? "Deleted the play of “\(deleted[0].track.title)” at \(Store.localText(deleted[0].play.startedAt, localTime))"
                 : "Deleted \(deleted.count) plays"
             let entry = try Store.log(.delete, summary: summary, request: request, undo: undo, touches: touches,
                                       source: source, at: now, in: db)
@@ -52,7 +53,8 @@ extension Store {
 
     public func curateEdit(playID: Int64, _ edit: PlayEdit, request: String, source: String,
                            at now: Date = Date()) throws(StoreError) -> (entry: CurationEntry, play: PlayWithTrack) {
-        try write { db in
+        let localTime = self.localTime
+        return try write { db in
             guard let before = try Store.playWithTrack(id: playID, in: db) else {
                 throw StoreError.refused(.notFound, "not_found", "no play \(playID)")
             }
@@ -80,7 +82,7 @@ extension Store {
             var changes: [String] = []
             if trackID != before.play.trackID { changes.append("“\(before.track.title)” → “\(after.track.title)”") }
             if counted != before.play.counted { changes.append(counted ? "counted" : "a skip") }
-            let summary = "Edited the play at \(ISO8601.string(before.play.startedAt))" + (changes.isEmpty ? "" : ": " + changes.joined(separator: ", "))
+            let summary = "Edited the play of \(Store.localText(before.play.startedAt, localTime))" + (changes.isEmpty ? "" : ": " + changes.joined(separator: ", "))
             let entry = try Store.log(.edit, summary: summary, request: request, undo: undo,
                                       touches: ["play:\(playID)", "track:\(before.play.trackID)", "track:\(trackID)"],
                                       source: source, at: now, in: db)
@@ -155,12 +157,20 @@ extension Store {
                 throw StoreError.refused(.conflict, "duplicate_play", "every play asked for is already stored")
             }
             let summary = added.count == 1
-                ? "Added a play of “\(added[0].track.title)” at \(ISO8601.string(startedAt))"
-                : "Added \(added.count) plays from \(ISO8601.string(startedAt))"
+                ? "Added a play of “\(added[0].track.title)” at \(Store.localText(startedAt, localTime))"
+                : "Added \(added.count) plays from \(Store.localText(startedAt, localTime))"
             let entry = try Store.log(.add, summary: summary, request: request, undo: undo, touches: touches,
                                       source: source, at: now, in: db)
             return (entry, added)
         }
+    }
+
+    /// A time as people read it in a summary: the local day and minute (`2026-01-05 11:30`).
+    static func localText(_ date: Date, _ local: LocalTime) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = local.timeZone
+        let c = calendar.dateComponents([.hour, .minute], from: date)
+        return local.day(of: date) + String(format: " %02d:%02d", c.hour ?? 0, c.minute ?? 0)
     }
 
     // MARK: Merges

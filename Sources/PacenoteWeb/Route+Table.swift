@@ -189,7 +189,9 @@ extension Route {
         Endpoint("/robots.txt", file) { _, _ in .staticFile("robots.txt") },
         Endpoint("/static/{path…}", file) { v, _ in .staticFile(v[0]) },
         Endpoint("/", read(.privateRead, .page)) { _, _ in .page(.dashboard) },
-        Endpoint("/history", read(.privateRead, .page)) { _, _ in .page(.history) },
+        // POST: the history page's delete, edit and add forms (a logged-in browser).
+        Endpoint("/history", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.history) },
+        Endpoint("/curation", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.curation) },
         Endpoint("/stats", read(.privateRead, .page)) { _, _ in .page(.stats) },
         Endpoint("/sotd", read(.privateRead, .page)) { _, _ in .page(.sotdArchive) },
         Endpoint("/workouts", read(.privateRead, .page)) { _, _ in .page(.workouts) },

@@ -109,6 +109,8 @@ public enum Route: Equatable, Sendable {
 /// The site's pages (server-rendered HTML) and pictures.
 public enum Page: Equatable, Sendable {
     case dashboard, history, stats, sotdArchive, workouts
+    /// The corrections: the curation log with its undo, likely duplicates to merge.
+    case curation
     /// `/artist?name=…`, the address artist pages had before they had ids: a redirect.
     case artistByName
     case sotdShare(String)
@@ -125,6 +127,7 @@ public enum Page: Equatable, Sendable {
         switch self {
         case .dashboard: "dashboard"
         case .history: "history"
+        case .curation: "curation"
         case .stats: "stats"
         case .sotdArchive: "sotd_archive"
         case .workouts: "workouts"

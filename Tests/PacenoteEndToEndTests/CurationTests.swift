@@ -73,3 +73,37 @@ import Testing
         #expect(log.first?["undone_at"] is String && log.last?["undone_at"] is NSNull, "\(log)")
     }
 }
+
+/// The corrections in a real browser: the history page's delete (and its undo), edit, and
+/// the corrections page's one-click merge of a suggested duplicate (and its undo).
+@Suite struct CurationBrowserTests {
+    static let script =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/curation_browser.py").path
+    static let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("test-artifacts/curation-browser").path
+
+    @Test func deleteUndoEditAndMergeFromThePages() throws {
+        let python = try SiteBrowserTests.python()
+        let start = Date()
+        try? FileManager.default.removeItem(atPath: Self.artifacts)
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: CreditsTests.quickRule)
+        for (i, (artist, title)) in [("Florence + the Machine", "Dog Days"), ("Florence and the Machine", "Shake It Out"),
+                                     ("Beyoncé", "Halo"), ("Beyoncé", "Formation")].enumerated() {
+            try CurationTests.submit(daemon, artist: artist, title: title, at: 1_767_607_200 + i * 600)
+        }
+        let r = try run(python, [Self.script, daemon.base, daemon.apiKey, Self.artifacts], allowFailure: true)
+        #expect(r.status == 0, "browser checks failed:\n\(r.stderr)\n\(r.stdout)")
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect((summary?["checked"] as? Int ?? 0) >= 15, "\(r.stdout)")
+        let saved = Set(summary?["screenshots"] as? [String] ?? [])
+        #expect(saved == ["history-deleted.png", "curation.png", "curation-undone.png"], "\(saved)")
+        for name in saved.sorted() {
+            let path = Self.artifacts + "/" + name
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast
+            #expect(modified >= start && (FileManager.default.contents(atPath: path)?.count ?? 0) > 16_000, "\(name)")
+        }
+        // What the pages did is in the database: the edit stands, the delete and merge were undone.
+        #expect(try daemon.sql("SELECT COUNT(*) FROM plays") == "4\n")
+        #expect(try daemon.sql("SELECT kind, undone_at_ms IS NOT NULL FROM curation_log ORDER BY id") == "delete|1\nedit|0\nmerge|1\n")
+    }
+}

@@ -250,7 +250,7 @@ import Testing
         let bad = try HTTP.get(site.base + "/stats?range=someday")
         #expect(bad.status == 400)
         #expect(bad.header("Content-Type") == "text/html; charset=utf-8")
-        let post = try HTTP.request("POST", site.base + "/history", body: [])
+        let post = try HTTP.request("POST", site.base + "/stats", body: [])
         #expect(post.status == 405)
         // A mistyped address: a page for a browser, JSON for anything else.
         let browser = try HTTP.get(site.base + "/workouts/99999999999999999999", headers: ["Accept": "text/html,*/*"])

@@ -20,6 +20,10 @@ extension API {
 
     func artistPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
         guard let artist = try context.store.artist(id: id) else { throw APIError.notFound("There is no artist \(id).") }
+        // A merged artist is an alias: its old address leads to the one it was merged into.
+        if let kept = artist.mergedInto {
+            return HTTPResponse(status: 301, headers: [("Location", url("/artists/\(kept)")), ("Cache-Control", "no-store")])
+        }
         let summary = try context.store.artistSummary(id: id)
         let top = try context.store.topTracks(artistID: id, limit: 20)
         let albums = try context.store.albums(artistID: id, limit: 20)
@@ -40,6 +44,9 @@ extension API {
 
     func albumPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
         guard let album = try context.store.album(id: id) else { throw APIError.notFound("There is no album \(id).") }
+        if let kept = album.mergedInto {
+            return HTTPResponse(status: 301, headers: [("Location", url("/albums/\(kept)")), ("Cache-Control", "no-store")])
+        }
         let summary = try context.store.albumSummary(id: id)
         let tracks = try context.store.albumTracks(albumID: id)
         return html(title: album.title, request: request, nav: "history") {

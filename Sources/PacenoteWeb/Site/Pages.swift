@@ -242,13 +242,16 @@ extension API {
             let day = localTime.day(of: p.play.startedAt)
             if days.last?.0 == day { days[days.count - 1].1.append(p) } else { days.append((day, [p])) }
         }
+        let notice = try curationNotice(request, mayWrite: mayWrite)
         return html(title: "History", request: request, nav: "history") {
             Node.el("h1") { "History" }
+            notice
             Node.el("form", ["method": "get", "action": url("/history"), "class": "search", "role": "search"]) {
                 Node.el("label", ["for": "q", "class": "visually-hidden"]) { "Search plays" }
                 Node.el("input", ["id": "q", "name": "q", "type": "search", "value": search ?? "", "placeholder": "Title, artist or album"])
                 Node.el("button", ["type": "submit"]) { "Search" }
             }
+            if mayWrite { addPlayForm(back: back) }
             if page.isEmpty {
                 Node.el("p", ["class": "muted"]) { search == nil ? "Nothing has been played yet." : "No plays match “\(search!)”." }
             }
@@ -256,7 +259,12 @@ extension API {
                 Node.el("section", ["class": "day"]) {
                     Node.el("h2") { f.day(day) }
                     Node.el("ol", ["class": "plays"]) {
-                        for p in plays { playItem(p, f, heart(p.track.id, feelings[p.track.id ?? 0] ?? .none, mayWrite: mayWrite, back: back)) }
+                        for p in plays {
+                            playItem(p, f, .group {
+                                heart(p.track.id, feelings[p.track.id ?? 0] ?? .none, mayWrite: mayWrite, back: back)
+                                if mayWrite { playControls(p, back: back) }
+                            })
+                        }
                     }
                 }
             }

@@ -21,7 +21,12 @@ extension API {
         do {
             switch page {
             case .dashboard: return try dashboardPage(request, mayWrite: mayWrite)
-            case .history: return try historyPage(request, mayWrite: mayWrite)
+            case .history:
+                if request.method == "POST" { return try historyForm(request) }
+                return try historyPage(request, mayWrite: mayWrite)
+            case .curation:
+                if request.method == "POST" { return try curationForm(request) }
+                return try curationPage(request, mayWrite: mayWrite)
             case .stats: return try statsPage(request)
             case .sotdArchive: return try sotdArchivePage(request)
             case .sotdShare(let day):
@@ -105,7 +110,7 @@ extension API {
               live: Bool = false, @Markup _ content: () -> [Node]) -> HTTPResponse {
         let sections: [(String, String, String)] = [
             ("dashboard", "/", "Now"), ("history", "/history", "History"), ("stats", "/stats", "Stats"),
-            ("sotd", "/sotd", "Song of the day"), ("workouts", "/workouts", "Workouts"),
+            ("sotd", "/sotd", "Song of the day"), ("workouts", "/workouts", "Workouts"), ("curation", "/curation", "Corrections"),
         ]
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
         let document = Node.el("html", ["lang": "en", "data-base": context.basePath, "data-tz": context.timeZone.identifier]) {

@@ -1,0 +1,226 @@
+import Foundation
+import PacenoteCore
+import PacenoteOperations
+import PacenoteStore
+
+/// Corrections on the site: delete, edit and add plays from the history page, the
+/// corrections page with the log (each entry undoable) and likely duplicates to merge in
+/// one click. Forms post with the site's session (same origin), as the SOTD pin does; each
+/// answers with a redirect back, whose `done` names the entry just made for its undo.
+extension API {
+    // MARK: The history page's controls
+
+    /// Delete and edit buttons of one play (a logged-in browser).
+    func playControls(_ p: PlayWithTrack, back: String) -> Node {
+        guard let id = p.play.id else { return .empty }
+        return .el("span", ["class": "controls"]) {
+            Node.el("form", ["method": "post", "action": url("/history"), "class": "inline"]) {
+                Node.el("input", ["type": "hidden", "name": "action", "value": "delete"])
+                Node.el("input", ["type": "hidden", "name": "id", "value": String(id)])
+                Node.el("input", ["type": "hidden", "name": "back", "value": back])
+                Node.el("button", ["type": "submit", "class": "small", "title": "Delete this play (undoable)"]) { "Delete" }
+            }
+            Node.el("details", ["class": "edit"]) {
+                Node.el("summary", ["title": "Correct this play"]) { "Edit" }
+                Node.el("form", ["method": "post", "action": url("/history"), "class": "stacked"]) {
+                    Node.el("input", ["type": "hidden", "name": "action", "value": "edit"])
+                    Node.el("input", ["type": "hidden", "name": "id", "value": String(id)])
+                    Node.el("input", ["type": "hidden", "name": "back", "value": back])
+                    Node.el("label") { "Title "; Node.el("input", ["name": "title", "value": p.track.title, "required": "", "maxlength": "1000"]) }
+                    Node.el("label") { "Artist "; Node.el("input", ["name": "artist", "value": p.track.artist ?? "", "maxlength": "1000"]) }
+                    Node.el("label") { "Album "; Node.el("input", ["name": "album", "value": p.track.album ?? "", "maxlength": "1000"]) }
+                    Node.el("label") {
+                        Node.el("input", ["type": "checkbox", "name": "counted", "value": "1", "checked": p.play.counted ? "" : nil])
+                        " counted (not a skip)"
+                    }
+                    Node.el("button", ["type": "submit"]) { "Save" }
+                }
+            }
+        }
+    }
+
+    /// The form that adds a play that was never logged.
+    func addPlayForm(back: String) -> Node {
+        .el("details", ["class": "card add-play"]) {
+            Node.el("summary") { "Add a play that was not logged" }
+            Node.el("form", ["method": "post", "action": url("/history"), "class": "stacked"]) {
+                Node.el("input", ["type": "hidden", "name": "action", "value": "add"])
+                Node.el("input", ["type": "hidden", "name": "back", "value": back])
+                Node.el("label") { "Title "; Node.el("input", ["name": "title", "maxlength": "1000"]) }
+                Node.el("label") { "Artist "; Node.el("input", ["name": "artist", "maxlength": "1000"]) }
+                Node.el("label") { "Album "; Node.el("input", ["name": "album", "maxlength": "1000"]) }
+                Node.el("label") { "or a whole album, by its id "; Node.el("input", ["name": "album_id", "inputmode": "numeric", "size": "6"]) }
+                Node.el("label") { "Started at "; Node.el("input", ["name": "started_at", "type": "datetime-local", "required": ""]) }
+                Node.el("button", ["type": "submit"]) { "Add" }
+            }
+        }
+    }
+
+    /// What was just done, with its undo (the `done` of a form's redirect).
+    func curationNotice(_ request: HTTPRequest, mayWrite: Bool) throws -> Node {
+        guard let text = request.query["done"], let id = Int64(text), let entry = try context.store.curationEntry(id: id) else { return .empty }
+        return .el("div", ["class": "notice", "role": "status"]) {
+            entry.undoneAt == nil ? entry.summary + ". " : "Undone: " + entry.summary + ". "
+            if mayWrite && entry.undoneAt == nil { undoButton(entry.id, back: request.path) }
+        }
+    }
+
+    func undoButton(_ id: Int64, back: String) -> Node {
+        .el("form", ["method": "post", "action": url("/curation"), "class": "inline"]) {
+            Node.el("input", ["type": "hidden", "name": "action", "value": "undo"])
+            Node.el("input", ["type": "hidden", "name": "id", "value": String(id)])
+            Node.el("input", ["type": "hidden", "name": "back", "value": back])
+            Node.el("button", ["type": "submit", "class": "small"]) { "Undo" }
+        }
+    }
+
+    /// `POST /history`: delete, edit or add, then back with the entry for its undo.
+    func historyForm(_ request: HTTPRequest) throws -> HTTPResponse {
+        let field = { (name: String) in Self.formField(name, in: request.body) }
+        let entry: CurationEntry
+        switch field("action") {
+        case "delete":
+            guard let id = field("id").flatMap(Int64.init) else { throw APIError.badRequest("which play?", code: "invalid_id") }
+            entry = try context.operations.deletePlays(ids: [id], source: "site").entry
+        case "edit":
+            guard let id = field("id").flatMap(Int64.init) else { throw APIError.badRequest("which play?", code: "invalid_id") }
+            guard let play = try context.store.play(id: id) else { throw APIError.notFound("There is no play \(id).") }
+            let title = field("title")?.trimmingCharacters(in: .whitespaces) ?? ""
+            let artist = field("artist").flatMap { $0.isEmpty ? nil : $0 }
+            let album = field("album").flatMap { $0.isEmpty ? nil : $0 }
+            var edit = Store.PlayEdit(counted: field("counted") != nil)
+            if title != play.track.title || artist != play.track.artist || album != play.track.album {
+                edit.track = Track(title: title, artist: artist, album: album)
+            }
+            let request = Self.requestText(["edit": ["listen": id, "with": ["title": title, "artist": artist.map { $0 as Any } ?? NSNull(), "album": album.map { $0 as Any } ?? NSNull(),
+                                                                               "counted": edit.counted ?? true]]])
+            entry = try context.operations.editPlay(id: id, edit, request: request, source: "site").entry
+        case "add":
+            guard let start = field("started_at").flatMap({ Instant.parse($0, in: localTime) }) else {
+                throw APIError.badRequest("when did it start?", code: "invalid_started_at")
+            }
+            let addition: Store.PlayAddition
+            var asked: [String: Any] = ["started_at": ISO8601.string(start)]
+            if let album = field("album_id").flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) {
+                addition = .album(id: album)
+                asked["album_id"] = album
+            } else {
+                let title = field("title")?.trimmingCharacters(in: .whitespaces) ?? ""
+                let track = Track(title: title, artist: field("artist").flatMap { $0.isEmpty ? nil : $0 },
+                                  album: field("album").flatMap { $0.isEmpty ? nil : $0 })
+                addition = .text(track)
+                asked["track"] = ["title": title, "artist": track.artist.map { $0 as Any } ?? NSNull(), "album": track.album.map { $0 as Any } ?? NSNull()]
+            }
+            entry = try context.operations.addPlays(addition, startedAt: start, request: Self.requestText(["add": asked]), source: "site").entry
+        default:
+            throw APIError.badRequest("action: delete, edit or add", code: "invalid_action")
+        }
+        return redirect(back: field("back"), fallback: "/history", done: entry.id)
+    }
+
+    /// Back to a path of this site (never another host), with `done` for the notice.
+    func redirect(back: String?, fallback: String, done: Int64) -> HTTPResponse {
+        var back = back ?? fallback
+        if !back.hasPrefix("/") || back.hasPrefix("//") || back.contains("\\") || back.count > 2000 { back = fallback }
+        let kept = back.split(separator: "?", maxSplits: 1)
+        let query = kept.count > 1 ? kept[1].split(separator: "&").filter { !$0.hasPrefix("done=") }.joined(separator: "&") : ""
+        let target = String(kept[0]) + "?" + (query.isEmpty ? "" : query + "&") + "done=\(done)"
+        return HTTPResponse(status: 303, headers: [("Location", url(target)), ("Cache-Control", "no-store")])
+    }
+
+    // MARK: /curation
+
+    func curationPage(_ request: HTTPRequest, mayWrite: Bool) throws -> HTTPResponse {
+        let entries = try context.store.curationLog(limit: 100)
+        let suggestions = try context.store.mergeSuggestions(limit: 30)
+        let f = format
+        let notice = try curationNotice(request, mayWrite: mayWrite)
+        return html(title: "Corrections", request: request, nav: "curation") {
+            Node.el("h1") { "Corrections" }
+            notice
+            Node.el("section", ["class": "card", "aria-labelledby": "dup-h"]) {
+                Node.el("h2", ["id": "dup-h"]) { "Likely duplicates" }
+                if suggestions.isEmpty { Node.el("p", ["class": "muted"]) { "Nothing looks like a duplicate." } }
+                Node.el("ul", ["class": "plain suggestions"]) {
+                    for s in suggestions {
+                        Node.el("li") {
+                            Node.el("span", ["class": "badge"]) { s.kind.rawValue }
+                            " "
+                            Node.el("strong") { s.names[0].name }
+                            Node.el("span", ["class": "muted small"]) { " (\(SiteFormat.plural(Int(s.names[0].plays), "play")))" }
+                            " ← "
+                            s.names.dropFirst().map { "\($0.name) (\(SiteFormat.plural(Int($0.plays), "play")))" }.joined(separator: ", ")
+                            Node.el("span", ["class": "muted small"]) { " · \(s.reason)" }
+                            if mayWrite {
+                                Node.el("form", ["method": "post", "action": url("/curation"), "class": "inline"]) {
+                                    Node.el("input", ["type": "hidden", "name": "action", "value": "merge"])
+                                    Node.el("input", ["type": "hidden", "name": "kind", "value": s.kind.rawValue])
+                                    Node.el("input", ["type": "hidden", "name": "from", "value": s.from.map(String.init).joined(separator: ",")])
+                                    Node.el("input", ["type": "hidden", "name": "into", "value": String(s.into)])
+                                    Node.el("button", ["type": "submit", "class": "small"]) { "Merge into “\(s.names[0].name)”" }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if mayWrite {
+                Node.el("details", ["class": "card"]) {
+                    Node.el("summary") { "Merge by id" }
+                    Node.el("form", ["method": "post", "action": url("/curation"), "class": "stacked"]) {
+                        Node.el("input", ["type": "hidden", "name": "action", "value": "merge"])
+                        Node.el("label") {
+                            "What "
+                            Node.el("select", ["name": "kind"]) {
+                                for kind in MergeKind.allCases { Node.el("option", ["value": kind.rawValue]) { kind.rawValue } }
+                            }
+                        }
+                        Node.el("label") { "Merge these ids (comma-separated) "; Node.el("input", ["name": "from", "required": ""]) }
+                        Node.el("label") { "into this id "; Node.el("input", ["name": "into", "required": "", "inputmode": "numeric"]) }
+                        Node.el("button", ["type": "submit"]) { "Merge" }
+                    }
+                }
+            }
+            Node.el("section", ["class": "card", "aria-labelledby": "log-h"]) {
+                Node.el("h2", ["id": "log-h"]) { "What was changed" }
+                if entries.isEmpty { Node.el("p", ["class": "muted"]) { "Nothing has been corrected yet." } }
+                Node.el("ol", ["class": "plain curation-log"]) {
+                    for e in entries {
+                        Node.el("li", ["class": e.undoneAt == nil ? nil : "undone"]) {
+                            Node.el("time", ["datetime": ISO8601.string(e.at)]) { f.day(localTime.day(of: e.at)) + " " + f.time(e.at) }
+                            " "
+                            e.summary
+                            Node.el("span", ["class": "muted small"]) { " · \(e.source)" + (e.undoneAt == nil ? "" : " · undone") }
+                            if mayWrite && e.undoneAt == nil { undoButton(e.id, back: "/curation") }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `POST /curation`: undo an entry, or merge.
+    func curationForm(_ request: HTTPRequest) throws -> HTTPResponse {
+        let field = { (name: String) in Self.formField(name, in: request.body) }
+        switch field("action") {
+        case "undo":
+            guard let id = field("id").flatMap(Int64.init) else { throw APIError.badRequest("which change?", code: "invalid_id") }
+            let entry = try context.operations.undoCuration(id: id)
+            return redirect(back: field("back"), fallback: "/curation", done: entry.id)
+        case "merge":
+            guard let kind = field("kind").flatMap(MergeKind.init(rawValue:)) else {
+                throw APIError.badRequest("merge tracks, artists or albums", code: "invalid_kind")
+            }
+            let from = (field("from") ?? "").split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            guard !from.isEmpty, let into = field("into").flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) else {
+                throw APIError.badRequest("name the ids to merge and the one to keep", code: "invalid_merge")
+            }
+            let entry = try context.operations.merge(kind, from: from, into: into,
+                                                     request: Self.requestText(["merge": ["kind": kind.rawValue, "from": from, "into": into]]),
+                                                     source: "site")
+            return redirect(back: "/curation", fallback: "/curation", done: entry.id)
+        default:
+            throw APIError.badRequest("action: undo or merge", code: "invalid_action")
+        }
+    }
+}
