@@ -200,7 +200,7 @@ import Testing
         #expect(try sqlite(backup, "PRAGMA integrity_check") == "ok\n")
         #expect(try sqlite(backup, "SELECT identifier FROM grdb_migrations ORDER BY rowid") == v1Migrations)
         #expect(try sqlite(backup, "SELECT COUNT(*) FROM plays") == "3\n")
-        #expect(try sqlite(db, "SELECT COUNT(*) FROM grdb_migrations") == "15\n")  // through v10.curation
+        #expect(try sqlite(db, "SELECT COUNT(*) FROM grdb_migrations") == "16\n")  // through v11.rules
         // v5 credited every track of the old database (artist charts read track_artists).
         #expect(try sqlite(db, "SELECT COUNT(*) FROM track_artists") != "0\n")
         #expect(try sqlite(db, """
