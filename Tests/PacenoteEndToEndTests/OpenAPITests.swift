@@ -78,6 +78,19 @@ import Testing
         try record("PUT", feeling, "/api/v1/tracks/999/feeling", headers: key, body: #"{"feeling": "like"}"#)
         try record("PUT", feeling, "/api/v1/tracks/1/feeling", body: #"{"feeling": "like"}"#)
         try record("POST", "/api/v1/recommendations/not-now", "/api/v1/recommendations/not-now", headers: key, body: #"{"track_id": 1}"#)
+        // Rules (issue 19): a rewrite, its dry run and its apply; a bad rule; the hidden plays.
+        try record("POST", "/api/v1/rules", "/api/v1/rules", headers: key,
+                   body: #"{"action": "rewrite", "field": "title", "value": "^Doc$", "replacement": "Documented"}"#)
+        try record("POST", "/api/v1/rules", "/api/v1/rules", headers: key, body: #"{"action": "ignore", "field": "title", "match": "regex", "value": "(["}"#)
+        try record("GET", "/api/v1/rules", "/api/v1/rules")
+        try record("GET", "/api/v1/rules/{id}", "/api/v1/rules/1")
+        try record("POST", "/api/v1/rules/{id}/preview", "/api/v1/rules/1/preview", headers: key)
+        try record("POST", "/api/v1/rules/{id}/apply", "/api/v1/rules/1/apply", headers: key)
+        try record("POST", "/api/v1/rules/{id}/apply", "/api/v1/rules/1/apply", headers: key)
+        try record("PATCH", "/api/v1/rules/{id}", "/api/v1/rules/1", headers: key, body: #"{"enabled": false}"#)
+        try record("GET", "/api/v1/listens", "/api/v1/listens?hidden=true")
+        try record("DELETE", "/api/v1/rules/{id}", "/api/v1/rules/1", headers: key)
+        try record("GET", "/api/v1/rules/{id}", "/api/v1/rules/1")
         try record("POST", "/api/v1/recommendations/not-now", "/api/v1/recommendations/not-now", headers: key, body: #"{"track_id": "x"}"#)
         try record("POST", "/api/v1/recommendations/not-now", "/api/v1/recommendations/not-now", headers: key, body: #"{"track_id": 999}"#)
         let lbFeedback = "/apis/listenbrainz/1/feedback/recording-feedback"
