@@ -221,6 +221,6 @@ import Testing
                                                environment: ["HOME": dir.path])
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(restored.stdout.contains("plays: 3, from "), "\(restored.stdout)")
-        #expect(restored.stdout.contains("it is upgraded (v2.import, v3.lean-day-rollup, v4.feelings, v5.credits-and-recordings, v6.artists-and-albums, v7.entity-rollups, v8.month-rollups, v9.page-indexes) when pacenote next opens it"), "\(restored.stdout)")
+        #expect(restored.stdout.contains("it is upgraded (v2.import, v3.lean-day-rollup, v4.feelings, v5.credits-and-recordings, v6.artists-and-albums, v7.entity-rollups, v8.month-rollups, v9.page-indexes, v10.curation, v11.rules) when pacenote next opens it"), "\(restored.stdout)")
     }
 }
