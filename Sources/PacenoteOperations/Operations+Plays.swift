@@ -8,7 +8,8 @@ extension Operations {
     @discardableResult
     public func recordPlayer(_ player: String, finished: [FinishedPlay], open: OpenPlayUpdate,
                              now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
-        let logged = try store.record(player: player, finished: finished, open: open, now: now)
+        let rules = finished.isEmpty ? RuleSet.empty : try store.currentRules()
+        let logged = try store.record(player: player, finished: finished, open: open, rules: rules, now: now)
         announce(logged: logged)
         return logged
     }
@@ -18,7 +19,7 @@ extension Operations {
     @discardableResult
     public func recordListens(_ listens: [(track: Track, startedAt: Date, client: String?)], source: String,
                               now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
-        let logged = try store.recordListens(listens, source: source, now: now)
+        let logged = try store.recordListens(listens, source: source, rules: try store.currentRules(), now: now)
         announce(logged: logged)
         return logged
     }
@@ -26,8 +27,10 @@ extension Operations {
     /// An import of listening history: batches are stored by the store's bulk path (one
     /// transaction each) and each batch that added plays is announced once. Imported plays
     /// are older than their ids say, so followers read the plays again.
+    /// The rules in force when the import starts apply to every batch (`ImportRun`).
     public func importListens(source: String) -> ImportRun {
-        ImportRun(session: ListenImportSession(store: store, source: source), operations: self)
+        ImportRun(session: ListenImportSession(store: store, source: source), operations: self,
+                  rules: (try? store.currentRules()) ?? .empty, source: source)
     }
 }
 
@@ -35,10 +38,18 @@ extension Operations {
 public final class ImportRun {
     private let session: ListenImportSession
     private let operations: Operations
+    private let rules: RuleSet
+    private let source: String
+    /// Each key's track as the export named it (the rules see it so), across batches.
+    private var keyTracks: [Int32: Track] = [:]
+    /// Keys whose every play an ignore rule takes (their tracks are not even added).
+    private var ignoredKeys: Set<Int32> = []
 
-    init(session: ListenImportSession, operations: Operations) {
+    init(session: ListenImportSession, operations: Operations, rules: RuleSet, source: String) {
         self.session = session
         self.operations = operations
+        self.rules = rules
+        self.source = source
     }
 
     /// The separators the batches' credit text is to be split with.
@@ -46,14 +57,75 @@ public final class ImportRun {
 
     /// Stores one batch in one transaction; see `ListenImportSession.insert`.
     public func insert(_ batch: ImportBatch, now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
-        let result = try session.insert(batch, now: now)
+        let (kept, hidden) = ruled(batch)
+        let result = try session.insert(kept, now: now)
+        _ = try operations.store.recordHidden(hidden, now: now)
         if result.imported > 0 { operations.announce(.playsRewritten(.imported)) }
         return result
     }
 
+    /// The batch as the rules leave it: ignored plays out, hidden ones apart (the bulk path
+    /// writes only `plays`), rewritten tracks under their new text.
+    private func ruled(_ batch: ImportBatch) -> (ImportBatch, hidden: [(track: Track, play: Play)]) {
+        guard !rules.isEmpty else { return (batch, []) }
+        var out = batch
+        out.tracks = []
+        for var new in batch.tracks {
+            keyTracks[new.key] = new.track
+            switch rules.apply(to: new.track, playedSeconds: nil, uri: new.track.uri) {
+            case .ignore:
+                // Ignores see the text only (a length rule is checked play by play below).
+                ignoredKeys.insert(new.key)
+                continue
+            case .keep(let track), .hide(let track, _):
+                if track != new.track {
+                    new.credit = track.artist == new.track.artist ? new.credit : track.credit(separators: session.separators)
+                    new.track = track
+                    new.matchKey = track.matchKey
+                    new.album = track.albumIdentity
+                }
+            }
+            out.tracks.append(new)
+        }
+        out.plays = []
+        var hidden: [(track: Track, play: Play)] = []
+        for play in batch.plays where !ignoredKeys.contains(play.key) {
+            guard let track = keyTracks[play.key] else {
+                out.plays.append(play)
+                continue
+            }
+            switch rules.apply(to: track, playedSeconds: play.playedSeconds, uri: track.uri) {
+            case .ignore: continue
+            case .keep: out.plays.append(play)
+            case .hide(let ruled, _):
+                hidden.append((ruled, Play(trackID: 0, startedAt: Date(timeIntervalSince1970: Double(play.startedAtMs) / 1000),
+                                           endedAt: Date(timeIntervalSince1970: Double(play.endedAtMs) / 1000),
+                                           playedSeconds: play.playedSeconds, counted: play.counted, source: source,
+                                           player: play.player >= 0 ? batch.players[Int(play.player)] : nil)))
+            }
+        }
+        return (out, hidden)
+    }
+
     /// Stores listens given one by one (tests, small uploads).
     public func insert(_ listens: [ImportedListen], now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
-        let result = try session.insert(listens, now: now)
+        var kept: [ImportedListen] = []
+        var hidden: [(track: Track, play: Play)] = []
+        for var listen in listens {
+            switch rules.apply(to: listen.track, playedSeconds: listen.playedSeconds, uri: listen.track.uri) {
+            case .ignore: continue
+            case .keep(let track):
+                listen.track = track
+                kept.append(listen)
+            case .hide(let track, _):
+                hidden.append((track, Play(trackID: 0, startedAt: Date(timeIntervalSince1970: Double(listen.startedAtMs) / 1000),
+                                           endedAt: Date(timeIntervalSince1970: Double(listen.endedAtMs) / 1000),
+                                           playedSeconds: listen.playedSeconds, counted: listen.counted, source: source,
+                                           player: listen.player)))
+            }
+        }
+        let result = try session.insert(kept, now: now)
+        _ = try operations.store.recordHidden(hidden, now: now)
         if result.imported > 0 { operations.announce(.playsRewritten(.imported)) }
         return result
     }

@@ -534,6 +534,7 @@ struct CurationUndo: Codable {
     struct TrackAlbum: Codable { var track: Int64; var album: Int64 }
     struct Alias: Codable { var table: String; var id: Int64; var mergedInto: Int64? }
     struct Pin: Codable { var day: String; var track: Int64 }
+    struct Unhide: Codable { var hidden: Int64; var play: Int64 }
 
     /// Plays removed (deleted, or a merge's second copy of a listen): put back as they were.
     var restorePlays: [StoredRow] = []
@@ -550,6 +551,8 @@ struct CurationUndo: Codable {
     var pins: [Pin] = []
     var clearBPM: [Int64] = []
     var removeFeelings: [Int64] = []
+    /// Plays a `hide` rule moved to `hidden_plays` (their id there, and in `plays`): moved back.
+    var unhide: [Unhide] = []
     var recomputeArtists: [Int64] = []
     var recomputeAlbums: [Int64] = []
     /// Merged artists whose name credits filed under the kept one while they were merged
@@ -589,6 +592,7 @@ struct CurationUndo: Codable {
                 try db.execute(sql: """
                     DELETE FROM tracks WHERE id = ?1 AND uri IS NULL
                       AND NOT EXISTS (SELECT 1 FROM plays WHERE track_id = ?1) AND NOT EXISTS (SELECT 1 FROM library_files WHERE track_id = ?1)
+                      AND NOT EXISTS (SELECT 1 FROM hidden_plays WHERE track_id = ?1)
                       AND NOT EXISTS (SELECT 1 FROM sotd_pins WHERE track_id = ?1) AND NOT EXISTS (SELECT 1 FROM open_plays WHERE track_id = ?1)
                       AND NOT EXISTS (SELECT 1 FROM tracks WHERE merged_into = ?1)
                     """, arguments: [id])
@@ -634,6 +638,20 @@ struct CurationUndo: Codable {
             try db.execute(sql: "UPDATE plays SET track_id = ?, counted = ? WHERE id = ?", arguments: [values.trackID, values.counted, values.id])
         }
         for id in removePlays { try db.execute(sql: "DELETE FROM plays WHERE id = ?", arguments: [id]) }
+        for move in unhide.reversed() {
+            // Back under its old id unless a play logged since has taken it.
+            var row = try StoredRow.fetch(table: "hidden_plays", id: move.hidden, in: db)
+            if let i = row.columns.firstIndex(of: "id") {
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plays WHERE id = ?)", arguments: [move.play]) == true {
+                    row.columns.remove(at: i)
+                    row.values.remove(at: i)
+                } else {
+                    row.values[i] = .int(move.play)
+                }
+            }
+            try db.execute(sql: "DELETE FROM hidden_plays WHERE id = ?", arguments: [move.hidden])
+            try row.insert(into: "plays", in: db)
+        }
         for row in restorePlays {
             // A play logged since may have taken the id (SQLite gives the highest id plus
             // one): the play comes back under a new one.

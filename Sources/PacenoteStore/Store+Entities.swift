@@ -42,11 +42,13 @@ extension Store {
 
     /// The id of the artist named `name` (by `EntityKey.artist`), added if new; a
     /// MusicBrainz id fills one the row did not have yet.
-    static func artistID(name: String, mbid: String?, at nowMs: Int64, cache: EntityIDCache? = nil,
+    /// `aliases: false` is for migration v6, which runs before v10 gave artists `merged_into`.
+    static func artistID(name: String, mbid: String?, at nowMs: Int64, cache: EntityIDCache? = nil, aliases: Bool = true,
                          in db: Database) throws -> Int64 {
         let key = EntityKey.artist(name)
         if let known = cache?.artists[key], known.hasMBID || mbid == nil { return known.id }
-        let find = try RawStatement(db, "SELECT COALESCE(merged_into, id), mbid FROM artists WHERE name_key = ?1")
+        let find = try RawStatement(db, aliases ? "SELECT COALESCE(merged_into, id), mbid FROM artists WHERE name_key = ?1"
+                                                : "SELECT id, mbid FROM artists WHERE name_key = ?1")
         find.bind(1, key)
         if try find.step() {
             let id = find.int64(0), known = find.text(1)
@@ -70,9 +72,11 @@ extension Store {
     }
 
     /// The id of the album `identity` names, added if new.
-    static func albumID(_ identity: AlbumIdentity, at nowMs: Int64, cache: EntityIDCache? = nil, in db: Database) throws -> Int64 {
+    static func albumID(_ identity: AlbumIdentity, at nowMs: Int64, cache: EntityIDCache? = nil, aliases: Bool = true,
+                        in db: Database) throws -> Int64 {
         if let known = cache?.albums[identity.key] { return known }
-        let find = try RawStatement(db, "SELECT COALESCE(merged_into, id) FROM albums WHERE album_key = ?1")
+        let find = try RawStatement(db, aliases ? "SELECT COALESCE(merged_into, id) FROM albums WHERE album_key = ?1"
+                                                : "SELECT id FROM albums WHERE album_key = ?1")
         find.bind(1, identity.key)
         if try find.step() {
             let id = find.int64(0)
@@ -106,7 +110,7 @@ extension Store {
         let now = milliseconds(Date())
         let credits = try Row.fetchAll(db, sql: "SELECT track_id, position, name, mbid FROM track_artists WHERE artist_id IS NULL")
         for row in credits {
-            let id = try artistID(name: row[2], mbid: row[3], at: now, in: db)
+            let id = try artistID(name: row[2], mbid: row[3], at: now, aliases: false, in: db)
             try db.cachedStatement(sql: "UPDATE track_artists SET artist_id = ? WHERE track_id = ? AND position = ?")
                 .execute(arguments: [id, row[0], row[1]])
         }
@@ -128,7 +132,7 @@ extension Store {
                               listedCredit: listed.flatMap { ArtistCredit(listed: [$0]) })
             guard let identity = track.albumIdentity else { continue }
             try db.cachedStatement(sql: "UPDATE tracks SET album_id = ? WHERE id = ?")
-                .execute(arguments: [try albumID(identity, at: now, in: db), row[0]])
+                .execute(arguments: [try albumID(identity, at: now, aliases: false, in: db), row[0]])
         }
     }
 

@@ -21,16 +21,23 @@ extension Store {
     /// rows of `plays`; the play in progress replaces the player's row of `open_plays`
     /// (deleted when nothing plays). A crash between two calls loses nothing.
     public func record(player: String, finished: [FinishedPlay], open: OpenPlayUpdate,
-                       source: String = "mpd", now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
+                       source: String = "mpd", rules: RuleSet = .empty, now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
         try write { db in
             var logged: [LoggedPlay] = []
             for f in finished {
-                var track = f.song.track
+                // The rules first: an ignored play leaves no trace, a hidden one goes to
+                // `hidden_plays`, a rewritten one is filed under its new text.
+                let decision = rules.isEmpty ? .keep(f.song.track) : rules.apply(to: f.song.track, playedSeconds: f.playedSeconds, uri: f.song.uri)
+                guard var track = decision.track else { continue }
                 let trackID = try Store.saveTrack(track, at: now, in: db)
                 track.id = trackID
                 track.albumID = try Store.albumID(ofTrack: trackID, in: db)
                 let play = Play(trackID: trackID, startedAt: f.startedAt, endedAt: f.endedAt,
                                 playedSeconds: f.playedSeconds, counted: f.counted, source: source, player: player)
+                if case .hide = decision {
+                    try Store.insertHiddenPlay(play, localTime: localTime, in: db)
+                    continue
+                }
                 if let id = try Store.insertPlay(play, localTime: localTime, in: db) {
                     var stored = play
                     stored.id = id

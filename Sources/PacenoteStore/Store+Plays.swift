@@ -174,18 +174,26 @@ extension Store {
     /// `startedAt`. A listen already stored (same track and start) is kept once.
     /// Returns the plays that were new.
     public func recordListens(_ listens: [(track: Track, startedAt: Date, client: String?)], source: String,
-                              now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
+                              rules: RuleSet = .empty, now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
         try write { db in
             var logged: [LoggedPlay] = []
             for listen in listens {
-                let trackID = try Store.saveTrack(listen.track, at: now, in: db)
+                // A listen without a duration has no known length: no `shorter_than` rule takes it.
+                let decision = rules.isEmpty ? .keep(listen.track)
+                    : rules.apply(to: listen.track, playedSeconds: listen.track.durationSeconds, uri: listen.track.uri)
+                guard let ruled = decision.track else { continue }
+                let trackID = try Store.saveTrack(ruled, at: now, in: db)
                 let duration = listen.track.durationSeconds ?? 0
                 var play = Play(trackID: trackID, startedAt: listen.startedAt,
                                 endedAt: listen.startedAt.addingTimeInterval(duration), playedSeconds: duration,
                                 counted: true, source: source, player: listen.client)
+                if case .hide = decision {
+                    try Store.insertHiddenPlay(play, localTime: localTime, in: db)
+                    continue
+                }
                 if let id = try Store.insertPlay(play, localTime: localTime, in: db) {
                     play.id = id
-                    var track = listen.track
+                    var track = ruled
                     track.id = trackID
                     track.albumID = try Store.albumID(ofTrack: trackID, in: db)
                     logged.append(LoggedPlay(id: id, play: play, track: track))

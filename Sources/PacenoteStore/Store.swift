@@ -17,6 +17,8 @@ public final class Store: Sendable {
     /// Counts this process's commits (`CommitCounter`, on the writer): a value read before a
     /// read began and unchanged after tells that no write of this process committed since.
     private let commits = CommitCounter()
+    /// The rule set compiled for ingest (`currentRules`).
+    let ruleCache = RuleCache()
 
     /// The number of transactions this process has committed to the database so far: every
     /// writer (operations, heart rate, the library mirror, the play in progress) goes through

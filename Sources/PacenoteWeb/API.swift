@@ -135,6 +135,11 @@ public struct API: Sendable {
             case .mergeSuggestions: return .json(try mergeSuggestions(request.query))
             case .curation: return .json(try curationLog(request.query))
             case .undoCuration(let id): return .json(try undoCuration(id))
+            case .rules where request.method == "POST": return .json(try addRule(request, source: "api"), status: 201)
+            case .rules: return .json(try rulesJSON())
+            case .rule(let id): return .json(try rule(id, request))
+            case .rulePreview(let id): return .json(try previewRule(id, request.query))
+            case .ruleApply(let id): return .json(try applyRule(id, request.query, source: "api"))
             case .listens:
                 return try responses.response(ResponseCache.key("listens", request.query), store: context.store) {
                     .json(try listens(request.query))
@@ -239,6 +244,20 @@ public struct API: Sendable {
                 throw APIError.badRequest("'cursor' is not a cursor this server gave out", code: "invalid_cursor")
             }
             return cursor
+        }
+        if let hidden = query["hidden"] {
+            guard hidden == "true" || hidden == "false" else {
+                throw APIError.badRequest("'hidden' must be true or false", code: "invalid_hidden")
+            }
+            if hidden == "true" {
+                guard from == nil, to == nil, query["q"] == nil else {
+                    throw APIError.badRequest("the hidden plays take 'limit' and 'cursor' only", code: "invalid_hidden")
+                }
+                let rows = try context.store.hiddenPlays(limit: limit + 1, after: cursor)
+                let page = rows.prefix(limit)
+                let next = rows.count > limit ? page.last.map { ListenCursor.encode(startedAt: $0.play.startedAt, id: $0.play.id ?? 0) } : nil
+                return .object([("listens", .array(page.map(APIJSON.listen))), ("next_cursor", .optional(next))])
+            }
         }
         // One more than asked tells whether another page follows.
         let search = query["q"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }

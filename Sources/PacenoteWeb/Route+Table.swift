@@ -155,6 +155,18 @@ extension Route {
         Endpoint("/api/v1/curation/{id}/undo", [("POST", write)]) { v, _ throws(APIError) in
             .undoCuration(try id(v[0], "no curation entry \(v[0])"))
         },
+        // Rules: reading them is private; adding, changing, a dry run (it takes the writer)
+        // and applying them are writes.
+        Endpoint("/api/v1/rules", read(.privateRead) + [("POST", write)]) { _, _ in .rules },
+        Endpoint("/api/v1/rules/{id}", read(.privateRead) + [("PATCH", write), ("DELETE", Policy(.write))]) { v, _ throws(APIError) in
+            .rule(try id(v[0], "no rule \(v[0])"))
+        },
+        Endpoint("/api/v1/rules/{id}/preview", [("POST", Policy(.write))]) { v, _ throws(APIError) in
+            .rulePreview(try id(v[0], "no rule \(v[0])"))
+        },
+        Endpoint("/api/v1/rules/{id}/apply", [("POST", Policy(.write))]) { v, _ throws(APIError) in
+            .ruleApply(try id(v[0], "no rule \(v[0])"))
+        },
         Endpoint("/api/v1/stats", read(.privateRead)) { _, _ in .stats },
         Endpoint("/api/v1/sotd", read(.privateRead)) { _, _ in .sotdMonth },
         // The song of a day is public like its share page; pinning and unpinning are writes.
@@ -195,6 +207,8 @@ extension Route {
         Endpoint("/stats", read(.privateRead, .page)) { _, _ in .page(.stats) },
         Endpoint("/sotd", read(.privateRead, .page)) { _, _ in .page(.sotdArchive) },
         Endpoint("/workouts", read(.privateRead, .page)) { _, _ in .page(.workouts) },
+        // POST: the rules page's forms (add, delete, preview, apply to the past).
+        Endpoint("/rules", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.rules) },
         // The address artist pages had before they had ids: redirects to /artists/{id}.
         Endpoint("/artist", read(.privateRead, .page)) { _, _ in .page(.artistByName) },
         Endpoint("/artists/{id}", read(.privateRead, .page)) { v, path throws(APIError) in

@@ -12,6 +12,13 @@ public enum Route: Equatable, Sendable {
     /// The curation log, and undoing one entry.
     case curation
     case undoCuration(Int64)
+    /// Rules: GET lists them in their order of application, POST adds one.
+    case rules
+    /// One rule: GET, PATCH, DELETE.
+    case rule(Int64)
+    /// The dry run of applying a rule to the past, and applying it (one curation entry).
+    case rulePreview(Int64)
+    case ruleApply(Int64)
     case heartRate
     case stats
     /// The song of the day `YYYY-MM-DD`: GET (public, as its share page), PUT to pin, DELETE to unpin.
@@ -72,6 +79,10 @@ public enum Route: Equatable, Sendable {
         case .mergeSuggestions: "merge_suggestions"
         case .curation: "curation"
         case .undoCuration: "curation_undo"
+        case .rules: "rules"
+        case .rule: "rule"
+        case .rulePreview: "rule_preview"
+        case .ruleApply: "rule_apply"
         case .heartRate: "hr"
         case .stats: "stats"
         case .sotd: "sotd"
@@ -111,6 +122,8 @@ public enum Page: Equatable, Sendable {
     case dashboard, history, stats, sotdArchive, workouts
     /// The corrections: the curation log with its undo, likely duplicates to merge.
     case curation
+    /// The rules, in their order of application, with forms to add, preview and apply them.
+    case rules
     /// `/artist?name=…`, the address artist pages had before they had ids: a redirect.
     case artistByName
     case sotdShare(String)
@@ -131,6 +144,7 @@ public enum Page: Equatable, Sendable {
         case .stats: "stats"
         case .sotdArchive: "sotd_archive"
         case .workouts: "workouts"
+        case .rules: "rules"
         case .artistByName: "artist_by_name"
         case .artist: "artist"
         case .album: "album"

@@ -78,6 +78,19 @@ import Testing
         try record("PUT", feeling, "/api/v1/tracks/999/feeling", headers: key, body: #"{"feeling": "like"}"#)
         try record("PUT", feeling, "/api/v1/tracks/1/feeling", body: #"{"feeling": "like"}"#)
         try record("POST", "/api/v1/recommendations/not-now", "/api/v1/recommendations/not-now", headers: key, body: #"{"track_id": 1}"#)
+        // Rules (issue 19): a rewrite, its dry run and its apply; a bad rule; the hidden plays.
+        try record("POST", "/api/v1/rules", "/api/v1/rules", headers: key,
+                   body: #"{"action": "rewrite", "field": "title", "value": "^Doc$", "replacement": "Documented"}"#)
+        try record("POST", "/api/v1/rules", "/api/v1/rules", headers: key, body: #"{"action": "ignore", "field": "title", "match": "regex", "value": "(["}"#)
+        try record("GET", "/api/v1/rules", "/api/v1/rules")
+        try record("GET", "/api/v1/rules/{id}", "/api/v1/rules/1")
+        try record("POST", "/api/v1/rules/{id}/preview", "/api/v1/rules/1/preview", headers: key)
+        try record("POST", "/api/v1/rules/{id}/apply", "/api/v1/rules/1/apply", headers: key)
+        try record("POST", "/api/v1/rules/{id}/apply", "/api/v1/rules/1/apply", headers: key)
+        try record("PATCH", "/api/v1/rules/{id}", "/api/v1/rules/1", headers: key, body: #"{"enabled": false}"#)
+        try record("GET", "/api/v1/listens", "/api/v1/listens?hidden=true")
+        try record("DELETE", "/api/v1/rules/{id}", "/api/v1/rules/1", headers: key)
+        try record("GET", "/api/v1/rules/{id}", "/api/v1/rules/1")
         try record("POST", "/api/v1/recommendations/not-now", "/api/v1/recommendations/not-now", headers: key, body: #"{"track_id": "x"}"#)
         try record("POST", "/api/v1/recommendations/not-now", "/api/v1/recommendations/not-now", headers: key, body: #"{"track_id": 999}"#)
         let lbFeedback = "/apis/listenbrainz/1/feedback/recording-feedback"
@@ -122,7 +135,7 @@ import Testing
                    body: #"{"recording_msid": "00000000-0000-5000-8000-000000000001", "score": 1, "track_metadata": null}"# + "\n")
         try record("POST", "/api/v1/import", "/api/v1/import?format=mp3", headers: key, body: "a,b")
         // Corrections: a play read, added, edited and deleted; a merge and its undo.
-        let doc = try #require(try daemon.listens().first { $0.title == "Doc" })
+        let doc = try #require(try daemon.listens().first { $0.title == "Documented" })  // the rewrite rule above renamed it
         let playID = try #require(doc.json["id"] as? Int)
         let docTrack = try #require(doc.track["id"] as? Int)
         let listen = "/api/v1/listens/{id}"

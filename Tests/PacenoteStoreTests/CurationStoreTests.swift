@@ -168,7 +168,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(try Self.snapshot(store) == before)
     }
 
-    /// Random sequences of deletes, edits, additions, merges and undos: after every step,
+    /// Random sequences of deletes, edits, additions, merges, rules and undos: after every step,
     /// every rollup, chart, total and page summary equals its recomputation from the plays.
     @Test(arguments: [1, 2, 3] as [UInt64])
     func randomCurationsKeepEveryRollupExact(seed: UInt64) throws {
@@ -187,7 +187,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         while steps < 14 {
             let step: String
             do {
-                switch random(7) {
+                switch random(8) {
                 case 0:
                     guard let play = try pick("SELECT id FROM plays") else { continue }
                     _ = try store.curateDelete(playIDs: [play], request: "{}", source: "test")
@@ -216,6 +216,19 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                           let b = try pick("SELECT id FROM albums WHERE merged_into IS NULL AND id != \(a)") else { continue }
                     _ = try store.merge(.album, from: [a], into: b, request: "{}", source: "test")
                     step = "merge album \(a) into \(b)"
+                case 6:
+                    // A rule applied to the past (issue 19, point 3): one entry, like the others.
+                    let rules = [
+                        CurationRule(action: .ignore, field: .artist, match: .equals, value: "beyonce"),
+                        CurationRule(action: .hide, field: .title, match: .prefix, value: "Song \(random(12))"),
+                        CurationRule(action: .rewrite, field: .title, match: .regex, value: " - Remastered \\d{4}$", replacement: ""),
+                        CurationRule(action: .rewrite, field: .artist, match: .regex, value: "^Artist (A|B)$", replacement: "The Artist $1"),
+                        CurationRule(action: .ignore, field: .duration, match: .shorterThan, value: "\(random(60) + 5)"),
+                        CurationRule(action: .hide, field: .path, match: .prefix, value: "music/\(random(3))"),
+                    ]
+                    let rule = try store.addRule(rules[random(rules.count)])
+                    _ = try store.applyRule(id: rule.id!, request: "{}", source: "test")
+                    step = "rule \(rule.summary)"
                 default:
                     guard let entry = try pick("SELECT id FROM curation_log WHERE undone_at_ms IS NULL") else { continue }
                     _ = try store.undoCuration(id: entry)

@@ -34,6 +34,9 @@ extension API {
                 return try sotdSharePage(day, request, mayReadPrivate: mayReadPrivate, mayWrite: mayWrite)
             case .sotdCover(let day, let png): return try sotdCover(day, png: png, request)
             case .workouts: return try workoutsPage(request)
+            case .rules:
+                if request.method == "POST" { return try rulesForm(request) }
+                return try rulesPage(request, mayWrite: mayWrite)
             case .workout(let id): return try workoutPage(id, request)
             case .track(let id):
                 if request.method == "POST" {
@@ -110,7 +113,8 @@ extension API {
               live: Bool = false, @Markup _ content: () -> [Node]) -> HTTPResponse {
         let sections: [(String, String, String)] = [
             ("dashboard", "/", "Now"), ("history", "/history", "History"), ("stats", "/stats", "Stats"),
-            ("sotd", "/sotd", "Song of the day"), ("workouts", "/workouts", "Workouts"), ("curation", "/curation", "Corrections"),
+            ("sotd", "/sotd", "Song of the day"), ("workouts", "/workouts", "Workouts"),
+            ("curation", "/curation", "Corrections"), ("rules", "/rules", "Rules"),
         ]
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
         let document = Node.el("html", ["lang": "en", "data-base": context.basePath, "data-tz": context.timeZone.identifier]) {

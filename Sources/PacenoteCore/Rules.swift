@@ -1,0 +1,268 @@
+import Foundation
+
+/// One rule of what to log (issue: curation, rules). Three actions:
+/// - `ignore`: a matching play is not logged at all (a podcast, a test file, plays shorter
+///   than N seconds);
+/// - `hide`: it is logged but kept out of charts, songs of the day and the recommender
+///   (a child's bedtime playlist, white noise): stored in `hidden_plays`, not `plays`;
+/// - `rewrite`: a regular expression replaces text in a title, artist or album
+///   (` - Remastered \d{4}` → nothing).
+///
+/// A rule compares one field of a play with its `value`: `equals` (case, accents and width
+/// ignored), `prefix` and `contains` (the same folding), `regex` (as written, `(?i)` for
+/// case), and `shorter_than` for the field `duration`: plays shorter than `value` seconds.
+public struct CurationRule: Equatable, Sendable {
+    public enum Action: String, Sendable, CaseIterable { case ignore, hide, rewrite }
+    public enum Field: String, Sendable, CaseIterable {
+        case artist, album, title, genre
+        /// The MPD path of a file of the library (a stream's URL never matches).
+        case path
+        /// A stream's URL (`http://…`).
+        case stream
+        /// How long the play lasted, in seconds (`shorter_than` only).
+        case duration
+    }
+    public enum Match: String, Sendable, CaseIterable {
+        case equals, prefix, contains, regex
+        case shorterThan = "shorter_than"
+    }
+
+    /// Nil until stored.
+    public var id: Int64?
+    public var action: Action
+    public var field: Field
+    public var match: Match
+    /// The text, pattern or number of seconds compared with.
+    public var value: String
+    /// What a rewrite puts in place of each match: `$1` names a group.
+    public var replacement: String?
+    public var enabled: Bool
+    /// From the configuration file (`[[rules]]`): shown on the site, edited only there.
+    public var fromConfig: Bool
+
+    public init(id: Int64? = nil, action: Action, field: Field, match: Match, value: String,
+                replacement: String? = nil, enabled: Bool = true, fromConfig: Bool = false) {
+        self.id = id
+        self.action = action
+        self.field = field
+        self.match = match
+        self.value = value
+        self.replacement = replacement
+        self.enabled = enabled
+        self.fromConfig = fromConfig
+    }
+
+    /// The longest pattern or value a rule may hold.
+    public static let maxValueLength = 500
+
+    /// Why a rule cannot be used, in words for the API and the site; nil when it can.
+    public var problem: String? {
+        if value.isEmpty { return "'value' must not be empty" }
+        if value.utf8.count > Self.maxValueLength { return "'value' is longer than \(Self.maxValueLength) bytes" }
+        if let replacement, replacement.utf8.count > Self.maxValueLength {
+            return "'replacement' is longer than \(Self.maxValueLength) bytes"
+        }
+        switch (field, match) {
+        case (.duration, .shorterThan):
+            guard let seconds = Double(value), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                return "a duration rule's 'value' is a number of seconds from 1 to 86400"
+            }
+        case (.duration, _): return "the field 'duration' takes the match 'shorter_than'"
+        case (_, .shorterThan): return "the match 'shorter_than' is for the field 'duration'"
+        default: break
+        }
+        if match == .regex {
+            do { _ = try NSRegularExpression(pattern: value) } catch {
+                return "'value' is not a valid regular expression: \(value)"
+            }
+        }
+        if action == .rewrite {
+            guard [.title, .artist, .album].contains(field) else { return "a rewrite changes 'title', 'artist' or 'album'" }
+            guard match == .regex else { return "a rewrite takes the match 'regex'" }
+            guard replacement != nil else { return "a rewrite needs a 'replacement' (it may be empty)" }
+        } else if replacement != nil {
+            return "only a rewrite takes a 'replacement'"
+        }
+        return nil
+    }
+
+    /// One line for people: `Ignore plays whose artist equals “Podcast”`.
+    public var summary: String {
+        let verb = switch action {
+        case .ignore: "Ignore"
+        case .hide: "Hide"
+        case .rewrite: "Rewrite"
+        }
+        if field == .duration { return "\(verb) plays shorter than \(value) s" }
+        let what = field == .path ? "MPD path" : field == .stream ? "stream URL" : field.rawValue
+        if action == .rewrite {
+            return "Rewrite the \(what): “\(value)” → “\(replacement ?? "")”"
+        }
+        let how = switch match {
+        case .equals: "is"
+        case .prefix: "starts with"
+        case .contains: "contains"
+        case .regex: "matches"
+        case .shorterThan: "is shorter than"
+        }
+        return "\(verb) plays whose \(what) \(how) “\(value)”"
+    }
+}
+
+/// What the rules decide for one play.
+public enum RuleDecision: Equatable, Sendable {
+    /// Log it, with its track as the rewrites left it (unchanged when none applied).
+    case keep(Track)
+    /// Do not log it: the rule that said so.
+    case ignore(ruleID: Int64?)
+    /// Log it among the hidden plays.
+    case hide(Track, ruleID: Int64?)
+
+    public var track: Track? {
+        switch self {
+        case .keep(let track), .hide(let track, _): track
+        case .ignore: nil
+        }
+    }
+}
+
+/// The rules in force, compiled once (patterns, folded values), applied in a defined
+/// order: every rewrite first, in list order (each sees the text the previous left); then
+/// the ignores; then the hides. The ignores and hides see the rewritten text, the play's
+/// own URI and its length. The configuration's rules come first in the list.
+public struct RuleSet: Sendable {
+    public let rules: [CurationRule]
+    private let compiled: [Compiled]
+
+    public static let empty = RuleSet([])
+
+    /// Rules that are disabled or not valid (`problem`) are left out.
+    public init(_ rules: [CurationRule]) {
+        self.rules = rules
+        compiled = rules.filter { $0.enabled && $0.problem == nil }.compactMap(Compiled.init)
+    }
+
+    public var isEmpty: Bool { compiled.isEmpty }
+
+    /// The rules in the order they apply (rewrites, ignores, hides; list order within each).
+    public static func ordered(_ rules: [CurationRule]) -> [CurationRule] {
+        let rank: [CurationRule.Action: Int] = [.rewrite: 0, .ignore: 1, .hide: 2]
+        return rules.enumerated().sorted { (rank[$0.element.action]!, $0.offset) < (rank[$1.element.action]!, $1.offset) }.map(\.element)
+    }
+
+    /// The decision for one play of `track`: `playedSeconds` nil when its length is not
+    /// known (a submitted listen without a duration: no `shorter_than` rule matches it),
+    /// `uri` its MPD path or stream URL when it has one.
+    public func apply(to track: Track, playedSeconds: Double?, uri: String?) -> RuleDecision {
+        var track = track
+        for rule in compiled where rule.rule.action == .rewrite {
+            track = rule.rewrite(track)
+        }
+        for rule in compiled where rule.rule.action == .ignore && rule.matches(track, playedSeconds: playedSeconds, uri: uri) {
+            return .ignore(ruleID: rule.rule.id)
+        }
+        for rule in compiled where rule.rule.action == .hide && rule.matches(track, playedSeconds: playedSeconds, uri: uri) {
+            return .hide(track, ruleID: rule.rule.id)
+        }
+        return .keep(track)
+    }
+
+    /// One rule, compiled: its pattern, or its value folded.
+    struct Compiled: Sendable {
+        let rule: CurationRule
+        let regex: SendableRegex?
+        let folded: String
+        let seconds: Double
+
+        init?(_ rule: CurationRule) {
+            self.rule = rule
+            if rule.match == .regex {
+                guard let regex = try? NSRegularExpression(pattern: rule.value) else { return nil }
+                self.regex = SendableRegex(regex)
+            } else {
+                regex = nil
+            }
+            folded = Compiled.fold(rule.value)
+            seconds = Double(rule.value) ?? 0
+        }
+
+        static func fold(_ text: String) -> String {
+            SongKey.fold(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+
+        func text(of track: Track, uri: String?) -> String? {
+            switch rule.field {
+            case .title: track.title
+            case .artist: track.artist ?? track.albumArtist
+            case .album: track.album
+            case .genre: track.genre
+            case .path: uri.flatMap { $0.contains("://") ? nil : $0 }
+            case .stream: uri.flatMap { $0.contains("://") ? $0 : nil }
+            case .duration: nil
+            }
+        }
+
+        func matches(_ track: Track, playedSeconds: Double?, uri: String?) -> Bool {
+            if rule.match == .shorterThan {
+                guard let playedSeconds else { return false }
+                return playedSeconds < seconds
+            }
+            guard let text = text(of: track, uri: uri) else { return false }
+            switch rule.match {
+            case .regex:
+                return regex!.value.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            case .equals:
+                return Compiled.fold(text) == folded
+            case .prefix:
+                return Compiled.fold(text).hasPrefix(folded)
+            case .contains:
+                return Compiled.fold(text).contains(folded)
+            case .shorterThan:
+                return false
+            }
+        }
+
+        /// The track with the rule's field rewritten. A changed title, artist or album is
+        /// a different song (or release) from the one the file or the MusicBrainz ids name:
+        /// the rewritten track drops its URI and the ids the change no longer fits, so that
+        /// it is filed by its new text.
+        func rewrite(_ track: Track) -> Track {
+            guard let regex = regex?.value, let original = text(of: track, uri: nil) else { return track }
+            let replaced = regex.stringByReplacingMatches(in: original, range: NSRange(original.startIndex..., in: original),
+                                                          withTemplate: rule.replacement ?? "")
+                .trimmingCharacters(in: .whitespaces)
+            guard replaced != original else { return track }
+            var track = track
+            switch rule.field {
+            case .title:
+                guard !replaced.isEmpty else { return track }  // a track keeps a title
+                track.title = replaced
+                track.musicBrainz.recording = nil
+                track.musicBrainz.releaseTrack = nil
+            case .artist:
+                track.artist = replaced.isEmpty ? nil : replaced
+                if track.artist == nil { track.albumArtist = nil }
+                track.listedCredit = nil
+                track.musicBrainz.artist = nil
+                track.musicBrainz.recording = nil
+            case .album:
+                track.album = replaced.isEmpty ? nil : replaced
+                track.musicBrainz.release = nil
+                track.musicBrainz.releaseTrack = nil
+                track.albumID = nil
+            default:
+                return track
+            }
+            track.uri = nil
+            track.id = nil
+            return track
+        }
+    }
+}
+
+/// `NSRegularExpression` is immutable once made and documented safe to use from several
+/// threads at once; Foundation on Linux does not mark it `Sendable`.
+struct SendableRegex: @unchecked Sendable {
+    let value: NSRegularExpression
+    init(_ value: NSRegularExpression) { self.value = value }
+}

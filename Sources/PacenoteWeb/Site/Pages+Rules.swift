@@ -1,0 +1,152 @@
+import Foundation
+import PacenoteCore
+import PacenoteOperations
+import PacenoteStore
+
+/// `/rules`: the rules in their order of application (the configuration's first, not
+/// editable here), a form to add one, and for each rule of the site's a delete button, a
+/// dry run and "apply to the past". The most recent hidden plays close the page.
+extension API {
+    func rulesPage(_ request: HTTPRequest, mayWrite: Bool, notice: String? = nil,
+                   preview: Store.RuleEffect? = nil, status: Int = 200) throws -> HTTPResponse {
+        let rules = RuleSet.ordered(try context.store.rules())
+        let hidden = try context.store.hiddenPlays(limit: 20)
+        let f = format
+        return html(title: "Rules", request: request, nav: "rules", status: status) {
+            Node.el("h1") { "Rules" }
+            Node.el("p", ["class": "muted"]) {
+                "Applied to every play as it is logged, from MPD, ListenBrainz clients and imports, in this order: "
+                "rewrites first, then ignores, then hides; the configuration file's rules before the site's."
+            }
+            if let notice { Node.el("p", ["role": "status", "class": "card"]) { notice } }
+            if let preview { previewSection(preview, f) }
+            Node.el("section", ["class": "card"]) {
+                Node.el("h2") { "In order of application" }
+                if rules.isEmpty { Node.el("p", ["class": "muted"]) { "No rules yet." } }
+                Node.el("ol", ["class": "rules"]) {
+                    for rule in rules {
+                        Node.el("li", ["class": rule.enabled ? "rule" : "rule muted"]) {
+                            Node.el("span") { rule.summary }
+                            if rule.fromConfig { Node.el("span", ["class": "badge"]) { "from the configuration" } }
+                            if !rule.enabled { Node.el("span", ["class": "badge"]) { "off" } }
+                            if mayWrite, let id = rule.id {
+                                Node.el("form", ["method": "post", "action": url("/rules"), "class": "inline"]) {
+                                    Node.el("input", ["type": "hidden", "name": "id", "value": String(id)])
+                                    Node.el("button", ["type": "submit", "name": "action", "value": "preview"]) { "Preview on the past" }
+                                    Node.el("button", ["type": "submit", "name": "action", "value": "apply"]) { "Apply to the past" }
+                                    if !rule.fromConfig {
+                                        Node.el("button", ["type": "submit", "name": "action", "value": "delete"]) { "Delete" }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if mayWrite {
+                Node.el("section", ["class": "card"]) {
+                    Node.el("h2") { "Add a rule" }
+                    Node.el("form", ["method": "post", "action": url("/rules"), "class": "search"]) {
+                        Node.el("input", ["type": "hidden", "name": "action", "value": "add"])
+                        Self.select("rule_action", "Action", CurationRule.Action.allCases.map(\.rawValue))
+                        Self.select("field", "Field", CurationRule.Field.allCases.map(\.rawValue))
+                        Self.select("match", "Match", CurationRule.Match.allCases.map(\.rawValue))
+                        Node.el("label", ["for": "value"]) { "Value" }
+                        Node.el("input", ["id": "value", "name": "value", "required": "", "maxlength": String(CurationRule.maxValueLength)])
+                        Node.el("label", ["for": "replacement"]) { "Replacement (rewrites)" }
+                        Node.el("input", ["id": "replacement", "name": "replacement", "maxlength": String(CurationRule.maxValueLength)])
+                        Node.el("button", ["type": "submit"]) { "Add" }
+                    }
+                    Node.el("p", ["class": "muted small"]) {
+                        "A rewrite takes a regular expression on the title, artist or album ($1 names a group in the replacement); "
+                        "a duration rule takes the match shorter_than and a number of seconds."
+                    }
+                }
+            } else {
+                Node.el("p", ["class": "muted small"]) {
+                    Node.el("a", ["href": url("/login?next=" + URLText.component("/rules"))]) { "Log in" }
+                    " to add or apply rules."
+                }
+            }
+            Node.el("section", ["class": "card"]) {
+                Node.el("h2") { "Hidden plays" }
+                if hidden.isEmpty { Node.el("p", ["class": "muted"]) { "None." } }
+                Node.el("ol", ["class": "plays"]) {
+                    for p in hidden {
+                        Node.el("li", ["class": "play hidden"]) {
+                            Node.el("time", ["datetime": ISO8601.string(p.play.startedAt)]) {
+                                "\(f.day(localTime.day(of: p.play.startedAt))) \(f.time(p.play.startedAt))"
+                            }
+                            " "
+                            trackLink(p.track)
+                            if let artist = p.track.artist { " · \(artist)" }
+                            Node.el("span", ["class": "badge"]) { "hidden" }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func previewSection(_ effect: Store.RuleEffect, _ f: SiteFormat) -> Node {
+        Node.el("section", ["class": "card", "id": "preview"]) {
+            Node.el("h2") { "Dry run: \(effect.rule.summary)" }
+            Node.el("p") { "\(SiteFormat.plural(effect.total, "play")) would change\(effect.total > effect.changes.count ? " (the first \(effect.changes.count) shown)" : "")." }
+            Node.el("ol", ["class": "plays"]) {
+                for change in effect.changes {
+                    Node.el("li", ["class": "play"]) {
+                        Node.el("time", ["datetime": ISO8601.string(change.play.play.startedAt)]) {
+                            "\(f.day(localTime.day(of: change.play.play.startedAt))) \(f.time(change.play.play.startedAt))"
+                        }
+                        " \(change.play.track.artist ?? "") – \(change.play.track.title)"
+                        if let after = change.after {
+                            " → \(after.artist ?? "") – \(after.title)\(after.album.map { " (\($0))" } ?? "")"
+                        } else {
+                            Node.el("span", ["class": "badge"]) { effect.rule.action == .hide ? "hidden" : "removed" }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static func select(_ name: String, _ label: String, _ options: [String]) -> Node {
+        Node.el("span") {
+            Node.el("label", ["for": name]) { label }
+            Node.el("select", ["id": name, "name": name]) {
+                for option in options { Node.el("option", ["value": option]) { option } }
+            }
+        }
+    }
+
+    /// The forms of `/rules`: add, delete, preview, apply. A dry run answers with the page
+    /// and its list; the others go back to the page.
+    func rulesForm(_ request: HTTPRequest) throws -> HTTPResponse {
+        let field = { (name: String) in Self.formField(name, in: request.body) }
+        let id = field("id").flatMap { Int64($0) }
+        switch field("action") ?? "" {
+        case "add":
+            var body: [String: Any] = [:]
+            body["action"] = field("rule_action")
+            body["field"] = field("field")
+            body["match"] = field("match")
+            body["value"] = field("value")
+            if body["action"] as? String == "rewrite" { body["replacement"] = field("replacement") ?? "" }
+            let rule = try context.operations.addRule(try Self.rule(from: body.compactMapValues { $0 }, base: nil))
+            return try rulesPage(request, mayWrite: true, notice: "Added: \(rule.summary).", status: 200)
+        case "delete":
+            guard let id else { throw APIError.badRequest("say which rule", code: "invalid_rule") }
+            let rule = try context.operations.deleteRule(id: id)
+            return try rulesPage(request, mayWrite: true, notice: "Deleted: \(rule.summary).")
+        case "preview":
+            guard let id else { throw APIError.badRequest("say which rule", code: "invalid_rule") }
+            return try rulesPage(request, mayWrite: true, preview: try context.operations.previewRule(id: id, limit: 200))
+        case "apply":
+            guard let id else { throw APIError.badRequest("say which rule", code: "invalid_rule") }
+            let (entry, _) = try context.operations.applyRule(id: id, limit: 1, source: "site")
+            return try rulesPage(request, mayWrite: true, notice: "\(entry.summary). Undo it from the curation log (entry \(entry.id)).")
+        default:
+            throw APIError.badRequest("unknown action", code: "invalid_action")
+        }
+    }
+}
