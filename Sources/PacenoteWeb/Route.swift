@@ -69,6 +69,19 @@ public enum Route: Equatable, Sendable {
     /// The site's HTML pages and their pictures.
     case page(Page)
 
+    /// Whether the route with `method` may write for seconds (a merge of a long history, a
+    /// rule applied to the past, their undo): the server runs it on a queue of its own, the
+    /// connection suspended, so that the other connections of its libmicrohttpd thread are
+    /// not held up (a chart read waited 3.5 s behind a merge: scripts/bench/merge).
+    public func isLongWrite(_ method: String) -> Bool {
+        guard method != "GET" && method != "HEAD" else { return false }
+        switch self {
+        case .merges, .undoCuration, .ruleApply, .rulePreview, .listen, .listens: return true
+        case .page(.history), .page(.curation), .page(.rules): return true
+        default: return false
+        }
+    }
+
     /// A short, fixed name for metrics labels (never the raw path: ids would explode them).
     public var metricName: String {
         switch self {

@@ -71,6 +71,8 @@ public final class WebServer: Sendable {
     public init(settings: Settings, basePath: String, api: API, logger: Logger) {
         let prefix = WebServer.normalise(basePath)
         let imports = ImportSlot()
+        // Corrections that may take seconds run here, one at a time (they write anyway).
+        let corrections = DispatchQueue(label: "pacenote.corrections")
         http = HTTPServer(settings: settings.http, logger: logger) { head in
             let started = DispatchTime.now()
             let (admission, request) = WebServer.admit(head, prefix: prefix, api: api)
@@ -91,6 +93,7 @@ public final class WebServer: Sendable {
                     WebServer.record(head, response, client: client, route: name, since: started, logger: logger)
                     return response
                 }
+                if match.route.isLongWrite(head.method) { accepted.worker = corrections }
                 if match.policy.body == .import {
                     // Whole export files: to a private file as they arrive, imported one at a
                     // time on their own queue; another waits its turn (429) before its body is read.
