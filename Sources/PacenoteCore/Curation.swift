@@ -56,3 +56,28 @@ public struct CurationEntry: Equatable, Sendable {
 public enum MergeKind: String, Sendable, CaseIterable {
     case track, artist, album
 }
+
+/// The curation log as `pacenote export --curation` writes it: one JSON object a line,
+/// `{"id", "at", "kind", "summary", "source", "request", "undone_at"}`, `request` as an
+/// object. `pacenote import --curation` reads it back.
+public enum CurationExport {
+    public static func line(_ e: CurationEntry) -> String {
+        let request = (try? JSONSerialization.jsonObject(with: Data(e.request.utf8))) ?? e.request
+        let object: [String: Any] = [
+            "id": e.id, "at": ISO8601.string(e.at), "kind": e.kind.rawValue, "summary": e.summary, "source": e.source,
+            "request": request, "undone_at": e.undoneAt.map(ISO8601.string) ?? NSNull(),
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// An exported entry: its kind, its request as JSON text, whether it was undone; nil for
+    /// a line that is not one.
+    public static func parse(_ line: String) -> (kind: CurationEntry.Kind, request: String, undone: Bool)? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+              let kind = (object["kind"] as? String).flatMap(CurationEntry.Kind.init(rawValue:)),
+              let request = object["request"], JSONSerialization.isValidJSONObject(request),
+              let data = try? JSONSerialization.data(withJSONObject: request, options: [.sortedKeys]) else { return nil }
+        return (kind, String(decoding: data, as: UTF8.self), !(object["undone_at"] is NSNull || object["undone_at"] == nil))
+    }
+}

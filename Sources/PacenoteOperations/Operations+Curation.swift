@@ -54,6 +54,17 @@ extension Operations {
         } entry: { $0 }
     }
 
+    /// Makes an exported merge again in this database (`pacenote import --curation`).
+    public func replayMerge(request: String) throws -> CurationEntry? {
+        do {
+            let entry = try store.replayMerge(request: request, source: "import")
+            if let entry { announce(.curated(entryID: entry.id, undone: false)) }
+            return entry
+        } catch {
+            throw OperationError.from(error)
+        }
+    }
+
     /// Undoes one entry as a whole.
     public func undoCuration(id: Int64) throws -> CurationEntry {
         do {

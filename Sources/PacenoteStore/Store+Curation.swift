@@ -186,15 +186,17 @@ extension Store {
             guard !from.isEmpty else { throw StoreError.refused(.invalid, "invalid_from", "'from' names nothing to merge") }
             guard !from.contains(into) else { throw StoreError.refused(.invalid, "invalid_merge", "cannot merge \(kind.rawValue) \(into) into itself") }
             let table = kind.table
-            var names: [Int64: String] = [:]
+            var names: [Int64: String] = [:], keys: [Int64: String] = [:]
             for id in from + [into] {
-                guard let row = try Row.fetchOne(db, sql: "SELECT \(kind.nameColumn), merged_into FROM \(table) WHERE id = ?", arguments: [id]) else {
+                guard let row = try Row.fetchOne(db, sql: "SELECT \(kind.nameColumn), merged_into, \(kind.keyColumn) FROM \(table) WHERE id = ?",
+                                                 arguments: [id]) else {
                     throw StoreError.refused(.notFound, "not_found", "no \(kind.rawValue) \(id)")
                 }
                 if let kept = row[1] as Int64? {
                     throw StoreError.refused(.conflict, "already_merged", "\(kind.rawValue) \(id) was merged into \(kind.rawValue) \(kept) already")
                 }
                 names[id] = row[0]
+                keys[id] = row[2]
             }
             var undo = CurationUndo()
             var touches = Set((from + [into]).map { "\(kind.rawValue):\($0)" })
@@ -207,9 +209,44 @@ extension Store {
                 try Store.mergeAlbums(from, into: into, undo: &undo, touches: &touches, in: db)
             }
             let quoted = from.map { "“\(names[$0] ?? "")”" }.joined(separator: ", ")
-            return try Store.log(.merge, summary: "Merged \(kind.rawValue) \(quoted) into “\(names[into] ?? "")”", request: request,
+            // The entities' keys go with the request: ids are this database's, keys follow from
+            // the names, so a database rebuilt from an export replays the merge (`replayMerge`).
+            let replayable = Store.addingKeys(to: request, kind: kind, from: from.compactMap { keys[$0] }, into: keys[into] ?? "")
+            return try Store.log(.merge, summary: "Merged \(kind.rawValue) \(quoted) into “\(names[into] ?? "")”", request: replayable,
                                  undo: undo, touches: touches, source: source, at: now, in: db)
         }
+    }
+
+    /// `request` (JSON text) with `"merge": {"kind", "from_keys", "into_key"}` added.
+    static func addingKeys(to request: String, kind: MergeKind, from: [String], into: String) -> String {
+        var object = (try? JSONSerialization.jsonObject(with: Data(request.utf8))) as? [String: Any] ?? [:]
+        var merge = object["merge"] as? [String: Any] ?? [:]
+        merge["kind"] = kind.rawValue
+        merge["from_keys"] = from
+        merge["into_key"] = into
+        object["merge"] = merge
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return request }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Replays an exported merge in this database: the entities its keys name, merged as
+    /// then. Nil when it does not apply here (a side missing, or merged already).
+    public func replayMerge(request: String, source: String, at now: Date = Date()) throws(StoreError) -> CurationEntry? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(request.utf8))) as? [String: Any],
+              let merge = object["merge"] as? [String: Any], let kind = (merge["kind"] as? String).flatMap(MergeKind.init(rawValue:)),
+              let fromKeys = merge["from_keys"] as? [String], let intoKey = merge["into_key"] as? String else {
+            throw StoreError.refused(.invalid, "invalid_merge", "not a merge Pacenote exported")
+        }
+        let ids: (from: [Int64], into: Int64?) = try read { db in
+            func find(_ key: String) throws -> Int64? {
+                try Int64.fetchOne(db, sql: """
+                    SELECT id FROM \(kind.table) WHERE \(kind.keyColumn) = ? AND merged_into IS NULL ORDER BY id LIMIT 1
+                    """, arguments: [key])
+            }
+            return (try fromKeys.compactMap(find), try find(intoKey))
+        }
+        guard let into = ids.into, !ids.from.isEmpty, !ids.from.contains(into) else { return nil }
+        return try self.merge(kind, from: ids.from, into: into, request: request, source: source, at: now)
     }
 
     /// Moves one track's plays, pins, BPM and like to `into` and makes it an alias of it.
@@ -522,6 +559,16 @@ extension MergeKind {
     }
 
     var nameColumn: String { self == .artist ? "name" : "title" }
+
+    /// The column that tells one from another by its text alone (the same in any database
+    /// built from the same plays).
+    var keyColumn: String {
+        switch self {
+        case .track: "match_key"
+        case .artist: "name_key"
+        case .album: "album_key"
+        }
+    }
 }
 
 /// What undoing one curation entry needs, stored as JSON in its row. Applied in the

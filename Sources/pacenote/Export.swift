@@ -30,6 +30,10 @@ struct Export: ParsableCommand {
     @Option(help: ArgumentHelp("Also write likes and dislikes to this file, as ListenBrainz's feedback.jsonl.", valueName: "file"))
     var feedback: String?
 
+    @Option(help: ArgumentHelp("Also write the curation log (corrections and merges) to this file, as JSON lines that `pacenote import --curation` replays.",
+                               valueName: "file"))
+    var curation: String?
+
     func run() throws {
         let config = try storage.loadConfig()
         guard let exportFormat = ListenExport.Format(rawValue: format) else {
@@ -53,10 +57,25 @@ struct Export: ParsableCommand {
         }
         writer.flush()
         if let feedback { try writeFeedback(store: store, to: feedback) }
+        if let curation { try writeCuration(store: store, to: curation) }
         if let output {
             try handle.close()
             FileHandle.standardError.write(Data("\(output): \(count) plays\n".utf8))
         }
+    }
+
+    /// The curation log, oldest first, one JSON object a line (0600): the plays exported
+    /// already show its deletes, edits and additions; its merges, replayed after an import,
+    /// make their aliases again.
+    private func writeCuration(store: Store, to path: String) throws {
+        let handle: FileHandle
+        do { handle = try PrivateFile.openForWriting(path) } catch { throw Failure(error.description) }
+        var writer = LineWriter(handle: handle)
+        let entries = try store.curationLog(limit: Int.max).reversed()
+        for entry in entries { writer.write(CurationExport.line(entry)) }
+        writer.flush()
+        try handle.close()
+        FileHandle.standardError.write(Data("\(path): \(entries.count) curation entries\n".utf8))
     }
 
     /// Every like and dislike, newest first, one ListenBrainz feedback line each (0600).

@@ -29,6 +29,9 @@ struct Import: ParsableCommand {
     @Flag(help: "The files are Last.fm loved tracks (CSV with artist and track columns, or artist,track rows): each a like.")
     var loved = false
 
+    @Flag(help: "The files are curation logs from `pacenote export --curation`: their merges (not undone) are made again here, after the plays are imported.")
+    var curation = false
+
     @Argument(help: ArgumentHelp("Export or workout files.", valueName: "file"))
     var files: [String]
 
@@ -66,7 +69,10 @@ struct Import: ParsableCommand {
                 failed += 1
             }
         }
-        for path in files where !loved {
+        for path in files where curation {
+            if !replayCuration(path, store: store) { failed += 1 }
+        }
+        for path in files where !loved && !curation {
             let kind: ImportFileKind?
             do {
                 kind = try ListenImporter.kind(ofFileAt: path, forced: forced)
@@ -92,6 +98,35 @@ struct Import: ParsableCommand {
         }
         if listenFiles > 1 { print("total: \(total.line)") }
         if failed > 0 { throw ExitCode.failure }
+    }
+
+    /// Makes an exported log's merges again (its deletes, edits and additions are in the
+    /// exported plays already); a merge whose sides are not here, or merged already, is
+    /// skipped. False when the file could not be read.
+    func replayCuration(_ path: String, store: Store) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Failure.warn("\(path): cannot read the file")
+            return false
+        }
+        var replayed = 0, skipped = 0, lineNumber = 0
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNumber += 1
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            guard let entry = CurationExport.parse(String(line)) else {
+                Failure.warn("\(path):\(lineNumber): not a curation entry")
+                skipped += 1
+                continue
+            }
+            guard entry.kind == .merge, !entry.undone else { continue }
+            do {
+                if try Operations(store: store, events: nil).replayMerge(request: entry.request) != nil { replayed += 1 } else { skipped += 1 }
+            } catch {
+                Failure.warn("\(path):\(lineNumber): \(error)")
+                skipped += 1
+            }
+        }
+        print("\(path): \(replayed) merges made again, \(skipped) skipped")
+        return true
     }
 
     /// A listening-history file, with its progress on stderr; nil when it failed (reported).

@@ -74,6 +74,36 @@ import Testing
     }
 }
 
+extension CurationTests {
+    /// `pacenote export --curation` → `pacenote import` then `import --curation` into an empty
+    /// database: the merge is made again there, and later plays under the alias follow it.
+    @Test func anExportedMergeIsReplayedInARebuiltDatabase() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: CreditsTests.quickRule)
+        try Self.submit(daemon, artist: "Florence + the Machine", title: "Dog Days", at: 1_767_607_200)
+        try Self.submit(daemon, artist: "Florence and the Machine", title: "Shake It Out", at: 1_767_608_200)
+        try Self.submit(daemon, artist: "Beyoncé", title: "Halo", at: 1_767_609_200)
+        let merge = try daemon.post("/api/v1/merges", body: #"{"kind": "artist", "from": ["Florence + the Machine"], "into": "Florence and the Machine"}"#)
+        #expect(merge.status == 201, "\(merge.text)")
+        try daemon.stop()
+        let dir = try TemporaryDirectory()
+        let plays = dir.file("plays.jsonl"), log = dir.file("curation.jsonl"), copy = dir.file("copy.sqlite")
+        var r = try PacenoteProcess.run(["export", "--db", daemon.db, "--format", "listenbrainz", "--output", plays, "--curation", log])
+        #expect(r.status == 0 && r.stderr.contains("1 curation entries"), "\(r.stderr)")
+        let line = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(line.contains(#""kind":"merge""#) && line.contains(#""into_key":"florence and the machine""#), "\(line)")
+        r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, plays])
+        #expect(r.status == 0 && r.stdout.contains("imported 3"), "\(r.stdout) \(r.stderr)")
+        r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, "--curation", log])
+        #expect(r.status == 0 && r.stdout.contains("1 merges made again, 0 skipped"), "\(r.stdout) \(r.stderr)")
+        let sqlite = try Tools.require("sqlite3")
+        let artists = "SELECT a.name, r.plays FROM rollup_artist_total r JOIN artists a ON a.id = r.artist_id ORDER BY 1"
+        #expect(try run(sqlite, [copy, artists]).stdout == "Beyoncé|1\nFlorence and the Machine|2\n")
+        // Again: merged already, nothing to do.
+        r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, "--curation", log])
+        #expect(r.status == 0 && r.stdout.contains("0 merges made again, 1 skipped"), "\(r.stdout) \(r.stderr)")
+    }
+}
+
 /// The corrections in a real browser: the history page's delete (and its undo), edit, and
 /// the corrections page's one-click merge of a suggested duplicate (and its undo).
 @Suite struct CurationBrowserTests {
