@@ -54,8 +54,8 @@ public enum DataChange: Equatable, Sendable {
     /// New plays were stored (a player, a scrobble): the rows above the last id read.
     case playsAdded(ids: [Int64])
     /// Plays that were not simply appended: an import batch (older plays with newer ids),
-    /// a deleted play, and the coming edits and merges. What is derived from the plays must
-    /// be read again.
+    /// credits split again. What is derived from the plays must be read again. (Corrections
+    /// by hand or by a rule are `curated`.)
     case playsRewritten(Reason)
     /// A day's pinned song of the day changed (pinned, re-noted or unpinned).
     case songOfTheDay(day: String)
@@ -68,7 +68,7 @@ public enum DataChange: Equatable, Sendable {
     case curated(entryID: Int64, undone: Bool)
 
     public enum Reason: String, Equatable, Sendable {
-        case imported, deleted
+        case imported
         /// Artist credits were split again (`[credits] separators` changed).
         case credits
     }

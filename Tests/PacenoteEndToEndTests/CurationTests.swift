@@ -82,8 +82,13 @@ extension CurationTests {
         try Self.submit(daemon, artist: "Florence + the Machine", title: "Dog Days", at: 1_767_607_200)
         try Self.submit(daemon, artist: "Florence and the Machine", title: "Shake It Out", at: 1_767_608_200)
         try Self.submit(daemon, artist: "Beyoncé", title: "Halo", at: 1_767_609_200)
+        // The live page hears of every correction (it reloads its figures).
+        let stream = try RawHTTPConnection(port: daemon.port, request: RawHTTPConnection.get("/api/v1/events"))
+        #expect(stream.waitFor(": connected"), "\(stream.received)")
         let merge = try daemon.post("/api/v1/merges", body: #"{"kind": "artist", "from": ["Florence + the Machine"], "into": "Florence and the Machine"}"#)
         #expect(merge.status == 201, "\(merge.text)")
+        let entry = try #require(merge.json?["id"] as? Int)
+        #expect(stream.waitFor("event: curated\ndata: {\"id\":\(entry),\"undone\":false}"), "\(stream.received)")
         try daemon.stop()
         let dir = try TemporaryDirectory()
         let plays = dir.file("plays.jsonl"), log = dir.file("curation.jsonl"), copy = dir.file("copy.sqlite")

@@ -105,7 +105,7 @@ import Testing
         #expect(f.changes().isEmpty)
     }
 
-    @Test func deletingAPlayKeepsTheRollupsExactAndAnnouncesARewrite() throws {
+    @Test func deletingAPlayKeepsTheRollupsExactAndAnnouncesTheCorrection() throws {
         let f = try Fixture()
         let listens = (0..<2).map { i in
             (track: Track(title: "Song", artist: "Band", durationSeconds: 200),
@@ -118,7 +118,8 @@ import Testing
         #expect(gone.play.id == logged[0].id && gone.track.title == "Song")
         #expect(try f.store.totals(fromDay: "2026-01-01", toDay: "2026-01-01").plays == 1)
         #expect(try f.store.topTracks(fromDay: "2026-01-01", toDay: "2026-01-01", limit: 5).first?.plays == 1)
-        #expect(f.changes() == [.playsRewritten(.deleted)])
+        #expect(f.changes() == [.curated(entryID: 1, undone: false)])
+        #expect(try f.store.curationLog().map(\.kind) == [.delete])
     }
 
     @Test func anImportAnnouncesEachBatchThatAddedPlays() throws {

@@ -19,10 +19,8 @@ import subprocess
 import sys
 import time
 
-os.environ["SE_OFFLINE"] = "true"  # never let Selenium Manager fetch a driver
-from selenium import webdriver  # noqa: E402
+import headless_chromium  # noqa: E402 — sets SE_OFFLINE before Selenium loads
 from selenium.common.exceptions import NoAlertPresentException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 
 args = sys.argv[1:]
@@ -41,14 +39,7 @@ def check(condition, message):
         failures.append(message)
 
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
-            "--hide-scrollbars", "--force-device-scale-factor=1"]:
-    options.add_argument(arg)
-options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-driver.set_page_load_timeout(20)
+driver = headless_chromium.start()
 
 
 def text(selector):
