@@ -6,11 +6,13 @@ import PacenoteCore
 /// time order (from a play id on, so the daemon's model only reads what is new), and the
 /// library files still without a BPM.
 extension Store {
+    /// A track merged into another (`merge`) is no candidate of its own: its plays, like and
+    /// tempo are the kept one's.
     public func recommenderCandidates() throws(StoreError) -> [ListeningModel.Candidate] {
         try read { db in
             var out: [ListeningModel.Candidate] = []
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, uri, title, COALESCE(artist, album_artist), bpm, in_library FROM tracks ORDER BY id
+                SELECT id, uri, title, COALESCE(artist, album_artist), bpm, in_library AND merged_into IS NULL FROM tracks ORDER BY id
                 """)
             while let row = try rows.next() {
                 out.append(.init(id: row[0], uri: row[1], title: row[2], artist: row[3], bpm: row[4], inLibrary: row[5]))

@@ -53,6 +53,14 @@ import Testing
         // A delete: the play is gone from the model as well, so the song is back.
         _ = try operations.deletePlay(id: logged[0].id)
         #expect(try first(170) == slow)
+
+        // A merge: the merged file is the kept one's alias, never suggested on its own; its
+        // undo brings it back.
+        let merge = try operations.merge(.track, from: [slow], into: fast, request: "{}")
+        let merged = try service.recommendations(RecommendationQuery(limit: 2, mode: .cadence, cadence: 170)).suggestions.map(\.track.id)
+        #expect(!merged.contains(slow), "\(merged)")
+        _ = try operations.undoCuration(id: merge.id)
+        #expect(try first(170) == slow)
     }
 
     /// Suggestions are kept while nothing they are made from has changed (every dashboard
