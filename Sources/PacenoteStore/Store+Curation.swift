@@ -266,6 +266,13 @@ extension Store {
         }
         try movePlays(of: f, to: into, ids: nil, in: db)
         if !moved.isEmpty { undo.movedPlays.append(.init(track: f, plays: moved, into: into)) }
+        // Its hidden plays too (a hide rule's): shown again one day, they are the kept one's.
+        let hidden = try Int64.fetchAll(db, sql: """
+            SELECT id FROM hidden_plays h WHERE track_id = ?1
+              AND NOT EXISTS (SELECT 1 FROM hidden_plays k WHERE k.track_id = ?2 AND k.started_at_ms = h.started_at_ms)
+            """, arguments: [f, into])
+        for id in hidden { try db.execute(sql: "UPDATE hidden_plays SET track_id = ? WHERE id = ?", arguments: [into, id]) }
+        if !hidden.isEmpty { undo.movedHidden.append(.init(track: f, plays: hidden, into: into)) }
         // The kept track's BPM and like win; the merged one's fill what it lacks.
         if try Bool.fetchOne(db, sql: "SELECT bpm IS NULL FROM tracks WHERE id = ?", arguments: [into]) == true,
            try Bool.fetchOne(db, sql: "SELECT bpm IS NOT NULL FROM tracks WHERE id = ?", arguments: [f]) == true {
@@ -591,6 +598,8 @@ struct CurationUndo: Codable {
     var playValues: [PlayValues] = []
     /// Plays a merge moved to the kept track, by the track they came from.
     var movedPlays: [MovedPlays] = []
+    /// Hidden plays a merge moved along.
+    var movedHidden: [MovedPlays] = []
     var credits: [Credit] = []
     var restoreCredits: [StoredRow] = []
     var trackAlbums: [TrackAlbum] = []
@@ -681,6 +690,9 @@ struct CurationUndo: Codable {
         }
         for move in trackAlbums { try db.execute(sql: "UPDATE tracks SET album_id = ? WHERE id = ?", arguments: [move.album, move.track]) }
         for move in movedPlays.reversed() { try Store.movePlays(of: move.into, to: move.track, ids: move.plays, in: db) }
+        for move in movedHidden.reversed() {
+            for id in move.plays { try db.execute(sql: "UPDATE hidden_plays SET track_id = ? WHERE id = ?", arguments: [move.track, id]) }
+        }
         for values in playValues.reversed() {
             try db.execute(sql: "UPDATE plays SET track_id = ?, counted = ? WHERE id = ?", arguments: [values.trackID, values.counted, values.id])
         }

@@ -49,7 +49,8 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                         "SELECT track_id, position, artist_id, name FROM track_artists ORDER BY 1, 2",
                         "SELECT id, album_id, merged_into, bpm FROM tracks ORDER BY id",
                         "SELECT id, merged_into FROM artists ORDER BY id", "SELECT id, merged_into FROM albums ORDER BY id",
-                        "SELECT day, track_id FROM sotd_pins ORDER BY day", "SELECT track_id, feeling FROM track_feelings ORDER BY 1"]
+                        "SELECT day, track_id FROM sotd_pins ORDER BY day", "SELECT track_id, feeling FROM track_feelings ORDER BY 1",
+                        "SELECT id, track_id, started_at_ms FROM hidden_plays ORDER BY id"]
                 + (EntityRollups.tables.map(\.name) + ["rollup_track_total", "rollup_month_track", "rollup_year_track", "rollup_day_track"])
                 .map { "SELECT * FROM \($0) ORDER BY 1, 2" } {
                 for row in try Row.fetchAll(db, sql: sql) {
@@ -108,6 +109,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
             try db.execute(sql: "INSERT INTO sotd_pins (day, track_id, pinned_at_ms) VALUES ('2024-04-01', ?, 0)", arguments: [tracks[1]])
             try db.execute(sql: "INSERT INTO track_feelings (track_id, feeling, source, updated_at_ms) VALUES (?, 'like', 'site', 0)", arguments: [tracks[1]])
             try db.execute(sql: "UPDATE tracks SET bpm = 120, bpm_source = 'manual' WHERE id = ?", arguments: [tracks[1]])
+            // A play a hide rule kept out of the charts: it follows a merge of its track.
+            _ = try Store.insertHiddenPlay(Play(trackID: tracks[1], startedAt: Date(timeIntervalSince1970: 1_713_000_000),
+                                                endedAt: Date(timeIntervalSince1970: 1_713_000_100), playedSeconds: 100, counted: true,
+                                                source: "mpd"), localTime: store.localTime, in: db)
         }
         let pinned = try Self.snapshot(store)
         var entries: [CurationEntry] = []
@@ -123,6 +128,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         try EntityRollupTests.expectExact(store, "tracks merged")
         #expect(try store.read { db in try Int64.fetchOne(db, sql: "SELECT track_id FROM sotd_pins") } == tracks[0])
         #expect(try store.track(id: tracks[0])?.bpm?.value == 120)
+        #expect(try Self.ids(store, "SELECT track_id FROM hidden_plays") == [tracks[0]])
         states.append(try Self.snapshot(store))
         entries.append(try store.merge(.album, from: [albums[1]], into: albums[0], request: "{}", source: "test"))
         try EntityRollupTests.expectExact(store, "albums merged")
