@@ -130,7 +130,7 @@ extension API {
             throw APIError.notFound("No listen of recording_msid \(msid) at listened_at \(listenedAt).").inListenBrainzStyle
         }
         do {
-            _ = try context.operations.deletePlay(id: playID)
+            _ = try context.operations.deletePlay(id: playID, source: "listenbrainz")
         } catch {
             throw APIError(error).inListenBrainzStyle
         }

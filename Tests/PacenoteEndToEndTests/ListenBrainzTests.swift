@@ -86,6 +86,8 @@ import Testing
         // Pacenote's own API agrees: the listen is gone, the others stay (oldest first).
         let listens = try daemon.listens().filter { $0.json["source"] as? String == "listenbrainz" }
         #expect(listens.map(\.title) == ["History 0", "History 2"], "\(listens)")
+        // The delete is a correction like any other: in the log, from ListenBrainz, undoable.
+        #expect(try daemon.sql("SELECT kind, source, undone_at_ms IS NULL FROM curation_log") == "delete|listenbrainz|1\n")
     }
 
     @Test func errorsAreListenBrainzShapedOnBothPaths() throws {
