@@ -16,6 +16,15 @@ extension ConfigSchema {
         }, show: { Codec.quote($0.rawValue) })
     }
 
+    /// A rule's value: text, or a number of seconds (`value = 20` for a duration).
+    static let ruleValue = ConfigCodec<String>(read: { (input) throws(ConfigProblem) in
+        switch input {
+        case .toml(.integer(let i)): return String(i)
+        case .toml(.float(let f)): return Codec.decimal(f)
+        default: return try Codec.text(input)
+        }
+    }, show: { Codec.quote($0) })
+
     /// A rewrite's replacement: a string, which may be empty (to delete what matched).
     static let replacement = ConfigCodec<String?>(read: { (input) throws(ConfigProblem) in try Codec.text(input) },
                                                   show: { $0.map(Codec.quote) })
@@ -42,10 +51,9 @@ extension ConfigSchema {
           value = " - Remastered \\\\d{4}$"
           replacement = ""
           [[rules]]
-          action = "ignore"
+          action = "hide"
           field = "duration"
-          match = "shorter_than"
-          value = "20"
+          value = 20
         """, keys: [
         ConfigKey("action", \.action, word(CurationRule.Action.self), doc: """
             ignore, hide or rewrite. Each [[rules]] table sets action, field and value.
@@ -58,9 +66,10 @@ extension ConfigSchema {
         ConfigKey("match", \.match, word(CurationRule.Match.self), doc: """
             How: equals, prefix and contains ignore case, accents and width; regex is a regular
             expression as written ("(?i)" for case); shorter_than is for the field duration (plays
-            shorter than value seconds). A rewrite takes regex.
+            shorter than value seconds). A rewrite takes regex. Unset: shorter_than for duration,
+            regex for a rewrite, else equals.
             """),
-        ConfigKey("value", \.value, Codec.string, example: #""Podcast""#, doc: """
+        ConfigKey("value", \.value, ruleValue, example: #""Podcast""#, doc: """
             The text, pattern or number of seconds compared with (at most 500 bytes).
             """),
         ConfigKey("replacement", \.replacement, replacement, example: #""""#, doc: """
@@ -74,5 +83,8 @@ extension ConfigSchema {
         element: { _ in CurationRule(action: .ignore, field: .title, match: .equals, value: "", fromConfig: true) },
         noun: "rules",
         required: ["action", "field", "value"],
-        problem: { $0.invalidity })
+        problem: { $0.invalidity },
+        completed: { rule, given in
+            if !given.contains("match") { rule.match = CurationRule.defaultMatch(action: rule.action, field: rule.field) }
+        })
 }

@@ -138,6 +138,7 @@ public enum ConfigLoader {
             }
             list.append(&config)
             try applyTable(table, of: section, element: index, listed: true, file: path, line: line, to: &config)
+            list.complete(&config, index, Set(table.keys))
             if let missing = list.required.first(where: { table[$0] == nil }) {
                 throw ConfigError(key: section.listedPath(missing, element: index),
                                   message: "missing: each [[\(section.name)]] table sets \(list.required.joined(separator: ", "))",

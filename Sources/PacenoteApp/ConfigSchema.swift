@@ -163,6 +163,9 @@ struct ConfigList<Root>: Sendable {
     /// What is wrong with an element, naming the key it is about; checked once every layer is
     /// applied, and reported as `rules[2].value` with where that key was set.
     var problem: @Sendable (Root) -> (key: String, message: String)? = { _ in nil }
+    /// Completes an element from the file once its table is read, knowing which keys the
+    /// table set (a default that depends on other keys).
+    var completed: @Sendable (inout Root, _ given: Set<String>) -> Void = { _, _ in }
 }
 
 /// A section bound to its place in `Config`, its keys working on the whole configuration:
@@ -189,6 +192,8 @@ struct AnyConfigSection: Sendable {
         /// table), an empty list is allowed, and the example file shows it commented out.
         let startsEmpty: Bool
         let required: [String]
+        /// `ConfigList.completed` on the element at an index.
+        let complete: @Sendable (inout Config, Int, Set<String>) -> Void
         /// The key whose value must differ between elements, if any.
         let uniqueKey: String?
         let identity: @Sendable (Config, Int) -> String
@@ -245,6 +250,7 @@ extension ConfigSection {
                 append: { config in config[keyPath: path].append(list.element(config[keyPath: path].count)) },
                 startsEmpty: Config(databasePath: "")[keyPath: path].isEmpty,
                 required: list.required,
+                complete: { config, index, given in list.completed(&config[keyPath: path][index], given) },
                 uniqueKey: list.unique?.key,
                 identity: { config, index in list.unique?.of(config[keyPath: path][index]) ?? String(index) },
                 noun: list.noun),

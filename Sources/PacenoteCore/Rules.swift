@@ -52,6 +52,12 @@ public struct CurationRule: Equatable, Sendable {
         self.fromConfig = fromConfig
     }
 
+    /// The match a rule takes when it names none: `shorter_than` for `duration`, `regex` for
+    /// a rewrite, else `equals` (the API's and the configuration's default).
+    public static func defaultMatch(action: Action, field: Field) -> Match {
+        field == .duration ? .shorterThan : action == .rewrite ? .regex : .equals
+    }
+
     /// The longest pattern or value a rule may hold.
     public static let maxValueLength = 500
 

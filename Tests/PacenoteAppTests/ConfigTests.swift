@@ -238,6 +238,15 @@ import Testing
             match = "shorter_than"
             value = "20"
             enabled = false
+            [[rules]]
+            action = "ignore"
+            field = "duration"
+            value = 12.5
+            [[rules]]
+            action = "rewrite"
+            field = "album"
+            value = " \\(Deluxe\\)$"
+            replacement = ""
             [mpd]
             name = "kitchen"
             """#)
@@ -246,7 +255,11 @@ import Testing
             CurationRule(action: .rewrite, field: .title, match: .regex, value: #" - Remastered \d{4}$"#, replacement: "",
                          fromConfig: true),
             CurationRule(action: .hide, field: .duration, match: .shorterThan, value: "20", enabled: false, fromConfig: true),
+            // Without a match: shorter_than for a duration, regex for a rewrite (as the API).
+            CurationRule(action: .ignore, field: .duration, match: .shorterThan, value: "12.5", fromConfig: true),
+            CurationRule(action: .rewrite, field: .album, match: .regex, value: #" \(Deluxe\)$"#, replacement: "", fromConfig: true),
         ])
+        #expect(c.origins["rules[4].match"] == nil)  // a default: never set
         #expect(c.players.map(\.name) == ["kitchen"])
         #expect(c.origins["rules.value"]?.hasSuffix("c.toml:4") == true)
         #expect(c.origins["rules[2].replacement"]?.hasSuffix("c.toml:10") == true)
@@ -278,13 +291,13 @@ import Testing
         #expect(f?.key == "rules[1].value" && f?.line == "4" && f?.message == "'value' must not be empty")
         f = failure("[[rules]]\naction = \"ignore\"\nfield = \"genre\"\nvalue = \"x\"\n[[rules]]\naction = \"ignore\"\nfield = \"title\"\nmatch = \"regex\"\nvalue = \"(\"\n")
         #expect(f?.key == "rules[2].value" && f?.line == "9" && f?.message.contains("not a valid regular expression") == true)
-        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"duration\"\nvalue = \"20\"\n")
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"duration\"\nmatch = \"equals\"\nvalue = \"20\"\n")
         #expect(f?.key == "rules[1].match" && f?.message == "the field 'duration' takes the match 'shorter_than'")
         f = failure("[[rules]]\naction = \"ignore\"\nfield = \"duration\"\nmatch = \"shorter_than\"\nvalue = \"soon\"\n")
         #expect(f?.key == "rules[1].value" && f?.line == "5")
         f = failure("[[rules]]\naction = \"rewrite\"\nfield = \"genre\"\nmatch = \"regex\"\nvalue = \"x\"\nreplacement = \"\"\n")
         #expect(f?.key == "rules[1].field" && f?.line == "3")
-        f = failure("[[rules]]\naction = \"rewrite\"\nfield = \"title\"\nvalue = \"x\"\nreplacement = \"y\"\n")
+        f = failure("[[rules]]\naction = \"rewrite\"\nfield = \"title\"\nmatch = \"prefix\"\nvalue = \"x\"\nreplacement = \"y\"\n")
         #expect(f?.key == "rules[1].match" && f?.message == "a rewrite takes the match 'regex'")
         // A missing replacement: the rule's table is where it should be.
         f = failure("[[rules]]\naction = \"rewrite\"\nfield = \"title\"\nmatch = \"regex\"\nvalue = \"x\"\n")
