@@ -167,15 +167,19 @@ public final class PacenoteServer: Sendable {
     }
 
     /// Puts the configuration's `[[rules]]` in the database in place of those it gave
-    /// before (the site's stay): what `serve` and `import` do at start.
+    /// before (the site's stay): what `serve` and `import` do at start. Logs how many there
+    /// are, unless the file gives none and gave none before.
     public static func storeConfigRules(config: Config, store: Store, logger: Logger) throws(StartupError) {
+        let before: Int
         do {
+            before = try store.rules().filter(\.fromConfig).count
             try store.replaceConfigRules(config.rules)
         } catch {
             throw StartupError("rules: \(error)")
         }
+        guard before > 0 || !config.rules.isEmpty else { return }
         let enabled = config.rules.filter(\.enabled).count
-        logger.info("rules: \(config.rules.count) from the configuration (\(enabled) enabled)")
+        logger.info("rules: \(config.rules.count) from the configuration (\(enabled) enabled; \(before) before)")
     }
 
     /// One `PlayerService` per configured MPD, made but not started (the recommender and the
