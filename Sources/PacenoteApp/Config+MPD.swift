@@ -115,7 +115,8 @@ extension ConfigSchema {
             player.name = index == 0 ? "default" : "player\(index + 1)"
             return player
         },
-        unique: (key: "name", of: { $0.name }, noun: "players"))
+        noun: "players",
+        unique: (key: "name", of: { $0.name }))
 
     /// `--mpd [PASSWORD@]HOST[:PORT]` sets both host and port, so an MPD_PORT in the
     /// environment cannot win over it. The password may itself contain ':' or '@'.

@@ -55,6 +55,9 @@ public struct Config: Sendable, Equatable {
     public var likes = Likes()
     public var backup = Backup()
     public var credits = Credits()
+    /// Curation rules from `[[rules]]` tables (none by default), in the file's order; each is
+    /// `fromConfig`. `serve` and `import` store them at start (`Store.replaceConfigRules`).
+    public var rules: [CurationRule] = []
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
     public var origins: [String: String] = [:]
@@ -124,6 +127,7 @@ enum ConfigSchema {
         likes.table(at: \.likes),
         backup.table(at: \.backup),
         credits.table(at: \.credits),
+        rules.list(at: \.rules, ruleList),
     ]
 
     static func section(_ name: String) -> AnyConfigSection? { sections.first { $0.name == name } }

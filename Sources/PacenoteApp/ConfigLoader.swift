@@ -46,12 +46,12 @@ public enum ConfigLoader {
         config.databaseIsDefault = config.origins["database.path"] == "default"
         for section in ConfigSchema.sections {
             try section.validate(config)
-            guard let list = section.list else { continue }
+            guard let list = section.list, let uniqueKey = list.uniqueKey else { continue }
             // The environment may have renamed the first table after the file was read.
             let names = (0..<list.count(config)).map { list.identity(config, $0) }
             if let duplicate = Dictionary(grouping: names, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
-                let key = section.path(list.uniqueKey, element: 0)
-                throw ConfigError(key: key, message: "'\(duplicate)' names two \(list.noun); \(list.uniqueKey)s must differ",
+                let key = section.path(uniqueKey, element: 0)
+                throw ConfigError(key: key, message: "'\(duplicate)' names two \(list.noun); \(uniqueKey)s must differ",
                                   origin: config.origins[key])
             }
         }
@@ -94,6 +94,8 @@ public enum ConfigLoader {
         for name in root.keys {
             let line = root.line(of: name) ?? 0
             switch (ConfigSchema.section(name), root[name]) {
+            case (let section?, .table?) where section.list?.startsEmpty == true:
+                throw ConfigError(key: name, message: "a list: write one [[\(name)]] table per item", origin: "\(path):\(line)")
             case (let section?, .table(let table)?):
                 try applyTable(table, of: section, element: 0, listed: false, file: path, line: line, to: &config)
             case (let section?, .array(let items)?) where section.list != nil:
@@ -124,7 +126,8 @@ public enum ConfigLoader {
         }
     }
 
-    /// `[[name]]` tables: they replace the list's default table, one element each.
+    /// `[[name]]` tables: they replace the list's default table, one element each. A list
+    /// that starts empty (`[[rules]]`) may stay so (`rules = []`).
     private static func applyList(_ items: [TOMLValue], of section: AnyConfigSection, file path: String, line: Int,
                                   to config: inout Config) throws(ConfigError) {
         guard let list = section.list else { return }
@@ -135,14 +138,21 @@ public enum ConfigLoader {
             }
             list.append(&config)
             try applyTable(table, of: section, element: index, listed: true, file: path, line: line, to: &config)
+            list.complete(&config, index, Set(table.keys))
+            if let missing = list.required.first(where: { table[$0] == nil }) {
+                throw ConfigError(key: section.listedPath(missing, element: index),
+                                  message: "missing: each [[\(section.name)]] table sets \(list.required.joined(separator: ", "))",
+                                  origin: "\(path):\(table.keys.first.flatMap { table.line(of: $0) } ?? line)")
+            }
+            guard let uniqueKey = list.uniqueKey else { continue }
             let identity = list.identity(config, index)
             if (0..<index).contains(where: { list.identity(config, $0) == identity }) {
-                throw ConfigError(key: "\(section.name)[\(index + 1)].\(list.uniqueKey)",
-                                  message: "'\(identity)' names two \(list.noun); \(list.uniqueKey)s must differ",
-                                  origin: "\(path):\(table.line(of: list.uniqueKey) ?? line)")
+                throw ConfigError(key: "\(section.name)[\(index + 1)].\(uniqueKey)",
+                                  message: "'\(identity)' names two \(list.noun); \(uniqueKey)s must differ",
+                                  origin: "\(path):\(table.line(of: uniqueKey) ?? line)")
             }
         }
-        guard list.count(config) > 0 else {
+        guard list.count(config) > 0 || list.startsEmpty else {
             throw ConfigError(key: section.name, message: "[[\(section.name)]] lists no \(list.noun.dropLast())", origin: "\(path):\(line)")
         }
     }

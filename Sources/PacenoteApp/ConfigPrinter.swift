@@ -11,9 +11,14 @@ public enum ConfigPrinter {
         var out = ["# Effective configuration" + (c.file.map { " (file: \($0))" } ?? " (no configuration file)")]
         for section in ConfigSchema.sections {
             let count = section.count(c)
+            let startsEmpty = section.list?.startsEmpty == true
+            if startsEmpty && count == 0 {
+                out.append("")
+                out.append("# No [[\(section.name)]] (the default)")
+            }
             for element in 0..<count {
                 out.append("")
-                out.append(section.list != nil && count > 1 ? "[[\(section.name)]]" : "[\(section.name)]")
+                out.append(section.list != nil && (count > 1 || startsEmpty) ? "[[\(section.name)]]" : "[\(section.name)]")
                 for key in section.keys {
                     let origin = c.origins[section.path(key.name, element: element)] ?? "default"
                     if let value = key.show(c, element) {
@@ -32,13 +37,17 @@ public enum ConfigPrinter {
 
     /// docs/pacenote.example.toml: every key with its documentation, environment variables
     /// and flag, set to its default, or commented out with an example where it has none.
+    /// A list that is empty by default (`[[rules]]`) is shown as one table, commented out.
     public static func example() -> String {
-        let defaults = Config(databasePath: "")
         var out = exampleHeader
         for section in ConfigSchema.sections {
+            var defaults = Config(databasePath: "")
+            let startsEmpty = section.list?.startsEmpty == true
+            if startsEmpty { section.list?.append(&defaults) }
+            let set = startsEmpty ? "# " : ""
             out.append("")
-            if !section.doc.isEmpty { out += commented(section.doc) }
-            out.append("[\(section.name)]")
+            if !section.doc.isEmpty { out += commented(section.doc) + (startsEmpty ? [""] : []) }
+            out.append(startsEmpty ? "# [[\(section.name)]]" : "[\(section.name)]")
             for (index, key) in section.keys.enumerated() {
                 if !key.doc.isEmpty {
                     if index > 0 { out.append("") }
@@ -55,7 +64,7 @@ public enum ConfigPrinter {
                 if let example = key.example {
                     out.append("# \(key.name) = \(example)")
                 } else if let value = key.show(defaults, 0) {
-                    out += wrapped("\(key.name) = \(value)")
+                    out += wrapped("\(key.name) = \(value)").map { set + $0 }
                 } else {
                     out.append("# \(key.name) = \(key.inEffect(defaults, 0) ?? "")")
                 }

@@ -147,13 +147,25 @@ struct ConfigSection<Root: Sendable>: Sendable {
     var validate: @Sendable (Root) throws(ConfigError) -> Void = { _ in }
 }
 
-/// What makes a section a list (`[[mpd]]`): its element's defaults and the key that tells
-/// elements apart.
+/// What makes a section a list (`[[mpd]]`, `[[rules]]`): its element's defaults, the key
+/// that tells elements apart, if any, and what each element must say. Whether the list
+/// starts with a default element (`[mpd]`) or empty (`[[rules]]`) is the initial value of
+/// its `Config` property.
 struct ConfigList<Root>: Sendable {
     /// The defaults of the element at an index (the second player is `player2`).
     let element: @Sendable (Int) -> Root
-    /// The key whose value must differ between elements, and the elements' name in messages.
-    let unique: (key: String, of: @Sendable (Root) -> String, noun: String)
+    /// The elements' name in messages: `players`.
+    let noun: String
+    /// The key whose value must differ between elements; nil when elements may repeat.
+    var unique: (key: String, of: @Sendable (Root) -> String)?
+    /// Keys every `[[ ]]` table must set.
+    var required: [String] = []
+    /// What is wrong with an element, naming the key it is about; checked once every layer is
+    /// applied, and reported as `rules[2].value` with where that key was set.
+    var problem: @Sendable (Root) -> (key: String, message: String)? = { _ in nil }
+    /// Completes an element from the file once its table is read, knowing which keys the
+    /// table set (a default that depends on other keys).
+    var completed: @Sendable (inout Root, _ given: Set<String>) -> Void = { _, _ in }
 }
 
 /// A section bound to its place in `Config`, its keys working on the whole configuration:
@@ -176,7 +188,14 @@ struct AnyConfigSection: Sendable {
         /// Empties the list: the file's `[[ ]]` tables replace the default element.
         let reset: @Sendable (inout Config) -> Void
         let append: @Sendable (inout Config) -> Void
-        let uniqueKey: String
+        /// Empty by default (`[[rules]]`): only `[[ ]]` tables make elements (no `[name]`
+        /// table), an empty list is allowed, and the example file shows it commented out.
+        let startsEmpty: Bool
+        let required: [String]
+        /// `ConfigList.completed` on the element at an index.
+        let complete: @Sendable (inout Config, Int, Set<String>) -> Void
+        /// The key whose value must differ between elements, if any.
+        let uniqueKey: String?
         let identity: @Sendable (Config, Int) -> String
         let noun: String
     }
@@ -194,8 +213,11 @@ struct AnyConfigSection: Sendable {
 
     /// The key's name in origins and messages: `mpd.host`, the second player's `mpd[2].host`.
     func path(_ key: String, element: Int) -> String {
-        element == 0 ? "\(name).\(key)" : "\(name)[\(element + 1)].\(key)"
+        element == 0 ? "\(name).\(key)" : listedPath(key, element: element)
     }
+
+    /// The key's name in a `[[list]]`'s messages, the first table's too: `rules[1].value`.
+    func listedPath(_ key: String, element: Int) -> String { "\(name)[\(element + 1)].\(key)" }
 }
 
 extension ConfigSection {
@@ -215,7 +237,7 @@ extension ConfigSection {
     /// This section as a list of `[[name]]` tables at `path` in `Config`; a single `[name]`
     /// table, the environment and flags set its first element.
     func list(at path: WritableKeyPath<Config, [Root]> & Sendable, _ list: ConfigList<Root>) -> AnyConfigSection {
-        let validate = self.validate
+        let validate = self.validate, name = self.name
         return AnyConfigSection(
             name: name, doc: doc,
             keys: keys.map { key in
@@ -226,11 +248,22 @@ extension ConfigSection {
                 count: { $0[keyPath: path].count },
                 reset: { config in config[keyPath: path] = [] },
                 append: { config in config[keyPath: path].append(list.element(config[keyPath: path].count)) },
-                uniqueKey: list.unique.key,
-                identity: { config, index in list.unique.of(config[keyPath: path][index]) },
-                noun: list.unique.noun),
+                startsEmpty: Config(databasePath: "")[keyPath: path].isEmpty,
+                required: list.required,
+                complete: { config, index, given in list.completed(&config[keyPath: path][index], given) },
+                uniqueKey: list.unique?.key,
+                identity: { config, index in list.unique?.of(config[keyPath: path][index]) ?? String(index) },
+                noun: list.noun),
             validate: { (config) throws(ConfigError) in
-                for element in config[keyPath: path] { try validate(element) }
+                for (index, element) in config[keyPath: path].enumerated() {
+                    try validate(element)
+                    guard let problem = list.problem(element) else { continue }
+                    // Where the key was set, else where the table was (its required keys).
+                    let origin = ([problem.key] + list.required).lazy.compactMap { key in
+                        config.origins[index == 0 ? "\(name).\(key)" : "\(name)[\(index + 1)].\(key)"]
+                    }.first { $0 != "default" }
+                    throw ConfigError(key: "\(name)[\(index + 1)].\(problem.key)", message: problem.message, origin: origin)
+                }
             })
     }
 }

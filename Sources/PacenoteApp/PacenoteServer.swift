@@ -94,6 +94,8 @@ public final class PacenoteServer: Sendable {
             } catch {
                 throw StartupError("credits.separators: \(error)")
             }
+            // The file's `[[rules]]` in place of those it gave before, before any play arrives.
+            try storeConfigRules(config: config, store: store, logger: logger)
             // Plays the last run could not store come first, before any player writes.
             let waiting = try services.start("waiting plays", {
                 let waiting = WaitingPlays(operations: Operations(store: store, events: events),
@@ -162,6 +164,22 @@ public final class PacenoteServer: Sendable {
             default: throw StartupError("database.path: \(error)")
             }
         }
+    }
+
+    /// Puts the configuration's `[[rules]]` in the database in place of those it gave
+    /// before (the site's stay): what `serve` and `import` do at start. Logs how many there
+    /// are, unless the file gives none and gave none before.
+    public static func storeConfigRules(config: Config, store: Store, logger: Logger) throws(StartupError) {
+        let before: Int
+        do {
+            before = try store.rules().filter(\.fromConfig).count
+            try store.replaceConfigRules(config.rules)
+        } catch {
+            throw StartupError("rules: \(error)")
+        }
+        guard before > 0 || !config.rules.isEmpty else { return }
+        let enabled = config.rules.filter(\.enabled).count
+        logger.info("rules: \(config.rules.count) from the configuration (\(enabled) enabled; \(before) before)")
     }
 
     /// One `PlayerService` per configured MPD, made but not started (the recommender and the

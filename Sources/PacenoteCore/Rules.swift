@@ -52,36 +52,46 @@ public struct CurationRule: Equatable, Sendable {
         self.fromConfig = fromConfig
     }
 
+    /// The match a rule takes when it names none: `shorter_than` for `duration`, `regex` for
+    /// a rewrite, else `equals` (the API's and the configuration's default).
+    public static func defaultMatch(action: Action, field: Field) -> Match {
+        field == .duration ? .shorterThan : action == .rewrite ? .regex : .equals
+    }
+
     /// The longest pattern or value a rule may hold.
     public static let maxValueLength = 500
 
     /// Why a rule cannot be used, in words for the API and the site; nil when it can.
-    public var problem: String? {
-        if value.isEmpty { return "'value' must not be empty" }
-        if value.utf8.count > Self.maxValueLength { return "'value' is longer than \(Self.maxValueLength) bytes" }
+    public var problem: String? { invalidity?.message }
+
+    /// Why a rule cannot be used, with the key it is about (`value`, `match`, `field`,
+    /// `replacement`): what the configuration's `[[rules]]` errors name.
+    public var invalidity: (key: String, message: String)? {
+        if value.isEmpty { return ("value", "'value' must not be empty") }
+        if value.utf8.count > Self.maxValueLength { return ("value", "'value' is longer than \(Self.maxValueLength) bytes") }
         if let replacement, replacement.utf8.count > Self.maxValueLength {
-            return "'replacement' is longer than \(Self.maxValueLength) bytes"
+            return ("replacement", "'replacement' is longer than \(Self.maxValueLength) bytes")
         }
         switch (field, match) {
         case (.duration, .shorterThan):
             guard let seconds = Double(value), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                return "a duration rule's 'value' is a number of seconds from 1 to 86400"
+                return ("value", "a duration rule's 'value' is a number of seconds from 1 to 86400")
             }
-        case (.duration, _): return "the field 'duration' takes the match 'shorter_than'"
-        case (_, .shorterThan): return "the match 'shorter_than' is for the field 'duration'"
+        case (.duration, _): return ("match", "the field 'duration' takes the match 'shorter_than'")
+        case (_, .shorterThan): return ("match", "the match 'shorter_than' is for the field 'duration'")
         default: break
         }
         if match == .regex {
             do { _ = try NSRegularExpression(pattern: value) } catch {
-                return "'value' is not a valid regular expression: \(value)"
+                return ("value", "'value' is not a valid regular expression: \(value)")
             }
         }
         if action == .rewrite {
-            guard [.title, .artist, .album].contains(field) else { return "a rewrite changes 'title', 'artist' or 'album'" }
-            guard match == .regex else { return "a rewrite takes the match 'regex'" }
-            guard replacement != nil else { return "a rewrite needs a 'replacement' (it may be empty)" }
+            guard [.title, .artist, .album].contains(field) else { return ("field", "a rewrite changes 'title', 'artist' or 'album'") }
+            guard match == .regex else { return ("match", "a rewrite takes the match 'regex'") }
+            guard replacement != nil else { return ("replacement", "a rewrite needs a 'replacement' (it may be empty)") }
         } else if replacement != nil {
-            return "only a rewrite takes a 'replacement'"
+            return ("replacement", "only a rewrite takes a 'replacement'")
         }
         return nil
     }

@@ -65,7 +65,7 @@ extension API {
         }
         let action = try choice("action", CurationRule.Action.self, base?.action)
         let field = try choice("field", CurationRule.Field.self, base?.field)
-        let match = try choice("match", CurationRule.Match.self, base?.match ?? (field == .duration ? .shorterThan : action == .rewrite ? .regex : .equals))
+        let match = try choice("match", CurationRule.Match.self, base?.match ?? CurationRule.defaultMatch(action: action, field: field))
         var value = base?.value
         if let given = body["value"] {
             if let text = given as? String { value = text } else if let number = given as? NSNumber, !isJSONBool(number) {

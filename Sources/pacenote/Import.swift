@@ -57,6 +57,8 @@ struct Import: ParsableCommand {
         if try store.creditSeparators() != config.credits.separators {
             try Operations(store: store, events: nil).setCreditSeparators(config.credits.separators)
         }
+        // And the file's `[[rules]]` apply to what it imports, as in the daemon.
+        try PacenoteServer.storeConfigRules(config: config, store: store, logger: logger)
         var workouts: HeartRateService?
         defer { workouts?.stop() }
         for path in files where loved {

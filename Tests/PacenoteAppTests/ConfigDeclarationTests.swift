@@ -89,6 +89,11 @@ func loadConfigFile(_ toml: String, env: [String: String] = [:], flags: ConfigFl
                 section = String(line.dropFirst().dropLast())
                 continue
             }
+            // A list that is empty by default is shown as one table, commented out.
+            if line.hasPrefix("# [[") {
+                section = String(line.dropFirst(4).dropLast(2))
+                continue
+            }
             // `key = value` or `# key = value`, at the start of the line: not the indented
             // sample tables or prose in comments.
             let body = line.hasPrefix("# ") ? line.dropFirst(2) : line

@@ -193,3 +193,152 @@ import Testing
         } throws: { ($0 as? ConfigError)?.description.contains("'b' names two players") == true }
     }
 }
+
+@Suite struct RulesConfigTests {
+    private func load(_ toml: String, env: [String: String] = [:]) throws -> Config {
+        try loadConfigFile(toml, env: env)
+    }
+
+    /// The error `toml` gives: its key and its origin's line in c.toml.
+    private func failure(_ toml: String) -> (key: String, line: String?, message: String)? {
+        do {
+            _ = try load(toml)
+            return nil
+        } catch let error as ConfigError {
+            return (error.key, error.origin.flatMap { $0.split(separator: ":").last.map(String.init) }, error.message)
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func noRulesByDefaultAndTheListMayStayEmpty() throws {
+        #expect(try load("").rules.isEmpty)
+        #expect(try load("rules = []\n").rules.isEmpty)
+        #expect(Config(databasePath: "").rules.isEmpty)
+        // `[mpd]` and `[[mpd]]` behave as before: an empty list of players is refused.
+        #expect(failure("mpd = []\n")?.key == "mpd")
+        #expect(try load("").players.map(\.name) == ["default"])
+    }
+
+    @Test func rulesFromArrayTables() throws {
+        let c = try load(#"""
+            [[rules]]
+            action = "ignore"
+            field = "genre"
+            value = "Podcast"
+            [[rules]]
+            action = "rewrite"
+            field = "title"
+            match = "regex"
+            value = " - Remastered \\d{4}$"
+            replacement = ""
+            [[rules]]
+            action = "hide"
+            field = "duration"
+            match = "shorter_than"
+            value = "20"
+            enabled = false
+            [[rules]]
+            action = "ignore"
+            field = "duration"
+            value = 12.5
+            [[rules]]
+            action = "rewrite"
+            field = "album"
+            value = " \\(Deluxe\\)$"
+            replacement = ""
+            [mpd]
+            name = "kitchen"
+            """#)
+        #expect(c.rules == [
+            CurationRule(action: .ignore, field: .genre, match: .equals, value: "Podcast", fromConfig: true),
+            CurationRule(action: .rewrite, field: .title, match: .regex, value: #" - Remastered \d{4}$"#, replacement: "",
+                         fromConfig: true),
+            CurationRule(action: .hide, field: .duration, match: .shorterThan, value: "20", enabled: false, fromConfig: true),
+            // Without a match: shorter_than for a duration, regex for a rewrite (as the API).
+            CurationRule(action: .ignore, field: .duration, match: .shorterThan, value: "12.5", fromConfig: true),
+            CurationRule(action: .rewrite, field: .album, match: .regex, value: #" \(Deluxe\)$"#, replacement: "", fromConfig: true),
+        ])
+        #expect(c.origins["rules[4].match"] == nil)  // a default: never set
+        #expect(c.players.map(\.name) == ["kitchen"])
+        #expect(c.origins["rules.value"]?.hasSuffix("c.toml:4") == true)
+        #expect(c.origins["rules[2].replacement"]?.hasSuffix("c.toml:10") == true)
+        // The rules work as a rule set: the rewrite strips the suffix.
+        let track = Track(title: "Song - Remastered 2011", artist: "A")
+        #expect(RuleSet(c.rules).apply(to: track, playedSeconds: 100, uri: nil).track?.title == "Song")
+    }
+
+    @Test func ruleErrorsNameTheRuleTheKeyAndTheLine() {
+        // A value that is not one of the words.
+        var f = failure("[[rules]]\naction = \"ignore\"\nfield = \"genre\"\nvalue = \"x\"\n[[rules]]\naction = \"drop\"\n")
+        #expect(f?.key == "rules[2].action" && f?.line == "6" && f?.message.contains("ignore, hide, rewrite") == true)
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"year\"\nvalue = \"x\"\n")
+        #expect(f?.key == "rules[1].field" && f?.line == "3")
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"title\"\nmatch = \"like\"\nvalue = \"x\"\n")
+        #expect(f?.key == "rules[1].match" && f?.line == "4")
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"title\"\nvalue = \"x\"\nenabled = \"yes\"\n")
+        #expect(f?.key == "rules[1].enabled" && f?.line == "5")
+        // An unknown key, with a hint.
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"title\"\nvalue = \"x\"\nmatchs = \"prefix\"\n")
+        #expect(f?.key == "rules[1].matchs" && f?.line == "5" && f?.message.contains("did you mean rules.match?") == true)
+        // A missing key.
+        f = failure("[[rules]]\naction = \"ignore\"\nvalue = \"x\"\n")
+        #expect(f?.key == "rules[1].field" && f?.line == "2" && f?.message.contains("action, field, value") == true)
+        f = failure("[[rules]]\n")
+        #expect(f?.key == "rules[1].action" && f?.line == "1")
+        // What CurationRule.problem says, on the key it is about, where that key was set.
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"title\"\nvalue = \"\"\n")
+        #expect(f?.key == "rules[1].value" && f?.line == "4" && f?.message == "'value' must not be empty")
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"genre\"\nvalue = \"x\"\n[[rules]]\naction = \"ignore\"\nfield = \"title\"\nmatch = \"regex\"\nvalue = \"(\"\n")
+        #expect(f?.key == "rules[2].value" && f?.line == "9" && f?.message.contains("not a valid regular expression") == true)
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"duration\"\nmatch = \"equals\"\nvalue = \"20\"\n")
+        #expect(f?.key == "rules[1].match" && f?.message == "the field 'duration' takes the match 'shorter_than'")
+        f = failure("[[rules]]\naction = \"ignore\"\nfield = \"duration\"\nmatch = \"shorter_than\"\nvalue = \"soon\"\n")
+        #expect(f?.key == "rules[1].value" && f?.line == "5")
+        f = failure("[[rules]]\naction = \"rewrite\"\nfield = \"genre\"\nmatch = \"regex\"\nvalue = \"x\"\nreplacement = \"\"\n")
+        #expect(f?.key == "rules[1].field" && f?.line == "3")
+        f = failure("[[rules]]\naction = \"rewrite\"\nfield = \"title\"\nmatch = \"prefix\"\nvalue = \"x\"\nreplacement = \"y\"\n")
+        #expect(f?.key == "rules[1].match" && f?.message == "a rewrite takes the match 'regex'")
+        // A missing replacement: the rule's table is where it should be.
+        f = failure("[[rules]]\naction = \"rewrite\"\nfield = \"title\"\nmatch = \"regex\"\nvalue = \"x\"\n")
+        #expect(f?.key == "rules[1].replacement" && f?.line == "2" && f?.message.contains("needs a 'replacement'") == true)
+        f = failure("[[rules]]\naction = \"hide\"\nfield = \"title\"\nvalue = \"x\"\nreplacement = \"y\"\n")
+        #expect(f?.key == "rules[1].replacement" && f?.line == "5")
+        // A list is written as [[rules]] tables.
+        f = failure("[rules]\naction = \"ignore\"\nfield = \"title\"\nvalue = \"x\"\n")
+        #expect(f?.key == "rules" && f?.message.contains("[[rules]]") == true)
+        f = failure("rules = [1]\n")
+        #expect(f?.key == "rules")
+    }
+
+    @Test func rulesPrintAsArrayTablesAndReadBackTheSame() throws {
+        let c = try load(#"""
+            [[rules]]
+            action = "rewrite"
+            field = "artist"
+            match = "regex"
+            value = "^The \"(.+)\"$"
+            replacement = "$1"
+            [[rules]]
+            action = "ignore"
+            field = "stream"
+            match = "prefix"
+            value = "http://radio.example/"
+            """#)
+        let text = ConfigPrinter.toml(c)
+        #expect(text.components(separatedBy: "\n[[rules]]\n").count == 3)
+        let printed = PrintedConfig(text)
+        #expect(printed.value(of: "rules.replacement") == "\"$1\"")
+        #expect(printed.comment(of: "rules.value")?.hasSuffix("c.toml:5") == true)
+        #expect(printed.value(of: "rules[2].replacement") == nil)  // unset, a comment
+        #expect(printed.comment(of: "rules[2].enabled") == "default")
+        #expect(try load(text).rules == c.rules)
+        // One rule prints as [[rules]] too, and none as a comment.
+        let one = try load("[[rules]]\naction = \"ignore\"\nfield = \"genre\"\nvalue = \"Podcast\"\n")
+        #expect(ConfigPrinter.toml(one).contains("\n[[rules]]\n"))
+        #expect(try load(ConfigPrinter.toml(one)).rules == one.rules)
+        let none = ConfigPrinter.toml(try load(""))
+        #expect(none.contains("# No [[rules]]") && !none.contains("\n[[rules]]") && !none.contains("\n[rules]"))
+        #expect(try load(none).rules.isEmpty)
+    }
+}

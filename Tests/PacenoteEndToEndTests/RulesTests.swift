@@ -80,4 +80,86 @@ import Testing
         #expect(try daemon.listens().map(\.title) == before.map(\.title))
         #expect(try daemon.listens().compactMap { $0.json["id"] as? Int } == before.compactMap { $0.json["id"] as? Int })
     }
+
+    /// `[[rules]]` in the configuration file: stored at start, applied to submissions, listed
+    /// as the configuration's and refused to the API's changes (409); a restart with another
+    /// file replaces them and keeps the site's; `pacenote import` applies them too.
+    @Test func configurationRulesApplyAreListedAsTheConfigurationsAndCannotBeEditedOverHTTP() throws {
+        let config = #"""
+            [[rules]]
+            action = "ignore"
+            field = "artist"
+            value = "The Podcaster"
+            [[rules]]
+            action = "rewrite"
+            field = "title"
+            match = "regex"
+            value = " - Remastered \\d{4}$"
+            replacement = ""
+            """#
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: config)
+        #expect(daemon.process.stderr.contains("rules: 2 from the configuration"), "\(daemon.process.stderr)")
+        let now = Int(Date().timeIntervalSince1970)
+        try Self.submit(daemon, artist: "The Podcaster", title: "Episode 13", at: now - 900)
+        try Self.submit(daemon, artist: "Band", title: "Song - Remastered 2011", at: now - 600)
+        let listens = try daemon.listens()
+        #expect(listens.map(\.title) == ["Song"] && listens.map(\.artist) == ["Band"], "\(listens)")
+        #expect(try daemon.sql("SELECT COUNT(*) FROM tracks WHERE artist = 'The Podcaster'") == "0\n")
+        #expect(try daemon.sql("SELECT COUNT(*) FROM hidden_plays") == "0\n")
+
+        let listed = try Self.send(daemon, "GET", "/api/v1/rules")
+        #expect(listed.status == 200, "\(listed.text)")
+        let rules = listed.json?["rules"] as? [[String: Any]] ?? []
+        #expect(rules.map { $0["origin"] as? String } == ["config", "config"], "\(listed.text)")
+        #expect(Set(rules.compactMap { $0["action"] as? String }) == ["ignore", "rewrite"])
+        let ignore = try #require(rules.first { $0["action"] as? String == "ignore" })
+        #expect(ignore["value"] as? String == "The Podcaster" && ignore["match"] as? String == "equals" && ignore["enabled"] as? Bool == true)
+        let id = try #require(ignore["id"] as? Int)
+        let patched = try Self.send(daemon, "PATCH", "/api/v1/rules/\(id)", #"{"enabled": false}"#)
+        #expect(patched.status == 409, "\(patched.text)")
+        let deleted = try Self.send(daemon, "DELETE", "/api/v1/rules/\(id)")
+        #expect(deleted.status == 409, "\(deleted.text)")
+        #expect(try Self.send(daemon, "GET", "/api/v1/rules/\(id)").json?["enabled"] as? Bool == true)
+        // The site's own rule, beside them.
+        let added = try Self.send(daemon, "POST", "/api/v1/rules", #"{"action": "hide", "field": "genre", "value": "Sleep"}"#)
+        #expect(added.status == 201 && added.json?["origin"] as? String == "site", "\(added.text)")
+
+        // Another file: its rules replace the previous file's; the site's rule stays.
+        try """
+            [mpd]
+            reconnect_initial_s = 0.2
+            [[rules]]
+            action = "ignore"
+            field = "title"
+            match = "prefix"
+            value = "Jingle"
+            """.write(toFile: daemon.dir.file("config.toml"), atomically: true, encoding: .utf8)
+        try daemon.restart()
+        #expect(daemon.process.stderr.contains("rules: 1 from the configuration"), "\(daemon.process.stderr)")
+        let after = try Self.send(daemon, "GET", "/api/v1/rules").json?["rules"] as? [[String: Any]] ?? []
+        #expect(after.map { "\($0["origin"] ?? "")/\($0["action"] ?? "")/\($0["value"] ?? "")" }
+                == ["config/ignore/Jingle", "site/hide/Sleep"], "\(after)")
+        try Self.submit(daemon, artist: "The Podcaster", title: "Episode 14", at: now - 300)
+        try Self.submit(daemon, artist: "Radio", title: "Jingle 3", at: now - 200)
+        #expect(try daemon.listens().map(\.title) == ["Song", "Episode 14"])
+
+        // `pacenote import` stores the file's rules and applies them to what it imports.
+        try daemon.stop()
+        try """
+            [[rules]]
+            action = "ignore"
+            field = "artist"
+            value = "Imported Podcaster"
+            """.write(toFile: daemon.dir.file("import.toml"), atomically: true, encoding: .utf8)
+        let file = daemon.dir.file("listens.jsonl")
+        try [CreditsTests.listen(1_706_000_000, artist: "Imported Podcaster", title: "Old Episode"),
+             CreditsTests.listen(1_706_000_400, artist: "Imported Band", title: "Old Song")]
+            .joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("import.toml"), "--db", daemon.db, file])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(try daemon.sql("SELECT t.artist FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.artist LIKE 'Imported %'")
+                == "Imported Band\n")
+        #expect(try daemon.sql("SELECT value, from_config FROM curation_rules ORDER BY from_config DESC, id")
+                == "Imported Podcaster|1\nSleep|0\n")
+    }
 }
