@@ -81,3 +81,34 @@ public enum CurationExport {
         return (kind, String(decoding: data, as: UTF8.self), !(object["undone_at"] is NSNull || object["undone_at"] == nil))
     }
 }
+
+extension CurationExport {
+    /// A rule of the site's (not the configuration file's, which travels with the file) as
+    /// a line of the export: `{"rule": {"action", "field", "match", "value", "replacement",
+    /// "enabled"}}`.
+    public static func line(_ rule: CurationRule) -> String {
+        let object: [String: Any] = ["rule": [
+            "action": rule.action.rawValue, "field": rule.field.rawValue, "match": rule.match.rawValue, "value": rule.value,
+            "replacement": rule.replacement.map { $0 as Any } ?? NSNull(), "enabled": rule.enabled,
+        ] as [String: Any]]
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The rule of such a line; nil for any other line.
+    public static func rule(_ line: String) -> CurationRule? {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+              let rule = object["rule"] as? [String: Any],
+              let action = (rule["action"] as? String).flatMap(CurationRule.Action.init(rawValue:)),
+              let field = (rule["field"] as? String).flatMap(CurationRule.Field.init(rawValue:)),
+              let match = (rule["match"] as? String).flatMap(CurationRule.Match.init(rawValue:)),
+              let value = rule["value"] as? String else { return nil }
+        return CurationRule(action: action, field: field, match: match, value: value, replacement: rule["replacement"] as? String,
+                            enabled: (rule["enabled"] as? Bool) ?? true)
+    }
+
+    /// Whether two rules do the same (ids and origin aside).
+    public static func same(_ a: CurationRule, _ b: CurationRule) -> Bool {
+        a.action == b.action && a.field == b.field && a.match == b.match && a.value == b.value && a.replacement == b.replacement
+    }
+}

@@ -73,9 +73,12 @@ struct Export: ParsableCommand {
         var writer = LineWriter(handle: handle)
         let entries = try store.curationLog(limit: Int.max).reversed()
         for entry in entries { writer.write(CurationExport.line(entry)) }
+        // The site's rules too (the configuration file's travel with the file).
+        let rules = try store.rules().filter { !$0.fromConfig }
+        for rule in rules { writer.write(CurationExport.line(rule)) }
         writer.flush()
         try handle.close()
-        FileHandle.standardError.write(Data("\(path): \(entries.count) curation entries\n".utf8))
+        FileHandle.standardError.write(Data("\(path): \(entries.count) curation entries, \(rules.count) rules\n".utf8))
     }
 
     /// Every like and dislike, newest first, one ListenBrainz feedback line each (0600).

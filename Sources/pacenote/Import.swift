@@ -110,10 +110,24 @@ struct Import: ParsableCommand {
             Failure.warn("\(path): cannot read the file")
             return false
         }
-        var replayed = 0, skipped = 0, lineNumber = 0
+        var replayed = 0, skipped = 0, lineNumber = 0, rulesAdded = 0
+        let operations = Operations(store: store, events: nil)
+        var rules = (try? store.rules()) ?? []
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
             lineNumber += 1
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            // A rule of the site's: added unless one does the same already.
+            if let rule = CurationExport.rule(String(line)) {
+                guard !rules.contains(where: { CurationExport.same($0, rule) }) else { continue }
+                do {
+                    rules.append(try operations.addRule(rule))
+                    rulesAdded += 1
+                } catch {
+                    Failure.warn("\(path):\(lineNumber): \(error)")
+                    skipped += 1
+                }
+                continue
+            }
             guard let entry = CurationExport.parse(String(line)) else {
                 Failure.warn("\(path):\(lineNumber): not a curation entry")
                 skipped += 1
@@ -121,13 +135,13 @@ struct Import: ParsableCommand {
             }
             guard entry.kind == .merge, !entry.undone else { continue }
             do {
-                if try Operations(store: store, events: nil).replayMerge(request: entry.request) != nil { replayed += 1 } else { skipped += 1 }
+                if try operations.replayMerge(request: entry.request) != nil { replayed += 1 } else { skipped += 1 }
             } catch {
                 Failure.warn("\(path):\(lineNumber): \(error)")
                 skipped += 1
             }
         }
-        print("\(path): \(replayed) merges made again, \(skipped) skipped")
+        print("\(path): \(replayed) merges made again, \(rulesAdded) rules added, \(skipped) skipped")
         return true
     }
 

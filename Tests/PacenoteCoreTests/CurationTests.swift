@@ -31,6 +31,14 @@ import Testing
         #expect(CurationExport.parse(#"{"kind": "nonsense", "request": {}}"#) == nil)
     }
 
+    @Test func aSiteRuleTravelsAsALine() {
+        let rule = CurationRule(id: 4, action: .rewrite, field: .title, match: .regex, value: #" - Remastered \d{4}$"#, replacement: "")
+        let back = CurationExport.rule(CurationExport.line(rule))
+        #expect(back.map { CurationExport.same($0, rule) } == true && back?.id == nil && back?.enabled == true)
+        #expect(CurationExport.rule(#"{"rule": {"action": "mute", "field": "title", "match": "equals", "value": "x"}}"#) == nil)
+        #expect(CurationExport.rule(CurationExport.line(entry(1, []))) == nil)
+    }
+
     @Test func duplicateKeysFoldWhatPeopleSpellDifferently() {
         #expect(MergeSuggestion.artistKey("Florence + the Machine") == MergeSuggestion.artistKey("Florence and The Machine"))
         #expect(MergeSuggestion.artistKey("Beyoncé") == MergeSuggestion.artistKey("BEYONCE"))

@@ -89,23 +89,27 @@ extension CurationTests {
         #expect(merge.status == 201, "\(merge.text)")
         let entry = try #require(merge.json?["id"] as? Int)
         #expect(stream.waitFor("event: curated\ndata: {\"id\":\(entry),\"undone\":false}"), "\(stream.received)")
+        // A rule of the site's travels with the log.
+        let rule = try daemon.post("/api/v1/rules", body: #"{"action": "hide", "field": "artist", "value": "White Noise"}"#)
+        #expect(rule.status == 201, "\(rule.text)")
         try daemon.stop()
         let dir = try TemporaryDirectory()
         let plays = dir.file("plays.jsonl"), log = dir.file("curation.jsonl"), copy = dir.file("copy.sqlite")
         var r = try PacenoteProcess.run(["export", "--db", daemon.db, "--format", "listenbrainz", "--output", plays, "--curation", log])
-        #expect(r.status == 0 && r.stderr.contains("1 curation entries"), "\(r.stderr)")
+        #expect(r.status == 0 && r.stderr.contains("1 curation entries, 1 rules"), "\(r.stderr)")
         let line = try String(contentsOfFile: log, encoding: .utf8)
         #expect(line.contains(#""kind":"merge""#) && line.contains(#""into_key":"florence and the machine""#), "\(line)")
         r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, plays])
         #expect(r.status == 0 && r.stdout.contains("imported 3"), "\(r.stdout) \(r.stderr)")
         r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, "--curation", log])
-        #expect(r.status == 0 && r.stdout.contains("1 merges made again, 0 skipped"), "\(r.stdout) \(r.stderr)")
+        #expect(r.status == 0 && r.stdout.contains("1 merges made again, 1 rules added, 0 skipped"), "\(r.stdout) \(r.stderr)")
         let sqlite = try Tools.require("sqlite3")
         let artists = "SELECT a.name, r.plays FROM rollup_artist_total r JOIN artists a ON a.id = r.artist_id ORDER BY 1"
         #expect(try run(sqlite, [copy, artists]).stdout == "Beyoncé|1\nFlorence and the Machine|2\n")
         // Again: merged already, nothing to do.
         r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, "--curation", log])
-        #expect(r.status == 0 && r.stdout.contains("0 merges made again, 1 skipped"), "\(r.stdout) \(r.stderr)")
+        #expect(r.status == 0 && r.stdout.contains("0 merges made again, 0 rules added, 1 skipped"), "\(r.stdout) \(r.stderr)")
+        #expect(try run(sqlite, [copy, "SELECT action, field, value FROM curation_rules"]).stdout == "hide|artist|White Noise\n")
     }
 }
 
