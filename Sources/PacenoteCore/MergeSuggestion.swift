@@ -63,6 +63,7 @@ public struct MergeSuggestion: Equatable, Sendable {
         let folded = Set(names.map { SongKey.fold($0) })
         if folded.count == 1 { return "accents" }
         if Set(names.map { MatchKey.fold($0, dropArticle: true) }).count == 1 { return "punctuation or “The”" }
+        if Set(names.map(artistKey)).count == 1 { return "“&”, “+” or “and”" }
         return "spelling, credits or version"
     }
 }

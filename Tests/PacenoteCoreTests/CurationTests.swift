@@ -62,6 +62,7 @@ import Testing
         #expect(groups.map(\.into) == [4, 2])
         #expect(groups.map(\.from) == [[5], [1]])
         #expect(groups[1].reason == "accents")
+        #expect(groups[0].reason == "“&”, “+” or “and”")
         #expect(MergeSuggestion.group(.artist, items, limit: 1).count == 1)
     }
 
