@@ -7,12 +7,13 @@ extension Operations {
     public static let keyNameCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
 
     /// Stores a new named key by its SHA-256 (the key itself is shown once, by the caller,
-    /// and never stored). Keys are credentials, not listening data: nothing is announced.
+    /// and never stored), and its MD5, which the Last.fm protocols' tokens are made of. Keys are credentials, not listening data: nothing is announced.
     public func addKey(name: String, scope: KeyScope, key: String) throws {
         guard (1...64).contains(name.count), name.allSatisfy(Self.keyNameCharacters.contains) else {
             throw OperationError.invalid("invalid_name", "a key's name: 1 to 64 letters, digits, '.', '_' or '-'")
         }
-        guard try store.addKey(name: name, scope: scope, hash: SHA256.hex(key), prefix: String(key.prefix(7))) else {
+        guard try store.addKey(name: name, scope: scope, hash: SHA256.hex(key), prefix: String(key.prefix(7)),
+                                   md5: MD5.hex(key)) else {
             throw OperationError.invalid("duplicate_name", "there is already a key named '\(name)': revoke it first")
         }
     }

@@ -24,6 +24,18 @@ extension Operations {
         return logged
     }
 
+    /// Scrobbles from the Last.fm protocols (Audioscrobbler 2.0 and 1.2): like
+    /// `recordListens`, and a scrobble of a song already stored within
+    /// `Store.scrobbleWindow` is that play (the same play arriving by two routes).
+    @discardableResult
+    public func recordScrobbles(_ listens: [(track: Track, startedAt: Date, client: String?)], source: String,
+                                now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
+        let logged = try store.recordListens(listens, source: source, rules: try store.currentRules(),
+                                             sameWithin: Store.scrobbleWindow, now: now)
+        announce(logged: logged)
+        return logged
+    }
+
     /// An import of listening history: batches are stored by the store's bulk path (one
     /// transaction each) and each batch that added plays is announced once. Imported plays
     /// are older than their ids say, so followers read the plays again.

@@ -17,15 +17,16 @@ public struct StoredKey: Equatable, Sendable {
 extension Store {
     /// Stores a new named key by its hash. A revoked key of the same name is replaced; a
     /// live one is not (false).
-    public func addKey(name: String, scope: KeyScope, hash: String, prefix: String, at now: Date = Date()) throws(StoreError) -> Bool {
+    public func addKey(name: String, scope: KeyScope, hash: String, prefix: String, md5: String? = nil,
+                       at now: Date = Date()) throws(StoreError) -> Bool {
         try write { db in
             try db.execute(sql: "DELETE FROM api_keys WHERE name = ? AND revoked_at_ms IS NOT NULL", arguments: [name])
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM api_keys WHERE name = ?)", arguments: [name]) == false else {
                 return false
             }
             try db.execute(sql: """
-                INSERT INTO api_keys (name, key_hash, key_prefix, scopes, created_at_ms) VALUES (?, ?, ?, ?, ?)
-                """, arguments: [name, hash, prefix, scope.rawValue, Store.milliseconds(now)])
+                INSERT INTO api_keys (name, key_hash, key_prefix, scopes, created_at_ms, key_md5) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [name, hash, prefix, scope.rawValue, Store.milliseconds(now), md5])
             return true
         }
     }

@@ -173,8 +173,14 @@ extension Store {
     /// transaction: each finds or adds its track and is a counted play that began at
     /// `startedAt`. A listen already stored (same track and start) is kept once.
     /// Returns the plays that were new.
+    ///
+    /// `sameWithin` (scrobbles, which may arrive by two routes): a listen is the play
+    /// already stored when a play of the same song (`match_key`) began within that many
+    /// seconds of it, unless one of the two ended before the other began (the song played
+    /// again, on repeat) — see `Store.isSamePlay`.
     public func recordListens(_ listens: [(track: Track, startedAt: Date, client: String?)], source: String,
-                              rules: RuleSet = .empty, now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
+                              rules: RuleSet = .empty, sameWithin: TimeInterval = 0,
+                              now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
         try write { db in
             var logged: [LoggedPlay] = []
             for listen in listens {
@@ -182,6 +188,10 @@ extension Store {
                 let decision = rules.isEmpty ? .keep(listen.track)
                     : rules.apply(to: listen.track, playedSeconds: listen.track.durationSeconds, uri: listen.track.uri)
                 guard let ruled = decision.track else { continue }
+                if sameWithin > 0, try Store.isStored(ruled, startedAt: listen.startedAt,
+                                                      duration: listen.track.durationSeconds ?? 0, within: sameWithin, in: db) {
+                    continue
+                }
                 let trackID = try Store.saveTrack(ruled, at: now, in: db)
                 let duration = listen.track.durationSeconds ?? 0
                 var play = Play(trackID: trackID, startedAt: listen.startedAt,

@@ -15,17 +15,28 @@ extension API {
         do {
             submission = try ListenBrainzSubmission.parse(request.body)
         } catch {
+            logScrobble("listenbrainz", "submit", client: nil, user: nil, outcome: "refused", reason: error.message)
             throw APIError.badRequest(error.message, code: "invalid_listens").inListenBrainzStyle
         }
+        let client = submission.listens.first?.client
         if submission.type == .playingNow, let listen = submission.listens.first {
             let player = listen.client ?? "listenbrainz"
-            context.events?.publish(.nowPlaying(player: player, NowPlaying(
-                player: player, state: .play, track: listen.track, startedAt: Date(), playedSeconds: 0,
-                elapsed: 0, duration: listen.track.durationSeconds, at: Date())))
+            let playing = NowPlaying(player: player, state: .play, track: listen.track, startedAt: Date(), playedSeconds: 0,
+                                     elapsed: 0, duration: listen.track.durationSeconds, at: Date())
+            context.scrobbles.nowPlaying(playing)
+            context.events?.publish(.nowPlaying(player: player, playing))
+            logScrobble("listenbrainz", "now_playing", client: client, user: nil, outcome: "ok", accepted: 1)
         }
         if submission.type != .playingNow {
-            try context.operations.recordListens(
-                submission.listens.map { ($0.track, $0.listenedAt ?? Date(), $0.client) }, source: "listenbrainz")
+            do {
+                try context.operations.recordListens(
+                    submission.listens.map { ($0.track, $0.listenedAt ?? Date(), $0.client) }, source: "listenbrainz")
+            } catch {
+                logScrobble("listenbrainz", "submit", client: client, user: nil, outcome: "failed", reason: "the database could not store them")
+                throw error
+            }
+            if let client { context.scrobbles.played(player: client) }
+            logScrobble("listenbrainz", "submit", client: client, user: nil, outcome: "ok", accepted: submission.listens.count)
         }
         var response = HTTPResponse.json(.object([("status", .string("ok"))]))
         // ListenBrainz sends its rate limits with every answer; its clients read them.

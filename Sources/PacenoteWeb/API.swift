@@ -48,6 +48,8 @@ public struct APIContext: Sendable {
     /// The Prometheus text for `/metrics`, when metrics are collected.
     public var metricsText: (@Sendable () -> [UInt8])?
     public var sessions = Sessions()
+    /// The scrobbling protocols' submission log and other players' now-playing.
+    public var scrobbles = ScrobbleState()
     /// Imports an uploaded export file (`POST /api/v1/import`): the private file the body
     /// was written to, the format if the client names one, and a name for problem reports.
     /// Nil: imports are not offered.
@@ -175,6 +177,11 @@ public struct API: Sendable {
             case .login: return try login(request, client: grant.client)
             case .logout: return try logout(request)
             case .listenBrainzSubmit: return try submitListens(request)
+            case .audioscrobbler: return audioscrobbler(request, client: grant.client)
+            case .audioscrobblerHandshake: return legacyHandshake(request, client: grant.client)
+            case .audioscrobblerNowPlaying: return legacyNowPlaying(request)
+            case .audioscrobblerSubmit: return legacySubmit(request)
+            case .submissions: return .json(submissionsJSON(request.query))
             case .listenBrainzValidateToken:
                 // validate-token must not be a guessing oracle: a wrong token counts like a wrong key.
                 let answer = validateToken(request)
@@ -216,6 +223,7 @@ public struct API: Sendable {
             ("now_playing", now.first { $0.player == defaultName }.map(APIJSON.nowPlaying) ?? .null),
             ("heart_rate", context.heartRate?.current(now: Date()).map(APIJSON.heartRate) ?? .null),
             ("players", .array(players)),
+            ("now_playing_elsewhere", .array(context.scrobbles.playingElsewhere().map(APIJSON.nowPlaying))),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
             ("plays_waiting", APIJSON.playsWaiting(context.playsWaiting?())),
             ("backup", APIJSON.backup(context.lastBackup?())),

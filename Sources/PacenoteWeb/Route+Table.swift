@@ -190,6 +190,7 @@ extension Route {
         Endpoint("/api/v1/albums/{id}", read(.privateRead)) { v, _ throws(APIError) in .album(try id(v[0], "no album \(v[0])")) },
         Endpoint("/api/v1/recommendations/not-now", [("POST", write)]) { _, _ in .notNow },
         Endpoint("/api/v1/events", [("GET", Policy(.privateRead))]) { _, _ in .events },
+        Endpoint("/api/v1/submissions", read(.privateRead)) { _, _ in .submissions },
         // The OpenAPI document is a file of Public/, served as it is.
         Endpoint("/api/v1/openapi.json", file) { _, _ in .staticFile("openapi.json") },
         Endpoint("/login", read(.open, .page) + [("POST", Policy(.keyCheck, body: .normal, .page))]) { _, _ in .login },
@@ -208,6 +209,7 @@ extension Route {
         Endpoint("/sotd", read(.privateRead, .page)) { _, _ in .page(.sotdArchive) },
         Endpoint("/workouts", read(.privateRead, .page)) { _, _ in .page(.workouts) },
         // POST: the rules page's forms (add, delete, preview, apply to the past).
+        Endpoint("/submissions", read(.privateRead, .page)) { _, _ in .page(.submissions) },
         Endpoint("/rules", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.rules) },
         // The address artist pages had before they had ids: redirects to /artists/{id}.
         Endpoint("/artist", read(.privateRead, .page)) { _, _ in .page(.artistByName) },
@@ -253,8 +255,21 @@ extension Route {
         // Deleting a listen changes the history: the admin key only.
         Endpoint("/apis/listenbrainz/1/delete-listen", deleteListen) { _, _ in .listenBrainzDeleteListen },
         Endpoint("/1/delete-listen", deleteListen) { _, _ in .listenBrainzDeleteListen },
+        // The Last.fm protocols, at Maloja's paths. They carry their own credentials (2.0's
+        // session key or login, 1.2's handshake token and session id), which the handler
+        // judges and answers in the protocol's words: only the lockout is decided here.
+        Endpoint("/apis/audioscrobbler", scrobbler) { _, _ in .audioscrobbler },
+        Endpoint("/apis/audioscrobbler/2.0", scrobbler) { _, _ in .audioscrobbler },
+        Endpoint("/apis/audioscrobbler_legacy", scrobbler) { _, _ in .audioscrobblerHandshake },
+        Endpoint("/apis/audioscrobbler_legacy/nowplaying", [("POST", Policy(.keyCheck, body: .normal))]) { _, _ in
+            .audioscrobblerNowPlaying
+        },
+        Endpoint("/apis/audioscrobbler_legacy/submission", [("POST", Policy(.keyCheck, body: .normal))]) { _, _ in
+            .audioscrobblerSubmit
+        },
     ]
 
+    private static let scrobbler = read(.keyCheck) + [("POST", Policy(.keyCheck, body: .normal))]
     private static let feedback = [("POST", Policy(.listenBrainzToken, body: .normal, .listenBrainz))]
     private static let submit = [("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz))]
     private static let deleteListen = [("POST", Policy(.listenBrainzAdminToken, body: .normal, .listenBrainz))]

@@ -57,6 +57,14 @@ public enum Route: Equatable, Sendable {
     case listenBrainzListenCount(String)
     case listenBrainzPlayingNow(String)
     case listenBrainzDeleteListen
+    /// The Last.fm protocols: Audioscrobbler 2.0 (`/apis/audioscrobbler/2.0/`), and 1.2's
+    /// handshake, now-playing and submissions (`/apis/audioscrobbler_legacy/…`).
+    case audioscrobbler
+    case audioscrobblerHandshake
+    case audioscrobblerNowPlaying
+    case audioscrobblerSubmit
+    /// The last submissions of every scrobbling protocol, with their outcome.
+    case submissions
     /// Browser login with the API key (a session cookie), and logout.
     case login
     case logout
@@ -120,6 +128,11 @@ public enum Route: Equatable, Sendable {
         case .listenBrainzListenCount: "listenbrainz_listen_count"
         case .listenBrainzPlayingNow: "listenbrainz_playing_now"
         case .listenBrainzDeleteListen: "listenbrainz_delete_listen"
+        case .audioscrobbler: "audioscrobbler"
+        case .audioscrobblerHandshake: "audioscrobbler_legacy_handshake"
+        case .audioscrobblerNowPlaying: "audioscrobbler_legacy_nowplaying"
+        case .audioscrobblerSubmit: "audioscrobbler_legacy_submit"
+        case .submissions: "submissions"
         case .metrics: "metrics"
         case .login: "login"
         case .logout: "logout"
@@ -133,6 +146,9 @@ public enum Route: Equatable, Sendable {
 /// The site's pages (server-rendered HTML) and pictures.
 public enum Page: Equatable, Sendable {
     case dashboard, history, stats, sotdArchive, workouts
+    /// The submission log: what players sent over the scrobbling protocols, and why it was
+    /// refused or ignored.
+    case submissions
     /// The corrections: the curation log with its undo, likely duplicates to merge.
     case curation
     /// The rules, in their order of application, with forms to add, preview and apply them.
@@ -157,6 +173,7 @@ public enum Page: Equatable, Sendable {
         case .stats: "stats"
         case .sotdArchive: "sotd_archive"
         case .workouts: "workouts"
+        case .submissions: "submissions"
         case .rules: "rules"
         case .artistByName: "artist_by_name"
         case .artist: "artist"

@@ -164,6 +164,13 @@ import Testing
         try record("POST", "/api/v1/merges", "/api/v1/merges", headers: key, body: #"{"kind": "track", "from": [\#(added)], "into": \#(docTrack)}"#)
         try record("POST", "/api/v1/merges", "/api/v1/merges", body: "{}")
         try record("GET", "/api/v1/curation", "/api/v1/curation?limit=5")
+        // A refused 1.2 handshake and a ListenBrainz now-playing fill the submission log.
+        _ = try HTTP.request("GET", daemon.base + "/apis/audioscrobbler_legacy/?hs=true&p=1.2&c=tst&v=1&u=me&t=1&a=x")
+        _ = try HTTP.request("POST", daemon.base + "/apis/listenbrainz/1/submit-listens", headers: key, body: Data("""
+            {"listen_type": "playing_now", "payload": [{"track_metadata": {"artist_name": "Spec", "track_name": "Elsewhere"}}]}
+            """.utf8))
+        try record("GET", "/api/v1/submissions", "/api/v1/submissions")
+        try record("GET", "/api/v1/submissions", "/api/v1/submissions", headers: ["X-API-Key": "wrong-key-0123456789"])
         try record("GET", "/api/v1/curation", "/api/v1/curation?before=x")
         let undo = "/api/v1/curation/{id}/undo"
         let mergeID = try #require(merge.json?["id"] as? Int)

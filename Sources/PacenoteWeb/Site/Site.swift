@@ -34,6 +34,7 @@ extension API {
                 return try sotdSharePage(day, request, mayReadPrivate: mayReadPrivate, mayWrite: mayWrite)
             case .sotdCover(let day, let png): return try sotdCover(day, png: png, request)
             case .workouts: return try workoutsPage(request)
+            case .submissions: return submissionsPage(request)
             case .rules:
                 if request.method == "POST" { return try rulesForm(request) }
                 return try rulesPage(request, mayWrite: mayWrite)
@@ -149,6 +150,7 @@ extension API {
                 Node.el("main") { content() }
                 Node.el("footer") {
                     Node.el("span") { "Pacenote \(context.version)" }
+                    Node.el("a", ["href": url("/submissions")]) { "Submissions" }
                     if live { Node.el("span", ["class": "live-status", "data-live-status": ""]) { "live updates off" } }
                 }
             }

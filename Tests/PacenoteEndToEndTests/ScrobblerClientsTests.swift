@@ -1,0 +1,88 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// Real scrobblers against Pacenote's Last.fm endpoints: pylast (PyPI) over Audioscrobbler
+/// 2.0, and Debian's mpdscribble over the 1.2 submission protocol, following a private MPD
+/// that Pacenote itself does not watch.
+@Suite struct ScrobblerClientsTests {
+    static var clients: URL { URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients") }
+
+    @Test func pylastLogsInScrobblesABatchAndSetsNowPlaying() throws {
+        let python = try Tools.require("python3")
+        guard try run(python, ["-c", "import pylast"], allowFailure: true).status == 0 else {
+            throw HarnessError("pylast is not installed: python3 -m pip install pylast (scripts/test does)")
+        }
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let t0 = Int(Date().timeIntervalSince1970) - 7200
+        let r = try run(python, [Self.clients.appendingPathComponent("pylast_client.py").path, "127.0.0.1:\(daemon.port)",
+                                 daemon.apiKey, String(t0)], allowFailure: true)
+        #expect(r.status == 0, "\(r.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        #expect((result["session_key"] as? String)?.count == 32)
+        #expect((result["bad_login"] as? [Any])?.first as? String == "4", "\(result)")
+        let listens = try daemon.listens()
+        #expect(listens.map(\.title) == ["Vantablack", "Oweynagat", "Carrion Flowers"], "\(listens)")
+        #expect(listens.allSatisfy { $0.json["source"] as? String == "audioscrobbler" && $0.player == "pylast-test" })
+        #expect(listens.first?.startedAt == Date(timeIntervalSince1970: Double(t0)))
+        let elsewhere = try daemon.status()["now_playing_elsewhere"] as? [[String: Any]]
+        #expect((elsewhere?.first?["track"] as? [String: Any])?["title"] as? String == "The Alpha Man", "\(String(describing: elsewhere))")
+    }
+
+    /// mpdscribble submits a song once more than half of it (and at least 30 s long) has
+    /// played: two 32 s songs, each played 18 s, then the next song ends each.
+    @Test func mpdscribbleSubmitsItsPlaysOverAudioscrobbler12() throws {
+        let mpdscribble = try Tools.require("mpdscribble")
+        let mpd = try MPDInstance(tracks: [
+            TestTrack("1.flac", seconds: 32, title: "Scribbled One", artist: "Follower", album: "Second MPD"),
+            TestTrack("2.flac", seconds: 32, title: "Scribbled Two", artist: "Follower", album: "Second MPD"),
+            TestTrack("3.flac", seconds: 32, title: "Scribbled Three", artist: "Follower"),
+        ])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let dir = try TemporaryDirectory("mpdscribble")
+        try """
+            host = 127.0.0.1
+            port = \(mpd.port)
+            log = \(dir.file("mpdscribble.log"))
+            verbose = 2
+
+            [pacenote]
+            url = \(daemon.base)/apis/audioscrobbler_legacy/
+            username = living-room
+            password = \(daemon.apiKey)
+            journal = \(dir.file("journal"))
+
+            """.write(toFile: dir.file("mpdscribble.conf"), atomically: true, encoding: .utf8)
+        let scribbler = Process()
+        scribbler.executableURL = URL(fileURLWithPath: mpdscribble)
+        scribbler.arguments = ["--no-daemon", "--conf", dir.file("mpdscribble.conf")]
+        scribbler.standardOutput = FileHandle.nullDevice
+        scribbler.standardError = FileHandle.nullDevice
+        try scribbler.run()
+        defer {
+            scribbler.terminate()
+            scribbler.waitUntilExit()
+        }
+        func log() -> String { (try? String(contentsOfFile: dir.file("mpdscribble.log"), encoding: .utf8)) ?? "" }
+        #expect(eventually(timeout: 10) { log().contains("handshake successful") || log().contains("handshake ok") }, "\(log())")
+        try mpd.mpc("add", "/")
+        // MPD queues the files in its database's order, not by name.
+        let queued = try mpd.mpc("playlist", "-f", "%title%").split(separator: "\n").map(String.init)
+        try mpd.mpc("play")
+        Thread.sleep(forTimeInterval: 18)
+        try mpd.mpc("next")
+        Thread.sleep(forTimeInterval: 18)
+        try mpd.mpc("next")
+        #expect(try eventually(timeout: 15) { try daemon.listens().count >= 2 }, "\(log())")
+        let listens = try daemon.listens()
+        #expect(Set(listens.compactMap(\.title)) == Set(queued.prefix(2)), "\(listens)\n\(log())")
+        #expect(listens.count == 2)
+        #expect(listens.allSatisfy { $0.json["source"] as? String == "mpdscribble" && $0.player == "living-room" })
+        #expect(listens.allSatisfy { $0.counted })
+        let submissions = try JSONSerialization.jsonObject(
+            with: Data(try run(try Tools.require("curl"), ["-s", daemon.base + "/api/v1/submissions"]).stdout.utf8)) as? [String: Any]
+        let entries = submissions?["submissions"] as? [[String: Any]] ?? []
+        #expect(entries.contains { $0["protocol"] as? String == "audioscrobbler1.2" && $0["action"] as? String == "handshake"
+            && $0["outcome"] as? String == "ok" }, "\(entries)")
+    }
+}
