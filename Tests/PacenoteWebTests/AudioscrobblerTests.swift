@@ -87,6 +87,10 @@ import Testing
         let playing = site.post("/apis/audioscrobbler/2.0/", "method=track.updateNowPlaying&sk=\(sk)&artist=Dool&track=Dead+Men&format=json")
         #expect(playing.status == 200 && playing.text.contains("\"nowplaying\""), "\(playing.text)")
         #expect(site.context.scrobbles.playingElsewhere().map(\.track.title) == ["Dead Men"])
+        // The dashboard shows it beside MPD's.
+        let dashboard = site.get("/", [:])
+        #expect(dashboard.status == 200 && dashboard.text.contains("Also playing") && dashboard.text.contains("Dead Men")
+                && dashboard.text.contains(">phone</span>"), "\(dashboard.text.prefix(300))")
         let entry = try #require(site.context.scrobbles.entries().dropFirst(2).first)
         #expect(entry.outcome == "partial" && entry.accepted == 2 && entry.ignored == 1 && entry.reason == "Artist name missing")
     }

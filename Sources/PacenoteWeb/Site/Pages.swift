@@ -10,6 +10,8 @@ extension API {
         let today = localTime.day(of: now)
         let defaultPlayer = context.players().first?.name
         let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
+        // Other players that scrobble to Pacenote (Audioscrobbler, ListenBrainz) and say what they play.
+        let elsewhere = context.scrobbles.playingElsewhere(now: now)
         let heartRate = context.heartRate?.current(now: now)
         // Read before the data: a commit meanwhile makes the page's key stale at once.
         let commits = context.store.commitCount
@@ -47,10 +49,11 @@ extension API {
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
         let key = DashboardKey(loggedIn: loggedIn, mayWrite: mayWrite, back: back, today: today,
                                commits: commits, second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
-                               defaultPlayer: defaultPlayer, playing: playing, heartRate: heartRate,
+                               defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere, heartRate: heartRate,
                                recommenderReady: recommenderReady, upNext: upNext)
         return dashboardPages.response(key) {
-            dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, heartRate: heartRate,
+            dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere,
+                            heartRate: heartRate,
                             data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back)
         }
     }
@@ -65,13 +68,14 @@ extension API {
         var second: Int64?
         var defaultPlayer: String?
         var playing: NowPlaying?
+        var elsewhere: [NowPlaying]
         var heartRate: LiveHeartRate?
         var recommenderReady: Bool
         var upNext: RecommendationList?
     }
 
     func dashboardMarkup(_ request: HTTPRequest, now: Date, today: String, defaultPlayer: String?, playing: NowPlaying?,
-                         heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
+                         elsewhere: [NowPlaying] = [], heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
                          mayWrite: Bool, back: String) -> HTTPResponse {
         let f = format
         let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
@@ -101,6 +105,20 @@ extension API {
                         Node.el("span", ["data-np-elapsed": ""]) { SiteFormat.clock(elapsed ?? 0) }
                         " / "
                         Node.el("span", ["data-np-duration": ""]) { playing?.duration.map(SiteFormat.clock) ?? "–" }
+                    }
+                    if !elsewhere.isEmpty {
+                        Node.el("h3", ["class": "small"]) { "Also playing" }
+                        Node.el("ul", ["class": "plain elsewhere"]) {
+                            for other in elsewhere {
+                                Node.el("li") {
+                                    Node.el("span", ["class": "badge"]) { other.player }
+                                    " "
+                                    trackLink(other.track)
+                                    Node.el("span", ["class": "by"]) { " — " }
+                                    artistLink(other.track.artist)
+                                }
+                            }
+                        }
                     }
                 }
                 Node.el("section", ["class": "card hr", "aria-labelledby": "hr-h"]) {
