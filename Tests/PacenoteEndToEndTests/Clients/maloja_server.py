@@ -30,6 +30,24 @@ By hand (KEY is DIR/apikey):
          http://127.0.0.1:PORT/apis/audioscrobbler/2.0/          # the trailing slash matters
     curl -d method=track.scrobble -d sk=SESSIONKEY -d artist=Dool -d track=Vantablack \\
          -d timestamp=1700000000 -d format=json http://127.0.0.1:PORT/apis/audioscrobbler/2.0/
+
+What Maloja 3.2.9 does (read in its source, tried with curl):
+- A play is one row per timestamp (seconds). The same play again (same time, same artists and
+  title) is not stored twice: ListenBrainz answers 200 {"status": "ok"}, Audioscrobbler 2.0
+  answers 500 {"error": 8, "message": "Operation failed"}. Another track at a taken second: 409
+  (ListenBrainz) or 500/8, and Maloja's track cache is left wrong until it restarts: avoid it.
+- A ListenBrainz "import" or "single" with several listens stops at the first one it already
+  has, and still answers 200: the listens after it are dropped. One listen per request is safe.
+- ListenBrainz needs Content-Type: application/json (else 400); playing_now is answered 200 and
+  dropped. additional_info: duration becomes the track's length; track_mbid, release_mbid,
+  artist_mbids, recording_mbid and tags are kept with the scrobble; the rest is ignored.
+- Audioscrobbler 2.0: auth.getMobileSession takes username (any) and password = the API key in
+  clear (or authToken = md5(username + md5(key))); api_key and api_sig are not checked. Session
+  keys live in memory: after a restart the old one gets 403 {"error": 9}. track.scrobble works
+  only with unindexed artist, track, timestamp (album, duration are ignored); artist[0]… batches
+  fail with 500/8. track.updateNowPlaying is unknown: 200 {"error": 3, "message": "Invalid method"}.
+- Artists are split on feat./ft./&/vs./;/ / | (and "(feat. X)" leaves the title), sorted in no
+  fixed order; "(Radio Edit)" and the like are cut from titles. Compare times and titles.
 """
 import argparse
 import configparser
