@@ -20,6 +20,10 @@ extension Config {
         public var players: [String]?
         /// Whether the song playing now is sent too (never queued).
         public var nowPlaying = true
+        /// Plays a request carries when there is a backlog; nil: the kind's default.
+        public var batchSize: Int?
+
+        public var effectiveBatchSize: Int { batchSize ?? kind.defaultBatchSize }
 
         public var effectiveURL: String { url.isEmpty ? kind.defaultURL : url }
 
@@ -31,6 +35,8 @@ extension Config {
             switch kind {
             case .listenbrainz where token == nil:
                 return ("token", "a listenbrainz target needs the user token of the service")
+            case _ where (batchSize ?? 1) > kind.defaultBatchSize:
+                return ("batch_size", "\(kind.rawValue) takes at most \(kind.defaultBatchSize) plays a request")
             case .lastfm where apiKey == nil || apiSecret == nil:
                 return (apiKey == nil ? "api_key" : "api_secret",
                         "a lastfm target needs api_key and api_secret (https://www.last.fm/api/account/create)")
@@ -90,6 +96,7 @@ extension ConfigSchema {
           kind = "listenbrainz"
           url = "http://maloja.lan:42010/apis/listenbrainz"
           token = "a Maloja API key"
+          batch_size = 1
           sources = ["mpd"]
         """, keys: [
         ConfigKey("name", \.name, Codec.string { (text) throws(ConfigProblem) in
@@ -113,7 +120,7 @@ extension ConfigSchema {
             given by its API root (the part before /1/submit-listens): Maloja's is
             http://HOST:42010/apis/listenbrainz, another Pacenote's http://HOST:6680.
             Libre.fm's Audioscrobbler 2.0 is https://libre.fm/2.0/, Maloja's
-            http://HOST:42010/apis/audioscrobbler.
+            http://HOST:42010/apis/audioscrobbler/2.0/ (its login's password is a Maloja API key).
             """),
         ConfigKey("token", \.token, Codec.optionalString(), secret: .whole, example: #""""#, doc: """
             listenbrainz: the user token (ListenBrainz: your settings page; Maloja: an API key;
@@ -134,6 +141,13 @@ extension ConfigSchema {
         ConfigKey("players", \.players, Codec.words, example: #"["living-room"]"#, doc: """
             Only plays from these players (the [[mpd]] names, or the names scrobblers give).
             Unset: every player.
+            """),
+        ConfigKey("batch_size", \.batchSize, Codec.integer(1...100).optional, example: "1",
+                  inEffect: { String($0.effectiveBatchSize) }, doc: """
+            Plays a request carries when a backlog is sent: up to 100 for listenbrainz (the
+            default), 50 for lastfm (the default). Maloja needs 1: it answers a ListenBrainz
+            batch holding a play it already has as if it took all, keeping none after that one,
+            and its Audioscrobbler 2.0 API takes no batches.
             """),
         ConfigKey("now_playing", \.nowPlaying, Codec.boolean, doc: """
             Whether the song playing now is sent too (live, never queued).

@@ -161,7 +161,7 @@ public final class ForwardService: Sendable {
         let target = targets.withLock { $0[index] }
         let config = target.config
         let batch: [Forwarding.Listen]
-        do { batch = try store.forwardBatch(target: target.id, limit: config.kind.batchSize) } catch {
+        do { batch = try store.forwardBatch(target: target.id, limit: config.effectiveBatchSize) } catch {
             logger.error("forward \(config.name): reading the outbox: \(error)")
             wait(index, reason: "reading the outbox: \(error)", after: nil)
             return false
@@ -189,11 +189,17 @@ public final class ForwardService: Sendable {
         case .unauthorized(let reason):
             fail(index, plays: sendable.map(\.playID), reason: reason, after: 60)
             return false
-        case .refused(let reason):
-            guard sendable.count > 1 else {
-                park(index, [(sendable[0].playID, reason)])
+        case .failed(let reason) where sendable.count == 1:
+            if sendable[0].attempts + 1 >= Forwarding.maxUnexplainedFailures {
+                park(index, [(sendable[0].playID, "\(reason) (\(Forwarding.maxUnexplainedFailures) times)")])
                 return true
             }
+            fail(index, plays: sendable.map(\.playID), reason: reason, after: nil)
+            return false
+        case .refused(let reason) where sendable.count == 1:
+            park(index, [(sendable[0].playID, reason)])
+            return true
+        case .refused, .failed:
             // One of them is at fault, or all: each on its own finds out.
             for listen in sendable {
                 guard !stopping else { break }
@@ -203,6 +209,13 @@ public final class ForwardService: Sendable {
                 case .refused(let reason): park(index, [(listen.playID, reason)])
                 case .retry(let reason, let after):
                     fail(index, plays: [listen.playID], reason: reason, after: after)
+                    return true
+                case .failed(let reason):
+                    if listen.attempts + 1 >= Forwarding.maxUnexplainedFailures {
+                        park(index, [(listen.playID, "\(reason) (\(Forwarding.maxUnexplainedFailures) times)")])
+                        continue
+                    }
+                    fail(index, plays: [listen.playID], reason: reason, after: nil)
                     return true
                 case .unauthorized(let reason):
                     fail(index, plays: [listen.playID], reason: reason, after: 60)

@@ -21,7 +21,7 @@ public enum Forwarding {
 
         /// Plays per request: ListenBrainz takes up to 1,000 listens a request but limits the
         /// payload's size, so 100; Audioscrobbler 2.0 takes 50.
-        public var batchSize: Int {
+        public var defaultBatchSize: Int {
             switch self {
             case .listenbrainz: 100
             case .lastfm: 50
@@ -37,8 +37,12 @@ public enum Forwarding {
         public var playedSeconds: Double
         public var source: String
         public var player: String?
+        /// Requests for it that failed so far.
+        public var attempts: Int
 
-        public init(playID: Int64, track: Track, startedAt: Date, playedSeconds: Double, source: String, player: String?) {
+        public init(playID: Int64, track: Track, startedAt: Date, playedSeconds: Double, source: String, player: String?,
+                    attempts: Int = 0) {
+            self.attempts = attempts
             self.playID = playID
             self.track = track
             self.startedAt = startedAt
@@ -92,8 +96,14 @@ public enum Forwarding {
     // MARK: Audioscrobbler 2.0
 
     /// `track.scrobble`'s fields for a batch (indexed `artist[0]`…, up to 50).
+    /// A single scrobble goes un-numbered (`artist`, `track`, `timestamp`), which every
+    /// server takes (Maloja takes nothing else).
     public static func scrobbleFields(_ listens: [Listen]) -> [(String, String)] {
         var fields: [(String, String)] = [("method", "track.scrobble")]
+        if listens.count == 1, let listen = listens.first {
+            return fields + songFields(listen.track, suffix: "")
+                + [("timestamp", String(Int(listen.startedAt.timeIntervalSince1970)))]
+        }
         for (i, listen) in listens.enumerated() {
             fields += songFields(listen.track, suffix: "[\(i)]")
             fields.append(("timestamp[\(i)]", String(Int(listen.startedAt.timeIntervalSince1970))))
@@ -154,6 +164,9 @@ public enum Forwarding {
 
     // MARK: Answers
 
+    /// How often a play sent on its own may meet an unexplained failure before it is parked.
+    public static let maxUnexplainedFailures = 5
+
     /// What an answer means for the plays sent in one request.
     public enum Outcome: Equatable, Sendable {
         /// Taken (or, for Last.fm, some ignored: those are parked with their reason).
@@ -164,6 +177,10 @@ public enum Forwarding {
         /// The service refuses these plays (a 4xx other than 429): with several, send them
         /// one by one to find the one at fault; a single one is parked with the reason.
         case refused(reason: String)
+        /// The service answered that storing failed, without saying why (Audioscrobbler's
+        /// error 8, which Maloja also gives for a scrobble it has already): retried, but a
+        /// play that fails so `Forwarding.maxUnexplainedFailures` times on its own is parked.
+        case failed(reason: String)
         /// The service refuses us, whatever we send (bad token, session or signature): nothing
         /// is parked, the queue waits for the configuration to be fixed.
         case unauthorized(reason: String)
@@ -197,6 +214,7 @@ public enum Forwarding {
             switch code {
             case 9, 4, 10, 13, 14, 15, 26: return .unauthorized(reason: reason)
             case 11, 16, 29: return .retry(reason: reason, after: retryAfter(headers))
+            case 8: return .failed(reason: reason)
             default: return status >= 500 ? .retry(reason: reason, after: retryAfter(headers)) : .refused(reason: reason)
             }
         }

@@ -115,7 +115,7 @@ extension Store {
     public func forwardBatch(target: Int64, limit: Int) throws(StoreError) -> [Forwarding.Listen] {
         try read { db in
             let rows = try RawStatement(db, """
-                SELECT \(Store.playWithTrackColumns)
+                SELECT \(Store.playWithTrackColumns), o.attempts
                 FROM forward_outbox o JOIN plays p ON p.id = o.play_id JOIN tracks t ON t.id = p.track_id
                 WHERE o.target_id = ? AND o.parked_at_ms IS NULL
                 ORDER BY o.play_id
@@ -126,7 +126,7 @@ extension Store {
                 let row = Store.playWithTrack(from: rows)
                 listens.append(Forwarding.Listen(playID: row.play.id ?? 0, track: row.track, startedAt: row.play.startedAt,
                                                  playedSeconds: row.play.playedSeconds, source: row.play.source,
-                                                 player: row.play.player))
+                                                 player: row.play.player, attempts: Int(rows.int64(Int32(12 + Store.trackColumnCount)))))
             }
             return listens
         }
