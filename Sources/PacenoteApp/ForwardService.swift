@@ -142,6 +142,12 @@ public final class ForwardService: Sendable {
                 }
                 let state = stored.first { $0.id == target.id }
                 guard let state, state.queued > 0 else { continue }
+                if target.config.kind == .lastfm, state.sessionKey == nil {
+                    // Waits for `forward login` (seen at the next look at the targets).
+                    let reason = "not logged in: run `pacenote forward login \(target.config.name)`"
+                    if state.lastError != reason { try? store.forwardFailed(target: target.id, plays: [], reason: reason) }
+                    continue
+                }
                 if deliver(target: index, session: state.sessionKey) { worked = true }
                 let waitUntil = targets.withLock { $0[index].waitUntil }
                 if waitUntil > Date() { soonest = min(soonest, waitUntil) }
@@ -167,10 +173,6 @@ public final class ForwardService: Sendable {
             return false
         }
         guard !batch.isEmpty else { return false }
-        if config.kind == .lastfm, session == nil {
-            fail(index, plays: [], reason: "not logged in: run `pacenote forward login \(config.name)`", after: 60, log: false)
-            return false
-        }
         var unsendable: [(id: Int64, reason: String)] = []
         var sendable: [Forwarding.Listen] = []
         for listen in batch {
@@ -318,13 +320,13 @@ public final class ForwardService: Sendable {
         }
     }
 
-    private func fail(_ index: Int, plays: [Int64], reason: String, after: Double?, log: Bool = true) {
+    private func fail(_ index: Int, plays: [Int64], reason: String, after: Double?) {
         let target = targets.withLock { $0[index] }
         do { try store.forwardFailed(target: target.id, plays: plays, reason: reason) } catch {
             logger.error("forward \(target.config.name): \(error)")
         }
         let delay = wait(index, reason: reason, after: after)
-        if log { logger.warning("forward \(target.config.name): \(reason); trying again in \(Int(delay.rounded())) s") }
+        logger.warning("forward \(target.config.name): \(reason); trying again in \(Int(delay.rounded())) s")
     }
 
     /// The target waits: as long as it asked, or the next step of its backoff, whichever is longer.

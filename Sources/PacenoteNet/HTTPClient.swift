@@ -165,10 +165,11 @@ public final class HTTPClient: Sendable {
 }
 
 extension Substring {
+    /// Without the spaces, tabs and line ends around it (by scalar: "\r\n" is one Character).
     fileprivate var trimmingSpaces: String {
-        var s = self
+        var s = unicodeScalars[...]
         while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
         while let c = s.last, c == " " || c == "\t" || c == "\r" || c == "\n" { s.removeLast() }
-        return String(s)
+        return String(String.UnicodeScalarView(s))
     }
 }

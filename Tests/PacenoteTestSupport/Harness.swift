@@ -112,7 +112,7 @@ public enum Ports {
 /// Runs a program to completion and returns its exit status and output.
 @discardableResult
 public func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                allowFailure: Bool = false) throws -> (status: Int32, stdout: String, stderr: String) {
+                allowFailure: Bool = false, input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -120,8 +120,13 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle.nullDevice
+    let stdin = input.map { _ in Pipe() }
+    process.standardInput = stdin ?? FileHandle.nullDevice
     try process.run()
+    if let stdin, let input {
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
+    }
     // Read both pipes before waiting, so a chatty program cannot block on a full pipe.
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()

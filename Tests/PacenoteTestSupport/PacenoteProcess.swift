@@ -39,8 +39,10 @@ public final class PacenoteProcess: @unchecked Sendable {
     }
 
     /// Runs `pacenote ARGS` to completion.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try PacenoteTestSupport.run(try binary(), arguments, environment: cleanEnvironment(environment), allowFailure: true)
+    public static func run(_ arguments: [String], environment: [String: String] = [:],
+                           input: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        try PacenoteTestSupport.run(try binary(), arguments, environment: cleanEnvironment(environment), allowFailure: true,
+                                    input: input)
     }
 
     /// An environment without the developer's own MPD or Pacenote settings.
