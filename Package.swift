@@ -42,6 +42,13 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // libcurl, for outgoing HTTP(S): forwarding plays, friends' feeds.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+
         // The domain: no C, no I/O.
         .target(name: "PacenoteCore"),
 
@@ -65,6 +72,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The only importer of libcurl: outgoing requests, off Swift's cooperative pool.
+        .target(name: "PacenoteNet", dependencies: ["CCurl"]),
         // The only importer of libmicrohttpd. Public/ is built into it (EmbedPublicPlugin).
         .target(
             name: "PacenoteWeb",
@@ -83,7 +92,7 @@ let package = Package(
         .target(
             name: "PacenoteApp",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb", "CZlib",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb", "PacenoteNet", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -58,6 +58,8 @@ public struct Config: Sendable, Equatable {
     /// Curation rules from `[[rules]]` tables (none by default), in the file's order; each is
     /// `fromConfig`. `serve` and `import` store them at start (`Store.replaceConfigRules`).
     public var rules: [CurationRule] = []
+    /// Forwarding targets from `[[forward]]` tables (none by default).
+    public var forward: [Forward] = []
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
     public var origins: [String: String] = [:]
@@ -128,6 +130,7 @@ enum ConfigSchema {
         backup.table(at: \.backup),
         credits.table(at: \.credits),
         rules.list(at: \.rules, ruleList),
+        forward.list(at: \.forward, forwardList),
     ]
 
     static func section(_ name: String) -> AnyConfigSection? { sections.first { $0.name == name } }

@@ -96,6 +96,17 @@ public final class PacenoteServer: Sendable {
             }
             // The file's `[[rules]]` in place of those it gave before, before any play arrives.
             try storeConfigRules(config: config, store: store, logger: logger)
+            // The file's `[[forward]]` targets: plays stored from now on enter their outbox.
+            let forwardIDs: [String: Int64]
+            do { forwardIDs = try store.syncForwardTargets(config.forward.map(\.spec)) } catch {
+                throw StartupError("forward: \(error)")
+            }
+            let forwarder = config.forward.isEmpty ? nil : try services.start("forwarding", {
+                let forwarder = ForwardService(store: store, targets: config.forward, ids: forwardIDs, events: events,
+                                               logger: logger)
+                forwarder.start()
+                return forwarder
+            }, stop: { $0.stop() })
             // Plays the last run could not store come first, before any player writes.
             let waiting = try services.start("waiting plays", {
                 let waiting = WaitingPlays(operations: Operations(store: store, events: events),
@@ -119,7 +130,8 @@ public final class PacenoteServer: Sendable {
             let stopping = StopFlag()
             let api = API(context: makeContext(
                 config: config, started: started, store: store, events: events, keys: keys, players: players, waiting: waiting,
-                heartRate: heartRate, recommender: recommender, metrics: metrics, stopping: stopping, logger: logger))
+                heartRate: heartRate, recommender: recommender, forwarder: forwarder, metrics: metrics, stopping: stopping,
+                logger: logger))
             let web = try services.start("http", {
                 var settings = WebServer.Settings(address: config.http, maxBodyBytes: config.maxBodyBytes,
                                                   maxImportBytes: config.maxImportBytes, threads: config.httpThreads)
@@ -218,7 +230,7 @@ public final class PacenoteServer: Sendable {
     /// What the API reads from the running parts, made once they all exist.
     private static func makeContext(config: Config, started: Date, store: Store, events: EventBus, keys: APIKeySource,
                                     players: [PlayerService], waiting: WaitingPlays, heartRate: HeartRateService, recommender: RecommenderService,
-                                    metrics: PrometheusCollectorRegistry?, stopping: StopFlag, logger: Logger) -> APIContext {
+                                    forwarder: ForwardService?, metrics: PrometheusCollectorRegistry?, stopping: StopFlag, logger: Logger) -> APIContext {
         var context = APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
             apiKey: "", heartRate: heartRate,
@@ -231,6 +243,12 @@ public final class PacenoteServer: Sendable {
         }
         let named = NamedKeys(store: store)
         context.namedKey = { named.scope(of: $0) }
+        if let forwarder {
+            context.forwarding = { [store] in
+                let live = forwarder.live()
+                return try store.forwardTargets().filter(\.active).map { ($0, live[$0.name]?.nextAttempt) }
+            }
+        }
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
         context.ownHosts = [config.http.host] + machineNames()

@@ -35,11 +35,13 @@ extension Store {
             ON CONFLICT (track_id, started_at_ms) DO NOTHING
             RETURNING id
             """)
-        return try Int64.fetchOne(statement, arguments: [
+        let id = try Int64.fetchOne(statement, arguments: [
             p.trackID, milliseconds(p.startedAt), milliseconds(p.endedAt), p.playedSeconds, p.counted,
             p.source, p.player, p.heartRateAverage, p.heartRateMax, p.zone?.rawValue, p.workoutID,
             localTime.day(of: p.startedAt), localTime.hour(of: p.startedAt),
         ])
+        if let id, p.counted { try queueForForwarding(playID: id, source: p.source, player: p.player, in: db) }
+        return id
     }
 
     /// Where a page of plays continues: the last play shown (newest-first order).

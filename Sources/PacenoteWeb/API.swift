@@ -65,6 +65,9 @@ public struct APIContext: Sendable {
     public var lastBackup: (@Sendable () -> (at: Date, bytes: Int64)?)?
     /// Plays from MPD waiting to be stored (a full disk): how many, the last error, since when.
     public var playsWaiting: (@Sendable () -> (count: Int, lastError: String?, since: Date?))?
+    /// The `[[forward]]` targets' queues and errors, with each one's next attempt while it
+    /// waits; nil when none is configured.
+    public var forwarding: (@Sendable () throws -> [(state: ForwardTargetState, nextAttempt: Date?)])?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -227,6 +230,7 @@ public struct API: Sendable {
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
             ("plays_waiting", APIJSON.playsWaiting(context.playsWaiting?())),
             ("backup", APIJSON.backup(context.lastBackup?())),
+            ("forward", .array(try context.forwarding?().map(APIJSON.forwardTarget) ?? [])),
         ])
     }
 

@@ -14,7 +14,7 @@ struct Pacenote: ParsableCommand {
             """,
         version: PacenoteVersion.current,
         subcommands: [Serve.self, Migrate.self, Credits.self, ShowConfig.self, Key.self, Backup.self, Restore.self, HRFeed.self, Import.self, Export.self, Analyze.self,
-                      Recommend.self, Demo.self, Doctor.self],
+                      Recommend.self, Demo.self, Doctor.self, Forward.self],
         defaultSubcommand: Serve.self
     )
 

@@ -62,3 +62,31 @@ ensure_python_packages() {
     python3 -m pip install --quiet --disable-pip-version-check "${missing[@]}" \
         || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${missing[@]}"
 }
+
+# ensure_maloja: a real Maloja server (PyPI's malojaserver, pinned in maloja-requirements.txt
+# beside this file) in its own venv at .build-maloja-venv/, for the tests that forward plays to
+# Maloja (Tests/PacenoteEndToEndTests/Clients/maloja_server.py finds it there, or at
+# $PACENOTE_MALOJA_PYTHON). Maloja wants CPython 3.12: pyenv's 3.12.1 when present, else any
+# python3.12 on PATH. Reinstalls only when the pinned list changed; prints nothing when done.
+MALOJA_VENV="$PWD/.build-maloja-venv"
+ensure_maloja() {
+    local requirements="scripts/lib/maloja-requirements.txt"
+    if [ -x "$MALOJA_VENV/bin/maloja" ] && cmp -s "$requirements" "$MALOJA_VENV/requirements.txt"; then
+        return 0
+    fi
+    # python-magic loads libmagic (Debian's file package depends on it).
+    ensure_packages file
+    local python=""
+    for candidate in "$HOME/.pyenv/versions/3.12.1/bin/python3" python3.12; do
+        if "$candidate" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info[:2] != (3, 12))' >/dev/null 2>&1; then
+            python="$candidate"
+            break
+        fi
+    done
+    [ -n "$python" ] || { echo "Maloja needs Python 3.12 (pyenv's 3.12.1 or python3.12 on PATH): none found" >&2; return 1; }
+    echo "installing Maloja into $MALOJA_VENV" >&2
+    rm -rf "$MALOJA_VENV"
+    "$python" -m venv "$MALOJA_VENV"
+    "$MALOJA_VENV/bin/python3" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements"
+    cp "$requirements" "$MALOJA_VENV/requirements.txt"
+}

@@ -1,0 +1,51 @@
+// libcurl for Swift: only what Swift cannot call. curl_easy_setopt is variadic, which Swift
+// cannot import, so the options one transfer needs are set here, each with its own C type.
+#ifndef PACENOTE_CCURL_SHIM_H
+#define PACENOTE_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+/// Receives body bytes or one header line; returns how many it took (fewer stops the transfer).
+typedef size_t (*pn_curl_sink)(char *data, size_t size, size_t count, void *context);
+
+/// Sets up `handle` for one request. `body` may be NULL (no body); `method` is sent as is.
+/// Redirects are not followed (a feed or an API that moves says so with its status).
+/// Proxies come from the usual environment variables (http_proxy, https_proxy, no_proxy).
+static inline CURLcode pn_curl_prepare(CURL *handle, const char *url, const char *method,
+                                       struct curl_slist *headers, const char *body, long body_length,
+                                       long timeout_ms, long connect_timeout_ms, const char *user_agent,
+                                       pn_curl_sink on_body, pn_curl_sink on_header, void *context,
+                                       char *error_buffer) {
+    CURLcode rc = CURLE_OK;
+#define PN_SET(option, value) if ((rc = curl_easy_setopt(handle, option, value)) != CURLE_OK) return rc
+    PN_SET(CURLOPT_ERRORBUFFER, error_buffer);
+    PN_SET(CURLOPT_URL, url);
+    PN_SET(CURLOPT_PROTOCOLS_STR, "http,https");
+    PN_SET(CURLOPT_NOSIGNAL, 1L);
+    PN_SET(CURLOPT_TIMEOUT_MS, timeout_ms);
+    PN_SET(CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
+    PN_SET(CURLOPT_USERAGENT, user_agent);
+    PN_SET(CURLOPT_HTTPHEADER, headers);
+    PN_SET(CURLOPT_ACCEPT_ENCODING, "");
+    PN_SET(CURLOPT_WRITEFUNCTION, on_body);
+    PN_SET(CURLOPT_WRITEDATA, context);
+    PN_SET(CURLOPT_HEADERFUNCTION, on_header);
+    PN_SET(CURLOPT_HEADERDATA, context);
+    if (body != NULL) {
+        PN_SET(CURLOPT_POSTFIELDSIZE, body_length);
+        PN_SET(CURLOPT_POSTFIELDS, body);
+    }
+    PN_SET(CURLOPT_CUSTOMREQUEST, method);
+    if (body == NULL && method[0] == 'H') PN_SET(CURLOPT_NOBODY, 1L);
+#undef PN_SET
+    return rc;
+}
+
+/// The response's status code (0 when none arrived).
+static inline long pn_curl_status(CURL *handle) {
+    long status = 0;
+    curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
+    return status;
+}
+
+#endif

@@ -1,0 +1,174 @@
+import CCurl
+import Dispatch
+
+/// Why an outgoing request failed before an answer came back.
+public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidURL(String)
+    case timedOut
+    /// The answer was longer than the request allowed; nothing of it is kept.
+    case tooLarge(limit: Int)
+    /// No connection, a refused or reset connection, a TLS failure, … in libcurl's words.
+    case transport(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "not an http(s) URL: \(url)"
+        case .timedOut: "timed out"
+        case .tooLarge(let limit): "answer larger than \(limit) bytes"
+        case .transport(let why): why
+        }
+    }
+}
+
+/// Outgoing HTTP(S) for forwarding plays and reading friends' feeds: the only importer of
+/// libcurl. Each request runs on its own thread of a private queue (a transfer blocks), never on
+/// Swift's cooperative pool, so a slow service cannot stall the server.
+public final class HTTPClient: Sendable {
+    public struct Request: Sendable {
+        public var method: String
+        public var url: String
+        public var headers: [(String, String)]
+        public var body: [UInt8]?
+        /// Seconds for the whole exchange.
+        public var timeout: Double
+        public var maxResponseBytes: Int
+
+        public init(method: String = "GET", url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+                    timeout: Double = 30, maxResponseBytes: Int = 1 << 20) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.timeout = timeout
+            self.maxResponseBytes = maxResponseBytes
+        }
+    }
+
+    public struct Response: Sendable {
+        public var status: Int
+        /// Header names in lower case; a repeated header keeps its last value.
+        public var headers: [String: String]
+        public var body: [UInt8]
+
+        public init(status: Int, headers: [String: String], body: [UInt8]) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+
+        public func header(_ name: String) -> String? { headers[name.lowercased()] }
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    public let userAgent: String
+    private let queue = DispatchQueue(label: "pacenote.http-client", attributes: .concurrent)
+
+    public init(userAgent: String) {
+        HTTPClient.initializeOnce
+        self.userAgent = userAgent
+    }
+
+    /// curl_global_init is not thread-safe: run once, before the first handle.
+    private static let initializeOnce: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    public func send(_ request: Request) async throws(HTTPClientError) -> Response {
+        guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
+            throw .invalidURL(request.url)
+        }
+        let userAgent = self.userAgent
+        let result: Result<Response, HTTPClientError> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: HTTPClient.perform(request, userAgent: userAgent)) }
+        }
+        return try result.get()
+    }
+
+    /// The same on the calling thread, for a thread of its own (the forwarder): blocks until
+    /// the answer or the timeout.
+    public func sendBlocking(_ request: Request) throws(HTTPClientError) -> Response {
+        guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
+            throw .invalidURL(request.url)
+        }
+        return try HTTPClient.perform(request, userAgent: userAgent).get()
+    }
+
+    /// Collects one transfer's answer; libcurl's callbacks reach it through an opaque pointer.
+    private final class Sink {
+        let limit: Int
+        var body: [UInt8] = []
+        var headers: [String: String] = [:]
+        var overflowed = false
+        init(limit: Int) { self.limit = limit }
+    }
+
+    private static func perform(_ request: Request, userAgent: String) -> Result<Response, HTTPClientError> {
+        guard let handle = curl_easy_init() else { return .failure(.transport("libcurl could not start a transfer")) }
+        defer { curl_easy_cleanup(handle) }
+        var list: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(list) }
+        // libcurl adds "Expect: 100-continue" to large POSTs and waits for it; services answer at once.
+        for (name, value) in request.headers + [("Expect", "")] {
+            list = curl_slist_append(list, value.isEmpty ? "\(name):" : "\(name): \(value)")
+        }
+        let sink = Sink(limit: request.maxResponseBytes)
+        let context = Unmanaged.passUnretained(sink).toOpaque()
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let onBody: pn_curl_sink = { data, size, count, context in
+            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            guard sink.body.count + length <= sink.limit else {
+                sink.overflowed = true
+                return 0
+            }
+            if let data { sink.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length)) }
+            return length
+        }
+        let onHeader: pn_curl_sink = { data, size, count, context in
+            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+            let length = size * count
+            guard let data else { return length }
+            let line = String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+            if line.hasPrefix("HTTP/") {
+                sink.headers = [:]  // a new response (after 100 Continue, or a proxy's 200 to CONNECT)
+            } else if let colon = line.firstIndex(of: ":") {
+                let name = line[..<colon].trimmingSpaces.lowercased()
+                sink.headers[name] = line[line.index(after: colon)...].trimmingSpaces
+            }
+            return length
+        }
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
+            let body = request.body ?? []
+            return body.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars -> CURLcode in
+                    let bodyPointer: UnsafePointer<CChar>? = request.body == nil ? nil
+                        : (chars.baseAddress ?? UnsafePointer(errors.baseAddress!))
+                    let prepared = pn_curl_prepare(handle, request.url, request.method, list, bodyPointer, body.count,
+                                                   Int(request.timeout * 1000), Int(min(request.timeout, 10) * 1000),
+                                                   userAgent, onBody, onHeader, context, errors.baseAddress)
+                    guard prepared == CURLE_OK else { return prepared }
+                    return curl_easy_perform(handle)
+                }
+            }
+        }
+        if sink.overflowed { return .failure(.tooLarge(limit: request.maxResponseBytes)) }
+        switch code {
+        case CURLE_OK:
+            return .success(Response(status: pn_curl_status(handle), headers: sink.headers, body: sink.body))
+        case CURLE_OPERATION_TIMEDOUT:
+            return .failure(.timedOut)
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+            return .failure(.invalidURL(request.url))
+        default:
+            let detail = String(cString: errorBuffer)
+            return .failure(.transport(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
+        }
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: String {
+        var s = self
+        while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
+        while let c = s.last, c == " " || c == "\t" || c == "\r" || c == "\n" { s.removeLast() }
+        return String(s)
+    }
+}
