@@ -34,16 +34,20 @@ public struct AtomFeed: Equatable, Sendable {
         public var link: String?
         /// `rel="enclosure"` of an image type (or without a type), else `media:thumbnail`.
         public var cover: String?
+        /// The cover's media type as the feed states it (`image/png`, or `image/*` when it
+        /// is a picture of a type only the server that has it knows).
+        public var coverType: String?
         public var published: RFC3339?
         public var updated: RFC3339?
         public var summary: String?
 
-        public init(id: String, title: String, link: String? = nil, cover: String? = nil, published: RFC3339? = nil,
-                    updated: RFC3339? = nil, summary: String? = nil) {
+        public init(id: String, title: String, link: String? = nil, cover: String? = nil, coverType: String? = nil,
+                    published: RFC3339? = nil, updated: RFC3339? = nil, summary: String? = nil) {
             self.id = id
             self.title = title
             self.link = link
             self.cover = cover
+            self.coverType = coverType
             self.published = published
             self.updated = updated
             self.summary = summary
@@ -108,6 +112,7 @@ public struct AtomFeed: Equatable, Sendable {
             feed.entries.append(Entry(
                 id: key, title: title, link: link,
                 cover: resolve(enclosure?.attributes["href"], against: entryBase) ?? resolve(thumbnail, against: entryBase),
+                coverType: enclosure?.attributes["type"].map { clean($0, limit: 100) },
                 published: element.child(ns, "published").flatMap { RFC3339.parse($0.text) },
                 updated: element.child(ns, "updated").flatMap { RFC3339.parse($0.text) },
                 summary: summary))
@@ -170,7 +175,8 @@ public struct AtomFeed: Equatable, Sendable {
             out += "    <title>\(e(entry.title))</title>\n"
             if let link = entry.link { out += "    <link rel=\"alternate\" type=\"text/html\" href=\"\(a(link))\"/>\n" }
             if let cover = entry.cover {
-                out += "    <link rel=\"enclosure\" href=\"\(a(cover))\"/>\n"
+                let type = entry.coverType.map { " type=\"\(a($0))\"" } ?? ""
+                out += "    <link rel=\"enclosure\"\(type) href=\"\(a(cover))\"/>\n"
                 out += "    <media:thumbnail url=\"\(a(cover))\"/>\n"
             }
             if let published = entry.published { out += "    <published>\(published.text)</published>\n" }

@@ -52,7 +52,7 @@ extension API {
             let share = absoluteURL("/sotd/\(day)", request)
             feed.entries.append(AtomFeed.Entry(
                 id: share, title: "\(track.title) — \(track.artist ?? "Unknown artist")", link: share,
-                cover: absoluteURL(sotdCoverPath(day, track, png: true), request),
+                cover: absoluteURL(sotdCoverPath(day, track, png: true), request), coverType: coverType(track),
                 published: RFC3339(date: start, offsetSeconds: context.timeZone.secondsFromGMT(for: start)),
                 updated: RFC3339(date: max(changedAt, start)), summary: choice.note))
         }
@@ -60,6 +60,14 @@ extension API {
         let newest = feed.entries.compactMap(\.updated?.date).max()
         feed.updated = RFC3339(date: newest ?? localTime.startOfDay(localTime.day(of: Date())) ?? Date(timeIntervalSince1970: 0))
         return feed
+    }
+
+    /// What `cover.png` answers for the track: the drawn tile (PNG) for a play that no file
+    /// of MPD's library stands for (an import, a scrobble, a stream); for a file, MPD's picture
+    /// when it has one (PNG or JPEG, known only once read, which a feed must not wait for).
+    func coverType(_ track: Track) -> String {
+        guard let uri = track.uri, !uri.contains("://") else { return "image/png" }
+        return "image/*"
     }
 
     /// `<link rel="alternate">` naming the feed, for a page's head: feed readers and other

@@ -65,6 +65,7 @@ import Testing
             updated: RFC3339(date: Date(timeIntervalSince1970: 1_795_716_000)), selfLink: "http://a.example/sotd.atom",
             entries: [AtomFeed.Entry(id: "http://a.example/sotd/2026-11-26", title: "<script>alert(1)</script> & \"Co\" — A\u{1}B",
                                      link: "http://a.example/sotd/2026-11-26", cover: "http://a.example/sotd/2026-11-26/cover.png?t=1&x=\"2\"",
+                                     coverType: "image/png",
                                      published: published, updated: RFC3339(date: Date(timeIntervalSince1970: 1_795_716_000)),
                                      summary: "line\u{0}break")])
         let xml = String(decoding: feed.xml(), as: UTF8.self)
@@ -76,6 +77,7 @@ import Testing
         #expect(back.entries.first?.title == "<script>alert(1)</script> & \"Co\" — AB")
         #expect(back.entries.first?.cover == "http://a.example/sotd/2026-11-26/cover.png?t=1&x=%222%22"
             || back.entries.first?.cover == "http://a.example/sotd/2026-11-26/cover.png?t=1&x=\"2\"")
+        #expect(back.entries.first?.coverType == "image/png")
         #expect(back.entries.first?.published == published)
         #expect(back.entries.first?.day == "2026-11-26")
         #expect(back.entries.first?.summary == "linebreak")
