@@ -111,8 +111,8 @@ public final class FriendsPoller: Sendable {
                 try store.recordFriendNotModified(id: id, at: now, nextPollAt: FriendPolling.next(after: now, interval: interval, failures: 0))
             case .feed(let feed, let response, let feedURL):
                 let songs = feed.entries.prefix(Store.friendSongsKept).map { FriendSong(friendID: id, entry: $0) }
-                try store.recordFriendFeed(id: id, songs: Array(songs), etag: response.header("etag"),
-                                           lastModified: response.header("last-modified"), feedURL: feedURL, at: now,
+                try store.recordFriendFeed(id: id, songs: Array(songs), etag: response.field("etag"),
+                                           lastModified: response.field("last-modified"), feedURL: feedURL, at: now,
                                            nextPollAt: FriendPolling.next(after: now, interval: interval, failures: 0))
                 copyCovers(of: id)
             }
@@ -159,7 +159,7 @@ public final class FriendsPoller: Sendable {
             case 304 where validators:
                 return .notModified
             case 301, 302, 303, 307, 308:
-                guard redirects < FriendPolling.maxRedirects, let location = AtomFeed.resolve(response.header("location"), against: address)
+                guard redirects < FriendPolling.maxRedirects, let location = AtomFeed.resolve(response.field("location"), against: address)
                 else { throw Failure(message: "too many redirects, or one to nowhere (HTTP \(response.status))") }
                 redirects += 1
                 address = location
@@ -170,7 +170,7 @@ public final class FriendsPoller: Sendable {
                 break
             case 429, 503:
                 throw Failure(message: "busy (HTTP \(response.status))",
-                              retryAfter: FriendPolling.retryAfter(response.header("retry-after"), now: Date()))
+                              retryAfter: FriendPolling.retryAfter(response.field("retry-after"), now: Date()))
             default:
                 throw Failure(message: "HTTP \(response.status)")
             }
@@ -220,5 +220,14 @@ public final class FriendsPoller: Sendable {
             case .transport(let why): throw Failure(message: why)
             }
         }
+    }
+}
+
+extension HTTPClient.Response {
+    /// A header's value without the white space (and line end) around it, nil when absent
+    /// or empty: what is sent back (`If-None-Match`) must be the value alone.
+    func field(_ name: String) -> String? {
+        guard let value = header(name)?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        return value
     }
 }

@@ -149,7 +149,7 @@ public enum FriendPolling {
 
     /// A `Retry-After` header in seconds: delta-seconds, or an HTTP-date (RFC 9110 §10.2.3).
     public static func retryAfter(_ header: String?, now: Date) -> Double? {
-        guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard let text = header?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
         if let seconds = Double(text), seconds >= 0 { return seconds }
         return HTTPDate.parse(text).map { max(0, $0.timeIntervalSince(now)) }
     }

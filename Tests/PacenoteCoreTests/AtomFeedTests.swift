@@ -197,6 +197,7 @@ import Testing
         // A test's short interval backs off the same way.
         #expect(FriendPolling.next(after: now, interval: 1, failures: 3) == now.addingTimeInterval(4))
         #expect(FriendPolling.retryAfter("120", now: now) == 120)
+        #expect(FriendPolling.retryAfter("3600\r\n", now: now) == 3600)
         #expect(FriendPolling.retryAfter(HTTPDate.string(now.addingTimeInterval(60)), now: now) == 60)
         #expect(FriendPolling.retryAfter("soon", now: now) == nil)
     }
