@@ -150,6 +150,12 @@ extension API {
                 for (friend, song) in recent {
                     Node.el("li", ["data-friend-id": friend.id.map(String.init)]) {
                         friendSongView(friend, song, today: today, f, large: false)
+                        // The last song seen, while their server does not answer.
+                        if friend.lastError != nil {
+                            Node.el("p", ["class": "muted small friend-offline", "data-friend-offline": ""]) {
+                                "Their Pacenote is not answering" + (friend.lastOKAt.map { "; last read at " + f.time($0) } ?? "") + "."
+                            }
+                        }
                     }
                 }
             }
