@@ -79,7 +79,11 @@ public struct AtomFeed: Equatable, Sendable {
     /// Reads a feed. `address`: where it was fetched from, for relative links.
     public static func parse(_ bytes: [UInt8], address: String? = nil) throws(Problem) -> AtomFeed {
         let root: XMLText.Element
-        do { root = try XMLText.parse(bytes) } catch { throw Problem("not XML: \(error)") }
+        do { root = try XMLText.parse(bytes) } catch {
+            // Most web pages are not well-formed XML: say what it is rather than where it broke.
+            if looksLikeHTML(bytes) { throw Problem("not an Atom feed (an HTML page)") }
+            throw Problem("not XML: \(error)")
+        }
         guard root.name == "feed", root.namespace == namespace || root.namespace.isEmpty else {
             let what = root.name == "html" ? "an HTML page" : root.name == "rss" ? "an RSS feed" : "<\(root.name)>"
             throw Problem("not an Atom feed (\(what))")
@@ -118,6 +122,12 @@ public struct AtomFeed: Equatable, Sendable {
                 summary: summary))
         }
         return feed
+    }
+
+    /// Whether a document starts as an HTML page does (`<!doctype html`, `<html`).
+    static func looksLikeHTML(_ bytes: [UInt8]) -> Bool {
+        let start = String(decoding: bytes.prefix(512), as: UTF8.self).drop { $0.isWhitespace || $0 == "\u{FEFF}" }.lowercased()
+        return start.hasPrefix("<!doctype html") || start.hasPrefix("<html")
     }
 
     /// Text as it may be shown: control characters dropped, white space runs made one

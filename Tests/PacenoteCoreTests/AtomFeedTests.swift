@@ -112,6 +112,8 @@ import Testing
             ("", "no root element"),
             ("this is not xml", "text outside"),
             ("<!doctype html><html><head><title>x</title></head></html>", "HTML page"),
+            ("\n<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><link rel=stylesheet href=x></head><body><br></body></html>",
+             "not an Atom feed (an HTML page)"),
             ("<rss version=\"2.0\"><channel/></rss>", "RSS feed"),
             ("<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><title>cut off", "ends inside"),
             ("<feed><entry></feed>", "closes <entry>"),
