@@ -60,6 +60,9 @@ public struct Config: Sendable, Equatable {
     public var rules: [CurationRule] = []
     /// Forwarding targets from `[[forward]]` tables (none by default).
     public var forward: [Forward] = []
+    /// Friends whose songs of the day are followed, from `[[friends]]` tables (none by
+    /// default). `serve` stores them at start (`Store.replaceConfigFriends`).
+    public var friends: [FriendFeed] = []
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
     public var origins: [String: String] = [:]
@@ -131,6 +134,7 @@ enum ConfigSchema {
         credits.table(at: \.credits),
         rules.list(at: \.rules, ruleList),
         forward.list(at: \.forward, forwardList),
+        friends.list(at: \.friends, friendList),
     ]
 
     static func section(_ name: String) -> AnyConfigSection? { sections.first { $0.name == name } }

@@ -96,6 +96,8 @@ public final class PacenoteServer: Sendable {
             }
             // The file's `[[rules]]` in place of those it gave before, before any play arrives.
             try storeConfigRules(config: config, store: store, logger: logger)
+            // The file's `[[friends]]` in place of those it gave before (the site's stay).
+            try storeConfigFriends(config: config, store: store, logger: logger)
             // The file's `[[forward]]` targets: plays stored from now on enter their outbox.
             let forwardIDs: [String: Int64]
             do { forwardIDs = try store.syncForwardTargets(config.forward.map(\.spec)) } catch {
@@ -158,6 +160,12 @@ public final class PacenoteServer: Sendable {
             try services.start("mpd watchers", { for player in players { player.start() } }, stop: { _ in
                 try stopWatchers(players)
             })
+            // Friends' feeds, after HTTP: a friend may be this very server (a test, a demo).
+            try services.start("friends", {
+                let poller = FriendsPoller(store: store, events: events, interval: friendsPollInterval(), logger: logger)
+                poller.start()
+                return poller
+            }, stop: { $0.stop() })
             try services.start("backups", {
                 let scheduler = BackupScheduler(store: store, settings: config.backup, directory: config.backupDirectory, logger: logger)
                 scheduler.start()
@@ -192,6 +200,28 @@ public final class PacenoteServer: Sendable {
         guard before > 0 || !config.rules.isEmpty else { return }
         let enabled = config.rules.filter(\.enabled).count
         logger.info("rules: \(config.rules.count) from the configuration (\(enabled) enabled; \(before) before)")
+    }
+
+    /// Puts the configuration's `[[friends]]` in the database in place of those it gave
+    /// before (the site's stay). Logs how many there are, unless the file gives none and gave
+    /// none before.
+    public static func storeConfigFriends(config: Config, store: Store, logger: Logger) throws(StartupError) {
+        let before: Int
+        do { before = try store.replaceConfigFriends(config.friends.map { ($0.name, $0.url) }) } catch {
+            throw StartupError("friends: \(error)")
+        }
+        guard before > 0 || !config.friends.isEmpty else { return }
+        logger.info("friends: \(config.friends.count) from the configuration (\(before) before)")
+    }
+
+    /// How often a friend's feed is asked: every 15 minutes. Only the end-to-end tests make
+    /// it shorter (`PACENOTE_TEST_FRIENDS_POLL_S`, at least 0.2 s): a real friend's server is
+    /// never asked more often than that by a configuration.
+    static func friendsPollInterval(environment: [String: String] = ProcessInfo.processInfo.environment) -> Double {
+        guard let text = environment["PACENOTE_TEST_FRIENDS_POLL_S"], let seconds = Double(text), seconds.isFinite else {
+            return FriendPolling.interval
+        }
+        return min(max(seconds, 0.2), FriendPolling.interval)
     }
 
     /// One `PlayerService` per configured MPD, made but not started (the recommender and the

@@ -105,7 +105,7 @@ public final class RecommenderService: RecommenderBackend {
     /// deleted or edited make the model stale as a whole; a new tempo, the tracks.
     func follow(_ change: DataChange) {
         switch change {
-        case .playsAdded, .songOfTheDay: break
+        case .playsAdded, .songOfTheDay, .friends: break
         case .playsRewritten: state.withLock { $0.playsRewritten = true; $0.version &+= 1 }
         case .trackBPM: state.withLock { $0.tracksChanged = true; $0.version &+= 1 }
         case .trackFeeling: state.withLock { $0.feelings = nil; $0.version &+= 1 }

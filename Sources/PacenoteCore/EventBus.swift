@@ -66,6 +66,8 @@ public enum DataChange: Equatable, Sendable {
     /// The history was corrected by hand or by a rule (a curation entry, or its undo):
     /// plays, tracks, artists or albums may all have changed.
     case curated(entryID: Int64, undone: Bool)
+    /// Someone was followed or unfollowed (the friends' poller asks a new friend at once).
+    case friends(id: Int64)
 
     public enum Reason: String, Equatable, Sendable {
         case imported
@@ -77,7 +79,7 @@ public enum DataChange: Equatable, Sendable {
     public var touchesPlays: Bool {
         switch self {
         case .playsAdded, .playsRewritten, .curated: true
-        case .songOfTheDay, .trackBPM, .trackFeeling: false
+        case .songOfTheDay, .trackBPM, .trackFeeling, .friends: false
         }
     }
 }

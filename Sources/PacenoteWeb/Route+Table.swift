@@ -171,6 +171,11 @@ extension Route {
         Endpoint("/api/v1/sotd", read(.privateRead)) { _, _ in .sotdMonth },
         // The song of a day is public like its share page; pinning and unpinning are writes.
         Endpoint("/api/v1/sotd/{day}", read(.public) + [("PUT", write), ("DELETE", Policy(.write))]) { v, _ in .sotd(v[0]) },
+        // Whom this Pacenote follows is private like the history; following is a write.
+        Endpoint("/api/v1/friends", read(.privateRead) + [("POST", write)]) { _, _ in .friends },
+        Endpoint("/api/v1/friends/{id}", read(.privateRead) + [("DELETE", Policy(.write))]) { v, _ throws(APIError) in
+            .friend(try id(v[0], "no friend \(v[0])"))
+        },
         // Heart rate comes from a watch or a phone: a submit key may send it.
         Endpoint("/api/v1/hr", [("POST", Policy(.submit, body: .normal))]) { _, _ in .heartRate },
         // GET lists; POST starts a workout by hand.
@@ -223,6 +228,13 @@ extension Route {
         Endpoint("/sotd/{day}", read(.public, .page) + [("POST", writePage)]) { v, _ in .page(.sotdShare(v[0])) },
         Endpoint("/sotd/{day}/cover", read(.public, .page)) { v, _ in .page(.sotdCover(v[0], png: false)) },
         Endpoint("/sotd/{day}/cover.png", read(.public, .page)) { v, _ in .page(.sotdCover(v[0], png: true)) },
+        // The feed of the songs of the day, public like the share pages it links to.
+        Endpoint("/sotd.atom", read(.public)) { _, _ in .sotdFeed },
+        // POST: the friends page's forms (follow, unfollow).
+        Endpoint("/friends", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.friends) },
+        Endpoint("/friends/covers/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
+            .page(.friendCover(try id(v[0], "no such page: \(path)")))
+        },
         Endpoint("/workouts/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
             .page(.workout(try id(v[0], "no such page: \(path)")))
         },

@@ -25,6 +25,12 @@ public enum Route: Equatable, Sendable {
     case sotd(String)
     /// The songs of the days of a month (`?month=YYYY-MM`).
     case sotdMonth
+    /// `/sotd.atom`: the public Atom feed of the last songs of the day, which friends follow.
+    case sotdFeed
+    /// Friends whose songs of the day are followed: GET lists them, POST follows one.
+    case friends
+    /// One friend: GET (with their songs), DELETE (stop following).
+    case friend(Int64)
     case workouts
     case workout(Int64)
     case stopWorkout(Int64)
@@ -108,6 +114,9 @@ public enum Route: Equatable, Sendable {
         case .stats: "stats"
         case .sotd: "sotd"
         case .sotdMonth: "sotd_month"
+        case .sotdFeed: "sotd_feed"
+        case .friends: "friends"
+        case .friend: "friend"
         case .workouts: "workouts"
         case .workout: "workout"
         case .stopWorkout: "workout_stop"
@@ -151,6 +160,10 @@ public enum Page: Equatable, Sendable {
     case submissions
     /// The corrections: the curation log with its undo, likely duplicates to merge.
     case curation
+    /// Friends' songs of the day, with forms to follow and unfollow.
+    case friends
+    /// The copy of a friend's song's cover (`/friends/covers/{song id}`).
+    case friendCover(Int64)
     /// The rules, in their order of application, with forms to add, preview and apply them.
     case rules
     /// `/artist?name=…`, the address artist pages had before they had ids: a redirect.
@@ -170,6 +183,8 @@ public enum Page: Equatable, Sendable {
         case .dashboard: "dashboard"
         case .history: "history"
         case .curation: "curation"
+        case .friends: "friends"
+        case .friendCover: "friend_cover"
         case .stats: "stats"
         case .sotdArchive: "sotd_archive"
         case .workouts: "workouts"

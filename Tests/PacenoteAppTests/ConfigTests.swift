@@ -268,6 +268,37 @@ import Testing
         #expect(RuleSet(c.rules).apply(to: track, playedSeconds: 100, uri: nil).track?.title == "Song")
     }
 
+    @Test func friendsAreTablesOfNameAndAddress() throws {
+        #expect(try load("").friends.isEmpty)
+        let c = try load("""
+            [[friends]]
+            name = "Sam"
+            url = "https://sam.example.org/pacenote/sotd.atom"
+            [[friends]]
+            name = "Kim"
+            url = "http://kim.lan:6680/sotd/2026-11-26"
+            """)
+        #expect(c.friends == [Config.FriendFeed(name: "Sam", url: "https://sam.example.org/pacenote/sotd.atom"),
+                              Config.FriendFeed(name: "Kim", url: "http://kim.lan:6680/sotd/2026-11-26")])
+        #expect(c.origins["friends[2].url"]?.hasSuffix("c.toml:6") == true)
+        // Each error names the friend, the key and the line.
+        var f = failure("[[friends]]\nname = \"Sam\"\nurl = \"ftp://sam.example.org/f\"\n")
+        #expect(f?.key == "friends[1].url" && f?.line == "3" && f?.message == "an http:// or https:// address")
+        f = failure("[[friends]]\nname = \"Sam\"\nurl = \"https://me:secret@sam.example.org/sotd.atom\"\n")
+        #expect(f?.key == "friends[1].url" && f?.message == "no user name or password in the address")
+        f = failure("[[friends]]\nname = \" \"\nurl = \"https://sam.example.org/sotd.atom\"\n")
+        #expect(f?.key == "friends[1].name" && f?.line == "2")
+        f = failure("[[friends]]\nname = \"Sam\"\n")
+        #expect(f?.key == "friends[1].url" && f?.message.contains("name, url") == true, "\(String(describing: f))")
+        f = failure("[[friends]]\nname = \"A\"\nurl = \"http://a.example/\"\n[[friends]]\nname = \"B\"\nurl = \"http://a.example/\"\n")
+        #expect(f?.key.hasPrefix("friends[2]") == true, "the same address twice: \(String(describing: f))")
+        #expect(PacenoteServer.friendsPollInterval(environment: [:]) == 900)
+        #expect(PacenoteServer.friendsPollInterval(environment: ["PACENOTE_TEST_FRIENDS_POLL_S": "1"]) == 1)
+        #expect(PacenoteServer.friendsPollInterval(environment: ["PACENOTE_TEST_FRIENDS_POLL_S": "0"]) == 0.2)
+        #expect(PacenoteServer.friendsPollInterval(environment: ["PACENOTE_TEST_FRIENDS_POLL_S": "86400"]) == 900, "never less polite")
+        #expect(PacenoteServer.friendsPollInterval(environment: ["PACENOTE_TEST_FRIENDS_POLL_S": "nan"]) == 900)
+    }
+
     @Test func ruleErrorsNameTheRuleTheKeyAndTheLine() {
         // A value that is not one of the words.
         var f = failure("[[rules]]\naction = \"ignore\"\nfield = \"genre\"\nvalue = \"x\"\n[[rules]]\naction = \"drop\"\n")

@@ -91,6 +91,17 @@ import Testing
         try record("GET", "/api/v1/listens", "/api/v1/listens?hidden=true")
         try record("DELETE", "/api/v1/rules/{id}", "/api/v1/rules/1", headers: key)
         try record("GET", "/api/v1/rules/{id}", "/api/v1/rules/1")
+        // Friends (issue 20): follow, read, refuse, unfollow; the public feed.
+        try record("POST", "/api/v1/friends", "/api/v1/friends", headers: key, body: #"{"name": "Sam", "url": "http://127.0.0.1:1/sotd.atom"}"#)
+        try record("POST", "/api/v1/friends", "/api/v1/friends", headers: key, body: #"{"name": "Sam", "url": "http://127.0.0.1:1/sotd.atom"}"#)
+        try record("POST", "/api/v1/friends", "/api/v1/friends", headers: key, body: #"{"url": "ftp://x"}"#)
+        try record("POST", "/api/v1/friends", "/api/v1/friends", body: #"{"url": "http://127.0.0.1:1/"}"#)
+        try record("GET", "/api/v1/friends", "/api/v1/friends")
+        try record("GET", "/api/v1/friends/{id}", "/api/v1/friends/1")
+        try record("GET", "/api/v1/friends/{id}", "/api/v1/friends/999")
+        try record("DELETE", "/api/v1/friends/{id}", "/api/v1/friends/1", headers: key)
+        try record("DELETE", "/api/v1/friends/{id}", "/api/v1/friends/1", headers: key)
+        try record("GET", "/sotd.atom", "/sotd.atom")
         try record("POST", "/api/v1/recommendations/not-now", "/api/v1/recommendations/not-now", headers: key, body: #"{"track_id": "x"}"#)
         try record("POST", "/api/v1/recommendations/not-now", "/api/v1/recommendations/not-now", headers: key, body: #"{"track_id": 999}"#)
         let lbFeedback = "/apis/listenbrainz/1/feedback/recording-feedback"

@@ -36,9 +36,10 @@ extension API {
             ("name", "twitter:image", imageURL),
             ("name", "description", description),
         ]
+        // The feed of the songs of the day: what a friend's Pacenote follows from this page's address.
         let head = meta.map { kind, name, content in
             Node.el("meta", attributes: [Attribute(name: kind, value: name), Attribute(name: "content", value: content)])
-        }
+        } + [feedLink(request)]
         let candidates = mayWrite ? try context.store.sotdCandidates(day: day) : []
         let names = mayWrite ? try context.store.tracks(ids: candidates.map(\.trackID)) : [:]
         var response = html(title: "Song of the day: \(title)", request: request, nav: mayReadPrivate ? "sotd" : nil, head: head) {
@@ -108,7 +109,7 @@ extension API {
             throw APIError.badRequest("month: YYYY-MM", code: "invalid_month")
         }
         let content = try pages.value("sotd|\(month)|\(today)") { try sotdArchiveContent(year: parts[0], month: parts[1], today: today) }
-        return html(title: "Songs of \(format.month(month))", request: request, nav: "sotd") { content }
+        return html(title: "Songs of \(format.month(month))", request: request, nav: "sotd", head: [feedLink(request)]) { content }
     }
 
     func sotdArchiveContent(year: Int, month m: Int, today: String) throws -> Node {

@@ -36,7 +36,8 @@ extension API {
                                           tooltip: "\(f.day(day)): \(SiteFormat.plural(t?.plays ?? 0, "play")), \(SiteFormat.span(t?.seconds ?? 0))"))
             }
             return (try DashboardData(sotd: songOfDay(today), todays: context.store.plays(limit: 100, from: localTime.startOfDay(today)),
-                                      weekBars: weekBars, weekSeconds: weekSeconds, feelings: context.store.feelings()), true)
+                                      weekBars: weekBars, weekSeconds: weekSeconds, feelings: context.store.feelings(),
+                                      friends: context.store.friendsWithLatestSong()), true)
         }
         // The next-track suggestion for the live zone, when the recommender runs.
         // Not waited for while the model is first built: the card says so and asks again.
@@ -158,6 +159,7 @@ extension API {
                         Node.el("p", ["class": "muted"]) { "Nothing played yet today." }
                     }
                 }
+                friendsToday(data.friends, today: today)
                 if context.recommender != nil {
                     Node.el("section", ["class": "card next", "aria-labelledby": "next-h"]) {
                         Node.el("h2", ["id": "next-h"]) { "Up next" }
@@ -205,6 +207,8 @@ extension API {
         var weekBars: [Chart.Bar]
         var weekSeconds: Double
         var feelings: [Int64: Feeling]
+        /// Everyone followed, with their newest song (kept while their server is down).
+        var friends: [(friend: Friend, song: FriendSong?)]
     }
 
     func upNextCaption(_ list: RecommendationList?) -> String {

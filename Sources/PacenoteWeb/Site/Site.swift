@@ -28,6 +28,10 @@ extension API {
                 if request.method == "POST" { return try curationForm(request) }
                 return try curationPage(request, mayWrite: mayWrite)
             case .stats: return try statsPage(request)
+            case .friends:
+                if request.method == "POST" { return try friendsForm(request) }
+                return try friendsPage(request, mayWrite: mayWrite)
+            case .friendCover(let id): return try friendCover(id)
             case .sotdArchive: return try sotdArchivePage(request)
             case .sotdShare(let day):
                 if request.method == "POST" { return try sotdForm(day, request) }
@@ -114,7 +118,7 @@ extension API {
               live: Bool = false, @Markup _ content: () -> [Node]) -> HTTPResponse {
         let sections: [(String, String, String)] = [
             ("dashboard", "/", "Now"), ("history", "/history", "History"), ("stats", "/stats", "Stats"),
-            ("sotd", "/sotd", "Song of the day"), ("workouts", "/workouts", "Workouts"),
+            ("sotd", "/sotd", "Song of the day"), ("friends", "/friends", "Friends"), ("workouts", "/workouts", "Workouts"),
             ("curation", "/curation", "Corrections"), ("rules", "/rules", "Rules"),
         ]
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false

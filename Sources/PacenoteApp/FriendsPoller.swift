@@ -1,0 +1,233 @@
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteNet
+import PacenoteStore
+import Synchronization
+
+/// Reads friends' feeds of songs of the day (`[[friends]]` and those added on the site), on
+/// a thread of its own, politely: each feed at most every `interval` (15 minutes), with a
+/// conditional GET (`If-None-Match`, `If-Modified-Since`: an unchanged feed is a 304 and
+/// nothing more), 10 s and 1 MiB at most, a `User-Agent` that names Pacenote, and after an
+/// error a wait that doubles up to 6 hours (or as long as a `Retry-After` asks). When the
+/// poll is due is kept in the database, so a restart does not ask everyone again at once.
+/// A friend just added (announced as `.changed(.friends)`) is asked at once.
+///
+/// What a feed gives is stored (`Store.recordFriendFeed`); the newest songs' covers are
+/// copied (PNG, JPEG, GIF or WebP, told by their bytes). An error is stored with the friend
+/// and their songs stay: the pages keep showing the last one seen.
+public final class FriendsPoller: Sendable {
+    private let store: Store
+    private let client: HTTPClient
+    private let events: EventBus?
+    private let logger: Logger
+    /// Between two polls of one feed; shorter only in tests (`PACENOTE_TEST_FRIENDS_POLL_S`).
+    let interval: Double
+    private let wake = NSCondition()
+    private struct Control {
+        var stopping = false
+        var signalled = false
+        var subscription: EventBus.Subscription?
+    }
+    private let control = Mutex(Control())
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(store: Store, events: EventBus?, interval: Double = FriendPolling.interval,
+                client: HTTPClient = HTTPClient(userAgent: ForwardService.userAgent), logger: Logger) {
+        self.store = store
+        self.events = events
+        self.interval = interval
+        self.client = client
+        self.logger = logger
+    }
+
+    public func start() {
+        if let events {
+            let token = events.subscribe { [weak self] event in
+                if case .changed(.friends) = event { self?.signal() }
+            }
+            control.withLock { $0.subscription = token }
+        }
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "pacenote.friends"
+        thread.start()
+    }
+
+    /// Stops after the request in flight (waiting for it at most `timeout` seconds).
+    public func stop(timeout: Double = 12) {
+        let token = control.withLock { state in
+            state.stopping = true
+            return state.subscription.take()
+        }
+        if let token { events?.unsubscribe(token) }
+        signal()
+        _ = finished.wait(timeout: .now() + timeout)
+    }
+
+    private func signal() {
+        wake.lock()
+        control.withLock { $0.signalled = true }
+        wake.signal()
+        wake.unlock()
+    }
+
+    private var stopping: Bool { control.withLock { $0.stopping } }
+
+    private func run() {
+        while !stopping {
+            let due = (try? store.friendsDue(at: Date())) ?? []
+            for friend in due where !stopping { poll(friend) }
+            // Asleep until the next poll is due or a friend is added; at most a minute, so a
+            // friend added by another process is seen too.
+            var until = Date().addingTimeInterval(60)
+            if let next = try? store.nextFriendPoll() { until = min(until, next) }
+            wake.lock()
+            while !control.withLock({ $0.signalled || $0.stopping }) {
+                if !wake.wait(until: until) { break }
+            }
+            control.withLock { $0.signalled = false }
+            wake.unlock()
+        }
+    }
+
+    // MARK: One poll
+
+    /// Why a poll did not give a feed, in the words the pages show.
+    struct Failure: Error {
+        var message: String
+        var retryAfter: Double?
+    }
+
+    /// Asks one friend's feed and stores what it said.
+    func poll(_ friend: Friend) {
+        guard let id = friend.id else { return }
+        let now = Date()
+        do {
+            switch try fetchFeed(friend) {
+            case .notModified:
+                try store.recordFriendNotModified(id: id, at: now, nextPollAt: FriendPolling.next(after: now, interval: interval, failures: 0))
+            case .feed(let feed, let response, let feedURL):
+                let songs = feed.entries.prefix(Store.friendSongsKept).map { FriendSong(friendID: id, entry: $0) }
+                try store.recordFriendFeed(id: id, songs: Array(songs), etag: response.field("etag"),
+                                           lastModified: response.field("last-modified"), feedURL: feedURL, at: now,
+                                           nextPollAt: FriendPolling.next(after: now, interval: interval, failures: 0))
+                copyCovers(of: id)
+            }
+            if friend.lastError != nil { logger.info("friends: \(friend.name)'s feed answers again") }
+        } catch let failure as Failure {
+            let next = FriendPolling.next(after: now, interval: interval, failures: friend.failures + 1, retryAfter: failure.retryAfter)
+            // Said once when it starts failing, then quietly while it goes on.
+            if friend.lastError == nil {
+                logger.warning("friends: \(friend.name) (\(LogText.escaped(friend.pollURL))): \(LogText.escaped(failure.message))")
+            } else {
+                logger.debug("friends: \(friend.name): \(LogText.escaped(failure.message))")
+            }
+            do { try store.recordFriendError(id: id, error: failure.message, at: now, nextPollAt: next) } catch {
+                logger.error("friends: storing \(friend.name)'s error: \(error)")
+            }
+        } catch {
+            logger.error("friends: storing \(friend.name)'s feed: \(error)")
+        }
+    }
+
+    enum Fetched {
+        case notModified
+        /// The feed, the answer it came in, and its address when it is not the friend's `url`.
+        case feed(AtomFeed, HTTPClient.Response, feedURL: String?)
+    }
+
+    /// GETs the feed with the validators of the last answer, following up to three
+    /// redirects (a permanent one becomes the feed's address) and, once, a page's
+    /// `<link rel="alternate">` to its feed.
+    func fetchFeed(_ friend: Friend) throws -> Fetched {
+        var address = friend.pollURL
+        var feedURL = friend.feedURL
+        var validators = true
+        var discovered = false
+        var redirects = 0
+        while true {
+            var headers = [("Accept", "application/atom+xml, application/xml;q=0.9, text/html;q=0.5, */*;q=0.1")]
+            if validators {
+                if let etag = friend.etag { headers.append(("If-None-Match", etag)) }
+                if let lastModified = friend.lastModified { headers.append(("If-Modified-Since", lastModified)) }
+            }
+            let response = try get(address, headers: headers, limit: FriendPolling.maxFeedBytes, what: "the feed")
+            switch response.status {
+            case 304 where validators:
+                return .notModified
+            case 301, 302, 303, 307, 308:
+                guard redirects < FriendPolling.maxRedirects, let location = AtomFeed.resolve(response.field("location"), against: address)
+                else { throw Failure(message: "too many redirects, or one to nowhere (HTTP \(response.status))") }
+                redirects += 1
+                address = location
+                if response.status == 301 || response.status == 308 { feedURL = location == friend.url ? nil : location }
+                validators = false
+                continue
+            case 200:
+                break
+            case 429, 503:
+                throw Failure(message: "busy (HTTP \(response.status))",
+                              retryAfter: FriendPolling.retryAfter(response.field("retry-after"), now: Date()))
+            default:
+                throw Failure(message: "HTTP \(response.status)")
+            }
+            do {
+                return .feed(try AtomFeed.parse(response.body, address: address), response, feedURL: feedURL)
+            } catch {
+                // A page that names its feed (a share page): follow it once, and keep its address.
+                if !discovered, let link = FeedDiscovery.atomLink(inHTML: response.body, address: address), link != address {
+                    discovered = true
+                    address = link
+                    feedURL = link
+                    validators = false
+                    continue
+                }
+                throw Failure(message: error.description)
+            }
+        }
+    }
+
+    /// Copies the covers of a friend's newest songs that have none yet.
+    func copyCovers(of friendID: Int64) {
+        guard let songs = try? store.friendSongsWithoutCover(friendID: friendID) else { return }
+        for song in songs where !stopping {
+            guard let id = song.id, let address = song.coverURL else { continue }
+            do {
+                let response = try get(address, headers: [("Accept", "image/png, image/jpeg, image/webp, image/gif")],
+                                       limit: FriendPolling.maxCoverBytes, what: "the cover")
+                let type = response.status == 200 ? ImageKind.mediaType(Array(response.body.prefix(16))) : nil
+                // No picture there (an error page, SVG, HTML): remembered as none for this address.
+                try store.saveFriendCover(songID: id, coverURL: address, bytes: type == nil ? [] : response.body, type: type)
+            } catch {
+                // Down or slow: tried again at the next poll.
+                logger.debug("friends: cover \(LogText.escaped(address)): \(error)")
+            }
+        }
+    }
+
+    private func get(_ url: String, headers: [(String, String)], limit: Int, what: String) throws(Failure) -> HTTPClient.Response {
+        do {
+            return try client.sendBlocking(HTTPClient.Request(method: "GET", url: url, headers: headers, body: nil,
+                                                              timeout: FriendPolling.timeout, maxResponseBytes: limit))
+        } catch {
+            switch error {
+            case .timedOut: throw Failure(message: "no answer within \(Int(FriendPolling.timeout)) s")
+            case .tooLarge(let limit): throw Failure(message: "\(what) is larger than \(limit / 1024) KiB")
+            case .invalidURL: throw Failure(message: "not an http(s) address")
+            case .transport(let why): throw Failure(message: why)
+            }
+        }
+    }
+}
+
+extension HTTPClient.Response {
+    /// A header's value without the white space (and line end) around it, nil when absent
+    /// or empty: what is sent back (`If-None-Match`) must be the value alone.
+    func field(_ name: String) -> String? {
+        guard let value = header(name)?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+/// `/sotd.atom`: the songs of the last days as an Atom feed (RFC 4287), public like the share
+/// pages it links to and what other Pacenotes follow (`[[friends]]`). Each day's entry is
+/// its share page (`id` and `rel="alternate"`), the song as "Title — Artist", its cover
+/// (`rel="enclosure"`, `media:thumbnail`), `published` at the start of the day with the
+/// display zone's offset (the day as written here, whatever the reader's zone), `updated`
+/// when the day's song may have changed, and a pinned song's note. Nothing else of the
+/// history: no play counts, no listening time, no heart rate.
+extension API {
+    /// How many days the feed lists (only days that have a song).
+    static let feedDays = 30
+
+    func sotdFeed(_ request: HTTPRequest) throws -> HTTPResponse {
+        let feed = try sotdAtomFeed(request)
+        let updated = feed.updated?.date ?? Date(timeIntervalSince1970: 0)
+        let lastModified = HTTPDate.string(updated)
+        var headers: [(String, String)] = [
+            ("Content-Type", "application/atom+xml; charset=utf-8"),
+            ("Last-Modified", lastModified),
+            ("X-Content-Type-Options", "nosniff"),
+            // Shared caches may keep it briefly only when its links do not come from the Host.
+            ("Cache-Control", context.publicURL != nil ? "public, max-age=300" : "no-cache"),
+        ]
+        // If-None-Match is answered by the server from the body's ETag; If-Modified-Since
+        // counts only without it (RFC 9110 §13.2.2), to the second.
+        if request.header("If-None-Match") == nil, let since = request.header("If-Modified-Since").flatMap(HTTPDate.parse),
+           updated.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970 {
+            headers.removeAll { $0.0 == "Content-Type" }
+            return HTTPResponse(status: 304, headers: headers)
+        }
+        return HTTPResponse(status: 200, headers: headers, body: feed.xml())
+    }
+
+    func sotdAtomFeed(_ request: HTTPRequest) throws -> AtomFeed {
+        let store = context.store
+        let days = try store.recentSOTDDays(limit: Self.feedDays)
+        var choices: [String: SongOfTheDay.Choice] = [:]
+        if let newest = days.first?.day, let oldest = days.last?.day {
+            let candidates = try store.sotdCandidates(fromDay: oldest, toDay: newest)
+            let pins = try store.sotdPins(fromDay: oldest, toDay: newest)
+            for (day, _) in days { choices[day] = SongOfTheDay.choose(candidates[day] ?? [], pin: pins[day]) }
+        }
+        let tracks = try store.tracks(ids: Array(Set(choices.values.map(\.trackID))))
+        let selfURL = absoluteURL("/sotd.atom", request)
+        let host = URL(string: selfURL)?.host ?? "Pacenote"
+        var feed = AtomFeed(id: selfURL, title: "Songs of the day", author: host, selfLink: selfURL)
+        for (day, changedAt) in days {
+            guard let choice = choices[day], let track = tracks[choice.trackID], let start = localTime.startOfDay(day) else { continue }
+            let share = absoluteURL("/sotd/\(day)", request)
+            feed.entries.append(AtomFeed.Entry(
+                id: share, title: "\(track.title) — \(track.artist ?? "Unknown artist")", link: share,
+                cover: absoluteURL(sotdCoverPath(day, track, png: true), request), coverType: coverType(track),
+                published: RFC3339(date: start, offsetSeconds: context.timeZone.secondsFromGMT(for: start)),
+                updated: RFC3339(date: max(changedAt, start)), summary: choice.note))
+        }
+        // The feed changed when its newest change did; an empty feed, at the start of today.
+        let newest = feed.entries.compactMap(\.updated?.date).max()
+        feed.updated = RFC3339(date: newest ?? localTime.startOfDay(localTime.day(of: Date())) ?? Date(timeIntervalSince1970: 0))
+        return feed
+    }
+
+    /// What `cover.png` answers for the track: the drawn tile (PNG) for a play that no file
+    /// of MPD's library stands for (an import, a scrobble, a stream); for a file, MPD's picture
+    /// when it has one (PNG or JPEG, known only once read, which a feed must not wait for).
+    func coverType(_ track: Track) -> String {
+        guard let uri = track.uri, !uri.contains("://") else { return "image/png" }
+        return "image/*"
+    }
+
+    /// `<link rel="alternate">` naming the feed, for a page's head: feed readers and other
+    /// Pacenotes find it from a share page's address.
+    func feedLink(_ request: HTTPRequest) -> Node {
+        .el("link", ["rel": "alternate", "type": "application/atom+xml", "title": "Songs of the day",
+                     "href": absoluteURL("/sotd.atom", request)])
+    }
+}
