@@ -67,7 +67,7 @@ struct ForwardStatus: ParsableCommand {
             return
         }
         guard !targets.isEmpty else {
-            print("no [[forward]] targets: see `pacenote config --example` (section forward)")
+            print("no [[forward]] targets: add a [[forward]] table to the configuration (docs/pacenote.example.toml)")
             return
         }
         for t in targets {
