@@ -38,6 +38,21 @@ extension Store {
                     try Store.insertHiddenPlay(play, localTime: localTime, in: db)
                     continue
                 }
+                // The same play scrobbled first by another route (mpdscribble following this
+                // MPD): the watcher's own record — exact times, the file, the time really
+                // played — takes its place, in the same row (the rollups follow by trigger).
+                if f.counted, let scrobbled = try Store.samePlay(track, startedAt: f.startedAt,
+                                                                 duration: f.endedAt.timeIntervalSince(f.startedAt),
+                                                                 within: Store.scrobbleWindow, source: source,
+                                                                 notFrom: source, in: db) {
+                    try db.execute(sql: """
+                        UPDATE OR IGNORE plays SET track_id = ?, started_at_ms = ?, ended_at_ms = ?, played_s = ?,
+                          source = ?, player = ?, local_day = ?, local_hour = ?
+                        WHERE id = ?
+                        """, arguments: [trackID, Store.milliseconds(f.startedAt), Store.milliseconds(f.endedAt), f.playedSeconds,
+                                         source, player, localTime.day(of: f.startedAt), localTime.hour(of: f.startedAt), scrobbled])
+                    continue
+                }
                 if let id = try Store.insertPlay(play, localTime: localTime, in: db) {
                     var stored = play
                     stored.id = id

@@ -191,7 +191,8 @@ extension Store {
                     : rules.apply(to: listen.track, playedSeconds: listen.track.durationSeconds, uri: listen.track.uri)
                 guard let ruled = decision.track else { continue }
                 if sameWithin > 0, try Store.isStored(ruled, startedAt: listen.startedAt,
-                                                      duration: listen.track.durationSeconds ?? 0, within: sameWithin, in: db) {
+                                                      duration: listen.track.durationSeconds ?? 0, within: sameWithin,
+                                                      source: source, in: db) {
                     continue
                 }
                 let trackID = try Store.saveTrack(ruled, at: now, in: db)

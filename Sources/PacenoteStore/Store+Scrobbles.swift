@@ -30,20 +30,37 @@ extension Store {
     /// Whether a play of the same song is already stored that is this one: it began within
     /// `within` seconds, and neither ended before the other began (2 s of slack for whole
     /// seconds) — a short song played twice in a row is two plays.
-    static func isStored(_ track: Track, startedAt: Date, duration: Double, within: TimeInterval,
+    static func isStored(_ track: Track, startedAt: Date, duration: Double, within: TimeInterval, source: String,
                          in db: Database) throws -> Bool {
-        let start = milliseconds(startedAt), window = Int64(within * 1000), slack: Int64 = 2000
+        try samePlay(track, startedAt: startedAt, duration: duration, within: within, source: source, in: db) != nil
+    }
+
+    /// The id of the stored play that is this one (as `isStored`), if any; `notFrom` leaves
+    /// out the plays of a source (the watcher looks only for scrobbles).
+    ///
+    /// Between the two routes — the watcher (`mpd`) and a scrobbler following the same MPD —
+    /// a scrobble stamped at the other's end (±3 s) is that play too: mpdscribble stamps a
+    /// play with the time it submits it, when the song ended, not when it began. Within one
+    /// route that would be a song on repeat; across them the watcher logs every play itself,
+    /// so nothing is lost either way.
+    static func samePlay(_ track: Track, startedAt: Date, duration: Double, within: TimeInterval, source: String,
+                         notFrom excluded: String? = nil, in db: Database) throws -> Int64? {
+        let start = milliseconds(startedAt), window = Int64(within * 1000), slack: Int64 = 2000, stamp: Int64 = 3000
         let end = start + Int64(max(0, duration) * 1000)
         let rows = try Row.fetchAll(db, sql: """
-            SELECT p.started_at_ms, p.ended_at_ms FROM plays p JOIN tracks t ON t.id = p.track_id
-            WHERE p.started_at_ms BETWEEN ? AND ? AND t.match_key = ?
-            """, arguments: [start - window, start + window, track.matchKey])
-        return rows.contains { row in
-            let otherStart: Int64 = row[0], otherEnd: Int64 = row[1]
+            SELECT p.id, p.started_at_ms, p.ended_at_ms, p.source FROM plays p JOIN tracks t ON t.id = p.track_id
+            WHERE p.started_at_ms BETWEEN ? AND ? AND t.match_key = ? AND (?4 IS NULL OR p.source <> ?4)
+            """, arguments: [start - window, start + window, track.matchKey, excluded])
+        return rows.first { row in
+            let otherStart: Int64 = row[1], otherEnd: Int64 = row[2], otherSource: String = row[3]
+            if (source == "mpd") != (otherSource == "mpd"),
+               abs(start - otherEnd) <= stamp || (duration > 0 && abs(end - otherStart) <= stamp) {
+                return true
+            }
             let otherEndedBefore = otherEnd - slack <= start && otherStart < start
             let thisEndedBefore = duration > 0 && end - slack <= otherStart && start < otherStart
             return !otherEndedBefore && !thisEndedBefore
-        }
+        }.map { $0[0] }
     }
 
     /// Opens a session for the key with this SHA-256.

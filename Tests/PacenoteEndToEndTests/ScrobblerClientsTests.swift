@@ -85,4 +85,65 @@ import Testing
         #expect(entries.contains { $0["protocol"] as? String == "audioscrobbler1.2" && $0["action"] as? String == "handshake"
             && $0["outcome"] as? String == "ok" }, "\(entries)")
     }
+
+    /// mpdscribble and Pacenote's own watcher following the same MPD: each play arrives by
+    /// both routes, in either order, and is stored once (the watcher's record kept).
+    @Test func mpdscribbleAndTheWatcherOnOneMPDStoreEachPlayOnce() throws {
+        let mpdscribble = try Tools.require("mpdscribble")
+        let mpd = try MPDInstance(tracks: [
+            TestTrack("1.flac", seconds: 32, title: "Twice Heard One", artist: "Follower", album: "Both Routes"),
+            TestTrack("2.flac", seconds: 32, title: "Twice Heard Two", artist: "Follower", album: "Both Routes"),
+            TestTrack("3.flac", seconds: 32, title: "Twice Heard Three", artist: "Follower"),
+        ])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
+        let dir = try TemporaryDirectory("mpdscribble")
+        try """
+            host = 127.0.0.1
+            port = \(mpd.port)
+            log = \(dir.file("mpdscribble.log"))
+            verbose = 2
+
+            [pacenote]
+            url = \(daemon.base)/apis/audioscrobbler_legacy/
+            username = living-room
+            password = \(daemon.apiKey)
+            journal = \(dir.file("journal"))
+
+            """.write(toFile: dir.file("mpdscribble.conf"), atomically: true, encoding: .utf8)
+        let scribbler = Process()
+        scribbler.executableURL = URL(fileURLWithPath: mpdscribble)
+        scribbler.arguments = ["--no-daemon", "--conf", dir.file("mpdscribble.conf")]
+        scribbler.standardOutput = FileHandle.nullDevice
+        scribbler.standardError = FileHandle.nullDevice
+        try scribbler.run()
+        defer {
+            scribbler.terminate()
+            scribbler.waitUntilExit()
+        }
+        func log() -> String { (try? String(contentsOfFile: dir.file("mpdscribble.log"), encoding: .utf8)) ?? "" }
+        #expect(eventually(timeout: 10) { log().contains("handshake successful") || log().contains("handshake ok") }, "\(log())")
+        #expect(try eventually(timeout: 10) { try daemon.mpdConnected() })
+        try mpd.mpc("add", "/")
+        try mpd.mpc("play")
+        Thread.sleep(forTimeInterval: 18)
+        try mpd.mpc("next")
+        Thread.sleep(forTimeInterval: 18)
+        try mpd.mpc("next")
+        func submissions() throws -> [[String: Any]] {
+            let json = try JSONSerialization.jsonObject(
+                with: Data(try run(try Tools.require("curl"), ["-s", daemon.base + "/api/v1/submissions"]).stdout.utf8)) as? [String: Any]
+            return (json?["submissions"] as? [[String: Any]] ?? []).filter {
+                $0["protocol"] as? String == "audioscrobbler1.2" && $0["action"] as? String == "submit"
+            }
+        }
+        // Both routes have delivered: the watcher logged the two plays, mpdscribble submitted them.
+        #expect(try eventually(timeout: 15) { try daemon.listens().filter(\.counted).count >= 2 })
+        #expect(try eventually(timeout: 20) { try submissions().reduce(0) { $0 + ($1["accepted"] as? Int ?? 0) } >= 2 },
+                "mpdscribble did submit: \(String(describing: try? submissions()))\n\(log())")
+        Thread.sleep(forTimeInterval: 1)
+        let counted = try daemon.listens().filter(\.counted)
+        #expect(counted.count == 2, "each play once: \(counted.map { "\($0.title ?? "") \($0.json["source"] ?? "") \($0.json["started_at"] ?? "") \($0.json["ended_at"] ?? "") id \($0.json["id"] ?? "")" })\n\(log())")
+        #expect(Set(counted.compactMap(\.title)).count == 2)
+        #expect(counted.allSatisfy { $0.json["source"] as? String == "mpd" && $0.uri != nil }, "the watcher's record kept: \(counted)")
+    }
 }

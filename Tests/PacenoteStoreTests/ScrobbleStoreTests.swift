@@ -48,7 +48,32 @@ import Testing
         }
         #expect(try scrobble(store, Track(title: "Tiny", artist: "Loop", durationSeconds: 31), at: 1000) == 0)
         #expect(try scrobble(store, Track(title: "Tiny", artist: "Loop", durationSeconds: 31), at: 1031) == 0)
-        #expect(try scrobble(store, Track(title: "Tiny", artist: "Loop", durationSeconds: 31), at: 1062) == 1, "a third play")
+        // mpdscribble stamps a play when it submits it, as the song ends: the second play's end.
+        #expect(try scrobble(store, Track(title: "Tiny", artist: "Loop", durationSeconds: 31), at: 1062) == 0, "the second play's end")
+        #expect(try scrobble(store, Track(title: "Tiny", artist: "Loop", durationSeconds: 31), at: 1100) == 1, "a third play")
         #expect(try store.plays(limit: 10).count == 6)
+    }
+
+    /// mpdscribble first, then the watcher's own record of the same play (either order
+    /// happens): the watcher's record takes the scrobble's row, once.
+    @Test func theWatchersRecordReplacesAScrobbleOfTheSamePlay() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        defer { try? store.close() }
+        // Stamped at the end of the play (18 s after it began), with the song's length.
+        #expect(try scrobble(store, Track(title: "One", artist: "Both", durationSeconds: 32), at: 118) == 1)
+        let song = SongInfo(uri: "f/one.flac", tags: ["Title": "One", "Artist": "Both"], durationSeconds: 32)
+        let finished = FinishedPlay(song: song, startedAt: Self.t.addingTimeInterval(100.4), endedAt: Self.t.addingTimeInterval(118.5),
+                                    playedSeconds: 18.1, counted: true)
+        #expect(try store.record(player: "default", finished: [finished], open: .clear).isEmpty, "no new play")
+        let plays = try store.plays(limit: 10)
+        #expect(plays.count == 1)
+        #expect(plays.first?.play.source == "mpd" && plays.first?.play.playedSeconds == 18.1 && plays.first?.track.uri == "f/one.flac",
+                "\(plays)")
+        #expect(abs((plays.first?.play.startedAt ?? .distantPast).timeIntervalSince(Self.t.addingTimeInterval(100.4))) < 0.001)
+        // The next play of the same song, back to back, is another play.
+        let again = FinishedPlay(song: song, startedAt: Self.t.addingTimeInterval(118.6), endedAt: Self.t.addingTimeInterval(150.6),
+                                 playedSeconds: 32, counted: true)
+        #expect(try store.record(player: "default", finished: [again], open: .clear).count == 1)
     }
 }
