@@ -35,8 +35,8 @@ extension Config {
             switch kind {
             case .listenbrainz where token == nil:
                 return ("token", "a listenbrainz target needs the user token of the service")
-            case _ where (batchSize ?? 1) > kind.defaultBatchSize:
-                return ("batch_size", "\(kind.rawValue) takes at most \(kind.defaultBatchSize) plays a request")
+            case _ where (batchSize ?? 1) > kind.maxBatchSize:
+                return ("batch_size", "\(kind.rawValue) takes at most \(kind.maxBatchSize) plays a request")
             case .lastfm where apiKey == nil || apiSecret == nil:
                 return (apiKey == nil ? "api_key" : "api_secret",
                         "a lastfm target needs api_key and api_secret (https://www.last.fm/api/account/create)")
@@ -142,10 +142,10 @@ extension ConfigSchema {
             Only plays from these players (the [[mpd]] names, or the names scrobblers give).
             Unset: every player.
             """),
-        ConfigKey("batch_size", \.batchSize, Codec.integer(1...100).optional, example: "1",
+        ConfigKey("batch_size", \.batchSize, Codec.integer(1...1000).optional, example: "1",
                   inEffect: { String($0.effectiveBatchSize) }, doc: """
-            Plays a request carries when a backlog is sent: up to 100 for listenbrainz (the
-            default), 50 for lastfm (the default). Maloja needs 1: it answers a ListenBrainz
+            Plays a request carries when a backlog is sent: for listenbrainz 100 by default, at
+            most 1000; for lastfm 50, the most it takes. Maloja needs 1: it answers a ListenBrainz
             batch holding a play it already has as if it took all, keeping none after that one,
             and its Audioscrobbler 2.0 API takes no batches.
             """),

@@ -19,11 +19,18 @@ public enum Forwarding {
             }
         }
 
-        /// Plays per request: ListenBrainz takes up to 1,000 listens a request but limits the
-        /// payload's size, so 100; Audioscrobbler 2.0 takes 50.
+        /// Plays per request when there is a backlog: ListenBrainz takes up to 1,000 listens a
+        /// request (within a payload limit), Audioscrobbler 2.0 up to 50.
         public var defaultBatchSize: Int {
             switch self {
             case .listenbrainz: 100
+            case .lastfm: 50
+            }
+        }
+
+        public var maxBatchSize: Int {
+            switch self {
+            case .listenbrainz: 1000
             case .lastfm: 50
             }
         }

@@ -66,7 +66,7 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
 
     private static func listen(_ item: Any, type: ListenType, now: Date) throws(Rejection) -> Listen {
         guard let object = item as? [String: Any] else { throw Rejection(message: "Each listen in the payload must be a JSON object.") }
-        if let data = try? JSONSerialization.data(withJSONObject: object), data.count > maxListenBytes {
+        if jsonLength(object, limit: maxListenBytes) > maxListenBytes {
             throw Rejection(message: "JSON document is too large. In aggregate, listens may not be larger than \(maxListenBytes) characters.")
         }
         var listenedAt: Date?
@@ -143,4 +143,33 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
 
 extension String {
     var nilIfEmpty: String? { isEmpty ? nil : self }
+
+}
+
+extension ListenBrainzSubmission {
+    /// About how long `value` is written as compact JSON (strings counted as their UTF-8
+    /// bytes, escapes aside), stopping once past `limit`: the per-listen size check without
+    /// writing every listen out again (which took a tenth of a submission's time).
+    static func jsonLength(_ value: Any, limit: Int) -> Int {
+        var total = 0
+        var stack: [Any] = [value]
+        while let item = stack.popLast(), total <= limit {
+            switch item {
+            case let text as String: total += text.utf8.count + 2
+            case let object as [String: Any]:
+                total += 2 + max(0, object.count - 1)
+                for (key, value) in object {
+                    total += key.utf8.count + 3
+                    stack.append(value)
+                }
+            case let array as [Any]:
+                total += 2 + max(0, array.count - 1)
+                stack.append(contentsOf: array)
+            case is NSNull: total += 4
+            case let number as NSNumber: total += number.stringValue.utf8.count
+            default: total += 8
+            }
+        }
+        return total
+    }
 }

@@ -63,5 +63,11 @@ import Testing
         #expect { _ = try parse(tooMany) } throws: { ($0 as? ListenBrainzSubmission.Rejection)?.message.contains("Too many listens") == true }
         let big = #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "\#(String(repeating: "x", count: 11_000))"}}]}"#
         #expect { _ = try parse(big) } throws: { ($0 as? ListenBrainzSubmission.Rejection)?.message.contains("too large") == true }
+        // The size check's count is within a few bytes of the listen written out (not written out).
+        let listen = try? JSONSerialization.jsonObject(with: Data(#"{"listened_at": 1763794800, "track_metadata": {"artist_name": "Ünïcode", "track_name": "B", "additional_info": {"tags": ["a", "b"], "duration_ms": 215000, "x": null}}}"#.utf8))
+        let written = (try? JSONSerialization.data(withJSONObject: listen as Any).count) ?? 0
+        #expect(abs(ListenBrainzSubmission.jsonLength(listen as Any, limit: 10_240) - written) <= 4, "\(written)")
+        let almost = #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "\#(String(repeating: "x", count: 10_000))"}}]}"#
+        #expect((try? parse(almost)) != nil, "under 10,240 bytes")
     }
 }
