@@ -153,6 +153,10 @@ import Testing
         #expect(status["parked"] as? Int == 1 && (status["last_error"] as? String)?.contains("no artist") == true, "\(status)")
         let cli = try PacenoteProcess.run(["forward", "status", "--config", a.dir.file("config.toml"), "--db", a.db])
         #expect(cli.stdout.contains("parked") && cli.stdout.contains("No Artist") && cli.stdout.contains("no artist name"), "\(cli.stdout)")
+        // The site says the same (the submissions page's "Forwarded" section).
+        let page = try HTTP.get(a.base + "/submissions")
+        #expect(page.status == 200 && page.text.contains("Forwarded") && page.text.contains("Refused plays")
+                && page.text.contains("No Artist") && page.text.contains("no artist name"), "\(page.text.prefix(3000))")
         let retry = try PacenoteProcess.run(["forward", "retry", "--config", a.dir.file("config.toml"), "--db", a.db])
         #expect(retry.stdout.contains("1 parked plays queued again"), "\(retry)")
         #expect(try eventually(timeout: 15) { try Self.forwardStatus(a)["parked"] as? Int == 1 }, "parked again, for the same reason")

@@ -1,5 +1,6 @@
 import Foundation
 import PacenoteCore
+import PacenoteStore
 
 /// `/submissions`: the last submissions of every scrobbling protocol (ListenBrainz,
 /// Audioscrobbler 2.0 and 1.2) with client, outcome and reason — for a player that "does
@@ -10,6 +11,10 @@ extension API {
         let f = format
         return html(title: "Submissions", request: request, nav: nil) {
             Node.el("h1") { "Submissions" }
+            if let forwarding = try? context.forwarding?() {
+                forwardingSection(forwarding, parked: (try? context.store.parkedPlays(limit: 20)) ?? [])
+            }
+            Node.el("h2") { "Received" }
             Node.el("p", ["class": "muted small"]) {
                 "What players sent over ListenBrainz and the Last.fm protocols since the server started (the last \(ScrobbleState.capacity)), newest first."
             }
@@ -34,6 +39,66 @@ extension API {
                             Node.el("td") { String(e.accepted) }
                             Node.el("td") { String(e.ignored) }
                             Node.el("td") { e.reason ?? "" }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where plays go on to (`[[forward]]`): each target's queue and last exchanges, and the
+    /// plays targets refused, with the reason.
+    func forwardingSection(_ targets: [(state: ForwardTargetState, nextAttempt: Date?)], parked: [ParkedPlay]) -> Node {
+        let f = format
+        func when(_ date: Date?) -> String { date.map { "\(f.day(localTime.day(of: $0))) \(f.time($0))" } ?? "never" }
+        return Node.el("section", ["class": "forwarding", "aria-labelledby": "forwarding"]) {
+            Node.el("h2", ["id": "forwarding"]) { "Forwarded" }
+            Node.el("p", ["class": "muted small"]) {
+                "Each counted play goes on to these services once, oldest first; `pacenote forward status` says the same, `pacenote forward retry` sends refused plays again."
+            }
+            Node.el("table", ["class": "songs forward-targets"]) {
+                Node.el("thead") {
+                    Node.el("tr") {
+                        for h in ["Target", "Queued", "Sent", "Refused", "Last success", "Last error"] { Node.el("th", ["scope": "col"]) { h } }
+                    }
+                }
+                Node.el("tbody") {
+                    for (state, next) in targets {
+                        Node.el("tr", ["class": state.lastError != nil && (state.lastErrorAt ?? .distantPast) > (state.lastSuccessAt ?? .distantPast) ? "skip" : nil]) {
+                            Node.el("td") {
+                                Node.el("strong") { state.name }
+                                " (\(state.kind.rawValue)) "
+                                Node.el("span", ["class": "muted small"]) { state.url }
+                                if state.kind == .lastfm {
+                                    Node.el("span", ["class": "muted small"]) { state.sessionUser.map { " — as \($0)" } ?? " — not logged in" }
+                                }
+                            }
+                            Node.el("td") { String(state.queued) }
+                            Node.el("td") { String(state.sent) }
+                            Node.el("td") { String(state.parked) }
+                            Node.el("td") { when(state.lastSuccessAt) }
+                            Node.el("td") {
+                                if let error = state.lastError { "\(error) (\(when(state.lastErrorAt)))" } else { "–" }
+                                if let next { Node.el("span", ["class": "muted small"]) { " next try \(f.time(next))" } }
+                            }
+                        }
+                    }
+                }
+            }
+            if !parked.isEmpty {
+                Node.el("h3") { "Refused plays" }
+                Node.el("table", ["class": "songs parked"]) {
+                    Node.el("thead") {
+                        Node.el("tr") { for h in ["Played", "Song", "Target", "Reason"] { Node.el("th", ["scope": "col"]) { h } } }
+                    }
+                    Node.el("tbody") {
+                        for p in parked {
+                            Node.el("tr") {
+                                Node.el("td") { when(p.startedAt) }
+                                Node.el("td") { "\(p.track.artist ?? "–") – \(p.track.title)" }
+                                Node.el("td") { p.target }
+                                Node.el("td") { p.reason }
+                            }
                         }
                     }
                 }
