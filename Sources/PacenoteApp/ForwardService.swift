@@ -33,14 +33,7 @@ public final class ForwardService: Sendable {
     private let events: EventBus?
     private let logger: Logger
     private let targets: Mutex<[Target]>
-    private let wake = NSCondition()
-    private struct Control {
-        var stopping = false
-        var signalled = false
-        var subscription: EventBus.Subscription?
-    }
-    private let control = Mutex(Control())
-    private let finished = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread(name: "pacenote.forward")
     /// How long the thread sleeps when nothing is due: a play, a login or `forward retry`
     /// from another process is seen within this.
     private let idleCheck: Double
@@ -59,34 +52,19 @@ public final class ForwardService: Sendable {
     public static let userAgent = "Pacenote/\(PacenoteVersion.current) (+https://github.com/pacenote/pacenote)"
 
     public func start() {
-        if let events {
-            let token = events.subscribe { [weak self] event in
-                switch event {
-                case .playLogged(_, let play, _) where play.counted: self?.signal()
-                case .changed(.playsAdded): self?.signal()
-                case .nowPlaying(let player, let now): self?.playing(player: player, now)
-                default: break
-                }
+        worker.start(events: events, wakeOn: { [weak self] event in
+            switch event {
+            case .playLogged(_, let play, _) where play.counted: return true
+            case .changed(.playsAdded): return true
+            case .nowPlaying(let player, let now): return self?.playing(player: player, now) ?? false
+            default: return false
             }
-            control.withLock { $0.subscription = token }
-        }
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "pacenote.forward"
-        thread.start()
+        }, round: { [weak self] in self?.round() ?? .distantFuture })
     }
 
     /// Stops after the request in flight (waiting for it at most `timeout` seconds).
     public func stop(timeout: Double = 5) {
-        let token = control.withLock { state in
-            state.stopping = true
-            return state.subscription.take()
-        }
-        if let token { events?.unsubscribe(token) }
-        signal()
-        _ = finished.wait(timeout: .now() + timeout)
+        worker.stop(events: events, timeout: timeout)
     }
 
     public func live() -> [String: Live] {
@@ -97,18 +75,12 @@ public final class ForwardService: Sendable {
         }
     }
 
-    private func signal() {
-        wake.lock()
-        control.withLock { $0.signalled = true }
-        wake.signal()
-        wake.unlock()
-    }
-
-    private var stopping: Bool { control.withLock { $0.stopping } }
+    private var stopping: Bool { worker.stopping }
 
     /// MPD's song changed: each target that takes this player's plays hears of it once.
-    private func playing(player: String, _ now: NowPlaying?) {
-        guard let now, now.state == .play else { return }
+    /// Whether there is something to send.
+    private func playing(player: String, _ now: NowPlaying?) -> Bool {
+        guard let now, now.state == .play else { return false }
         let key = "\(player)\u{1F}\(Int(now.startedAt.timeIntervalSince1970))\u{1F}\(now.track.uri ?? now.track.title)"
         var any = false
         targets.withLock { targets in
@@ -121,45 +93,38 @@ public final class ForwardService: Sendable {
                 any = true
             }
         }
-        if any { signal() }
+        return any
     }
 
-    private func run() {
-        while !stopping {
-            var worked = false
-            var soonest = Date().addingTimeInterval(idleCheck)
-            let stored = (try? store.forwardTargets()) ?? []
-            for index in targets.withLock({ Array($0.indices) }) {
-                guard !stopping else { break }
-                let target = targets.withLock { $0[index] }
-                if let track = target.nowPlaying {
-                    targets.withLock { $0[index].nowPlaying = nil }
-                    sendNowPlaying(track, to: target, session: stored.first { $0.id == target.id }?.sessionKey)
-                }
-                if target.waitUntil > Date() {
-                    soonest = min(soonest, target.waitUntil)
-                    continue
-                }
-                let state = stored.first { $0.id == target.id }
-                guard let state, state.queued > 0 else { continue }
-                if target.config.kind == .lastfm, state.sessionKey == nil {
-                    // Waits for `forward login` (seen at the next look at the targets).
-                    let reason = "not logged in: run `pacenote forward login \(target.config.name)`"
-                    if state.lastError != reason { try? store.forwardFailed(target: target.id, plays: [], reason: reason) }
-                    continue
-                }
-                if deliver(target: index, session: state.sessionKey) { worked = true }
-                let waitUntil = targets.withLock { $0[index].waitUntil }
-                if waitUntil > Date() { soonest = min(soonest, waitUntil) }
+    /// One round: now playing, then a batch per target; returns when the next is due.
+    private func round() -> Date {
+        var worked = false
+        var soonest = Date().addingTimeInterval(idleCheck)
+        let stored = (try? store.forwardTargets()) ?? []
+        for index in targets.withLock({ Array($0.indices) }) {
+            guard !stopping else { break }
+            let target = targets.withLock { $0[index] }
+            if let track = target.nowPlaying {
+                targets.withLock { $0[index].nowPlaying = nil }
+                sendNowPlaying(track, to: target, session: stored.first { $0.id == target.id }?.sessionKey)
             }
-            if worked { continue }
-            wake.lock()
-            while !control.withLock({ $0.signalled || $0.stopping }) {
-                if !wake.wait(until: soonest) { break }
+            if target.waitUntil > Date() {
+                soonest = min(soonest, target.waitUntil)
+                continue
             }
-            control.withLock { $0.signalled = false }
-            wake.unlock()
+            let state = stored.first { $0.id == target.id }
+            guard let state, state.queued > 0 else { continue }
+            if target.config.kind == .lastfm, state.sessionKey == nil {
+                // Waits for `forward login` (seen at the next look at the targets).
+                let reason = "not logged in: run `pacenote forward login \(target.config.name)`"
+                if state.lastError != reason { try? store.forwardFailed(target: target.id, plays: [], reason: reason) }
+                continue
+            }
+            if deliver(target: index, session: state.sessionKey) { worked = true }
+            let waitUntil = targets.withLock { $0[index].waitUntil }
+            if waitUntil > Date() { soonest = min(soonest, waitUntil) }
         }
+        return worked ? Date() : soonest
     }
 
     /// Sends one batch to a target; true when plays left the queue (sent or parked).

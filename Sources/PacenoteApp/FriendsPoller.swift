@@ -23,14 +23,7 @@ public final class FriendsPoller: Sendable {
     private let logger: Logger
     /// Between two polls of one feed; shorter only in tests (`PACENOTE_TEST_FRIENDS_POLL_S`).
     let interval: Double
-    private let wake = NSCondition()
-    private struct Control {
-        var stopping = false
-        var signalled = false
-        var subscription: EventBus.Subscription?
-    }
-    private let control = Mutex(Control())
-    private let finished = DispatchSemaphore(value: 0)
+    private let worker = WorkerThread(name: "pacenote.friends")
 
     public init(store: Store, events: EventBus?, interval: Double = FriendPolling.interval,
                 client: HTTPClient = HTTPClient(userAgent: ForwardService.userAgent), logger: Logger) {
@@ -42,55 +35,27 @@ public final class FriendsPoller: Sendable {
     }
 
     public func start() {
-        if let events {
-            let token = events.subscribe { [weak self] event in
-                if case .changed(.friends) = event { self?.signal() }
-            }
-            control.withLock { $0.subscription = token }
-        }
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "pacenote.friends"
-        thread.start()
+        worker.start(events: events, wakeOn: { event in
+            if case .changed(.friends) = event { return true }
+            return false
+        }, round: { [weak self] in self?.round() ?? .distantFuture })
     }
 
     /// Stops after the request in flight (waiting for it at most `timeout` seconds).
     public func stop(timeout: Double = 12) {
-        let token = control.withLock { state in
-            state.stopping = true
-            return state.subscription.take()
-        }
-        if let token { events?.unsubscribe(token) }
-        signal()
-        _ = finished.wait(timeout: .now() + timeout)
+        worker.stop(events: events, timeout: timeout)
     }
 
-    private func signal() {
-        wake.lock()
-        control.withLock { $0.signalled = true }
-        wake.signal()
-        wake.unlock()
-    }
+    private var stopping: Bool { worker.stopping }
 
-    private var stopping: Bool { control.withLock { $0.stopping } }
-
-    private func run() {
-        while !stopping {
-            let due = (try? store.friendsDue(at: Date())) ?? []
-            for friend in due where !stopping { poll(friend) }
-            // Asleep until the next poll is due or a friend is added; at most a minute, so a
-            // friend added by another process is seen too.
-            var until = Date().addingTimeInterval(60)
-            if let next = try? store.nextFriendPoll() { until = min(until, next) }
-            wake.lock()
-            while !control.withLock({ $0.signalled || $0.stopping }) {
-                if !wake.wait(until: until) { break }
-            }
-            control.withLock { $0.signalled = false }
-            wake.unlock()
-        }
+    /// Polls the friends that are due; returns when the next poll is: at most a minute
+    /// away, so a friend added by another process is seen too.
+    private func round() -> Date {
+        let due = (try? store.friendsDue(at: Date())) ?? []
+        for friend in due where !stopping { poll(friend) }
+        var until = Date().addingTimeInterval(60)
+        if let next = try? store.nextFriendPoll() { until = min(until, next) }
+        return until
     }
 
     // MARK: One poll

@@ -39,31 +39,9 @@ import Testing
             TestTrack("3.flac", seconds: 32, title: "Scribbled Three", artist: "Follower"),
         ])
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
-        let dir = try TemporaryDirectory("mpdscribble")
-        try """
-            host = 127.0.0.1
-            port = \(mpd.port)
-            log = \(dir.file("mpdscribble.log"))
-            verbose = 2
-
-            [pacenote]
-            url = \(daemon.base)/apis/audioscrobbler_legacy/
-            username = living-room
-            password = \(daemon.apiKey)
-            journal = \(dir.file("journal"))
-
-            """.write(toFile: dir.file("mpdscribble.conf"), atomically: true, encoding: .utf8)
-        let scribbler = Process()
-        scribbler.executableURL = URL(fileURLWithPath: mpdscribble)
-        scribbler.arguments = ["--no-daemon", "--conf", dir.file("mpdscribble.conf")]
-        scribbler.standardOutput = FileHandle.nullDevice
-        scribbler.standardError = FileHandle.nullDevice
-        try scribbler.run()
-        defer {
-            scribbler.terminate()
-            scribbler.waitUntilExit()
-        }
-        func log() -> String { (try? String(contentsOfFile: dir.file("mpdscribble.log"), encoding: .utf8)) ?? "" }
+        let scribbler = try Mpdscribble(mpdscribble, following: mpd, submittingTo: daemon)
+        defer { scribbler.stop() }
+        func log() -> String { scribbler.log }
         #expect(eventually(timeout: 10) { log().contains("handshake successful") || log().contains("handshake ok") }, "\(log())")
         try mpd.mpc("add", "/")
         // MPD queues the files in its database's order, not by name.
@@ -96,31 +74,9 @@ import Testing
             TestTrack("3.flac", seconds: 32, title: "Twice Heard Three", artist: "Follower"),
         ])
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
-        let dir = try TemporaryDirectory("mpdscribble")
-        try """
-            host = 127.0.0.1
-            port = \(mpd.port)
-            log = \(dir.file("mpdscribble.log"))
-            verbose = 2
-
-            [pacenote]
-            url = \(daemon.base)/apis/audioscrobbler_legacy/
-            username = living-room
-            password = \(daemon.apiKey)
-            journal = \(dir.file("journal"))
-
-            """.write(toFile: dir.file("mpdscribble.conf"), atomically: true, encoding: .utf8)
-        let scribbler = Process()
-        scribbler.executableURL = URL(fileURLWithPath: mpdscribble)
-        scribbler.arguments = ["--no-daemon", "--conf", dir.file("mpdscribble.conf")]
-        scribbler.standardOutput = FileHandle.nullDevice
-        scribbler.standardError = FileHandle.nullDevice
-        try scribbler.run()
-        defer {
-            scribbler.terminate()
-            scribbler.waitUntilExit()
-        }
-        func log() -> String { (try? String(contentsOfFile: dir.file("mpdscribble.log"), encoding: .utf8)) ?? "" }
+        let scribbler = try Mpdscribble(mpdscribble, following: mpd, submittingTo: daemon)
+        defer { scribbler.stop() }
+        func log() -> String { scribbler.log }
         #expect(eventually(timeout: 10) { log().contains("handshake successful") || log().contains("handshake ok") }, "\(log())")
         #expect(try eventually(timeout: 10) { try daemon.mpdConnected() })
         try mpd.mpc("add", "/")
@@ -145,5 +101,41 @@ import Testing
         #expect(counted.count == 2, "each play once: \(counted.map { "\($0.title ?? "") \($0.json["source"] ?? "") \($0.json["started_at"] ?? "") \($0.json["ended_at"] ?? "") id \($0.json["id"] ?? "")" })\n\(log())")
         #expect(Set(counted.compactMap(\.title)).count == 2)
         #expect(counted.allSatisfy { $0.json["source"] as? String == "mpd" && $0.uri != nil }, "the watcher's record kept: \(counted)")
+    }
+
+    /// Debian's mpdscribble following `mpd`, submitting to Pacenote's 1.2 endpoint as the
+    /// player "living-room" with the daemon's key.
+    struct Mpdscribble {
+        let dir: TemporaryDirectory
+        let process = Process()
+
+        init(_ executable: String, following mpd: MPDInstance, submittingTo daemon: PacenoteDaemon) throws {
+            dir = try TemporaryDirectory("mpdscribble")
+            try """
+                host = 127.0.0.1
+                port = \(mpd.port)
+                log = \(dir.file("mpdscribble.log"))
+                verbose = 2
+
+                [pacenote]
+                url = \(daemon.base)/apis/audioscrobbler_legacy/
+                username = living-room
+                password = \(daemon.apiKey)
+                journal = \(dir.file("journal"))
+
+                """.write(toFile: dir.file("mpdscribble.conf"), atomically: true, encoding: .utf8)
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["--no-daemon", "--conf", dir.file("mpdscribble.conf")]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        var log: String { (try? String(contentsOfFile: dir.file("mpdscribble.log"), encoding: .utf8)) ?? "" }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
     }
 }
