@@ -64,11 +64,13 @@ public final class HTTPClient: Sendable {
     private let queue = DispatchQueue(label: "pacenote.http-client", attributes: .concurrent)
 
     public init(userAgent: String) {
-        HTTPClient.initializeOnce
         self.userAgent = userAgent
     }
 
-    /// curl_global_init is not thread-safe: run once, before the first handle.
+    /// curl_global_init, once, before the first transfer (Swift runs a static's initializer
+    /// once, whichever thread asks first). Not at `init`: it loads OpenSSL's configuration,
+    /// ~4 MiB resident that a daemon which never sends a request (no `[[forward]]`, no
+    /// friends) should not carry.
     private static let initializeOnce: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     public func send(_ request: Request) async throws(HTTPClientError) -> Response {
@@ -101,6 +103,7 @@ public final class HTTPClient: Sendable {
     }
 
     private static func perform(_ request: Request, userAgent: String) -> Result<Response, HTTPClientError> {
+        HTTPClient.initializeOnce
         guard let handle = curl_easy_init() else { return .failure(.transport("libcurl could not start a transfer")) }
         defer { curl_easy_cleanup(handle) }
         var list: UnsafeMutablePointer<curl_slist>?
