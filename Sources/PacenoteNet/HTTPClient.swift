@@ -161,7 +161,7 @@ public final class HTTPClient: Sendable {
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             return .failure(.invalidURL(request.url))
         default:
-            let detail = String(cString: errorBuffer)
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(.transport(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
         }
     }
