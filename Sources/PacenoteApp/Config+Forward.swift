@@ -144,7 +144,7 @@ extension ConfigSchema {
             """),
         ConfigKey("batch_size", \.batchSize, Codec.integer(1...1000).optional, example: "1",
                   inEffect: { String($0.effectiveBatchSize) }, doc: """
-            Plays a request carries when a backlog is sent: for listenbrainz 100 by default, at
+            Plays a request carries when a backlog is sent: for listenbrainz 500 by default, at
             most 1000; for lastfm 50, the most it takes. Maloja needs 1: it answers a ListenBrainz
             batch holding a play it already has as if it took all, keeping none after that one,
             and its Audioscrobbler 2.0 API takes no batches.
