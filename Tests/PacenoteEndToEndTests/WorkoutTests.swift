@@ -226,8 +226,8 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("run.fit: 600 samples (600 new), workout 1"), "\(r.stdout)")
         #expect(r.stdout.contains("ride.fit: 300 samples (300 new), workout 2"), "\(r.stdout)")
-        let workouts = try run(sqlite, [db, "SELECT kind, name, started_at_ms / 1000, (ended_at_ms - started_at_ms) / 1000, hr_max FROM workouts ORDER BY id"]).stdout
-        #expect(workouts == "import|Running|\(Self.start)|599|149\nimport|Cycling|\(Self.start + 3600)|299|169\n",
+        let workouts = try run(sqlite, [db, "SELECT kind, name, sport, started_at_ms / 1000, (ended_at_ms - started_at_ms) / 1000, hr_max FROM workouts ORDER BY id"]).stdout
+        #expect(workouts == "import|Running|running|\(Self.start)|599|149\nimport|Cycling|cycling|\(Self.start + 3600)|299|169\n",
                 "\(workouts.replacingOccurrences(of: "\n", with: " / "))")
         // Each second's heart rate, as written: 110 + (i % 40) for the run.
         let samples = try run(sqlite, [db, "SELECT source, COUNT(*), MIN(at_ms) / 1000, SUM(bpm) FROM hr_samples GROUP BY source"]).stdout
@@ -262,6 +262,7 @@ import Testing
         var workouts = try #require(try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]])
         #expect(workouts.count == 1, "\(workouts)")
         #expect(workouts.first?["id"] as? Int == id && workouts.first?["name"] as? String == "Cycling", "\(workouts)")
+        #expect(workouts.first?["sport"] as? String == "cycling", "\(workouts)")
         #expect(workouts.first?["kind"] as? String == "import" && workouts.first?["hr_max"] as? Int == 169, "\(workouts)")
         #expect((workouts.first?["duration_s"] as? NSNumber)?.doubleValue == 299, "\(workouts)")
         // The same file again adds nothing.
