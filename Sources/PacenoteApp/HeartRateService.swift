@@ -123,7 +123,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                     return .success((nil, stored))
                 }
                 let settingsID = zoneSettings.last { $0.effectiveFrom <= first }?.id ?? zoneSettings.first?.id
-                let id = try store.startWorkout(at: first, kind: "import", name: file.name, zoneSettingsID: settingsID)
+                let id = try store.startWorkout(at: first, kind: "import", name: file.name, sport: file.sport, zoneSettingsID: settingsID)
                 if let workout = try store.workout(id: id) { try summarise(workout, end: last) }
                 return .success((id, stored))
             } catch {

@@ -74,7 +74,7 @@ public final class ListenImporter {
         let head = try source.peek(65_536)
         if forced == nil, ListenBrainzFeedback.isFeedback(head: head) { return try importFeedback(source, name: name) }
         guard let kind = ImportFileKind.detect(head: head, forced: forced) else {
-            throw FileError(description: "not a TCX or GPX file, nor a ListenBrainz, Last.fm, Spotify or Maloja export")
+            throw FileError(description: "not a TCX, GPX or FIT file, nor a ListenBrainz, Last.fm, Spotify or Maloja export")
         }
         if kind == .zip {
             guard let size else { throw FileError(description: "a zip is read from a file, not a pipe") }
@@ -106,7 +106,7 @@ public final class ListenImporter {
                 return n
             }
             return try importZip(archive, name: name)
-        case .tcx, .gpx:
+        case .tcx, .gpx, .fit:
             throw FileError(description: "workout files are imported with `pacenote import`, not here")
         default:
             return try importStream(ByteSource(bytes: bytes), kind: kind, name: name, size: Int64(bytes.count))
@@ -280,7 +280,7 @@ public final class ListenImporter {
                     }
                 }
             }
-        case .zip, .tcx, .gpx:
+        case .zip, .tcx, .gpx, .fit:
             throw FileError(description: "not a listen export")
         }
         chunk.batch = batcher.take()

@@ -6,9 +6,11 @@ import FoundationXML
 
 /// Heart rate from workout files that watches and apps export:
 /// - TCX (Garmin Training Center): `Trackpoint` with `Time` and `HeartRateBpm/Value`;
-/// - GPX with Garmin's TrackPointExtension: `trkpt` with `time` and `gpxtpx:hr`.
+/// - GPX with Garmin's TrackPointExtension: `trkpt` with `time` and `gpxtpx:hr`;
+/// - FIT activities (`FITFile`): `record` messages' `timestamp` and `heart_rate`, named after
+///   the session's sport.
 public struct WorkoutFile: Sendable {
-    public enum Format: String, Sendable { case tcx, gpx }
+    public enum Format: String, Sendable { case tcx, gpx, fit }
 
     public var format: Format
     public var name: String?
@@ -19,13 +21,14 @@ public struct WorkoutFile: Sendable {
         public var description: String
     }
 
-    /// Reads a file's content; the format is told by its root element.
+    /// Reads a file's content; the format is told by its signature or root element.
     public static func parse(_ data: Data) throws(ParseError) -> WorkoutFile {
+        if FITFile.isFIT(data.prefix(12)) { return try parseFIT(Array(data)) }
         let head = String(decoding: data.prefix(2048), as: UTF8.self)
         let format: Format
         if head.contains("<TrainingCenterDatabase") { format = .tcx }
         else if head.contains("<gpx") { format = .gpx }
-        else { throw ParseError(description: "not a TCX or GPX file") }
+        else { throw ParseError(description: "not a TCX, GPX or FIT file") }
         let delegate = Collector(format: format)
         let parser = XMLParser(data: data)
         parser.delegate = delegate
@@ -35,6 +38,20 @@ public struct WorkoutFile: Sendable {
         let samples = delegate.samples.sorted { $0.at < $1.at }
         guard !samples.isEmpty else { throw ParseError(description: "the file has no heart rate") }
         return WorkoutFile(format: format, name: delegate.name, sport: delegate.sport, samples: samples)
+    }
+
+    /// A FIT activity: the whole file is checked (CRCs, sizes) before anything is kept.
+    static func parseFIT(_ bytes: [UInt8]) throws(ParseError) -> WorkoutFile {
+        let activity: FITActivity
+        do { activity = try FITFile.decode(bytes) } catch { throw ParseError(description: error.description) }
+        var seen = Set<Date>()
+        let samples = activity.records
+            .compactMap { r in r.heartRate.flatMap { HeartRateSample.validRange.contains($0) ? HeartRateSample(at: r.at, bpm: $0) : nil } }
+            .filter { seen.insert($0.at).inserted }
+            .sorted { $0.at < $1.at }
+        guard !samples.isEmpty else { throw ParseError(description: "the file has no heart rate") }
+        let sport = activity.sportName
+        return WorkoutFile(format: .fit, name: sport.map(FITSport.title), sport: sport, samples: samples)
     }
 
     private final class Collector: NSObject, XMLParserDelegate {

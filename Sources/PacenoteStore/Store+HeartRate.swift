@@ -10,6 +10,8 @@ public struct Workout: Equatable, Sendable {
     public var endedAt: Date?
     public var kind: String
     public var name: String?
+    /// The sport a workout file gave (FIT: `running`, `cycling`, …; TCX: `Running`, `Biking`).
+    public var sport: String? = nil
     public var zoneSettingsID: Int64?
     public var heartRateAverage: Double?
     public var heartRateMax: Int?
@@ -108,11 +110,12 @@ extension Store {
 
     // MARK: Workouts
 
-    public func startWorkout(at: Date, kind: String, name: String? = nil, zoneSettingsID: Int64?) throws(StoreError) -> Int64 {
+    public func startWorkout(at: Date, kind: String, name: String? = nil, sport: String? = nil,
+                             zoneSettingsID: Int64?) throws(StoreError) -> Int64 {
         try write { db in
             try db.execute(sql: """
-                INSERT INTO workouts (started_at_ms, kind, name, zone_settings_id) VALUES (?, ?, ?, ?)
-                """, arguments: [Store.milliseconds(at), kind, name, zoneSettingsID])
+                INSERT INTO workouts (started_at_ms, kind, name, sport, zone_settings_id) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [Store.milliseconds(at), kind, name, sport, zoneSettingsID])
             return db.lastInsertedRowID
         }
     }
@@ -191,7 +194,7 @@ extension Store {
         Workout(
             id: row["id"], startedAt: Store.date(milliseconds: row["started_at_ms"]),
             endedAt: (row["ended_at_ms"] as Int64?).map(Store.date(milliseconds:)), kind: row["kind"], name: row["name"],
-            zoneSettingsID: row["zone_settings_id"], heartRateAverage: row["hr_avg"], heartRateMax: row["hr_max"],
+            sport: row["sport"], zoneSettingsID: row["zone_settings_id"], heartRateAverage: row["hr_avg"], heartRateMax: row["hr_max"],
             secondsInZone: ["z0_s", "z1_s", "z2_s", "z3_s", "z4_s", "z5_s"].map { row[$0] })
     }
 

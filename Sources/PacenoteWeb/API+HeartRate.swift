@@ -150,6 +150,7 @@ extension APIJSON {
             ("duration_s", .double(end.timeIntervalSince(w.startedAt).rounded())),
             ("kind", .string(w.kind)),
             ("name", .optional(w.name)),
+            ("sport", .optional(w.sport)),
             ("hr_avg", .optional(w.heartRateAverage)),
             ("hr_max", .optional(w.heartRateMax)),
             ("time_in_zone_s", .array(w.secondsInZone.map { .double(($0 * 10).rounded() / 10) })),

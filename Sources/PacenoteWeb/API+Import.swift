@@ -5,7 +5,7 @@ import PacenoteStore
 extension API {
     /// `POST /api/v1/import`: one export file as the body, the same files `pacenote import`
     /// takes (ListenBrainz JSON lines, JSON array or zip; Last.fm CSV; Spotify streaming
-    /// history; Maloja export), for servers without a shell. `?format=` forces the format,
+    /// history; Maloja export; a TCX, GPX or FIT workout), for servers without a shell. `?format=` forces the format,
     /// `?name=` names the file in problem reports. Answers the import's summary.
     func importListens(_ request: HTTPRequest) throws -> JSONValue {
         guard let importer = context.importListens else { throw APIError.unavailable("imports are not enabled") }
@@ -23,10 +23,11 @@ extension API {
         }
         let feedback = forced == nil && ListenBrainzFeedback.isFeedback(head: head)
         let kind = feedback ? .listenBrainzLines : ImportFileKind.detect(head: head, forced: forced)
-        guard let kind, kind != .tcx, kind != .gpx else {
+        guard let kind else {
             throw APIError(kind: .unsupportedMediaType, code: "unsupported_format",
-                           message: "not a ListenBrainz, Last.fm, Spotify or Maloja export")
+                           message: "not a ListenBrainz, Last.fm, Spotify or Maloja export, nor a TCX, GPX or FIT workout")
         }
+        if kind.isWorkout { return try importWorkout(path) }
         let name = request.query["name"].flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } ?? "upload"
         let summary: ImportSummary
         do {
@@ -48,6 +49,25 @@ extension API {
             ("problems", .array(summary.problems.map { p in
                 .object([("file", .string(p.file)), ("line", .int(Int64(p.line))), ("message", .string(p.message))])
             })),
+        ])
+    }
+
+    /// A workout file: stored whole or not at all, as `pacenote import` stores it.
+    func importWorkout(_ path: String) throws -> JSONValue {
+        guard let importer = context.importWorkout else { throw APIError.unavailable("heart rate is not enabled") }
+        let result: WorkoutImport
+        do {
+            result = try importer(path)
+        } catch let error as WorkoutFileRejected {
+            throw APIError.badRequest(error.description, code: "invalid_workout_file")
+        }
+        return .object([
+            ("format", .string(result.format)),
+            ("samples", .int(Int64(result.samples))),
+            ("stored", .int(Int64(result.stored))),
+            ("workout_id", result.workoutID.map { .int($0) } ?? .null),
+            ("name", result.name.map { .string($0) } ?? .null),
+            ("sport", result.sport.map { .string($0) } ?? .null),
         ])
     }
 

@@ -54,6 +54,9 @@ public struct APIContext: Sendable {
     /// was written to, the format if the client names one, and a name for problem reports.
     /// Nil: imports are not offered.
     public var importListens: (@Sendable (_ path: String, _ format: ImportFormat?, _ name: String) throws -> ImportSummary)?
+    /// Imports an uploaded workout file (TCX, GPX, FIT) the way `pacenote import` does;
+    /// throws `WorkoutFileRejected` for a file it cannot read. Nil: not offered.
+    public var importWorkout: (@Sendable (_ path: String) throws -> WorkoutImport)?
     /// The URL prefix the site is served under (for cookie paths and redirects).
     public var basePath = ""
     /// The site's public address (`https://music.example.org/pacenote`), for the share

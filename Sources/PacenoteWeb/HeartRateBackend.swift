@@ -18,6 +18,34 @@ public struct LiveHeartRate: Equatable, Sendable {
     }
 }
 
+/// A workout file stored through `POST /api/v1/import` (TCX, GPX, FIT).
+public struct WorkoutImport: Equatable, Sendable {
+    /// `tcx`, `gpx` or `fit`.
+    public var format: String
+    public var samples: Int
+    /// Samples not stored before.
+    public var stored: Int
+    /// The new workout, or nil when one already covered that time (imported before).
+    public var workoutID: Int64?
+    public var name: String?
+    public var sport: String?
+
+    public init(format: String, samples: Int, stored: Int, workoutID: Int64?, name: String?, sport: String?) {
+        self.format = format
+        self.samples = samples
+        self.stored = stored
+        self.workoutID = workoutID
+        self.name = name
+        self.sport = sport
+    }
+}
+
+/// A workout file that could not be read, with the reason (a 400 of the import).
+public struct WorkoutFileRejected: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// What the API needs from the heart-rate service (PacenoteApp's `HeartRateService`).
 public protocol HeartRateBackend: Sendable {
     /// Stores samples from `source`; returns how many were new.

@@ -8,11 +8,11 @@ import PacenoteStore
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import listening history (ListenBrainz, Last.fm, Spotify, Maloja) or workouts (TCX, GPX).",
+        abstract: "Import listening history (ListenBrainz, Last.fm, Spotify, Maloja) or workouts (TCX, GPX, FIT).",
         discussion: """
             The format is told from each file's content: a ListenBrainz export (JSON lines, a JSON array, \
             or the export zip), a Last.fm CSV (with or without a header), Spotify's streaming history \
-            (plays under 30 s become skips; podcasts are left out), Maloja's export, or a TCX/GPX workout \
+            (plays under 30 s become skips; podcasts are left out), Maloja's export, or a TCX/GPX/FIT workout \
             (a workout with its heart-rate samples). Importing a file twice adds nothing, and a play already \
             logged from MPD is recognised. Rows that cannot be read are reported as FILE:LINE; the rest is \
             imported. Stopping an import and running it again is safe. Likes: ListenBrainz's feedback.jsonl             (alone or in the export zip) is told from its content; a CSV of Last.fm loved tracks needs --loved.
@@ -83,7 +83,7 @@ struct Import: ParsableCommand {
                 failed += 1
                 continue
             }
-            if kind == .tcx || kind == .gpx {
+            if kind?.isWorkout == true {
                 if workouts == nil {
                     workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, logger: logger)
                 }
@@ -173,7 +173,7 @@ struct Import: ParsableCommand {
         return summary
     }
 
-    /// A TCX or GPX file: a workout with its heart-rate samples.
+    /// A TCX, GPX or FIT file: a workout with its heart-rate samples.
     func importWorkout(_ path: String, service: HeartRateService) -> Bool {
         guard let data = FileManager.default.contents(atPath: path) else {
             Failure.warn("\(path): cannot read the file")

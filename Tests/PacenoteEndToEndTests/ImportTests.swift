@@ -198,7 +198,7 @@ import Testing
         try "hello".write(toFile: dir.file("notes.txt"), atomically: true, encoding: .utf8)
         let r = try PacenoteProcess.run(["import", "--db", db, dir.file("notes.txt"), Self.fixture("lastfm-header.csv")])
         #expect(r.status == 1)
-        #expect(r.stderr.contains("notes.txt: not a TCX or GPX file"), "\(r.stderr)")
+        #expect(r.stderr.contains("notes.txt: not a TCX, GPX or FIT file"), "\(r.stderr)")
         #expect(Self.counts(r.stdout, Self.fixture("lastfm-header.csv")) == [2, 2, 0, 0, 0], "\(r.stdout)")
         let forced = try PacenoteProcess.run(["import", "--db", db, "--format", "nonsense", Self.fixture("lastfm.csv")])
         #expect(forced.status != 0 && forced.stderr.contains("--format"), "\(forced.stderr)")

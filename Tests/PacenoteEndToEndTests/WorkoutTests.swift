@@ -186,8 +186,100 @@ import Testing
         r = try PacenoteProcess.run(["import", "--db", db, dir.file("broken.gpx"), dir.file("notes.txt")])
         #expect(r.status == 1)
         #expect(r.stderr.contains("broken.gpx: "), "\(r.stderr)")
-        #expect(r.stderr.contains("notes.txt: not a TCX or GPX file"), "\(r.stderr)")
+        #expect(r.stderr.contains("notes.txt: not a TCX, GPX or FIT file"), "\(r.stderr)")
         #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM hr_samples"]).stdout == "270\n")
+    }
+}
+
+/// FIT activities written by fit-tool (PyPI), a real encoder: `pacenote import` and
+/// `POST /api/v1/import`.
+@Suite struct FITImportTests {
+    static let clients = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients").path
+    static let start = WorkoutFileImportTests.start
+
+    /// python3 with fit-tool (scripts/test installs it); missing is a failure, not a skip.
+    static func write(_ path: String, sport: String, offset: Int, seconds: Int, firstBPM: Int) throws {
+        let python = try Tools.require("python3")
+        if try run(python, ["-c", "import fit_tool"], allowFailure: true).status != 0 {
+            throw HarnessError("fit-tool is not installed: python3 -m pip install fit-tool (scripts/test does)")
+        }
+        try run(python, [clients + "/fit_activity.py", path, sport, String(start + offset), String(seconds), String(firstBPM)])
+    }
+
+    /// A truncated copy (the last 100 bytes gone) and one with a bit flipped in the middle.
+    static func damaged(_ path: String, in dir: TemporaryDirectory) throws -> (truncated: String, flipped: String) {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        try Data(bytes.dropLast(100)).write(to: URL(fileURLWithPath: dir.file("truncated.fit")))
+        bytes[bytes.count / 2] ^= 0x10
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.file("flipped.fit")))
+        return (dir.file("truncated.fit"), dir.file("flipped.fit"))
+    }
+
+    @Test func runAndRideFromTheCommandLine() throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        #expect(try PacenoteProcess.run(["migrate", "--db", db]).status == 0)
+        let sqlite = try Tools.require("sqlite3")
+        try Self.write(dir.file("run.fit"), sport: "running", offset: 0, seconds: 600, firstBPM: 110)
+        try Self.write(dir.file("ride.fit"), sport: "cycling", offset: 3600, seconds: 300, firstBPM: 130)
+        var r = try PacenoteProcess.run(["import", "--db", db, dir.file("run.fit"), dir.file("ride.fit")])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("run.fit: 600 samples (600 new), workout 1"), "\(r.stdout)")
+        #expect(r.stdout.contains("ride.fit: 300 samples (300 new), workout 2"), "\(r.stdout)")
+        let workouts = try run(sqlite, [db, "SELECT kind, name, sport, started_at_ms / 1000, (ended_at_ms - started_at_ms) / 1000, hr_max FROM workouts ORDER BY id"]).stdout
+        #expect(workouts == "import|Running|running|\(Self.start)|599|149\nimport|Cycling|cycling|\(Self.start + 3600)|299|169\n",
+                "\(workouts.replacingOccurrences(of: "\n", with: " / "))")
+        // Each second's heart rate, as written: 110 + (i % 40) for the run.
+        let samples = try run(sqlite, [db, "SELECT source, COUNT(*), MIN(at_ms) / 1000, SUM(bpm) FROM hr_samples GROUP BY source"]).stdout
+        let runSum = (0..<600).reduce(0) { $0 + 110 + $1 % 40 }, rideSum = (0..<300).reduce(0) { $0 + 130 + $1 % 40 }
+        #expect(samples == "import:fit|900|\(Self.start)|\(runSum + rideSum)\n", "\(samples)")
+        // Again: nothing new.
+        r = try PacenoteProcess.run(["import", "--db", db, dir.file("run.fit")])
+        #expect(r.status == 0 && r.stdout.contains("run.fit: 600 samples (0 new), already imported"), "\(r.stdout)")
+        // Damaged copies are refused with their reason, and store nothing.
+        try Self.write(dir.file("walk.fit"), sport: "running", offset: 7200, seconds: 120, firstBPM: 100)
+        let (truncated, flipped) = try Self.damaged(dir.file("walk.fit"), in: dir)
+        r = try PacenoteProcess.run(["import", "--db", db, truncated, flipped])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("truncated.fit: truncated FIT file: the header announces"), "\(r.stderr)")
+        #expect(r.stderr.contains("flipped.fit: corrupt FIT file: the file's CRC is"), "\(r.stderr)")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM hr_samples"]).stdout == "900\n")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM workouts"]).stdout == "2\n")
+    }
+
+    @Test func rideOverHTTP() throws {
+        let dir = try TemporaryDirectory()
+        try Self.write(dir.file("ride.fit"), sport: "cycling", offset: 0, seconds: 300, firstBPM: 130)
+        let ride = try Data(contentsOf: URL(fileURLWithPath: dir.file("ride.fit")))
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let url = daemon.base + "/api/v1/import?name=ride.fit"
+        let auth = ["Authorization": "Token \(daemon.apiKey)", "Content-Type": "application/vnd.ant.fit"]
+        var r = try HTTP.request("POST", url, headers: auth, body: ride)
+        #expect(r.status == 200, "\(r.text)")
+        #expect(r.json?["format"] as? String == "fit" && r.json?["sport"] as? String == "cycling", "\(r.text)")
+        #expect(r.json?["samples"] as? Int == 300 && r.json?["stored"] as? Int == 300, "\(r.text)")
+        let id = try #require(r.json?["workout_id"] as? Int, "\(r.text)")
+        var workouts = try #require(try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]])
+        #expect(workouts.count == 1, "\(workouts)")
+        #expect(workouts.first?["id"] as? Int == id && workouts.first?["name"] as? String == "Cycling", "\(workouts)")
+        #expect(workouts.first?["sport"] as? String == "cycling", "\(workouts)")
+        #expect(workouts.first?["kind"] as? String == "import" && workouts.first?["hr_max"] as? Int == 169, "\(workouts)")
+        #expect((workouts.first?["duration_s"] as? NSNumber)?.doubleValue == 299, "\(workouts)")
+        // The same file again adds nothing.
+        r = try HTTP.request("POST", url, headers: auth, body: ride)
+        #expect(r.status == 200 && r.json?["stored"] as? Int == 0 && r.json?["workout_id"] is NSNull, "\(r.text)")
+        // Damaged copies: a 400 with the reason, nothing stored.
+        try Self.write(dir.file("run.fit"), sport: "running", offset: 7200, seconds: 120, firstBPM: 100)
+        let (truncated, flipped) = try Self.damaged(dir.file("run.fit"), in: dir)
+        for (path, reason) in [(truncated, "truncated FIT file"), (flipped, "corrupt FIT file")] {
+            r = try HTTP.request("POST", url, headers: auth, body: try Data(contentsOf: URL(fileURLWithPath: path)))
+            let error = r.json?["error"] as? [String: Any]
+            #expect(r.status == 400 && error?["code"] as? String == "invalid_workout_file", "\(r.text)")
+            #expect((error?["message"] as? String)?.hasPrefix(reason) == true, "\(r.text)")
+        }
+        workouts = try #require(try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]])
+        #expect(workouts.count == 1, "\(workouts)")
+        #expect(try HTTP.request("POST", url, body: ride).status == 401)
     }
 }
 

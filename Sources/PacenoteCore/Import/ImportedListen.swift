@@ -52,7 +52,10 @@ public enum ImportFormat: String, Sendable, CaseIterable {
 
 /// How a file is laid out, told from its first bytes.
 public enum ImportFileKind: Equatable, Sendable {
-    case listenBrainzLines, listenBrainzArray, spotify, maloja, lastFMCSV, zip, tcx, gpx
+    case listenBrainzLines, listenBrainzArray, spotify, maloja, lastFMCSV, zip, tcx, gpx, fit
+
+    /// A workout file (heart rate from a watch), not a listen export.
+    public var isWorkout: Bool { self == .tcx || self == .gpx || self == .fit }
 
     public var format: ImportFormat? {
         switch self {
@@ -60,7 +63,7 @@ public enum ImportFileKind: Equatable, Sendable {
         case .spotify: .spotify
         case .maloja: .maloja
         case .lastFMCSV: .lastfm
-        case .zip, .tcx, .gpx: nil
+        case .zip, .tcx, .gpx, .fit: nil
         }
     }
 
@@ -69,6 +72,7 @@ public enum ImportFileKind: Equatable, Sendable {
     /// layout (lines or array) is still read from the content.
     public static func detect(head: [UInt8], forced: ImportFormat? = nil) -> ImportFileKind? {
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: [0x50, 0x4B, 0x05, 0x06]) { return .zip }
+        if FITFile.isFIT(head) { return .fit }
         var start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         while start < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[start]) { start += 1 }
         let first = start < head.count ? head[start] : nil
