@@ -214,7 +214,8 @@ extension Route {
         Endpoint("/sotd", read(.privateRead, .page)) { _, _ in .page(.sotdArchive) },
         Endpoint("/workouts", read(.privateRead, .page)) { _, _ in .page(.workouts) },
         // POST: the rules page's forms (add, delete, preview, apply to the past).
-        Endpoint("/submissions", read(.privateRead, .page)) { _, _ in .page(.submissions) },
+        // POST sends the plays forwarding targets refused again.
+        Endpoint("/submissions", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.submissions) },
         Endpoint("/rules", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.rules) },
         // The address artist pages had before they had ids: redirects to /artists/{id}.
         Endpoint("/artist", read(.privateRead, .page)) { _, _ in .page(.artistByName) },

@@ -160,6 +160,12 @@ import Testing
         let retry = try PacenoteProcess.run(["forward", "retry", "--config", a.dir.file("config.toml"), "--db", a.db])
         #expect(retry.stdout.contains("1 parked plays queued again"), "\(retry)")
         #expect(try eventually(timeout: 15) { try Self.forwardStatus(a)["parked"] as? Int == 1 }, "parked again, for the same reason")
+        // The page's "Send again" (shown to whoever may write) does the same.
+        let owned = try HTTP.get(a.base + "/submissions", headers: ["Authorization": "Token \(a.apiKey)"])
+        #expect(owned.text.contains(#"name="action" value="retry""#), "\(owned.text.prefix(3000))")
+        let again = try a.post("/submissions", body: "target=b&action=retry", contentType: "application/x-www-form-urlencoded")
+        #expect(again.status == 200 && again.text.contains("1 refused plays queued again for b"), "\(again.status) \(again.text.prefix(2000))")
+        #expect(try eventually(timeout: 15) { try Self.forwardStatus(a)["parked"] as? Int == 1 })
 
         let unknown = try PacenoteProcess.run(["forward", "backfill", "nowhere", "--from", "2020-01-01",
                                                "--config", a.dir.file("config.toml"), "--db", a.db])
@@ -168,9 +174,9 @@ import Testing
                                                 "--config", a.dir.file("config.toml"), "--db", a.db])
         #expect(backfill.stdout.contains("5 plays queued for b"), "\(backfill)")
         #expect(try eventually(timeout: 20) { try b.listens().count == 6 }, "\(String(describing: try? b.listens()))")
-        let again = try PacenoteProcess.run(["forward", "backfill", "b", "--from", "2000-01-01",
+        let twice = try PacenoteProcess.run(["forward", "backfill", "b", "--from", "2000-01-01",
                                              "--config", a.dir.file("config.toml"), "--db", a.db])
-        #expect(again.stdout.contains("0 plays queued for b"), "\(again)")
+        #expect(twice.stdout.contains("0 plays queued for b"), "\(twice)")
         status = try Self.forwardStatus(a)
         #expect(status["sent"] as? Int == 6 && status["queued"] as? Int == 0, "\(status)")
     }

@@ -82,6 +82,7 @@ import Testing
             ("GET", "/api/v1/events", "events", privateRead),
             ("GET HEAD", "/api/v1/submissions", "submissions", privateRead),
             ("GET HEAD", "/submissions", "page_submissions", privatePage),
+            ("POST", "/submissions", "page_submissions", writePage),
             // The Last.fm protocols judge their own credentials (session keys, handshake tokens).
             ("GET HEAD POST", "/apis/audioscrobbler", "audioscrobbler", keyCheck),
             ("GET HEAD POST", "/apis/audioscrobbler/2.0", "audioscrobbler", keyCheck),

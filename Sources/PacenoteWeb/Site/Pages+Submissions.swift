@@ -6,13 +6,14 @@ import PacenoteStore
 /// Audioscrobbler 2.0 and 1.2) with client, outcome and reason — for a player that "does
 /// not scrobble".
 extension API {
-    func submissionsPage(_ request: HTTPRequest) -> HTTPResponse {
+    func submissionsPage(_ request: HTTPRequest, mayWrite: Bool, notice: String? = nil) -> HTTPResponse {
         let entries = context.scrobbles.entries()
         let f = format
         return html(title: "Submissions", request: request, nav: nil) {
             Node.el("h1") { "Submissions" }
+            if let notice { Node.el("p", ["class": "notice", "role": "status"]) { notice } }
             if let forwarding = try? context.forwarding?() {
-                forwardingSection(forwarding, parked: (try? context.store.parkedPlays(limit: 20)) ?? [])
+                forwardingSection(forwarding, parked: (try? context.store.parkedPlays(limit: 20)) ?? [], mayWrite: mayWrite)
             }
             Node.el("h2") { "Received" }
             Node.el("p", ["class": "muted small"]) {
@@ -48,13 +49,24 @@ extension API {
 
     /// Where plays go on to (`[[forward]]`): each target's queue and last exchanges, and the
     /// plays targets refused, with the reason.
-    func forwardingSection(_ targets: [(state: ForwardTargetState, nextAttempt: Date?)], parked: [ParkedPlay]) -> Node {
+    /// The form of `/submissions`: "Send again" queues a target's refused plays again.
+    func submissionsForm(_ request: HTTPRequest) throws -> HTTPResponse {
+        guard Self.formField("action", in: request.body) == "retry" else {
+            throw APIError.badRequest("unknown action", code: "invalid_action")
+        }
+        let target = Self.formField("target", in: request.body).flatMap { $0.isEmpty ? nil : $0 }
+        let count = try context.operations.retryParkedForwards(target: target)
+        return submissionsPage(request, mayWrite: true,
+                               notice: "\(count) refused plays queued again\(target.map { " for \($0)" } ?? ""): they are sent within a few seconds.")
+    }
+
+    func forwardingSection(_ targets: [(state: ForwardTargetState, nextAttempt: Date?)], parked: [ParkedPlay], mayWrite: Bool) -> Node {
         let f = format
         func when(_ date: Date?) -> String { date.map { "\(f.day(localTime.day(of: $0))) \(f.time($0))" } ?? "never" }
         return Node.el("section", ["class": "forwarding", "aria-labelledby": "forwarding"]) {
             Node.el("h2", ["id": "forwarding"]) { "Forwarded" }
             Node.el("p", ["class": "muted small"]) {
-                "Each counted play goes on to these services once, oldest first; `pacenote forward status` says the same, `pacenote forward retry` sends refused plays again."
+                "Each counted play goes on to these services once, oldest first; `pacenote forward status` says the same. \"Send again\" (or `pacenote forward retry`) queues the plays a service refused again."
             }
             Node.el("table", ["class": "songs forward-targets"]) {
                 Node.el("thead") {
@@ -75,7 +87,15 @@ extension API {
                             }
                             Node.el("td") { String(state.queued) }
                             Node.el("td") { String(state.sent) }
-                            Node.el("td") { String(state.parked) }
+                            Node.el("td") {
+                                String(state.parked)
+                                if mayWrite, state.parked > 0 {
+                                    Node.el("form", ["method": "post", "action": url("/submissions"), "class": "inline"]) {
+                                        Node.el("input", ["type": "hidden", "name": "target", "value": state.name])
+                                        Node.el("button", ["type": "submit", "name": "action", "value": "retry"]) { "Send again" }
+                                    }
+                                }
+                            }
                             Node.el("td") { when(state.lastSuccessAt) }
                             Node.el("td") {
                                 if let error = state.lastError { "\(error) (\(when(state.lastErrorAt)))" } else { "–" }

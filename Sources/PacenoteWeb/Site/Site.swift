@@ -38,7 +38,9 @@ extension API {
                 return try sotdSharePage(day, request, mayReadPrivate: mayReadPrivate, mayWrite: mayWrite)
             case .sotdCover(let day, let png): return try sotdCover(day, png: png, request)
             case .workouts: return try workoutsPage(request)
-            case .submissions: return submissionsPage(request)
+            case .submissions:
+                if request.method == "POST" { return try submissionsForm(request) }
+                return submissionsPage(request, mayWrite: mayWrite)
             case .rules:
                 if request.method == "POST" { return try rulesForm(request) }
                 return try rulesPage(request, mayWrite: mayWrite)
