@@ -154,22 +154,9 @@ public enum Forwarding {
     }
 
     public static func formEncode(_ fields: [(String, String)]) -> String {
-        fields.map { "\(formEscape($0.0))=\(formEscape($0.1))" }.joined(separator: "&")
+        fields.map { "\(URLText.component($0.0))=\(URLText.component($0.1))" }.joined(separator: "&")
     }
 
-    private static func formEscape(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
-    }
 
     // MARK: Answers
 
@@ -310,11 +297,5 @@ public enum Forwarding {
         if let text = value as? String { return Int(text) }
         if let number = value as? Double { return Int(number) }
         return nil
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -167,25 +167,38 @@ struct ForwardLogin: ParsableCommand {
         }
         let user = try username ?? Self.ask("user name: ", secret: false)
         let password = try Self.ask("password: ", secret: true)
-        let session = try PacenoteApp.ForwardLogin.login(target: target, username: user, password: password)
+        let session: (key: String, name: String)
+        do { session = try PacenoteApp.ForwardLogin.login(target: target, username: user, password: password) } catch {
+            throw Failure("\(name): \(target.effectiveURL): \(error); nothing was stored")
+        }
         try store.setForwardSession(target: name, key: session.key, user: session.name)
         print("\(name): logged in as \(session.name)")
     }
+
+    /// The terminal's settings while a password is typed without echo, so that Ctrl-C
+    /// (SIGINT's handler, `restoreAndExit`) gives the echo back before the process ends.
+    nonisolated(unsafe) static var savedTerminal = termios()
 
     /// A line from the terminal (without echo for a secret) or from standard input.
     static func ask(_ prompt: String, secret: Bool) throws -> String {
         let terminal = isatty(STDIN_FILENO) == 1
         if terminal { FileHandle.standardError.write(Data(prompt.utf8)) }
-        var saved = termios()
-        let hide = terminal && secret && tcgetattr(STDIN_FILENO, &saved) == 0
+        let hide = terminal && secret && tcgetattr(STDIN_FILENO, &savedTerminal) == 0
         if hide {
-            var quiet = saved
+            var quiet = savedTerminal
             quiet.c_lflag &= ~tcflag_t(ECHO)
+            // Only async-signal-safe calls in the handler: the settings back, a newline, exit.
+            signal(SIGINT) { _ in
+                tcsetattr(STDIN_FILENO, TCSANOW, &ForwardLogin.savedTerminal)
+                _ = write(STDERR_FILENO, "\n", 1)
+                _exit(130)
+            }
             tcsetattr(STDIN_FILENO, TCSANOW, &quiet)
         }
         defer {
             if hide {
-                tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+                tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
+                signal(SIGINT, SIG_DFL)
                 FileHandle.standardError.write(Data("\n".utf8))
             }
         }

@@ -268,6 +268,44 @@ import Testing
         #expect(RuleSet(c.rules).apply(to: track, playedSeconds: 100, uri: nil).track?.title == "Song")
     }
 
+    @Test func forwardTargetsAreTablesWithWhatTheirKindNeeds() throws {
+        #expect(try load("").forward.isEmpty)
+        let c = try load("""
+            [[forward]]
+            name = "listenbrainz"
+            kind = "listenbrainz"
+            token = "abc"
+            [[forward]]
+            name = "maloja"
+            kind = "lastfm"
+            url = "http://maloja.lan:42010/apis/audioscrobbler/2.0/"
+            api_key = "k"
+            api_secret = "s"
+            batch_size = 1
+            sources = ["mpd", "mpdscribble"]
+            now_playing = false
+            """)
+        #expect(c.forward.map(\.name) == ["listenbrainz", "maloja"])
+        #expect(c.forward[0].effectiveURL == "https://api.listenbrainz.org" && c.forward[0].effectiveBatchSize == 500)
+        #expect(c.forward[1].kind == .lastfm && c.forward[1].effectiveBatchSize == 1 && !c.forward[1].nowPlaying)
+        #expect(c.forward[1].spec.sources == ["mpd", "mpdscribble"] && c.forward[1].spec.players == nil)
+        // Each error names the target, the key and the line.
+        var f = failure("[[forward]]\nname = \"lb\"\nkind = \"listenbrainz\"\n")
+        #expect(f?.key == "forward[1].token", "\(String(describing: f))")
+        f = failure("[[forward]]\nname = \"fm\"\nkind = \"lastfm\"\napi_key = \"k\"\n")
+        #expect(f?.key == "forward[1].api_secret", "\(String(describing: f))")
+        f = failure("[[forward]]\nname = \"x\"\nkind = \"scrobbler\"\ntoken = \"t\"\n")
+        #expect(f?.key == "forward[1].kind" && f?.line == "3", "\(String(describing: f))")
+        f = failure("[[forward]]\nname = \"x\"\nkind = \"listenbrainz\"\ntoken = \"t\"\nurl = \"ftp://x\"\n")
+        #expect(f?.key == "forward[1].url", "\(String(describing: f))")
+        f = failure("[[forward]]\nname = \"fm\"\nkind = \"lastfm\"\napi_key = \"k\"\napi_secret = \"s\"\nbatch_size = 100\n")
+        #expect(f?.key == "forward[1].batch_size" && f?.message.contains("at most 50") == true, "\(String(describing: f))")
+        f = failure("[[forward]]\nname = \"x\"\nkind = \"listenbrainz\"\ntoken = \"t\"\nsources = []\n")
+        #expect(f?.key == "forward[1].sources", "\(String(describing: f))")
+        f = failure("[[forward]]\nname = \"a\"\nkind = \"listenbrainz\"\ntoken = \"t\"\n[[forward]]\nname = \"a\"\nkind = \"listenbrainz\"\ntoken = \"t\"\n")
+        #expect(f?.key.hasPrefix("forward[2]") == true, "the same name twice: \(String(describing: f))")
+    }
+
     @Test func friendsAreTablesOfNameAndAddress() throws {
         #expect(try load("").friends.isEmpty)
         let c = try load("""

@@ -119,21 +119,3 @@ extension Node {
         }
     }
 }
-
-/// A URL query component, percent-encoded (for links built from names).
-enum URLText {
-    static func component(_ s: String) -> String {
-        var out = ""
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF")
-                out.append("%"); out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0xF)])
-            }
-        }
-        return out
-    }
-}
