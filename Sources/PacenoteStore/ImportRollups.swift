@@ -112,12 +112,41 @@ struct ImportRollups {
                   keys: ["month", "track_id"], isNew: { newMonths[Int(monthOf[$0])] }, in: db) { i in
             (.text(monthTexts[Int(monthOf[i])]), .int(trackIDs[Int(refs[i])]))
         }
+        try writeFirstPlays(byTrack, trackIDs: trackIDs, in: db)
         // Tracks added since the last row was written (this import's new tracks) have no row.
         let lastTrack = try Int64.fetchOne(db, sql: "SELECT max(track_id) FROM rollup_track_total") ?? .min
         try write(byTrack, key: (refs, refs), name: "rollup_track_total", keys: ["track_id"],
                   isNew: { trackIDs[Int(refs[$0])] > lastTrack }, in: db) { i in
             (.int(trackIDs[Int(refs[i])]), nil)
         }
+    }
+
+    /// Each track's earliest day with a counted play in the batch, into `rollup_track_first`
+    /// where it is earlier than the stored one (as `Schema.firstPlayStatements` would, a play
+    /// at a time). `byTrack`: the plays sorted by track.
+    private func writeFirstPlays(_ byTrack: [Int32], trackIDs: [Int64], in db: Database) throws {
+        var bulk = BulkInsert(db, columns: 2) { values in
+            """
+            INSERT INTO rollup_track_first (track_id, day) VALUES \(values)
+            ON CONFLICT (track_id) DO UPDATE SET day = excluded.day WHERE excluded.day < rollup_track_first.day
+            """
+        }
+        var g = 0
+        while g < byTrack.count {
+            let ref = refs[Int(byTrack[g])]
+            var first: Int32 = -1
+            while g < byTrack.count, refs[Int(byTrack[g])] == ref {
+                let i = Int(byTrack[g])
+                if counted[i], first < 0 || days[Int(dayOf[i])].dayNumber < days[Int(first)].dayNumber { first = dayOf[i] }
+                g += 1
+            }
+            if first >= 0 {
+                bulk.append(trackIDs[Int(ref)])
+                bulk.append(UnsafePointer(days[Int(first)].dayText))
+                try bulk.endRow()
+            }
+        }
+        try bulk.finish()
     }
 
     /// Which of `periods` come after or before every `column` stored in `table` (so no row

@@ -31,6 +31,7 @@ enum Schema {
         m.registerMigration("v12.scrobble-sessions", migrate: v12ScrobbleSessions)
         m.registerMigration("v13.forward", migrate: v13Forward)
         m.registerMigration("v14.friends", migrate: v14Friends)
+        m.registerMigration("v15.review", migrate: v15Review)
         return m
     }
 
@@ -795,5 +796,80 @@ enum Schema {
             );
             CREATE INDEX friend_songs_latest ON friend_songs(friend_id, day, updated_at_ms);
             """)
+    }
+
+    /// The year in review (`Store+Review`):
+    /// - `rollup_track_first`: each track's first counted play's local day, so the songs first
+    ///   heard in a period are an index range (and an artist's first day is its tracks'
+    ///   earliest). Kept by the track rollups' triggers (created again here with its
+    ///   statements, `firstPlayStatements`), so it is set aside and rebuilt wherever they are:
+    ///   the bulk import writes it per batch (`ImportRollups`), a merge sums it again
+    ///   (`recomputeTrackRollups`), a change of time zone rebuilds it (`alignRollups`).
+    /// - `plays_zoned_by_day`: the plays that have a heart-rate zone by local day, with what a
+    ///   zone's soundtrack needs (covering): a period's zoned plays without reading the others.
+    /// - `review_shares`: published reviews, each behind a random token, with what the owner
+    ///   chose to show; withdrawing one deletes its row.
+    private static func v15Review(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE rollup_track_first (
+              track_id INTEGER PRIMARY KEY REFERENCES tracks(id) ON DELETE CASCADE,
+              day      TEXT NOT NULL                    -- local_day of the track's first counted play
+            );
+            CREATE INDEX rollup_track_first_day ON rollup_track_first(day);
+            INSERT INTO rollup_track_first (track_id, day)
+              SELECT track_id, MIN(local_day) FROM plays WHERE counted = 1 GROUP BY track_id;
+            CREATE INDEX plays_zoned_by_day ON plays(local_day, zone, track_id, counted, played_s) WHERE zone IS NOT NULL;
+            CREATE TABLE review_shares (
+              token         TEXT PRIMARY KEY NOT NULL,  -- random, in the public address
+              range_from    TEXT NOT NULL,              -- the period's first day, YYYY-MM-DD
+              range_to      TEXT NOT NULL,              -- its last (a year's 31 December while it is under way)
+              sections      TEXT NOT NULL,              -- what it shows: ReviewSection names, comma-separated
+              created_at_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            DROP TRIGGER plays_rollup_insert;
+            DROP TRIGGER plays_rollup_delete;
+            DROP TRIGGER plays_rollup_update;
+            CREATE TRIGGER plays_rollup_insert AFTER INSERT ON plays BEGIN
+            \(rollupStatements("NEW", adding: true, tables: trackRollups))
+            \(firstPlayStatements("NEW", adding: true))
+            END;
+            CREATE TRIGGER plays_rollup_delete AFTER DELETE ON plays BEGIN
+            \(rollupStatements("OLD", adding: false, tables: trackRollups))
+            \(firstPlayStatements("OLD", adding: false))
+            END;
+            CREATE TRIGGER plays_rollup_update
+            AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
+            \(rollupStatements("OLD", adding: false, tables: trackRollups))
+            \(rollupStatements("NEW", adding: true, tables: trackRollups))
+            \(firstPlayStatements("OLD", adding: false))
+            \(firstPlayStatements("NEW", adding: true))
+            END;
+            """)
+    }
+
+    /// The statements that keep `rollup_track_first` as a counted play comes (`NEW`) or goes
+    /// (`OLD`): a new play moves its track's first day earlier. A play that leaves its track's
+    /// first day takes the row with it; the day comes back at once when another counted play
+    /// of the track has it (looked up by the track and a start within two days, through
+    /// `plays_identity`); otherwise it is the earliest day of the track's counted plays (a
+    /// read of them: once per first day emptied, not per play).
+    static func firstPlayStatements(_ row: String, adding: Bool) -> String {
+        if adding {
+            return """
+                INSERT INTO rollup_track_first (track_id, day) SELECT \(row).track_id, \(row).local_day WHERE \(row).counted = 1
+                  ON CONFLICT (track_id) DO UPDATE SET day = excluded.day WHERE excluded.day < rollup_track_first.day;
+                """
+        }
+        let missing = "\(row).counted = 1 AND NOT EXISTS (SELECT 1 FROM rollup_track_first WHERE track_id = \(row).track_id)"
+        return """
+            DELETE FROM rollup_track_first WHERE \(row).counted = 1 AND track_id = \(row).track_id AND day = \(row).local_day;
+            INSERT INTO rollup_track_first (track_id, day) SELECT \(row).track_id, \(row).local_day WHERE \(missing)
+              AND EXISTS (SELECT 1 FROM plays WHERE track_id = \(row).track_id
+                            AND started_at_ms BETWEEN \(row).started_at_ms - 172800000 AND \(row).started_at_ms + 172800000
+                            AND counted = 1 AND local_day = \(row).local_day);
+            INSERT INTO rollup_track_first (track_id, day)
+              SELECT \(row).track_id, (SELECT MIN(local_day) FROM plays WHERE track_id = \(row).track_id AND counted = 1)
+              WHERE \(missing) AND EXISTS (SELECT 1 FROM plays WHERE track_id = \(row).track_id AND counted = 1);
+            """
     }
 }

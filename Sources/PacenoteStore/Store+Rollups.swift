@@ -45,6 +45,8 @@ extension Store {
             }
             // Artists', albums' and years' rollups are sums of the track rollups just built.
             if try db.tableExists("rollup_year_total") { try EntityRollups.rebuild(in: db) }
+            // Each track's first day, in the new zone's days.
+            if try db.tableExists("rollup_track_first") { try Store.rebuildFirstPlays(tracks: nil, in: db) }
             try db.execute(sql: """
                 INSERT INTO meta (key, value) VALUES ('rollup_timezone', ?)
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value;

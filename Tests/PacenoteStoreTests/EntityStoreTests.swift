@@ -286,6 +286,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_month_artist", "SELECT substr(p.local_day, 1, 7) || ' ' || a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY 1"),
                 ("rollup_month_album", "SELECT substr(p.local_day, 1, 7) || ' ' || t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY 1"),
                 ("rollup_month_total", "SELECT substr(local_day, 1, 7), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
+                ("rollup_track_first", "SELECT track_id || ' ' || MIN(local_day), 0, 0, 0.0 FROM plays WHERE counted = 1 GROUP BY track_id"),
             ] : [
                 ("rollup_artist_total", "SELECT artist_id, plays, skips, played_s FROM rollup_artist_total"),
                 ("rollup_year_artist", "SELECT year || ' ' || artist_id, plays, skips, played_s FROM rollup_year_artist"),
@@ -298,6 +299,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_month_artist", "SELECT month || ' ' || artist_id, plays, skips, played_s FROM rollup_month_artist"),
                 ("rollup_month_album", "SELECT month || ' ' || album_id, plays, skips, played_s FROM rollup_month_album"),
                 ("rollup_month_total", "SELECT month, plays, skips, played_s FROM rollup_month_total"),
+                ("rollup_track_first", "SELECT track_id || ' ' || day, 0, 0, 0.0 FROM rollup_track_first"),
             ]
             var out: [String: Double] = [:]
             for (table, sql) in queries {

@@ -1,0 +1,453 @@
+import Foundation
+
+/// The period a review covers: local days `from`…`to` (both included), never past today —
+/// a year under way is reviewed up to today ("so far"), and is final once its last day
+/// has ended in the display time zone.
+public struct ReviewPeriod: Equatable, Sendable {
+    public enum Kind: String, Equatable, Sendable {
+        /// A calendar year (`2026`), a calendar month (`2026-11`), any other range of days,
+        /// or all time.
+        case year, month, custom, all
+    }
+
+    public var kind: Kind
+    /// `2026`, `2026-11`, `custom`, `all`: what the page's address and the API name it.
+    public var name: String
+    public var from: String
+    /// The last day reviewed: the period's last day, or today while it is under way.
+    public var to: String
+    /// The period's own last day (after today while it is under way).
+    public var end: String
+    /// The period before, which the totals are compared with (nil for all time).
+    public var previous: (from: String, to: String)?
+
+    /// Whether every day of the period has ended: its figures change only with imports or
+    /// corrections from now on.
+    public var isFinal: Bool
+    /// Whether the period's last day is after today (it is reviewed up to today).
+    public var isUnderWay: Bool { end > to }
+
+    public static func == (a: ReviewPeriod, b: ReviewPeriod) -> Bool {
+        a.kind == b.kind && a.name == b.name && a.from == b.from && a.to == b.to && a.end == b.end && a.isFinal == b.isFinal
+            && a.previous?.from == b.previous?.from && a.previous?.to == b.previous?.to
+    }
+
+    /// The review of the stats range `range` (a year, a month, a named range or from–to
+    /// days) as of the local day `today`.
+    public static func of(_ range: StatsRange, today: String) -> ReviewPeriod {
+        let all = range.from <= "0000-01-01"
+        let kind: Kind
+        if all && range.to >= "9999-12-31" {
+            kind = .all
+        } else if range.from.hasSuffix("-01-01"), range.to == String(range.from.prefix(4)) + "-12-31" {
+            kind = .year
+        } else if range.from.hasSuffix("-01"), range.from.prefix(7) == range.to.prefix(7),
+                  range.to == RangePieces.Day(range.to).map({ $0.month.lastDay }) {
+            kind = .month
+        } else {
+            kind = .custom
+        }
+        let name = switch kind {
+        case .year: String(range.from.prefix(4))
+        case .month: String(range.from.prefix(7))
+        case .all: "all"
+        case .custom: "custom"
+        }
+        let to = range.from <= today ? min(range.to, today) : range.to
+        return ReviewPeriod(kind: kind, name: name, from: range.from, to: to, end: range.to,
+                            previous: all ? nil : previousPeriod(from: range.from, to: to), isFinal: range.to < today)
+    }
+
+    /// The stretch the totals are compared with: the same days of the previous year for a
+    /// range within a year that begins on 1 January (a year, a year to date); the same days
+    /// of the previous month for a range within a month that begins on its first; else as
+    /// many days right before.
+    public static func previousPeriod(from: String, to: String) -> (from: String, to: String)? {
+        guard let start = CivilDate.days(of: from), let end = CivilDate.days(of: to), start <= end else { return nil }
+        let a = CivilDate.civil(days: start), b = CivilDate.civil(days: end)
+        if a.month == 1, a.day == 1, a.year == b.year {
+            return (shifted(from, years: -1), shifted(to, years: -1))
+        }
+        if a.day == 1, a.year == b.year, a.month == b.month {
+            return (shifted(from, months: -1), shifted(to, months: -1))
+        }
+        let length = end - start + 1
+        return (text(start - length), text(start - 1))
+    }
+
+    /// The year before this period's first day, up to the day before it: a comeback is a
+    /// favourite not heard in it.
+    public var yearBefore: (from: String, to: String) {
+        (Self.shifted(from, years: -1), Self.text((CivilDate.days(of: from) ?? 0) - 1))
+    }
+
+    /// `day` moved by whole years or months, its day of the month kept where the month has
+    /// it (29 February a year back is 28 February).
+    public static func shifted(_ day: String, years: Int = 0, months: Int = 0) -> String {
+        guard let n = CivilDate.days(of: day) else { return day }
+        let c = CivilDate.civil(days: n)
+        var month = c.month - 1 + months
+        var year = c.year + years + (month >= 0 ? month / 12 : (month - 11) / 12)
+        month = ((month % 12) + 12) % 12 + 1
+        if year < 0 { year = 0 }
+        let next = month == 12 ? CivilDate.days(year: year + 1, month: 1, day: 1) : CivilDate.days(year: year, month: month + 1, day: 1)
+        let length = next - CivilDate.days(year: year, month: month, day: 1)
+        return LocalTime.format(year: year, month: month, day: min(c.day, length))
+    }
+
+    /// A day number as `YYYY-MM-DD`.
+    public static func text(_ dayNumber: Int) -> String {
+        let c = CivilDate.civil(days: dayNumber)
+        return LocalTime.format(year: c.year, month: c.month, day: c.day)
+    }
+
+    /// The calendar months the period touches, each cut to the period: `YYYY-MM` with its
+    /// first and last day reviewed.
+    public var months: [(month: String, from: String, to: String)] {
+        guard kind != .all, let start = RangePieces.Day(from), let end = RangePieces.Day(to), start.number <= end.number else { return [] }
+        var out: [(String, String, String)] = []
+        var month = start.month
+        while month <= end.month {
+            out.append((month.text, max(month.firstDay, from), min(month.lastDay, to)))
+            month = month.next
+        }
+        return out
+    }
+}
+
+/// Days of the week, numbered as ISO 8601 does (1 Monday … 7 Sunday).
+public enum Weekday {
+    /// The ISO weekday of a day number (days since 1970-01-01, a Thursday).
+    public static func of(dayNumber: Int) -> Int { ((dayNumber + 3) % 7 + 7) % 7 + 1 }
+
+    /// The seven weekdays in a week's order, from `first`.
+    public static func order(startingOn first: Int) -> [Int] { (0..<7).map { (first - 1 + $0) % 7 + 1 } }
+
+    public static let names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+    public static func name(_ weekday: Int) -> String { names[(weekday - 1 + 7) % 7] }
+}
+
+/// A year (or any period) in music and heart rate: what `/review` and `/api/v1/review`
+/// show, filled by the store from the rollups (`Store.review`). Plays are counted plays;
+/// seconds are listening time (skips' included, as in the charts).
+public struct ReviewReport: Equatable, Sendable {
+    public var period: ReviewPeriod
+    public var totals: Totals
+    /// The period before's totals (`period.previous`), nil for all time.
+    public var previous: Totals?
+    public var discoveries: Discoveries
+    public var topTracks: Ranked
+    public var topArtists: Ranked
+    public var topAlbums: Ranked
+    /// Each month's most played track (in the days of the month the period holds).
+    public var months: [MonthTop]
+    /// The track played most often in a single day.
+    public var bestDay: DayTop?
+    /// The longest run of days with music within the period.
+    public var longestStreak: Streak?
+    /// Counted plays and listening time per local hour, 0–23.
+    public var clock: [Slot]
+    /// The same per weekday, in the week's order (`weekStart` first).
+    public var weekdays: [Slot]
+    public var weekStart: Int
+    /// The song of each day with one (a pin, or the most played), in order.
+    public var songsOfTheDay: [DaySong]
+    /// Only when the period has workouts or plays with a heart-rate zone.
+    public var heartRate: HeartRate?
+
+    public init(period: ReviewPeriod, totals: Totals, previous: Totals?, discoveries: Discoveries, topTracks: Ranked,
+                topArtists: Ranked, topAlbums: Ranked, months: [MonthTop], bestDay: DayTop?, longestStreak: Streak?,
+                clock: [Slot], weekdays: [Slot], weekStart: Int, songsOfTheDay: [DaySong], heartRate: HeartRate?) {
+        self.period = period
+        self.totals = totals
+        self.previous = previous
+        self.discoveries = discoveries
+        self.topTracks = topTracks
+        self.topArtists = topArtists
+        self.topAlbums = topAlbums
+        self.months = months
+        self.bestDay = bestDay
+        self.longestStreak = longestStreak
+        self.clock = clock
+        self.weekdays = weekdays
+        self.weekStart = weekStart
+        self.songsOfTheDay = songsOfTheDay
+        self.heartRate = heartRate
+    }
+
+    /// A favourite is a track or artist with at least this many counted plays before the
+    /// year it was not heard in.
+    public static let comebackMinimumPlays = 5
+
+    public struct Totals: Equatable, Sendable {
+        public var plays: Int
+        public var skips: Int
+        public var seconds: Double
+        /// Local days with at least one counted play.
+        public var days: Int
+        /// Distinct tracks, artists and albums with a counted play.
+        public var tracks: Int
+        public var artists: Int
+        public var albums: Int
+
+        public init(plays: Int, skips: Int, seconds: Double, days: Int, tracks: Int, artists: Int, albums: Int) {
+            self.plays = plays
+            self.skips = skips
+            self.seconds = seconds
+            self.days = days
+            self.tracks = tracks
+            self.artists = artists
+            self.albums = albums
+        }
+
+        /// The change from `before` as a fraction (0.25: a quarter more), nil when before was 0.
+        public static func change(_ now: Double, from before: Double) -> Double? {
+            before == 0 ? nil : (now - before) / before
+        }
+    }
+
+    /// A track, artist or album with its counted plays and listening time in the period.
+    public struct Item: Equatable, Sendable {
+        /// The track's, artist's or album's id.
+        public var id: Int64
+        /// A track's or album's title, an artist's name.
+        public var name: String
+        /// A track's artist (as tagged), an album's album artist.
+        public var artist: String?
+        /// The track, in a list of tracks.
+        public var track: Track?
+        public var plays: Int
+        public var seconds: Double
+
+        public init(id: Int64, name: String, artist: String? = nil, track: Track? = nil, plays: Int, seconds: Double) {
+            self.id = id
+            self.name = name
+            self.artist = artist
+            self.track = track
+            self.plays = plays
+            self.seconds = seconds
+        }
+
+        public static func track(_ t: Track, plays: Int, seconds: Double) -> Item {
+            Item(id: t.id ?? 0, name: t.title, artist: t.artist, track: t, plays: plays, seconds: seconds)
+        }
+    }
+
+    /// A chart by counted plays and one by listening time.
+    public struct Ranked: Equatable, Sendable {
+        public var byPlays: [Item]
+        public var byTime: [Item]
+
+        public init(byPlays: [Item], byTime: [Item]) {
+            self.byPlays = byPlays
+            self.byTime = byTime
+        }
+    }
+
+    public struct Discoveries: Equatable, Sendable {
+        /// Tracks whose first counted play ever is in the period, and their counted plays in it.
+        public var newTracks: Int
+        public var newTrackPlays: Int
+        /// Artists whose first counted play ever (of any track crediting them) is in the period.
+        public var newArtists: Int
+        /// The new tracks and artists most played in the period (the first: the best new find).
+        public var topNewTracks: [Item]
+        public var topNewArtists: [Item]
+        /// Favourites heard again: no counted play in the year before the period, at least
+        /// `comebackMinimumPlays` before that, and played in the period.
+        public var comebackTracks: [Comeback]
+        public var comebackArtists: [Comeback]
+
+        public init(newTracks: Int, newTrackPlays: Int, newArtists: Int, topNewTracks: [Item], topNewArtists: [Item],
+                    comebackTracks: [Comeback], comebackArtists: [Comeback]) {
+            self.newTracks = newTracks
+            self.newTrackPlays = newTrackPlays
+            self.newArtists = newArtists
+            self.topNewTracks = topNewTracks
+            self.topNewArtists = topNewArtists
+            self.comebackTracks = comebackTracks
+            self.comebackArtists = comebackArtists
+        }
+
+        /// The share of the period's counted plays that were of new tracks.
+        public func newShare(of plays: Int) -> Double { plays == 0 ? 0 : Double(newTrackPlays) / Double(plays) }
+    }
+
+    public struct Comeback: Equatable, Sendable {
+        /// Plays and time in the period.
+        public var item: Item
+        /// The last day it was heard before (more than a year before the period).
+        public var lastHeard: String
+        /// Its counted plays before that year.
+        public var playsBefore: Int
+
+        public init(item: Item, lastHeard: String, playsBefore: Int) {
+            self.item = item
+            self.lastHeard = lastHeard
+            self.playsBefore = playsBefore
+        }
+    }
+
+    public struct MonthTop: Equatable, Sendable {
+        /// `YYYY-MM`.
+        public var month: String
+        /// The month's counted plays in the period.
+        public var plays: Int
+        public var top: Item?
+
+        public init(month: String, plays: Int, top: Item?) {
+            self.month = month
+            self.plays = plays
+            self.top = top
+        }
+    }
+
+    public struct DayTop: Equatable, Sendable {
+        public var day: String
+        public var item: Item
+
+        public init(day: String, item: Item) {
+            self.day = day
+            self.item = item
+        }
+    }
+
+    public struct Streak: Equatable, Sendable {
+        public var from: String
+        public var to: String
+        public var days: Int
+
+        public init(from: String, to: String, days: Int) {
+            self.from = from
+            self.to = to
+            self.days = days
+        }
+
+        /// The longest run of consecutive day numbers (ascending) — the first of the longest.
+        public static func longest(_ dayNumbers: [Int]) -> Streak? {
+            var best: (start: Int, length: Int)?
+            var start = 0, length = 0, previous: Int?
+            for n in dayNumbers {
+                if let p = previous, n == p + 1 { length += 1 } else { start = n; length = 1 }
+                if length > (best?.length ?? 0) { best = (start, length) }
+                previous = n
+            }
+            return best.map { Streak(from: ReviewPeriod.text($0.start), to: ReviewPeriod.text($0.start + $0.length - 1), days: $0.length) }
+        }
+    }
+
+    /// An hour of the day or a weekday: counted plays and listening time.
+    public struct Slot: Equatable, Sendable {
+        /// The hour (0–23) or the ISO weekday (1 Monday … 7 Sunday).
+        public var key: Int
+        public var plays: Int
+        public var seconds: Double
+
+        public init(key: Int, plays: Int, seconds: Double) {
+            self.key = key
+            self.plays = plays
+            self.seconds = seconds
+        }
+    }
+
+    public struct DaySong: Equatable, Sendable {
+        public var day: String
+        public var track: Track
+        /// Its counted plays that day.
+        public var plays: Int
+        public var pinned: Bool
+
+        public init(day: String, track: Track, plays: Int, pinned: Bool) {
+            self.day = day
+            self.track = track
+            self.plays = plays
+            self.pinned = pinned
+        }
+    }
+
+    public struct HeartRate: Equatable, Sendable {
+        /// Workouts that began in the period and have ended.
+        public var workouts: Int
+        public var trainingSeconds: Double
+        /// Their time in zones Z0–Z5.
+        public var zoneSeconds: [Double]
+        public var hardest: WorkoutItem?
+        /// The tracks that lifted the heart rate most on average in the period's workouts.
+        public var powerSongs: [PowerSong]
+        /// Zones Z0–Z5: what was played in each (plays that have that zone).
+        public var zones: [ZoneMusic]
+
+        public init(workouts: Int, trainingSeconds: Double, zoneSeconds: [Double], hardest: WorkoutItem?,
+                    powerSongs: [PowerSong], zones: [ZoneMusic]) {
+            self.workouts = workouts
+            self.trainingSeconds = trainingSeconds
+            self.zoneSeconds = zoneSeconds
+            self.hardest = hardest
+            self.powerSongs = powerSongs
+            self.zones = zones
+        }
+
+        /// A workout's training load: seconds in each zone weighted by the zone's number
+        /// (Z1 once, Z5 five times), in minutes.
+        public static func load(zoneSeconds: [Double]) -> Double {
+            zoneSeconds.enumerated().reduce(0) { $0 + Double($1.offset) * $1.element } / 60
+        }
+    }
+
+    public struct WorkoutItem: Equatable, Sendable {
+        public var id: Int64
+        public var day: String
+        public var name: String?
+        public var sport: String?
+        public var seconds: Double
+        public var heartRateAverage: Double?
+        public var heartRateMax: Int?
+        public var load: Double
+
+        public init(id: Int64, day: String, name: String?, sport: String?, seconds: Double, heartRateAverage: Double?,
+                    heartRateMax: Int?, load: Double) {
+            self.id = id
+            self.day = day
+            self.name = name
+            self.sport = sport
+            self.seconds = seconds
+            self.heartRateAverage = heartRateAverage
+            self.heartRateMax = heartRateMax
+            self.load = load
+        }
+    }
+
+    public struct PowerSong: Equatable, Sendable {
+        /// `plays`: the plays a lift was measured for (skips included).
+        public var item: Item
+        /// The average heart-rate lift in bpm (`HeartRateLift`).
+        public var lift: Double
+
+        public init(item: Item, lift: Double) {
+            self.item = item
+            self.lift = lift
+        }
+    }
+
+    public struct ZoneMusic: Equatable, Sendable {
+        public var zone: Int
+        /// Counted plays in this zone and their listening time (skips' included).
+        public var plays: Int
+        public var seconds: Double
+        /// Its most played tracks.
+        public var tracks: [Item]
+        /// The average tempo of its counted plays whose track has a BPM, and how many those were.
+        public var bpm: Double?
+        public var bpmPlays: Int
+
+        public init(zone: Int, plays: Int, seconds: Double, tracks: [Item], bpm: Double?, bpmPlays: Int) {
+            self.zone = zone
+            self.plays = plays
+            self.seconds = seconds
+            self.tracks = tracks
+            self.bpm = bpm
+            self.bpmPlays = bpmPlays
+        }
+    }
+}
