@@ -35,7 +35,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
-        // zlib's inflate, for reading zip exports (ZipArchive).
+        // zlib: inflate for reading zip exports (ZipArchive), deflate for the review's card (PNG).
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "PacenoteWeb",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "CMicroHTTPD",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "CMicroHTTPD", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

@@ -451,3 +451,74 @@ public struct ReviewReport: Equatable, Sendable {
         }
     }
 }
+
+/// What a published review shows: the owner ticks the parts. Heart rate is health data and
+/// is shown only when ticked; everything else is ticked unless the owner says otherwise.
+public enum ReviewSection: String, CaseIterable, Equatable, Hashable, Sendable {
+    case totals
+    case tracks = "top_tracks"
+    case artists = "top_artists"
+    case albums = "top_albums"
+    case discoveries
+    /// Each month's number one, the most played in a day, the longest streak.
+    case highlights
+    /// The listening clock and the weekdays.
+    case clock
+    case songsOfTheDay = "songs_of_the_day"
+    case heartRate = "heart_rate"
+
+    /// What a share shows when the owner names nothing: all but heart rate.
+    public static let defaults: Set<ReviewSection> = Set(allCases).subtracting([.heartRate])
+
+    /// Names (`top_tracks,heart_rate`) as a set, or the first unknown name.
+    public static func parse(_ names: [String]) -> Result<Set<ReviewSection>, ReviewSectionError> {
+        var out = Set<ReviewSection>()
+        for name in names {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            guard let section = ReviewSection(rawValue: trimmed) else { return .failure(ReviewSectionError(name: trimmed)) }
+            out.insert(section)
+        }
+        return .success(out)
+    }
+
+    /// In the order of `allCases`, comma-separated (how a share stores them).
+    public static func text(_ sections: Set<ReviewSection>) -> String {
+        allCases.filter(sections.contains).map(\.rawValue).joined(separator: ",")
+    }
+}
+
+public struct ReviewSectionError: Error, Equatable, Sendable {
+    public var name: String
+}
+
+/// A published review: its token (the public address), the period's days and what it shows.
+public struct ReviewShare: Equatable, Sendable {
+    public var token: String
+    public var from: String
+    /// The period's last day (a year's 31 December while it is under way: the share follows it).
+    public var to: String
+    public var sections: Set<ReviewSection>
+    public var createdAt: Date
+
+    public init(token: String, from: String, to: String, sections: Set<ReviewSection>, createdAt: Date) {
+        self.token = token
+        self.from = from
+        self.to = to
+        self.sections = sections
+        self.createdAt = createdAt
+    }
+
+    /// A token: 16 random bytes, base64url without padding (22 characters).
+    public static func newToken() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Whether `text` could be a token (before any look-up).
+    public static func isToken(_ text: String) -> Bool {
+        text.count == 22 && text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || $0 == 45 || $0 == 95 }
+    }
+}

@@ -104,6 +104,8 @@ public struct API: Sendable {
     /// The dashboard's figures from the database (`DashboardData`), by local day.
     let dashboardData = CommitCache<DashboardData>(capacity: 4)
     let dashboardPages = PageCache<DashboardKey>()
+    /// Reviews by period: they show pins and tempos as well as plays.
+    let reviews: ResultCache<ReviewReport>
 
     public init(context: APIContext) {
         self.context = context
@@ -111,6 +113,7 @@ public struct API: Sendable {
         self.charts = ChartCache(bus: context.events)
         // The stats page and the SOTD archive show pins and tempos as well as plays.
         self.pages = ResultCache<Node>(bus: context.events, follows: { _ in true })
+        self.reviews = ResultCache<ReviewReport>(bus: context.events, follows: { _ in true })
     }
 
     /// Answers a whole request: the access decision, then the handler. The server makes
@@ -163,6 +166,9 @@ public struct API: Sendable {
                 guard let text = context.metricsText else { throw APIError.notFound("metrics are not collected") }
                 return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: text())
             case .stats: return .json(try stats(request.query))
+            case .review: return .json(try reviewJSON(request.query))
+            case .reviewShares: return try reviewSharesRequest(request)
+            case .reviewShare(let token): return try withdrawReviewShare(token)
             case .sotd(let day): return try songOfTheDay(day, request, mayReadPrivate: grant.mayReadPrivate)
             case .sotdMonth: return .json(try songsOfTheMonth(request.query))
             case .sotdFeed: return try sotdFeed(request)

@@ -168,6 +168,11 @@ extension Route {
             .ruleApply(try id(v[0], "no rule \(v[0])"))
         },
         Endpoint("/api/v1/stats", read(.privateRead)) { _, _ in .stats },
+        // The review is private like the stats; publishing a share of it and withdrawing
+        // one are writes (the share's page is public, below).
+        Endpoint("/api/v1/review", read(.privateRead)) { _, _ in .review },
+        Endpoint("/api/v1/review/shares", read(.privateRead) + [("POST", write)]) { _, _ in .reviewShares },
+        Endpoint("/api/v1/review/shares/{token}", [("DELETE", Policy(.write))]) { v, _ in .reviewShare(v[0]) },
         Endpoint("/api/v1/sotd", read(.privateRead)) { _, _ in .sotdMonth },
         // The song of a day is public like its share page; pinning and unpinning are writes.
         Endpoint("/api/v1/sotd/{day}", read(.public) + [("PUT", write), ("DELETE", Policy(.write))]) { v, _ in .sotd(v[0]) },
@@ -211,6 +216,12 @@ extension Route {
         Endpoint("/history", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.history) },
         Endpoint("/curation", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.curation) },
         Endpoint("/stats", read(.privateRead, .page)) { _, _ in .page(.stats) },
+        // POST: the review page's publish and withdraw forms (a logged-in browser).
+        Endpoint("/review", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.review(nil)) },
+        Endpoint("/review/{period}", read(.privateRead, .page)) { v, _ in .page(.review(v[0])) },
+        // A published review and its card: public, like the song of the day's share page.
+        Endpoint("/review/shared/{token}", read(.public, .page)) { v, _ in .page(.reviewShared(v[0])) },
+        Endpoint("/review/shared/{token}/card.png", read(.public, .page)) { v, _ in .page(.reviewCard(v[0])) },
         Endpoint("/sotd", read(.privateRead, .page)) { _, _ in .page(.sotdArchive) },
         Endpoint("/workouts", read(.privateRead, .page)) { _, _ in .page(.workouts) },
         // POST: the rules page's forms (add, delete, preview, apply to the past).

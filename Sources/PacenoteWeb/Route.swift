@@ -21,6 +21,12 @@ public enum Route: Equatable, Sendable {
     case ruleApply(Int64)
     case heartRate
     case stats
+    /// The year (or any period) in review: `?range=` or `from`/`to`.
+    case review
+    /// Published reviews: GET lists them, POST publishes one.
+    case reviewShares
+    /// One published review: DELETE withdraws it.
+    case reviewShare(String)
     /// The song of the day `YYYY-MM-DD`: GET (public, as its share page), PUT to pin, DELETE to unpin.
     case sotd(String)
     /// The songs of the days of a month (`?month=YYYY-MM`).
@@ -112,6 +118,9 @@ public enum Route: Equatable, Sendable {
         case .ruleApply: "rule_apply"
         case .heartRate: "hr"
         case .stats: "stats"
+        case .review: "review"
+        case .reviewShares: "review_shares"
+        case .reviewShare: "review_share"
         case .sotd: "sotd"
         case .sotdMonth: "sotd_month"
         case .sotdFeed: "sotd_feed"
@@ -169,6 +178,12 @@ public enum Page: Equatable, Sendable {
     /// `/artist?name=…`, the address artist pages had before they had ids: a redirect.
     case artistByName
     case sotdShare(String)
+    /// `/review` (`?range=`, `from`/`to`; nothing: this year so far) and `/review/2026`,
+    /// `/review/2026-11`: the private review; POST publishes or withdraws a share of it.
+    case review(String?)
+    /// `/review/shared/{token}`: a published review, public; and its card (`card.png`).
+    case reviewShared(String)
+    case reviewCard(String)
     /// The cover of a day's song: public like the share page it illustrates. `png`: for
     /// link previews (`cover.png`), a drawn tile as PNG when there is no picture.
     case sotdCover(String, png: Bool)
@@ -194,6 +209,9 @@ public enum Page: Equatable, Sendable {
         case .artist: "artist"
         case .album: "album"
         case .sotdShare: "sotd_share"
+        case .review: "review"
+        case .reviewShared: "review_shared"
+        case .reviewCard: "review_card"
         case .sotdCover: "sotd_cover"
         case .workout: "workout"
         case .track: "track"

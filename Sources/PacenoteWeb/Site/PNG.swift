@@ -1,3 +1,5 @@
+import CZlib
+
 /// A minimal PNG writer: 8-bit palette images in stored (uncompressed) deflate blocks.
 /// Enough for the drawn cover tile that chat apps' link previews fetch as `og:image` —
 /// they do not show SVG. A 300×300 tile is 90 KB, served once per preview and then cached.
@@ -26,6 +28,44 @@ enum PNG {
         chunk("IDAT", zlibStored(raw), into: &out)
         chunk("IEND", [], into: &out)
         return out
+    }
+
+    /// The same, compressed with zlib (the review's 1200×630 card: a few KB instead of
+    /// 750), with `text` chunks (`tEXt`: keyword and Latin-1 text) before the pixels.
+    static func encodeCompressed(width: Int, height: Int, palette: [RGB], pixels: [UInt8], text: [(String, String)] = []) -> [UInt8] {
+        precondition(palette.count <= 256 && pixels.count == width * height)
+        var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        var header: [UInt8] = []
+        append32(UInt32(width), to: &header)
+        append32(UInt32(height), to: &header)
+        header += [8, 3, 0, 0, 0]
+        chunk("IHDR", header, into: &out)
+        chunk("PLTE", palette.flatMap { [$0.r, $0.g, $0.b] }, into: &out)
+        for (keyword, value) in text {
+            chunk("tEXt", Array(keyword.utf8) + [0] + value.unicodeScalars.map { $0.value < 256 ? UInt8($0.value) : 0x3F }, into: &out)
+        }
+        var raw: [UInt8] = []
+        raw.reserveCapacity((width + 1) * height)
+        for y in 0..<height {
+            raw.append(0)
+            raw += pixels[(y * width)..<((y + 1) * width)]
+        }
+        chunk("IDAT", deflate(raw) ?? zlibStored(raw), into: &out)
+        chunk("IEND", [], into: &out)
+        return out
+    }
+
+    /// A zlib stream of `data` (zlib's `compress2`, best compression), nil if zlib fails.
+    static func deflate(_ data: [UInt8]) -> [UInt8]? {
+        var size = compressBound(uLong(data.count))
+        var out = [UInt8](repeating: 0, count: Int(size))
+        let status = data.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                compress2(output.baseAddress, &size, input.baseAddress, uLong(data.count), Z_BEST_COMPRESSION)
+            }
+        }
+        guard status == Z_OK else { return nil }
+        return Array(out.prefix(Int(size)))
     }
 
     /// A zlib stream of stored deflate blocks (RFC 1950/1951).

@@ -84,6 +84,7 @@ extension API {
         let elapsed = playing.map { p in (p.elapsed ?? 0) + (p.state == .play ? max(0, now.timeIntervalSince(p.at)) : 0) }
 
         return html(title: "Now", request: request, nav: "dashboard", live: true) {
+            reviewOffer(today: today)
             Node.el("div", ["class": "grid"]) {
                 Node.el("section", ["class": "card now", "aria-labelledby": "now-h", "data-player": playing?.player ?? defaultPlayer ?? ""]) {
                     Node.el("h2", ["id": "now-h"]) { "Now playing" }
@@ -332,6 +333,9 @@ extension API {
         let ranges = ["today", "week", "month", "year", "all"]
         return Node.group {
             Node.el("h1") { "Stats" }
+            Node.el("p", ["class": "small"]) {
+                Node.el("a", ["href": url("/review/\(thisYear)"), "data-review-link": ""]) { "Your \(thisYear) in review →" }
+            }
             Node.el("nav", ["class": "ranges", "aria-label": "Range"]) {
                 for r in ranges {
                     Node.el("a", ["href": url("/stats?range=\(r)" + orderQuery), "aria-current": r == range.name ? "page" : nil]) { r.capitalized }

@@ -28,6 +28,11 @@ extension API {
                 if request.method == "POST" { return try curationForm(request) }
                 return try curationPage(request, mayWrite: mayWrite)
             case .stats: return try statsPage(request)
+            case .review(let period):
+                if request.method == "POST" { return try reviewForm(request) }
+                return try reviewPage(period, request, mayWrite: mayWrite)
+            case .reviewShared(let token): return try reviewSharedPage(token, request, mayReadPrivate: mayReadPrivate)
+            case .reviewCard(let token): return try reviewCard(token)
             case .friends:
                 if request.method == "POST" { return try friendsForm(request) }
                 return try friendsPage(request, mayWrite: mayWrite)

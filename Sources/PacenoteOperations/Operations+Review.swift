@@ -1,0 +1,26 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+/// Publishing a review (issue 22, point 2): a share of a period's review behind a random
+/// token, showing the sections the owner ticked, and withdrawing it.
+extension Operations {
+    /// Publishes the review of `from`…`to` (a period's own days: a year under way keeps its
+    /// 31 December, so the share grows with it) showing `sections`.
+    public func publishReview(from: String, to: String, sections: Set<ReviewSection>, at now: Date = Date()) throws -> ReviewShare {
+        guard CivilDate.days(of: from) != nil || from == "0000-01-01", CivilDate.days(of: to) != nil || to == "9999-12-31", from <= to else {
+            throw OperationError.invalid("invalid_range", "the period is not a range of days")
+        }
+        guard !sections.isEmpty else { throw OperationError.invalid("invalid_sections", "tick at least one part to show") }
+        let share = ReviewShare(token: ReviewShare.newToken(), from: from, to: to, sections: sections, createdAt: now)
+        do { try store.addReviewShare(share) } catch { throw OperationError.from(error) }
+        return share
+    }
+
+    /// Withdraws a share: its page and card are gone (404) at once.
+    public func withdrawReview(token: String) throws {
+        let deleted: Bool
+        do { deleted = try store.deleteReviewShare(token: token) } catch { throw OperationError.from(error) }
+        guard deleted else { throw OperationError.notFound("no published review \(token)") }
+    }
+}

@@ -1,0 +1,534 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+/// The year in review (issue 22): `/review` (this year so far), `/review/2026`,
+/// `/review/2026-11` and `/review?from=…&to=…` — private like the history —, the forms that
+/// publish a share of it and withdraw one, and the public share page with its card.
+extension API {
+    // MARK: /review — the private page
+
+    func reviewPage(_ path: String?, _ request: HTTPRequest, mayWrite: Bool) throws -> HTTPResponse {
+        var query = request.query
+        if let path {
+            // A year or a month in the address.
+            guard (path.count == 4 && Int(path) != nil) || (path.count == 7 && path.dropFirst(4).first == "-") else {
+                throw APIError.notFound("no such page: /review/\(path)")
+            }
+            query = ["range": path]
+        }
+        let period = try reviewPeriod(query)
+        let report = try reviewReport(period)
+        let shares = try context.store.reviewShares().filter { $0.from == period.from && $0.to == period.end }
+        let title = reviewTitle(period)
+        let thisYear = Int(localTime.day(of: Date()).prefix(4)) ?? 2000
+        let month = String(localTime.day(of: Date()).prefix(7))
+        let previousMonth = ReviewPeriod.shifted(month + "-01", months: -1).prefix(7)
+        return html(title: title, request: request, nav: "stats") {
+            Node.el("div", ["class": "review-head"]) {
+                Node.el("h1") { title }
+                Node.el("p", ["class": "muted", "data-review-status": period.isFinal ? "final" : "so-far"]) { reviewStatus(period) }
+            }
+            Node.el("nav", ["class": "ranges no-print", "aria-label": "Period"]) {
+                for y in [thisYear, thisYear - 1, thisYear - 2] {
+                    Node.el("a", ["href": url("/review/\(y)"), "aria-current": period.name == String(y) ? "page" : nil]) { String(y) }
+                }
+                for m in [month, String(previousMonth)] {
+                    Node.el("a", ["href": url("/review/\(m)"), "aria-current": period.name == m ? "page" : nil]) { format.month(m) }
+                }
+            }
+            Node.el("form", ["method": "get", "action": url("/review"), "class": "search no-print"]) {
+                Node.el("label", ["for": "review-from"]) { "From" }
+                Node.el("input", ["id": "review-from", "name": "from", "type": "date", "value": period.kind == .custom ? period.from : nil])
+                Node.el("label", ["for": "review-to"]) { "to" }
+                Node.el("input", ["id": "review-to", "name": "to", "type": "date", "value": period.kind == .custom ? period.end : nil])
+                Node.el("button", ["type": "submit"]) { "Review" }
+            }
+            reviewContent(report, sections: Set(ReviewSection.allCases), linked: true)
+            reviewSharing(period, shares: shares, request: request, mayWrite: mayWrite)
+        }
+    }
+
+    /// "2026 in music", "November 2026 in music", "1 March – 31 May 2026".
+    func reviewTitle(_ p: ReviewPeriod) -> String {
+        switch p.kind {
+        case .year: "\(p.name) in music"
+        case .month: "\(format.month(p.name)) in music"
+        case .all: "All time in music"
+        case .custom: "\(shortDay(p.from)) – \(shortDay(p.end)) in music"
+        }
+    }
+
+    /// "1 March 2026".
+    func shortDay(_ day: String) -> String {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]) else { return day }
+        return "\(parts[2]) \(SiteFormat.months[parts[1] - 1]) \(parts[0])"
+    }
+
+    func reviewStatus(_ p: ReviewPeriod) -> String {
+        if p.kind == .all { return "Everything logged so far." }
+        if p.isUnderWay { return "So far: up to \(shortDay(p.to)). The figures are final once \(shortDay(p.end)) has ended." }
+        if p.isFinal { return "Final. Imports and corrections still change it; it is rebuilt from the history each time." }
+        return "Up to today."
+    }
+
+    /// Publishing: what the share will show (heart rate unticked), the shares of this period
+    /// with their address and a button to withdraw each.
+    func reviewSharing(_ period: ReviewPeriod, shares: [ReviewShare], request: HTTPRequest, mayWrite: Bool) -> Node {
+        let back = pageAddress(request)
+        return .el("section", ["class": "card no-print", "aria-labelledby": "share-h", "data-review-sharing": ""]) {
+            Node.el("h2", ["id": "share-h"]) { "Share" }
+            Node.el("p", ["class": "muted small"]) {
+                "A published review is a public page with a picture for link previews, showing only what you tick. "
+                    + "Heart rate stays private unless you tick it."
+            }
+            for share in shares {
+                Node.el("p", ["class": "share-link", "data-share-token": share.token]) {
+                    Node.el("a", ["href": url(reviewSharePath(share))]) { absoluteURL(reviewSharePath(share), request) }
+                    Node.el("span", ["class": "muted small"]) {
+                        " · shows " + ReviewSection.allCases.filter(share.sections.contains).map(sectionName).joined(separator: ", ")
+                    }
+                    if mayWrite {
+                        Node.el("form", ["method": "post", "action": url("/review"), "class": "inline"]) {
+                            Node.el("input", ["type": "hidden", "name": "action", "value": "withdraw"])
+                            Node.el("input", ["type": "hidden", "name": "token", "value": share.token])
+                            Node.el("input", ["type": "hidden", "name": "back", "value": back])
+                            Node.el("button", ["type": "submit", "class": "secondary", "data-withdraw": share.token]) { "Withdraw" }
+                        }
+                    }
+                }
+            }
+            if mayWrite {
+                Node.el("form", ["method": "post", "action": url("/review"), "class": "publish"]) {
+                    Node.el("input", ["type": "hidden", "name": "action", "value": "publish"])
+                    Node.el("input", ["type": "hidden", "name": "from", "value": period.from])
+                    Node.el("input", ["type": "hidden", "name": "to", "value": period.end])
+                    Node.el("input", ["type": "hidden", "name": "back", "value": back])
+                    Node.el("fieldset") {
+                        Node.el("legend") { "Show" }
+                        for section in ReviewSection.allCases {
+                            Node.el("label", ["class": "check"]) {
+                                Node.el("input", ["type": "checkbox", "name": "show", "value": section.rawValue,
+                                                  "checked": ReviewSection.defaults.contains(section) ? "" : nil])
+                                " " + sectionName(section)
+                            }
+                        }
+                    }
+                    Node.el("button", ["type": "submit", "data-publish": ""]) { "Publish" }
+                }
+            } else {
+                Node.el("p", ["class": "muted small"]) { "Log in to publish this review." }
+            }
+        }
+    }
+
+    func sectionName(_ s: ReviewSection) -> String {
+        switch s {
+        case .totals: "totals"
+        case .tracks: "top songs"
+        case .artists: "top artists"
+        case .albums: "top albums"
+        case .discoveries: "discoveries"
+        case .highlights: "highlights"
+        case .clock: "listening clock"
+        case .songsOfTheDay: "songs of the day"
+        case .heartRate: "heart rate"
+        }
+    }
+
+    /// `POST /review`: publish a share (`from`, `to`, the ticked `show`s) or withdraw one (`token`).
+    func reviewForm(_ request: HTTPRequest) throws -> HTTPResponse {
+        let back = Self.localPath(Self.formField("back", in: request.body) ?? "/review")
+        switch Self.formField("action", in: request.body) {
+        case "withdraw":
+            try context.operations.withdrawReview(token: Self.formField("token", in: request.body) ?? "")
+        default:
+            guard let from = Self.formField("from", in: request.body), let to = Self.formField("to", in: request.body) else {
+                throw APIError.badRequest("the period is missing", code: "invalid_range")
+            }
+            let sections: Set<ReviewSection>
+            switch ReviewSection.parse(Self.formValues("show", in: request.body)) {
+            case .success(let set): sections = set
+            case .failure(let error): throw APIError.badRequest("'\(error.name)' is not a part of the review", code: "invalid_sections")
+            }
+            _ = try context.operations.publishReview(from: from, to: to, sections: sections)
+        }
+        return HTTPResponse(status: 303, headers: [("Location", url(back)), ("Cache-Control", "no-store")])
+    }
+
+    /// Every value of a form field (checkboxes send one per ticked box).
+    static func formValues(_ name: String, in body: [UInt8]) -> [String] {
+        String(decoding: body, as: UTF8.self).split(separator: "&").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+            }
+            return parts.count == 2 && parts[0] == name ? parts[1] : nil
+        }
+    }
+
+    /// The dashboard's offer of the year's review: from 1 December this year's (so far), and
+    /// through January last year's (final once 31 December has ended here).
+    func reviewOffer(today: String) -> Node {
+        guard let year = Int(today.prefix(4)) else { return .empty }
+        let month = today.dropFirst(5).prefix(2)
+        let offered = month == "12" ? year : month == "01" ? year - 1 : nil
+        guard let offered else { return .empty }
+        return .el("section", ["class": "card review-offer", "aria-labelledby": "offer-h", "data-review-offer": String(offered)]) {
+            Node.el("h2", ["id": "offer-h"]) { "Your \(offered) in music" }
+            Node.el("p", ["class": "muted small"]) {
+                offered == year ? "The year so far: top songs, discoveries, comebacks and your heart rate." : "The whole year, final."
+            }
+            Node.el("a", ["href": url("/review/\(offered)")]) { "See the review →" }
+        }
+    }
+
+    // MARK: /review/shared/TOKEN — the public page
+
+    func publishedReview(_ token: String) throws -> (share: ReviewShare, report: ReviewReport) {
+        guard ReviewShare.isToken(token), let share = try context.store.reviewShare(token: token) else {
+            throw APIError.notFound("There is no published review here.")
+        }
+        let query = share.from <= "0000-01-01" ? ["range": "all"] : ["from": share.from, "to": share.to]
+        return (share, try reviewReport(try reviewPeriod(query)))
+    }
+
+    func reviewSharedPage(_ token: String, _ request: HTTPRequest, mayReadPrivate: Bool) throws -> HTTPResponse {
+        let (share, report) = try publishedReview(token)
+        let title = "My " + reviewTitle(report.period).replacingOccurrences(of: " in music", with: "") + " in music"
+        let lines = ReviewCard.lines(report, title: title, subtitle: reviewStatus(report.period), sections: share.sections)
+        let description = lines.dropFirst(2).map(\.text).joined(separator: ". ")
+        let image = absoluteURL(reviewSharePath(share) + "/card.png", request)
+        let meta: [(String, String, String)] = [
+            ("property", "og:type", "website"), ("property", "og:site_name", "Pacenote"), ("property", "og:title", title),
+            ("property", "og:description", description), ("property", "og:image", image),
+            ("property", "og:image:width", String(ReviewCard.width)), ("property", "og:image:height", String(ReviewCard.height)),
+            ("property", "og:url", absoluteURL(reviewSharePath(share), request)),
+            ("name", "twitter:card", "summary_large_image"), ("name", "twitter:title", title),
+            ("name", "twitter:description", description), ("name", "twitter:image", image), ("name", "description", description),
+        ]
+        let head = meta.map { kind, name, content in
+            Node.el("meta", attributes: [Attribute(name: kind, value: name), Attribute(name: "content", value: content)])
+        }
+        var response = html(title: title, request: request, nav: mayReadPrivate ? "stats" : nil, head: head) {
+            Node.el("div", ["class": "review-head", "data-review-shared": share.token]) {
+                Node.el("h1") { title }
+                Node.el("p", ["class": "muted"]) { reviewStatus(report.period) }
+            }
+            reviewContent(report, sections: share.sections, linked: mayReadPrivate)
+        }
+        if !mayReadPrivate && context.publicURL != nil {
+            response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "public, max-age=300") : $0 }
+        }
+        response.headers.append(("Vary", "Cookie"))
+        return response
+    }
+
+    /// `/review/shared/TOKEN/card.png`.
+    func reviewCard(_ token: String) throws -> HTTPResponse {
+        let (share, report) = try publishedReview(token)
+        let title = reviewTitle(report.period)
+        let lines = ReviewCard.lines(report, title: report.period.kind == .year ? "\(report.period.name) in music" : title,
+                                     subtitle: report.period.isUnderWay ? "So far · up to \(shortDay(report.period.to))" : "Pacenote review",
+                                     sections: share.sections)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in share.token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return HTTPResponse(status: 200, headers: [
+            ("Content-Type", "image/png"), ("Cache-Control", "public, max-age=300"), ("X-Content-Type-Options", "nosniff"),
+        ], body: ReviewCard.png(lines, hue: Double(hash % 360)))
+    }
+
+    // MARK: The review's sections
+
+    /// The review as the private page shows it (every section) or a share (those ticked).
+    /// `linked`: names link to the private track and artist pages (not for strangers).
+    func reviewContent(_ r: ReviewReport, sections: Set<ReviewSection>, linked: Bool) -> Node {
+        let f = format
+        func track(_ i: ReviewReport.Item) -> Node {
+            .group {
+                if linked, let t = i.track { trackLink(t) } else { Node.el("span") { i.name } }
+                Node.el("span", ["class": "by"]) { " — " + (i.artist ?? "Unknown artist") }
+            }
+        }
+        func artist(_ i: ReviewReport.Item) -> Node { linked ? artistLink(i.name, id: i.id) : .text(i.name) }
+        func album(_ i: ReviewReport.Item) -> Node {
+            .group {
+                if linked { albumLink(i.name, id: i.id) } else { Node.el("span") { i.name } }
+                if let a = i.artist { Node.el("span", ["class": "by"]) { " — " + a } }
+            }
+        }
+        func list(_ items: [ReviewReport.Item], _ one: (ReviewReport.Item) -> Node, count: (ReviewReport.Item) -> String) -> Node {
+            .el("ol", ["class": "chart-list"]) {
+                for i in items {
+                    Node.el("li") {
+                        one(i)
+                        Node.el("span", ["class": "count"]) { count(i) }
+                    }
+                }
+            }
+        }
+        let plays = { (i: ReviewReport.Item) in SiteFormat.plural(i.plays, "play") }
+        let time = { (i: ReviewReport.Item) in SiteFormat.span(i.seconds) }
+        func chartCard(_ title: String, _ id: String, _ ranked: ReviewReport.Ranked, _ one: @escaping (ReviewReport.Item) -> Node) -> Node {
+            .el("section", ["class": "card", "aria-labelledby": "\(id)-h", "data-review-section": id]) {
+                Node.el("h2", ["id": "\(id)-h"]) { title }
+                if ranked.byPlays.isEmpty { Node.el("p", ["class": "muted"]) { "No plays in this period." } }
+                Node.el("div", ["class": "split"]) {
+                    Node.el("div") {
+                        Node.el("h3", ["class": "small"]) { "By plays" }
+                        list(ranked.byPlays, one, count: plays)
+                    }
+                    Node.el("div") {
+                        Node.el("h3", ["class": "small"]) { "By listening time" }
+                        list(ranked.byTime, one, count: time)
+                    }
+                }
+            }
+        }
+        let t = r.totals
+        return .group {
+            if sections.contains(.totals) {
+                Node.el("section", ["class": "card figures", "aria-label": "Totals", "data-review-section": "totals"]) {
+                    for (label, value, before, text) in [
+                        ("plays", Double(t.plays), r.previous.map { Double($0.plays) }, ReviewCard.grouped(t.plays)),
+                        ("of listening", t.seconds, r.previous?.seconds, SiteFormat.span(t.seconds)),
+                        ("days with music", Double(t.days), r.previous.map { Double($0.days) }, ReviewCard.grouped(t.days)),
+                        ("songs", Double(t.tracks), r.previous.map { Double($0.tracks) }, ReviewCard.grouped(t.tracks)),
+                        ("artists", Double(t.artists), r.previous.map { Double($0.artists) }, ReviewCard.grouped(t.artists)),
+                        ("albums", Double(t.albums), r.previous.map { Double($0.albums) }, ReviewCard.grouped(t.albums)),
+                    ] {
+                        Node.el("div", ["class": "figure"]) {
+                            Node.el("strong") { text }
+                            Node.el("span") { " " + label }
+                            if let before, let change = ReviewReport.Totals.change(value, from: before) {
+                                Node.el("span", ["class": change >= 0 ? "change up" : "change down"]) {
+                                    (change >= 0 ? "+" : "−") + "\(Int((abs(change) * 100).rounded())) % on the period before"
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if sections.contains(.discoveries) {
+                let d = r.discoveries
+                Node.el("section", ["class": "card", "aria-labelledby": "disc-h", "data-review-section": "discoveries"]) {
+                    Node.el("h2", ["id": "disc-h"]) { "Discoveries" }
+                    Node.el("p") {
+                        Node.el("strong") { SiteFormat.plural(d.newTracks, "new song") }
+                        " (\(Int((d.newShare(of: t.plays) * 100).rounded())) % of your plays) and "
+                        Node.el("strong") { SiteFormat.plural(d.newArtists, "new artist") }
+                    }
+                    if let best = d.topNewTracks.first {
+                        Node.el("p", ["class": "best-find"]) {
+                            "Best new find: "
+                            track(best)
+                            Node.el("span", ["class": "muted small"]) { " (\(plays(best)))" }
+                        }
+                    }
+                    Node.el("div", ["class": "split"]) {
+                        Node.el("div") {
+                            Node.el("h3", ["class": "small"]) { "New songs" }
+                            list(d.topNewTracks, track, count: plays)
+                        }
+                        Node.el("div") {
+                            Node.el("h3", ["class": "small"]) { "New artists" }
+                            list(d.topNewArtists, artist, count: plays)
+                        }
+                    }
+                    Node.el("h3", ["class": "small"]) { "Comebacks" }
+                    if d.comebackTracks.isEmpty && d.comebackArtists.isEmpty {
+                        Node.el("p", ["class": "muted"]) { "No favourite came back after a year away." }
+                    }
+                    Node.el("ul", ["class": "plain comebacks"]) {
+                        for c in d.comebackArtists {
+                            Node.el("li") {
+                                artist(c.item)
+                                Node.el("span", ["class": "muted small"]) { " — last heard \(shortDay(c.lastHeard)), \(plays(c.item)) now" }
+                            }
+                        }
+                        for c in d.comebackTracks {
+                            Node.el("li") {
+                                track(c.item)
+                                Node.el("span", ["class": "muted small"]) { " — last heard \(shortDay(c.lastHeard)), \(plays(c.item)) now" }
+                            }
+                        }
+                    }
+                }
+            }
+            Node.el("div", ["class": "grid wide"]) {
+                if sections.contains(.tracks) { chartCard("Top songs", "tracks", r.topTracks, track) }
+                if sections.contains(.artists) { chartCard("Top artists", "artists", r.topArtists, artist) }
+                if sections.contains(.albums) { chartCard("Top albums", "albums", r.topAlbums, album) }
+            }
+            if sections.contains(.highlights) {
+                Node.el("section", ["class": "card", "aria-labelledby": "hl-h", "data-review-section": "highlights"]) {
+                    Node.el("h2", ["id": "hl-h"]) { "Highlights" }
+                    if let best = r.bestDay {
+                        Node.el("p") {
+                            "Most played in one day: "
+                            track(best.item)
+                            Node.el("span", ["class": "muted small"]) { ", \(SiteFormat.plural(best.item.plays, "time")) on \(shortDay(best.day))" }
+                        }
+                    }
+                    if let streak = r.longestStreak {
+                        Node.el("p") {
+                            "Longest streak: "
+                            Node.el("strong") { SiteFormat.plural(streak.days, "day") }
+                            " of music in a row, \(shortDay(streak.from)) to \(shortDay(streak.to))"
+                        }
+                    }
+                    if !r.months.isEmpty {
+                        Node.el("table", ["class": "months-top"]) {
+                            Node.el("thead") {
+                                Node.el("tr") {
+                                    Node.el("th", ["scope": "col"]) { "Month" }
+                                    Node.el("th", ["scope": "col"]) { "Number one" }
+                                    Node.el("th", ["scope": "col"]) { "Plays" }
+                                }
+                            }
+                            Node.el("tbody") {
+                                for m in r.months {
+                                    Node.el("tr") {
+                                        Node.el("th", ["scope": "row"]) { f.month(m.month) }
+                                        Node.el("td") { if let top = m.top { track(top) } else { Node.el("span", ["class": "muted"]) { "—" } } }
+                                        Node.el("td") { ReviewCard.grouped(m.plays) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if sections.contains(.clock) {
+                let busiest = r.weekdays.max { $0.plays < $1.plays }
+                Node.el("div", ["class": "grid", "data-review-section": "clock"]) {
+                    Node.el("section", ["class": "card", "aria-labelledby": "rclock-h"]) {
+                        Node.el("h2", ["id": "rclock-h"]) { "Listening clock" }
+                        Chart.clock(id: "review-clock", hours: r.clock.map { Double($0.plays) }, title: "Counted plays by hour of the day")
+                    }
+                    Node.el("section", ["class": "card", "aria-labelledby": "rweek-h"]) {
+                        Node.el("h2", ["id": "rweek-h"]) { "Weekdays" }
+                        Chart.bars(id: "review-weekdays", r.weekdays.map {
+                            Chart.Bar(label: String(Weekday.name($0.key).prefix(3)), value: Double($0.plays),
+                                      tooltip: "\(Weekday.name($0.key)): \(SiteFormat.plural($0.plays, "play")), \(SiteFormat.span($0.seconds))")
+                        }, title: "Counted plays per weekday",
+                        desc: busiest.map { "Most plays on \(Weekday.name($0.key))s." } ?? "", width: 320, height: 150)
+                    }
+                }
+            }
+            if sections.contains(.songsOfTheDay) { songsCalendar(r, linked: linked) }
+            if sections.contains(.heartRate), let hr = r.heartRate { heartRatePart(hr, track: track) }
+        }
+    }
+
+    /// The songs of the days, a small calendar per month (Monday first, or `weekStart`).
+    func songsCalendar(_ r: ReviewReport, linked: Bool) -> Node {
+        let byDay = Dictionary(r.songsOfTheDay.map { ($0.day, $0) }) { a, _ in a }
+        let weekdays = Weekday.order(startingOn: r.weekStart)
+        return .el("section", ["class": "card", "aria-labelledby": "rsotd-h", "data-review-section": "songs_of_the_day"]) {
+            Node.el("h2", ["id": "rsotd-h"]) { "Songs of the day" }
+            if r.songsOfTheDay.isEmpty { Node.el("p", ["class": "muted"]) { "No song of the day in this period." } }
+            Node.el("div", ["class": "months-grid"]) {
+                for m in r.period.months where r.songsOfTheDay.contains(where: { $0.day.hasPrefix(m.month) }) {
+                    let first = CivilDate.days(of: m.month + "-01") ?? 0
+                    let leading = weekdays.firstIndex(of: Weekday.of(dayNumber: first)) ?? 0
+                    let days = (CivilDate.days(of: ReviewPeriod.shifted(m.month + "-01", months: 1)) ?? first + 30) - first
+                    Node.el("div", ["class": "mini-month"]) {
+                        Node.el("h3", ["class": "small"]) { format.month(m.month) }
+                        Node.el("ol", ["class": "mini-calendar", "aria-label": "Songs of \(format.month(m.month))"]) {
+                            for w in weekdays { Node.el("li", ["class": "weekday", "aria-hidden": "true"]) { String(Weekday.name(w).prefix(1)) } }
+                            for _ in 0..<leading { Node.el("li", ["class": "blank", "aria-hidden": "true"]) }
+                            for d in 1...max(days, 1) {
+                                let day = m.month + String(format: "-%02d", d)
+                                if let song = byDay[day] {
+                                    let label = "\(shortDay(day)): \(song.track.title) — \(song.track.artist ?? "")"
+                                    Node.el("li", ["class": "day song", "title": label]) {
+                                        if linked {
+                                            Node.el("a", ["href": url("/sotd/\(day)"), "aria-label": label]) { String(d) }
+                                        } else {
+                                            Node.el("span", ["aria-label": label]) { String(d) }
+                                        }
+                                    }
+                                } else {
+                                    Node.el("li", ["class": "day"]) { String(d) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if !r.songsOfTheDay.isEmpty {
+                Node.el("details", ["class": "sotd-list"]) {
+                    Node.el("summary") { "Every song of the day (\(r.songsOfTheDay.count))" }
+                    Node.el("ol", ["class": "plain"]) {
+                        for s in r.songsOfTheDay {
+                            Node.el("li") {
+                                Node.el("span", ["class": "muted small"]) { shortDay(s.day) + " " }
+                                if linked { trackLink(s.track) } else { Node.el("span") { s.track.title } }
+                                Node.el("span", ["class": "by"]) { " — " + (s.track.artist ?? "") }
+                                if s.pinned { Node.el("span", ["class": "badge"]) { "pinned" } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func heartRatePart(_ hr: ReviewReport.HeartRate, track: @escaping (ReviewReport.Item) -> Node) -> Node {
+        let zoneRows = hr.zoneSeconds.enumerated().map { z, s in
+            Chart.Bar(label: "Z\(z)", value: s, tooltip: "Zone \(z): \(SiteFormat.span(s))", className: "bar z\(z)")
+        }
+        return .el("section", ["class": "card", "aria-labelledby": "rhr-h", "data-review-section": "heart_rate"]) {
+            Node.el("h2", ["id": "rhr-h"]) { "Heart rate" }
+            Node.el("p") {
+                Node.el("strong") { SiteFormat.plural(hr.workouts, "workout") }
+                " · \(SiteFormat.span(hr.trainingSeconds)) of training"
+            }
+            if let w = hr.hardest {
+                Node.el("p") {
+                    "Hardest workout: "
+                    Node.el("a", ["href": url("/workouts/\(w.id)")]) { w.name ?? w.sport?.capitalized ?? shortDay(w.day) }
+                    Node.el("span", ["class": "muted small"]) {
+                        " — \(shortDay(w.day)), \(SiteFormat.span(w.seconds))" + (w.heartRateAverage.map { ", average \(Int($0.rounded())) bpm" } ?? "")
+                    }
+                }
+            }
+            Chart.rows(id: "review-zones", zoneRows, title: "Time in each heart-rate zone",
+                       desc: zoneRows.map { "\($0.label) \(SiteFormat.span($0.value))" }.joined(separator: ", "), valueText: SiteFormat.span)
+            Node.el("div", ["class": "split"]) {
+                Node.el("div") {
+                    Node.el("h3", ["class": "small"]) { "Power songs" }
+                    if hr.powerSongs.isEmpty { Node.el("p", ["class": "muted"]) { "No song lifted your heart rate yet." } }
+                    Node.el("ol", ["class": "chart-list"]) {
+                        for s in hr.powerSongs {
+                            Node.el("li") {
+                                track(s.item)
+                                Node.el("span", ["class": "count"]) { "+\(Chart.number(s.lift)) bpm" }
+                            }
+                        }
+                    }
+                }
+                Node.el("div") {
+                    Node.el("h3", ["class": "small"]) { "Each zone's soundtrack" }
+                    Node.el("ul", ["class": "plain zones-music"]) {
+                        for z in hr.zones where z.plays > 0 {
+                            Node.el("li") {
+                                Node.el("span", ["class": "zone z\(z.zone)"]) { "Z\(z.zone)" }
+                                " \(SiteFormat.plural(z.plays, "play"))" + (z.bpm.map { " · \(Int($0.rounded())) bpm on average" } ?? "")
+                                Node.el("ol", ["class": "chart-list"]) {
+                                    for i in z.tracks {
+                                        Node.el("li") {
+                                            track(i)
+                                            Node.el("span", ["class": "count"]) { SiteFormat.plural(i.plays, "play") }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
