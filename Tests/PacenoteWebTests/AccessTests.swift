@@ -55,6 +55,10 @@ import Testing
             ("GET HEAD", "/rules", "page_rules", privatePage),
             ("POST", "/rules", "page_rules", writePage),
             ("GET HEAD", "/api/v1/stats", "stats", privateRead),
+            ("GET HEAD", "/api/v1/review", "review", privateRead),
+            ("GET HEAD", "/api/v1/review/shares", "review_shares", privateRead),
+            ("POST", "/api/v1/review/shares", "review_shares", write),
+            ("DELETE", "/api/v1/review/shares/{token}", "review_share", write),
             ("GET HEAD", "/api/v1/sotd", "sotd_month", privateRead),
             ("GET HEAD", "/api/v1/sotd/{day}", "sotd", visible),
             ("PUT DELETE", "/api/v1/sotd/{day}", "sotd", write),
@@ -105,6 +109,11 @@ import Testing
             ("GET HEAD", "/curation", "page_curation", privatePage),
             ("POST", "/curation", "page_curation", writePage),
             ("GET HEAD", "/stats", "page_stats", privatePage),
+            ("GET HEAD", "/review", "page_review", privatePage),
+            ("POST", "/review", "page_review", writePage),
+            ("GET HEAD", "/review/{period}", "page_review", privatePage),
+            ("GET HEAD", "/review/shared/{token}", "page_review_shared", visible),
+            ("GET HEAD", "/review/shared/{token}/card.png", "page_review_card", visible),
             ("GET HEAD", "/sotd", "page_sotd_archive", privatePage),
             ("GET HEAD", "/workouts", "page_workouts", privatePage),
             ("GET HEAD", "/artist", "page_artist_by_name", privatePage),
@@ -151,7 +160,8 @@ import Testing
         Route.table.flatMap { endpoint in
             let path = endpoint.template.replacingOccurrences(of: "{day}", with: "2026-01-15")
                 .replacingOccurrences(of: "{id}", with: "1").replacingOccurrences(of: "{path…}", with: "site.css")
-                .replacingOccurrences(of: "{name}", with: "pacenote")
+                .replacingOccurrences(of: "{name}", with: "pacenote").replacingOccurrences(of: "{period}", with: "2026")
+                .replacingOccurrences(of: "{token}", with: "AAAAAAAAAAAAAAAAAAAAAA")
             return endpoint.methods.map { ($0.method, path, "\($0.method) \(endpoint.template)") }
         }
     }
