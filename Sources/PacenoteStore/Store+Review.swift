@@ -184,26 +184,17 @@ extension Store {
         var comebackTracks: [ReviewReport.Comeback] = [], comebackArtists: [ReviewReport.Comeback] = []
         if period.kind != .all {
             let window = period.yearBefore
-            let newSet = Set(newTracks), newArtistSet = Set(newArtists.map(\.id))
-            // Plays before the year (`local_day` before its first day), bounded through the
-            // start times (a local day begins within 14 hours of the same UTC day).
-            let bound = Int64(CivilDate.days(of: window.from) ?? 0) * 86_400_000 + 14 * 3_600_000
-            comebackTracks = try comebacks(sums: tracks, window: try periodSums(.track, from: window.from, to: window.to, in: db),
-                                           excluded: newSet, total: "SELECT plays FROM rollup_track_total WHERE track_id = ?",
-                                           before: """
-                                               SELECT COUNT(*), MAX(local_day) FROM plays
-                                               WHERE track_id = ? AND started_at_ms < ? AND local_day < ? AND counted = 1
-                                               """,
-                                           bound: bound, windowFrom: window.from, limit: limit, in: db) { entries in
+            comebackTracks = try comebacks(.track, period, sums: tracks, excluded: Set(newTracks), limit: limit, in: db,
+                                           lastHeard: "SELECT MAX(local_day) FROM plays WHERE track_id = ? AND started_at_ms < ? AND local_day < ? AND counted = 1",
+                                           windowFrom: window.from) { entries in
                 try trackItems(entries, limit: limit, in: db)
             }
-            comebackArtists = try comebacks(sums: artists, window: try periodSums(.artist, from: window.from, to: window.to, in: db),
-                                            excluded: newArtistSet, total: "SELECT plays FROM rollup_artist_total WHERE artist_id = ?",
-                                            before: """
-                                                SELECT COUNT(*), MAX(p.local_day) FROM track_artists a CROSS JOIN plays p ON p.track_id = a.track_id
+            comebackArtists = try comebacks(.artist, period, sums: artists, excluded: Set(newArtists.map(\.id)), limit: limit, in: db,
+                                            lastHeard: """
+                                                SELECT MAX(p.local_day) FROM track_artists a CROSS JOIN plays p ON p.track_id = a.track_id
                                                 WHERE a.artist_id = ? AND p.started_at_ms < ? AND p.local_day < ? AND p.counted = 1
                                                 """,
-                                            bound: bound, windowFrom: window.from, limit: limit, in: db) { entries in
+                                            windowFrom: window.from) { entries in
                 try artistItems(entries, limit: limit, in: db)
             }
         }
@@ -213,27 +204,50 @@ extension Store {
             comebackTracks: comebackTracks, comebackArtists: comebackArtists)
     }
 
-    /// The ids played in the period (`sums`), not in the year before it (`window`), with at
-    /// least `comebackMinimumPlays` counted plays before that year: `total` (all time) less
-    /// the period's plays first rules most out, then `before` counts them exactly.
-    private static func comebacks(sums: [Int64: (plays: Int, seconds: Double)], window: [Int64: (plays: Int, seconds: Double)],
-                                  excluded: Set<Int64>, total: String, before: String, bound: Int64, windowFrom: String,
-                                  limit: Int, in db: Database,
+    /// The ids played in the period (`sums`), not in the year before it, with at least
+    /// `comebackMinimumPlays` counted plays before that year, the most played first (and
+    /// their last day before it). All from the rollups: the plays before the year are those
+    /// of the days before it, or — when fewer days follow the period than precede the year —
+    /// all time's less the period's and the days' after it (none are in the year). `total`
+    /// (all time) less the period's rules most ids out first. Only the ones shown have their
+    /// last day looked up in the plays.
+    private static func comebacks(_ entity: ChartEntity, _ period: ReviewPeriod, sums: [Int64: (plays: Int, seconds: Double)],
+                                  excluded: Set<Int64>, limit: Int, in db: Database, lastHeard: String, windowFrom: String,
                                   name: ([RankedSum.Entry]) throws -> [ReviewReport.Item]) throws -> [ReviewReport.Comeback] {
         let minimum = ReviewReport.comebackMinimumPlays
-        let totals = try db.cachedStatement(sql: total), earlier = try db.cachedStatement(sql: before)
-        var found: [Int64: (plays: Int, last: String)] = [:]
-        var entries: [RankedSum.Entry] = []
+        let window = try periodSums(entity, from: windowFrom, to: period.yearBefore.to, in: db)
+        let total = try RawStatement(db, entity == .track ? "SELECT plays FROM rollup_track_total WHERE track_id = ?"
+                                                          : "SELECT plays FROM rollup_artist_total WHERE artist_id = ?")
+        var candidates: [(id: Int64, plays: Int, seconds: Double, total: Int)] = []
         for (id, sum) in sums where sum.plays > 0 && !excluded.contains(id) && (window[id]?.plays ?? 0) == 0 {
-            guard (try Int.fetchOne(totals, arguments: [id]) ?? 0) - sum.plays >= minimum,
-                  let row = try Row.fetchOne(earlier, arguments: [id, bound, windowFrom]) else { continue }
-            let count: Int = row[0]
-            guard count >= minimum, let last: String = row[1] else { continue }
-            found[id] = (count, last)
-            entries.append(RankedSum.Entry(id: id, plays: sum.plays, seconds: sum.seconds))
+            total.reset()
+            total.bind(1, id)
+            let all = try total.step() ? Int(total.int64(0)) : 0
+            if all - sum.plays >= minimum { candidates.append((id, sum.plays, sum.seconds, all)) }
         }
-        return try name(entries).compactMap { item in
-            found[item.id].map { ReviewReport.Comeback(item: item, lastHeard: $0.last, playsBefore: $0.plays) }
+        guard !candidates.isEmpty else { return [] }
+        let bounds = try Row.fetchOne(db, sql: "SELECT MIN(day), MAX(day) FROM rollup_day_total")
+        let first: String = bounds?[0] ?? windowFrom, last: String = bounds?[1] ?? period.to
+        let daysBefore = (CivilDate.days(of: windowFrom) ?? 0) - (CivilDate.days(of: first) ?? 0)
+        let daysAfter = (CivilDate.days(of: last) ?? 0) - (CivilDate.days(of: period.to) ?? 0)
+        var before: [Int64: Int] = [:]
+        if daysBefore <= daysAfter {
+            let sums = try periodSums(entity, from: "0000-01-01", to: ReviewPeriod.text((CivilDate.days(of: windowFrom) ?? 0) - 1), in: db)
+            for c in candidates { before[c.id] = sums[c.id]?.plays ?? 0 }
+        } else {
+            let after = daysAfter > 0
+                ? try periodSums(entity, from: ReviewPeriod.text((CivilDate.days(of: period.to) ?? 0) + 1), to: "9999-12-30", in: db) : [:]
+            for c in candidates { before[c.id] = c.total - c.plays - (after[c.id]?.plays ?? 0) }
+        }
+        let entries = candidates.filter { (before[$0.id] ?? 0) >= minimum }.map { RankedSum.Entry(id: $0.id, plays: $0.plays, seconds: $0.seconds) }
+        let items = try name(entries)
+        // The last day before the year: plays before its first day, bounded through the start
+        // times (a local day begins within 14 hours of the same UTC day).
+        let bound = Int64(CivilDate.days(of: windowFrom) ?? 0) * 86_400_000 + 14 * 3_600_000
+        let lastDay = try db.cachedStatement(sql: lastHeard)
+        return try items.map { item in
+            ReviewReport.Comeback(item: item, lastHeard: try String.fetchOne(lastDay, arguments: [item.id, bound, windowFrom]) ?? "",
+                                  playsBefore: before[item.id] ?? 0)
         }
     }
 
