@@ -94,7 +94,7 @@ enum ReviewCard {
             }
             guard y + PixelFont.height * scale <= height - 24 else { break }
             let room = (width - left - 48) / (6 * scale)
-            var text = PixelFont.plain(line.text)
+            var text = line.text
             if text.count > room { text = String(text.prefix(max(0, room - 3))) + "..." }
             draw(text, into: &pixels, x: left, y: y, scale: scale, colour: colour)
             y += PixelFont.height * scale + gap

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -49,6 +50,13 @@ def full_height(driver, width):
     driver.set_window_size(width, min(height + 40, 12000))
 
 
+def wait_for(condition, seconds=10):
+    deadline = time.time() + seconds
+    while time.time() < deadline and not condition():
+        time.sleep(0.1)
+    return condition()
+
+
 def fetch(path):
     """GET as a stranger: no cookie, no key."""
     try:
@@ -77,6 +85,7 @@ try:
     check("/login" in owner.current_url, "the review asks a visitor to log in")
     owner.find_element(By.ID, "key").send_keys(spec["key"])
     owner.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    wait_for(lambda: "/login" not in owner.current_url)
     check(f"/review/{spec['year']}" in owner.current_url, "after logging in, back at the review")
     for size, width in [("desktop", 1280), ("phone", 360)]:
         owner.set_window_size(width, 900)
@@ -96,6 +105,7 @@ try:
     check(boxes.get("heart_rate") is False, f"heart rate is unticked by default ({boxes})")
     check(boxes.get("totals") is True and boxes.get("top_tracks") is True, "the rest is ticked")
     owner.find_element(By.CSS_SELECTOR, "[data-publish]").click()
+    wait_for(lambda: owner.find_elements(By.CSS_SELECTOR, "[data-share-token] a"))
     links = owner.find_elements(By.CSS_SELECTOR, "[data-share-token] a")
     check(len(links) == 1, "published: the page shows the share's address")
     share = links[0].get_attribute("href") if links else base + "/review/shared/missing"
@@ -143,7 +153,7 @@ try:
         # Withdrawn: gone for the stranger at once.
         owner.get(base + f"/review/{spec['year']}")
         owner.find_element(By.CSS_SELECTOR, "[data-withdraw]").click()
-        check(not owner.find_elements(By.CSS_SELECTOR, "[data-share-token]"), "withdrawn: the share is no longer listed")
+        check(wait_for(lambda: not owner.find_elements(By.CSS_SELECTOR, "[data-share-token]")), "withdrawn: the share is no longer listed")
         check(fetch(path)[0] == 404, "withdrawn: the page is 404")
         check(fetch(path + "/card.png")[0] == 404, "withdrawn: the card is 404")
         stranger.get(base + path)
