@@ -103,8 +103,13 @@ public struct ReviewPeriod: Equatable, Sendable {
 
     /// The calendar months the period touches, each cut to the period: `YYYY-MM` with its
     /// first and last day reviewed.
-    public var months: [(month: String, from: String, to: String)] {
-        guard kind != .all, let start = RangePieces.Day(from), let end = RangePieces.Day(to), start.number <= end.number else { return [] }
+    public var months: [(month: String, from: String, to: String)] { months(within: from, to) }
+
+    /// The same, only those that touch `first`…`last` (the days of the history: a range of
+    /// centuries has no more months than the history).
+    public func months(within first: String, _ last: String) -> [(month: String, from: String, to: String)] {
+        guard kind != .all, let start = RangePieces.Day(max(from, first)), let end = RangePieces.Day(min(to, last)),
+              start.number <= end.number else { return [] }
         var out: [(String, String, String)] = []
         var month = start.month
         while month <= end.month {

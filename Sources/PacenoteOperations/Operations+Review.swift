@@ -18,9 +18,11 @@ extension Operations {
     }
 
     /// Withdraws a share: its page and card are gone (404) at once.
-    public func withdrawReview(token: String) throws {
-        let deleted: Bool
+    @discardableResult
+    public func withdrawReview(token: String) throws -> ReviewShare {
+        let deleted: ReviewShare?
         do { deleted = try store.deleteReviewShare(token: token) } catch { throw OperationError.from(error) }
-        guard deleted else { throw OperationError.notFound("no published review \(token)") }
+        guard let deleted else { throw OperationError.notFound("no published review \(token)") }
+        return deleted
     }
 }

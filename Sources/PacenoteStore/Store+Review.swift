@@ -29,7 +29,8 @@ extension Store {
         let topAlbums = ReviewReport.Ranked(byPlays: items(try self.topAlbums(fromDay: from, toDay: to, limit: limit, by: .plays), .album),
                                             byTime: items(try self.topAlbums(fromDay: from, toDay: to, limit: limit, by: .time), .album))
         var months: [ReviewReport.MonthTop] = []
-        for m in period.months {
+        let history = try read { db in try Row.fetchOne(db, sql: "SELECT MIN(day), MAX(day) FROM rollup_day_total") }
+        for m in period.months(within: (history?[0] as String?) ?? "9999-12-31", (history?[1] as String?) ?? "0000-01-01") {
             let top = try self.topTracks(fromDay: m.from, toDay: m.to, limit: 1).first
             months.append(ReviewReport.MonthTop(month: m.month, plays: try totals(fromDay: m.from, toDay: m.to).plays,
                                                 top: top.map { .track($0.track!, plays: $0.plays, seconds: $0.seconds) }))

@@ -25,11 +25,12 @@ extension Store {
         }
     }
 
-    /// Deletes a share; false when there was none.
-    public func deleteReviewShare(token: String) throws(StoreError) -> Bool {
+    /// Deletes a share, returning it; nil when there was none.
+    public func deleteReviewShare(token: String) throws(StoreError) -> ReviewShare? {
         try write { db in
+            let share = try Row.fetchOne(db, sql: "SELECT * FROM review_shares WHERE token = ?", arguments: [token]).map(Store.reviewShare(from:))
             try db.execute(sql: "DELETE FROM review_shares WHERE token = ?", arguments: [token])
-            return db.changesCount > 0
+            return share
         }
     }
 

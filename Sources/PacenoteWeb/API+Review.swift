@@ -67,9 +67,8 @@ extension API {
     }
 
     /// `DELETE /api/v1/review/shares/{token}`.
-    func withdrawReviewShare(_ token: String) throws -> HTTPResponse {
-        try context.operations.withdrawReview(token: token)
-        return HTTPResponse(status: 204, headers: [("Cache-Control", "no-store")])
+    func withdrawReviewShare(_ token: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        .json(reviewShareJSON(try context.operations.withdrawReview(token: token), request))
     }
 
     func reviewSharePath(_ share: ReviewShare) -> String { "/review/shared/\(share.token)" }

@@ -188,6 +188,16 @@ import Testing
         try record("POST", undo, "/api/v1/curation/\(mergeID)/undo", headers: key)
         try record("POST", undo, "/api/v1/curation/\(mergeID)/undo", headers: key)
         try record("POST", undo, "/api/v1/curation/999999/undo", headers: key)
+        // The year in review, and publishing and withdrawing a share of it.
+        try record("GET", "/api/v1/review", "/api/v1/review")
+        try record("GET", "/api/v1/review", "/api/v1/review?range=never")
+        try record("POST", "/api/v1/review/shares", "/api/v1/review/shares", headers: key, body: #"{"range": "year", "sections": ["totals", "heart_rate"]}"#)
+        try record("POST", "/api/v1/review/shares", "/api/v1/review/shares", headers: key, body: #"{"sections": ["pulse"]}"#)
+        try record("GET", "/api/v1/review/shares", "/api/v1/review/shares")
+        let shares = try HTTP.get(daemon.base + "/api/v1/review/shares").json?["shares"] as? [[String: Any]]
+        let token = try #require(shares?.first?["token"] as? String)
+        try record("DELETE", "/api/v1/review/shares/{token}", "/api/v1/review/shares/\(token)", headers: key)
+        try record("DELETE", "/api/v1/review/shares/{token}", "/api/v1/review/shares/\(token)", headers: key)
         try record("GET", "/healthz", "/healthz")
         try record("GET", "/metrics", "/metrics")
         try record("GET", "/login", "/login")

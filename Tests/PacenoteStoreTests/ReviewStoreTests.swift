@@ -314,7 +314,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                                              arguments: [from, to])
                 #expect(month.top?.id == top && month.plays == plays, "\(name): number one of \(month.month)", sourceLocation: sourceLocation)
             }
-            #expect(r.months.map(\.month) == p.months.map(\.month), sourceLocation: sourceLocation)
+            #expect(r.months.map(\.month) == p.months(within: "2023-06-01", Self.today).map(\.month), sourceLocation: sourceLocation)
             let best = try Row.fetchOne(db, sql: """
                 SELECT local_day, track_id, SUM(counted), SUM(played_s) FROM plays WHERE local_day BETWEEN ? AND ?
                 GROUP BY 1, 2 HAVING SUM(counted) > 0 ORDER BY 3 DESC, 4 DESC, 1, 2 LIMIT 1

@@ -429,7 +429,7 @@ extension API {
             Node.el("h2", ["id": "rsotd-h"]) { "Songs of the day" }
             if r.songsOfTheDay.isEmpty { Node.el("p", ["class": "muted"]) { "No song of the day in this period." } }
             Node.el("div", ["class": "months-grid"]) {
-                for m in r.period.months where r.songsOfTheDay.contains(where: { $0.day.hasPrefix(m.month) }) {
+                for m in r.months where r.songsOfTheDay.contains(where: { $0.day.hasPrefix(m.month) }) {
                     let first = CivilDate.days(of: m.month + "-01") ?? 0
                     let leading = weekdays.firstIndex(of: Weekday.of(dayNumber: first)) ?? 0
                     let days = (CivilDate.days(of: ReviewPeriod.shifted(m.month + "-01", months: 1)) ?? first + 30) - first
