@@ -63,6 +63,9 @@ public struct Config: Sendable, Equatable {
     /// Friends whose songs of the day are followed, from `[[friends]]` tables (none by
     /// default). `serve` stores them at start (`Store.replaceConfigFriends`).
     public var friends: [FriendFeed] = []
+    /// Bluetooth heart-rate straps read through BlueZ, from `[[heart_rate.ble]]` tables
+    /// (none by default).
+    public var straps: [Strap] = []
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
     public var origins: [String: String] = [:]
@@ -128,6 +131,7 @@ enum ConfigSchema {
         mpd.list(at: \.players, players),
         plays.table(at: \.playRule),
         heartRate.table(at: \.heartRate),
+        strap.list(at: \.straps, strapList),
         recommender.table(at: \.recommender),
         likes.table(at: \.likes),
         backup.table(at: \.backup),

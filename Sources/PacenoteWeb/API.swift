@@ -71,6 +71,8 @@ public struct APIContext: Sendable {
     /// The `[[forward]]` targets' queues and errors, with each one's next attempt while it
     /// waits; nil when none is configured.
     public var forwarding: (@Sendable () throws -> [(state: ForwardTargetState, nextAttempt: Date?)])?
+    /// The heart-rate sources Pacenote reads itself (`[[heart_rate.ble]]` straps).
+    public var heartRateSources: (@Sendable () -> [HeartRateSourceStatus])?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -224,6 +226,7 @@ public struct API: Sendable {
         }
         let counts = try self.counts.get(from: context.store)
         let defaultName = context.players().first?.name
+        let sources: [JSONValue] = context.heartRateSources?().map(APIJSON.heartRateSource) ?? []
         return .object([
             ("version", .string(context.version)),
             ("healthy", .bool(context.players().allSatisfy(\.connected))),
@@ -231,6 +234,7 @@ public struct API: Sendable {
             ("mpd", players.first ?? .null),
             ("now_playing", now.first { $0.player == defaultName }.map(APIJSON.nowPlaying) ?? .null),
             ("heart_rate", context.heartRate?.current(now: Date()).map(APIJSON.heartRate) ?? .null),
+            ("heart_rate_sources", .array(sources)),
             ("players", .array(players)),
             ("now_playing_elsewhere", .array(context.scrobbles.playingElsewhere().map(APIJSON.nowPlaying))),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
