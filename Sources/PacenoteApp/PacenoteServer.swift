@@ -279,6 +279,7 @@ public final class PacenoteServer: Sendable {
                 return try store.forwardTargets().filter(\.active).map { ($0, live[$0.name]?.nextAttempt) }
             }
         }
+        context.weekStart = config.weekStart
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
         context.ownHosts = [config.http.host] + machineNames()
