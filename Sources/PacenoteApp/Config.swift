@@ -126,6 +126,7 @@ enum ConfigSchema {
         server.table(at: \.self),
         database.table(at: \.self),
         display.table(at: \.self),
+        site.table(at: \.self),
         log.table(at: \.self),
         mpd.list(at: \.players, players),
         plays.table(at: \.playRule),

@@ -20,7 +20,7 @@ extension Store {
             case .pieces(let pieces)?:
                 for (period, keys) in [(EntityRollups.Period.year, pieces.years), (.month, pieces.months)] where !keys.isEmpty {
                     selects.append("""
-                        SELECT \(entity.idColumn) FROM \(entity.table(period))
+                        SELECT \(entity.idColumn) AS id FROM \(entity.table(period))
                         WHERE \(period.rawValue) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) AND plays > 0
                         """)
                     arguments += keys as [DatabaseValueConvertible]
@@ -34,7 +34,8 @@ extension Store {
                 arguments += [fromDay, toDay]
             }
             guard !selects.isEmpty else { return 0 }
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(selects.joined(separator: " UNION ")))",
+            // An artist has a row per track of it on a day: ids are told apart over every piece.
+            return try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT id) FROM (\(selects.joined(separator: " UNION ALL ")))",
                                     arguments: StatementArguments(arguments)) ?? 0
         }
     }
