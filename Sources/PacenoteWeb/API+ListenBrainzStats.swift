@@ -48,10 +48,11 @@ extension API {
         }
         let offset = try Self.nonNegative(query, "offset", default: 0)
         let count = min(try Self.nonNegative(query, "count", default: Self.listenBrainzDefaultCount), Self.listenBrainzStatsMaxCount)
-        // The chart is read to a whole hundred past the page, so that paging through it reads
-        // it once (a hundred entries cost about what 25 do).
+        // The chart is read to 100 entries, or 200, 400, … past the page: paging through it
+        // reads it a few times, not once a page (a hundred entries cost about what 25 do).
         let wanted = offset.addingReportingOverflow(count)
-        let depth = wanted.overflow ? Int.max : (wanted.partialValue + 99) / 100 * 100
+        var depth = 100
+        while depth < Int.max / 2, wanted.overflow || depth < wanted.partialValue { depth *= 2 }
         let chart = try listenBrainzChart(entity, range, depth: depth)
         guard chart.total > 0 else { return HTTPResponse(status: 204) }
         let page = offset < chart.items.count ? Array(chart.items[offset..<min(chart.items.count, offset + count)]) : []

@@ -164,6 +164,9 @@ import Testing
         #expect(paged == all && all.count == 4)
         #expect(try site.chart("artists", "?count=0").isEmpty)
         #expect(try site.payload("/1/stats/user/me/artists?offset=99")["count"] as? Int == 0, "past the end: an empty page")
+        let far = try site.payload("/1/stats/user/me/artists?offset=\(Int.max)&count=1000")
+        #expect(far["count"] as? Int == 0 && far["offset"] as? Int == Int.max && far["total_artist_count"] as? Int == 4)
+        #expect(try site.chart("recordings", "?offset=3&count=1") == [all[3]], "the last one")
         #expect(try site.payload("/1/stats/user/me/artists?count=5000")["count"] as? Int == 4, "more than 1000 is 1000")
     }
 
