@@ -39,6 +39,8 @@ public struct Config: Sendable, Equatable {
     public var databasePath: String
     /// The time zone in which days start and end (SOTD, rollups, charts).
     public var timeZone: TimeZone = .current
+    /// The day weeks begin on (`[site] week_starts`).
+    public var weekStart: WeekStart = .monday
     public var logLevel: Logger.Level = .info
     /// The players to follow: one `[mpd]` table, or several `[[mpd]]` (rooms). The first
     /// is the default player; `MPD_HOST`, `MPD_PORT` and `--mpd` apply to it.
@@ -127,6 +129,7 @@ enum ConfigSchema {
         server.table(at: \.self),
         database.table(at: \.self),
         display.table(at: \.self),
+        site.table(at: \.self),
         log.table(at: \.self),
         mpd.list(at: \.players, players),
         plays.table(at: \.playRule),

@@ -287,6 +287,7 @@ public final class PacenoteServer: Sendable {
             }
         }
         if let straps { context.heartRateSources = { straps.states() } }
+        context.weekStart = config.weekStart
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
         context.ownHosts = [config.http.host] + machineNames()

@@ -13,6 +13,9 @@ public struct APIContext: Sendable {
     public var store: Store
     /// The display time zone: local days in `from`/`to` follow it.
     public var timeZone: TimeZone
+    /// The day weeks begin on (`[site] week_starts`): the `week` ranges, the heatmap, the
+    /// song-of-the-day calendar.
+    public var weekStart: WeekStart = .monday
     /// The configured players (MPDs), the first being the default one.
     public var players: @Sendable () -> [PlayerStatus]
     /// What each player plays now (players that play nothing are absent).
@@ -109,7 +112,7 @@ public struct API: Sendable {
 
     public init(context: APIContext) {
         self.context = context
-        self.localTime = LocalTime(timeZone: context.timeZone)
+        self.localTime = LocalTime(timeZone: context.timeZone, weekStart: context.weekStart)
         self.charts = ChartCache(bus: context.events)
         // The stats page and the SOTD archive show pins and tempos as well as plays.
         self.pages = ResultCache<Node>(bus: context.events, follows: { _ in true })
@@ -183,6 +186,7 @@ public struct API: Sendable {
             case .listenBrainzListenCount: return .json(try listenBrainzListenCount())
             case .listenBrainzPlayingNow(let user): return .json(listenBrainzPlayingNow(user: user))
             case .listenBrainzDeleteListen: return .json(try deleteListen(request))
+            case .listenBrainzStats(let user, let entity): return try listenBrainzStats(user: user, entity, request.query)
             case .page(let page):
                 return self.page(page, request, mayReadPrivate: grant.mayReadPrivate, mayWrite: grant.isOwner)
             case .login: return try login(request, client: grant.client)
