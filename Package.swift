@@ -49,6 +49,13 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
+        // libdbus, for BlueZ on the system bus (Bluetooth heart-rate straps).
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+
         // The domain: no C, no I/O.
         .target(name: "PacenoteCore"),
 
@@ -74,6 +81,8 @@ let package = Package(
         ),
         // The only importer of libcurl: outgoing requests, off Swift's cooperative pool.
         .target(name: "PacenoteNet", dependencies: ["CCurl"]),
+        // The only importer of libdbus: BlueZ's objects, a strap's notifications, hr-scan.
+        .target(name: "PacenoteBluetooth", dependencies: ["CDBus"]),
         // The only importer of libmicrohttpd. Public/ is built into it (EmbedPublicPlugin).
         .target(
             name: "PacenoteWeb",
@@ -92,7 +101,7 @@ let package = Package(
         .target(
             name: "PacenoteApp",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb", "PacenoteNet", "CZlib",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb", "PacenoteNet", "PacenoteBluetooth", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -129,6 +138,7 @@ let package = Package(
             path: "Tests/PacenoteTestSupport"
         ),
         .testTarget(name: "PacenoteCoreTests", dependencies: ["PacenoteCore"]),
+        .testTarget(name: "PacenoteBluetoothTests", dependencies: ["PacenoteBluetooth"]),
         .testTarget(
             name: "PacenoteStoreTests",
             dependencies: ["PacenoteStore", "PacenoteCore", "PacenoteTestSupport"],

@@ -42,7 +42,60 @@ extension Config {
     }
 }
 
+extension Config {
+    /// `[[heart_rate.ble]]`: a Bluetooth LE heart-rate strap, read through BlueZ.
+    public struct Strap: Sendable, Equatable {
+        /// `AA:BB:CC:DD:EE:FF`, or `auto`: the first heart-rate strap seen.
+        public var address = "auto"
+        /// The name its samples are stored under.
+        public var source = "strap"
+        /// `hci0`; nil: any adapter.
+        public var adapter: String?
+
+        public init() {}
+
+        /// nil for `auto`.
+        public var wantedAddress: String? { address == "auto" ? nil : address }
+    }
+}
+
 extension ConfigSchema {
+    static let strap = ConfigSection<Config.Strap>(name: "heart_rate.ble", doc: """
+        Bluetooth LE heart-rate straps (chest straps, arm bands, watches that broadcast heart
+        rate), read straight from BlueZ on the system bus: none by default. Pacenote searches
+        for the strap, connects, reads each Heart Rate Measurement as the strap sends it
+        (1–4 a second), connects again when it comes back (out of range, battery), and shows
+        its state and battery in /api/v1/status. `pacenote hr-scan` lists the straps in range.
+        The strap needs no pairing. The service's user needs to be allowed to use BlueZ (on
+        Debian: the bluetooth group). For example:
+
+          [[heart_rate.ble]]
+          address = "auto"
+          source = "chest-strap"
+        """, keys: [
+        ConfigKey("address", \.address, Codec.string { (text) throws(ConfigProblem) in
+            guard text == "auto" || BluetoothAddress.isValid(text) else {
+                throw ConfigProblem("expected auto or a Bluetooth address like C0:FF:EE:12:34:56")
+            }
+            return text == "auto" ? text : text.uppercased()
+        }, example: #""auto""#, doc: "The strap's address (`pacenote hr-scan` shows it), or auto: the first heart-rate strap seen."),
+        ConfigKey("source", \.source, Codec.string { (text) throws(ConfigProblem) in
+            guard !text.isEmpty, text.count <= 64 else { throw ConfigProblem("must be 1 to 64 characters") }
+            return text
+        }, example: #""strap""#, doc: "The name its samples are stored under (a source, as hr-feed --source names one)."),
+        ConfigKey("adapter", \.adapter, Codec.optionalString { (text) throws(ConfigProblem) in
+            guard text.hasPrefix("hci"), text.dropFirst(3).allSatisfy(\.isNumber), text.count > 3 else {
+                throw ConfigProblem("expected an adapter name like hci0")
+            }
+            return text
+        }, example: #""hci0""#, doc: "The Bluetooth adapter to use; unset: any."),
+    ])
+
+    static let strapList = ConfigList<Config.Strap>(
+        element: { _ in Config.Strap() },
+        noun: "straps",
+        unique: (key: "source", of: { $0.source }))
+
     static let heartRate = ConfigSection<Config.HeartRate>(name: "heart_rate", doc: "", keys: [
         ConfigKey("zone_model", \.zoneModel, Codec.oneOf(["percent_max", "hrr", "lthr_run", "lthr_bike", "custom"]),
                   env: ["PACENOTE_ZONE_MODEL"], doc: """

@@ -39,6 +39,8 @@ public struct Config: Sendable, Equatable {
     public var databasePath: String
     /// The time zone in which days start and end (SOTD, rollups, charts).
     public var timeZone: TimeZone = .current
+    /// The day weeks begin on (`[site] week_starts`).
+    public var weekStart: WeekStart = .monday
     public var logLevel: Logger.Level = .info
     /// The players to follow: one `[mpd]` table, or several `[[mpd]]` (rooms). The first
     /// is the default player; `MPD_HOST`, `MPD_PORT` and `--mpd` apply to it.
@@ -63,6 +65,9 @@ public struct Config: Sendable, Equatable {
     /// Friends whose songs of the day are followed, from `[[friends]]` tables (none by
     /// default). `serve` stores them at start (`Store.replaceConfigFriends`).
     public var friends: [FriendFeed] = []
+    /// Bluetooth heart-rate straps read through BlueZ, from `[[heart_rate.ble]]` tables
+    /// (none by default).
+    public var straps: [Strap] = []
 
     /// Where each key's value came from: `default`, `PATH:LINE`, `env NAME`, `--flag`.
     public var origins: [String: String] = [:]
@@ -124,10 +129,12 @@ enum ConfigSchema {
         server.table(at: \.self),
         database.table(at: \.self),
         display.table(at: \.self),
+        site.table(at: \.self),
         log.table(at: \.self),
         mpd.list(at: \.players, players),
         plays.table(at: \.playRule),
         heartRate.table(at: \.heartRate),
+        strap.list(at: \.straps, strapList),
         recommender.table(at: \.recommender),
         likes.table(at: \.likes),
         backup.table(at: \.backup),

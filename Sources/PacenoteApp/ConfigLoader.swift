@@ -92,22 +92,27 @@ public enum ConfigLoader {
         }
         config.file = path
         for name in root.keys {
-            let line = root.line(of: name) ?? 0
-            switch (ConfigSchema.section(name), root[name]) {
-            case (let section?, .table?) where section.list?.startsEmpty == true:
-                throw ConfigError(key: name, message: "a list: write one [[\(name)]] table per item", origin: "\(path):\(line)")
-            case (let section?, .table(let table)?):
-                try applyTable(table, of: section, element: 0, listed: false, file: path, line: line, to: &config)
-            case (let section?, .array(let items)?) where section.list != nil:
-                try applyList(items, of: section, file: path, line: line, to: &config)
-            case (nil, .table(let table)?) where !table.keys.isEmpty:
-                // An unknown table: name its first key, which may be a misspelt known one.
-                let key = table.keys[0], full = "\(name).\(key)"
-                let hint = suggestion(for: full).map { "; did you mean \($0)?" } ?? " (see docs/pacenote.example.toml)"
-                throw ConfigError(key: full, message: "unknown key\(hint)", origin: "\(path):\(table.line(of: key) ?? line)")
-            default:
-                throw ConfigError(key: name, message: "unknown key (see docs/pacenote.example.toml)", origin: "\(path):\(line)")
-            }
+            try applySection(named: name, root[name], line: root.line(of: name) ?? 0, file: path, to: &config)
+        }
+    }
+
+    /// A top-level table or list of tables, or one inside a section (`[[heart_rate.ble]]`).
+    private static func applySection(named name: String, _ value: TOMLValue?, line: Int, file path: String,
+                                     to config: inout Config) throws(ConfigError) {
+        switch (ConfigSchema.section(name), value) {
+        case (let section?, .table?) where section.list?.startsEmpty == true:
+            throw ConfigError(key: name, message: "a list: write one [[\(name)]] table per item", origin: "\(path):\(line)")
+        case (let section?, .table(let table)?):
+            try applyTable(table, of: section, element: 0, listed: false, file: path, line: line, to: &config)
+        case (let section?, .array(let items)?) where section.list != nil:
+            try applyList(items, of: section, file: path, line: line, to: &config)
+        case (nil, .table(let table)?) where !table.keys.isEmpty:
+            // An unknown table: name its first key, which may be a misspelt known one.
+            let key = table.keys[0], full = "\(name).\(key)"
+            let hint = suggestion(for: full).map { "; did you mean \($0)?" } ?? " (see docs/pacenote.example.toml)"
+            throw ConfigError(key: full, message: "unknown key\(hint)", origin: "\(path):\(table.line(of: key) ?? line)")
+        default:
+            throw ConfigError(key: name, message: "unknown key (see docs/pacenote.example.toml)", origin: "\(path):\(line)")
         }
     }
 
@@ -118,6 +123,11 @@ public enum ConfigLoader {
             let full = "\(section.name).\(name)"
             let shown = listed ? "\(section.name)[\(element + 1)].\(name)" : full
             let origin = "\(path):\(table.line(of: name) ?? line)"
+            // A section inside this one: `[[heart_rate.ble]]` is `ble` in `[heart_rate]`.
+            if !listed, ConfigSchema.section(full) != nil {
+                try applySection(named: full, table[name], line: table.line(of: name) ?? line, file: path, to: &config)
+                continue
+            }
             guard let key = section.key(name) else {
                 let hint = suggestion(for: full).map { "; did you mean \($0)?" } ?? (listed ? "" : " (see docs/pacenote.example.toml)")
                 throw ConfigError(key: shown, message: "unknown key\(hint)", origin: origin)

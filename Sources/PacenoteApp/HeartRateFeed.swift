@@ -1,5 +1,7 @@
 import Foundation
+import PacenoteBluetooth
 import PacenoteCore
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -78,38 +80,85 @@ public final class HeartRateFeed: @unchecked Sendable {
     /// Reads `input` to its end, sending as it goes, then sends what is left. Returns the
     /// number of samples still buffered on disk (0 when everything reached the server).
     public func run(input: FileHandle) throws -> Int {
+        let timer = startTimer()
+        defer { timer.cancel() }
+        var lineNumber = 0
+        for line in LineReader(input) {
+            lineNumber += 1
+            take(HeartRateInput.parseLine(line, format: settings.format, now: Date()), where: "line \(lineNumber)")
+            if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
+        }
+        return try drain()
+    }
+
+    /// Reads a Bluetooth strap through BlueZ (`hr-feed --ble`), sending each reading as it
+    /// comes, until `stop()` (a signal) ends the process, or the server refuses the key.
+    public func run(strap: HeartRateStrap.Settings) throws {
+        let timer = startTimer()
+        defer { timer.cancel() }
+        let lastProblem = Mutex<String?>(nil), lastRejection = Mutex<String?>(nil)
+        let strap = HeartRateStrap(settings: strap, log: log, onState: { [log] state in
+            let changed = lastProblem.withLock { last -> Bool in
+                defer { last = state.problem }
+                return last != state.problem
+            }
+            if changed, let problem = state.problem { log(problem) }
+        }, onNotification: { [self] bytes, at in
+            // A strap without skin contact says so several times a second: told once.
+            let result = HeartRateInput.sample(fromBLE: bytes, at: at)
+            let reason: String? = if case .failure(let r) = result { "\(r.field): \(r.message)" } else { nil }
+            let changed = lastRejection.withLock { last -> Bool in
+                defer { last = reason }
+                return last != reason
+            }
+            if case .success = result {
+                if changed { log("readings again") }
+                take([result], where: "notification")
+            } else if changed, let reason {
+                log("notification: \(reason)")
+            }
+        })
+        strap.start()
+        defer { strap.stop() }
+        while true {
+            if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+    }
+
+    private func startTimer() -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + settings.flushInterval, repeating: settings.flushInterval)
         timer.setEventHandler { [self] in flush() }
         timer.resume()
-        defer { timer.cancel() }
+        return timer
+    }
 
-        var lineNumber = 0
-        for line in LineReader(input) {
-            lineNumber += 1
-            let results = HeartRateInput.parseLine(line, format: settings.format, now: Date())
-            let scheduleFlush = lock.withLock { () -> Bool in
-                for result in results {
-                    switch result {
-                    case .success(var sample):
-                        var ms = (sample.at.timeIntervalSince1970 * 1000).rounded()
-                        if let previous, ms <= previous, previous - ms < 1000 { ms = previous + 1 }
-                        previous = ms
-                        sample.at = Date(timeIntervalSince1970: ms / 1000)
-                        pending.append(sample)
-                    case .failure(let r):
-                        rejected += 1
-                        log("line \(lineNumber): \(r.field): \(r.message)")
-                    }
+    /// Takes readings (or reasons they are not): a batch is sent once it is full.
+    private func take(_ results: [Result<HeartRateSample, HeartRateInput.Rejection>], where place: String) {
+        let scheduleFlush = lock.withLock { () -> Bool in
+            for result in results {
+                switch result {
+                case .success(var sample):
+                    var ms = (sample.at.timeIntervalSince1970 * 1000).rounded()
+                    if let previous, ms <= previous, previous - ms < 1000 { ms = previous + 1 }
+                    previous = ms
+                    sample.at = Date(timeIntervalSince1970: ms / 1000)
+                    pending.append(sample)
+                case .failure(let r):
+                    rejected += 1
+                    log("\(place): \(r.field): \(r.message)")
                 }
-                guard pending.count >= settings.batchSize, !flushScheduled else { return false }
-                flushScheduled = true
-                return true
             }
-            if scheduleFlush { queue.async { [self] in flush() } }
-            if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
+            guard pending.count >= settings.batchSize, !flushScheduled else { return false }
+            flushScheduled = true
+            return true
         }
-        // End of input: send everything, retrying for a while if the server is away.
+        if scheduleFlush { queue.async { [self] in flush() } }
+    }
+
+    /// End of input: sends everything, retrying for a while if the server is away.
+    private func drain() throws -> Int {
         let deadline = Date().addingTimeInterval(10)
         var left = 0
         repeat {

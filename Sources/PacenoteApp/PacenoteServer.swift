@@ -121,6 +121,12 @@ public final class PacenoteServer: Sendable {
                 do { return try HeartRateService(store: store, events: events, settings: config.heartRate, logger: logger) }
                 catch { throw (error as? StartupError) ?? StartupError("heart_rate: \(error)") }
             }, stop: { $0.stop() })
+            // Bluetooth straps (`[[heart_rate.ble]]`), read straight from BlueZ.
+            let straps = config.straps.isEmpty ? nil : try services.start("bluetooth straps", {
+                let straps = StrapService(configs: config.straps, heartRate: heartRate, logger: logger)
+                straps.start()
+                return straps
+            }, stop: { $0.stop() })
             let players = try makePlayers(config: config, endpoints: endpoints, store: store, events: events, waiting: waiting,
                                           logger: logger)
             let recommender = try services.start("recommender", {
@@ -132,8 +138,8 @@ public final class PacenoteServer: Sendable {
             let stopping = StopFlag()
             let api = API(context: makeContext(
                 config: config, started: started, store: store, events: events, keys: keys, players: players, waiting: waiting,
-                heartRate: heartRate, recommender: recommender, forwarder: forwarder, metrics: metrics, stopping: stopping,
-                logger: logger))
+                heartRate: heartRate, recommender: recommender, forwarder: forwarder, straps: straps, metrics: metrics,
+                stopping: stopping, logger: logger))
             let web = try services.start("http", {
                 var settings = WebServer.Settings(address: config.http, maxBodyBytes: config.maxBodyBytes,
                                                   maxImportBytes: config.maxImportBytes, threads: config.httpThreads)
@@ -260,7 +266,8 @@ public final class PacenoteServer: Sendable {
     /// What the API reads from the running parts, made once they all exist.
     private static func makeContext(config: Config, started: Date, store: Store, events: EventBus, keys: APIKeySource,
                                     players: [PlayerService], waiting: WaitingPlays, heartRate: HeartRateService, recommender: RecommenderService,
-                                    forwarder: ForwardService?, metrics: PrometheusCollectorRegistry?, stopping: StopFlag, logger: Logger) -> APIContext {
+                                    forwarder: ForwardService?, straps: StrapService?, metrics: PrometheusCollectorRegistry?,
+                                    stopping: StopFlag, logger: Logger) -> APIContext {
         var context = APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
             apiKey: "", heartRate: heartRate,
@@ -279,6 +286,8 @@ public final class PacenoteServer: Sendable {
                 return try store.forwardTargets().filter(\.active).map { ($0, live[$0.name]?.nextAttempt) }
             }
         }
+        if let straps { context.heartRateSources = { straps.states() } }
+        context.weekStart = config.weekStart
         context.trustedNetworks = config.trustedNetworks
         context.trustedProxies = config.trustedProxies
         context.ownHosts = [config.http.host] + machineNames()

@@ -73,3 +73,12 @@ public struct BLEHeartRateMeasurement: Equatable, Sendable {
         return out
     }
 }
+
+/// A Bluetooth device address as BlueZ and `bluetoothctl` write it: six hexadecimal pairs
+/// separated by colons (`C0:FF:EE:12:34:56`).
+public enum BluetoothAddress {
+    public static func isValid(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+}

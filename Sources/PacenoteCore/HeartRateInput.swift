@@ -227,6 +227,22 @@ extension HeartRateInput {
     }
 
     /// The samples on one line of `hr-feed`'s input; an empty line gives none.
+    /// A Heart Rate Measurement notification (0x2A37) as a sample at `at`, with its RR
+    /// intervals; refused when the sensor reports no skin contact or it is not one.
+    public static func sample(fromBLE bytes: [UInt8], at: Date) -> Result<HeartRateSample, Rejection> {
+        let m: BLEHeartRateMeasurement
+        do { m = try BLEHeartRateMeasurement(bytes: bytes) } catch {
+            return .failure(Rejection(field: "ble", message: "not a Heart Rate Measurement: \(bytes.map { String(format: "%02x", $0) }.joined(separator: " "))"))
+        }
+        guard m.contact != false else {
+            return .failure(Rejection(field: "contact", message: "the sensor reports no skin contact"))
+        }
+        guard m.isUsable else {
+            return .failure(Rejection(field: "bpm", message: "\(m.bpm) is outside 25–250 bpm"))
+        }
+        return .success(HeartRateSample(at: at, bpm: m.bpm, rr: m.rr))
+    }
+
     public static func parseLine(_ line: String, format: LineFormat, now: Date) -> [Result<HeartRateSample, Rejection>] {
         let text = line.trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return [] }
@@ -246,11 +262,7 @@ extension HeartRateInput {
             // successfully"): lines that are neither notifications nor hex carry no reading.
             if !text.contains("value:"), text.contains(where: { !$0.isHexDigit && !" x:-".contains($0) }) { return [] }
             do {
-                let m = try BLEHeartRateMeasurement(bytes: BLEHeartRateMeasurement.bytes(fromHex: text))
-                guard m.isUsable else {
-                    return [.failure(Rejection(field: "contact", message: "the sensor reports no skin contact"))]
-                }
-                return [.success(HeartRateSample(at: now, bpm: m.bpm, rr: m.rr))]
+                return [sample(fromBLE: try BLEHeartRateMeasurement.bytes(fromHex: text), at: now)]
             } catch {
                 return [.failure(Rejection(field: "ble", message: "not a Heart Rate Measurement: \(text)"))]
             }

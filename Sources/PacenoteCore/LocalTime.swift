@@ -5,10 +5,13 @@ import Foundation
 /// configured IANA zone, daylight saving time included.
 public struct LocalTime: Sendable {
     public let timeZone: TimeZone
+    /// The day weeks begin on (`[site] week_starts`).
+    public let weekStart: WeekStart
     private let calendar: Calendar
 
-    public init(timeZone: TimeZone) {
+    public init(timeZone: TimeZone, weekStart: WeekStart = .monday) {
         self.timeZone = timeZone
+        self.weekStart = weekStart
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = timeZone
         self.calendar = cal

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A range of local days for charts: `today`, `week` (Monday to Sunday), `month`, `year`,
+/// A range of local days for charts: `today`, `week` (from the configured first day of the
+/// week, `LocalTime.weekStart`, Monday by default), `month`, `year`,
 /// `all`, a year `2026`, a month `2026-11`, a day `2026-11-22`, or explicit `from`/`to`
 /// days (inclusive).
 public struct StatsRange: Equatable, Sendable {
@@ -28,7 +29,6 @@ public struct StatsRange: Equatable, Sendable {
         }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = local.timeZone
-        calendar.firstWeekday = 2  // ISO 8601: weeks begin on Monday
         let day = { (date: Date) in local.day(of: date) }
         func interval(_ unit: Calendar.Component) -> StatsRange {
             let span = calendar.dateInterval(of: unit, for: today)!
@@ -36,7 +36,9 @@ public struct StatsRange: Equatable, Sendable {
         }
         switch range ?? "all" {
         case "today": return StatsRange(name: "today", from: day(today), to: day(today))
-        case "week": return interval(.weekOfYear)
+        case "week":
+            let first = local.weekStart.firstDay(ofWeekHolding: CivilDate.days(of: day(today))!)
+            return StatsRange(name: "week", from: CivilDate.text(days: first), to: CivilDate.text(days: first + 6))
         case "month": return interval(.month)
         case "year": return interval(.year)
         case "all": return StatsRange(name: "all", from: "0000-01-01", to: "9999-12-31")

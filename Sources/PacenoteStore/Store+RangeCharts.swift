@@ -8,7 +8,7 @@ import PacenoteCore
 /// length of the history or the width of the library.
 extension Store {
     /// What a chart is of: tracks, artists or albums, and how their rollups are named.
-    enum ChartEntity: String {
+    public enum ChartEntity: String, Sendable {
         case track, artist, album
 
         var idColumn: String { "\(rawValue)_id" }

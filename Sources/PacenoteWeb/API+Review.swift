@@ -7,9 +7,15 @@ import PacenoteStore
 /// — private like the stats —, and the published reviews (`/api/v1/review/shares`): listing
 /// is private, publishing and withdrawing are writes.
 extension API {
-    /// The week's first day (ISO weekday, 1 = Monday) for the review's weekdays and its
-    /// calendar of songs: the one place to change it.
-    var weekStart: Int { 1 }
+    /// The week's first day (ISO weekday: 1 Monday … 7 Sunday) for the review's weekdays and
+    /// its calendar of songs: `[site] week_starts`.
+    var weekStart: Int {
+        switch localTime.weekStart {
+        case .monday: 1
+        case .saturday: 6
+        case .sunday: 7
+        }
+    }
 
     /// The review period a request asks for: `range` (a year, a month, `year`, `month`, …)
     /// or `from`/`to`; nothing at all is this year so far.

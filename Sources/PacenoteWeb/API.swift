@@ -13,6 +13,9 @@ public struct APIContext: Sendable {
     public var store: Store
     /// The display time zone: local days in `from`/`to` follow it.
     public var timeZone: TimeZone
+    /// The day weeks begin on (`[site] week_starts`): the `week` ranges, the heatmap, the
+    /// song-of-the-day calendar.
+    public var weekStart: WeekStart = .monday
     /// The configured players (MPDs), the first being the default one.
     public var players: @Sendable () -> [PlayerStatus]
     /// What each player plays now (players that play nothing are absent).
@@ -71,6 +74,8 @@ public struct APIContext: Sendable {
     /// The `[[forward]]` targets' queues and errors, with each one's next attempt while it
     /// waits; nil when none is configured.
     public var forwarding: (@Sendable () throws -> [(state: ForwardTargetState, nextAttempt: Date?)])?
+    /// The heart-rate sources Pacenote reads itself (`[[heart_rate.ble]]` straps).
+    public var heartRateSources: (@Sendable () -> [HeartRateSourceStatus])?
 
     public init(version: String, startedAt: Date, store: Store, timeZone: TimeZone = .current,
                 apiKey: String, heartRate: (any HeartRateBackend)? = nil,
@@ -109,7 +114,7 @@ public struct API: Sendable {
 
     public init(context: APIContext) {
         self.context = context
-        self.localTime = LocalTime(timeZone: context.timeZone)
+        self.localTime = LocalTime(timeZone: context.timeZone, weekStart: context.weekStart)
         self.charts = ChartCache(bus: context.events)
         // The stats page and the SOTD archive show pins and tempos as well as plays.
         self.pages = ResultCache<Node>(bus: context.events, follows: { _ in true })
@@ -187,6 +192,7 @@ public struct API: Sendable {
             case .listenBrainzListenCount: return .json(try listenBrainzListenCount())
             case .listenBrainzPlayingNow(let user): return .json(listenBrainzPlayingNow(user: user))
             case .listenBrainzDeleteListen: return .json(try deleteListen(request))
+            case .listenBrainzStats(let user, let entity): return try listenBrainzStats(user: user, entity, request.query)
             case .page(let page):
                 return self.page(page, request, mayReadPrivate: grant.mayReadPrivate, mayWrite: grant.isOwner)
             case .login: return try login(request, client: grant.client)
@@ -230,6 +236,7 @@ public struct API: Sendable {
         }
         let counts = try self.counts.get(from: context.store)
         let defaultName = context.players().first?.name
+        let sources: [JSONValue] = context.heartRateSources?().map(APIJSON.heartRateSource) ?? []
         return .object([
             ("version", .string(context.version)),
             ("healthy", .bool(context.players().allSatisfy(\.connected))),
@@ -237,6 +244,7 @@ public struct API: Sendable {
             ("mpd", players.first ?? .null),
             ("now_playing", now.first { $0.player == defaultName }.map(APIJSON.nowPlaying) ?? .null),
             ("heart_rate", context.heartRate?.current(now: Date()).map(APIJSON.heartRate) ?? .null),
+            ("heart_rate_sources", .array(sources)),
             ("players", .array(players)),
             ("now_playing_elsewhere", .array(context.scrobbles.playingElsewhere().map(APIJSON.nowPlaying))),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),

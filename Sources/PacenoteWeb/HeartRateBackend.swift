@@ -58,3 +58,40 @@ public protocol HeartRateBackend: Sendable {
     /// Stops the workout `id` if it is the one in progress.
     func stopWorkout(id: Int64, now: Date) throws(StoreError) -> Bool
 }
+
+/// A heart-rate source Pacenote reads itself (a Bluetooth strap), for the status.
+public struct HeartRateSourceStatus: Sendable, Equatable {
+    public var source: String
+    /// `ble`.
+    public var kind: String
+    /// The address configured; nil: the first strap seen (`auto`).
+    public var wanted: String?
+    public var address: String?
+    public var name: String?
+    public var connected: Bool
+    /// Readings are coming (notifications are on).
+    public var streaming: Bool
+    /// Battery level in %, when the strap reports it.
+    public var battery: Int?
+    public var lastReadingAt: Date?
+    public var lastBPM: Int?
+    /// Whether the sensor touches the skin, when it says.
+    public var contact: Bool?
+    public var problem: String?
+
+    public init(source: String, kind: String, wanted: String?, address: String?, name: String?, connected: Bool,
+                streaming: Bool, battery: Int?, lastReadingAt: Date?, lastBPM: Int?, contact: Bool?, problem: String?) {
+        self.source = source
+        self.kind = kind
+        self.wanted = wanted
+        self.address = address
+        self.name = name
+        self.connected = connected
+        self.streaming = streaming
+        self.battery = battery
+        self.lastReadingAt = lastReadingAt
+        self.lastBPM = lastBPM
+        self.contact = contact
+        self.problem = problem
+    }
+}

@@ -276,6 +276,17 @@ extension Route {
         Endpoint("/1/user/{name}/listen-count", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListenCount(v[0]) },
         Endpoint("/apis/listenbrainz/1/user/{name}/playing-now", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzPlayingNow(v[0]) },
         Endpoint("/1/user/{name}/playing-now", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzPlayingNow(v[0]) },
+        // ListenBrainz's statistics, from the charts' rollups: private like the history.
+        Endpoint("/apis/listenbrainz/1/stats/user/{name}/artists", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzStats(v[0], .artists) },
+        Endpoint("/1/stats/user/{name}/artists", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzStats(v[0], .artists) },
+        Endpoint("/apis/listenbrainz/1/stats/user/{name}/recordings", read(.privateRead, .listenBrainz)) { v, _ in
+            .listenBrainzStats(v[0], .recordings)
+        },
+        Endpoint("/1/stats/user/{name}/recordings", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzStats(v[0], .recordings) },
+        Endpoint("/apis/listenbrainz/1/stats/user/{name}/releases", read(.privateRead, .listenBrainz)) { v, _ in
+            .listenBrainzStats(v[0], .releases)
+        },
+        Endpoint("/1/stats/user/{name}/releases", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzStats(v[0], .releases) },
         // Deleting a listen changes the history: the admin key only.
         Endpoint("/apis/listenbrainz/1/delete-listen", deleteListen) { _, _ in .listenBrainzDeleteListen },
         Endpoint("/1/delete-listen", deleteListen) { _, _ in .listenBrainzDeleteListen },

@@ -69,6 +69,8 @@ public enum Route: Equatable, Sendable {
     case listenBrainzListenCount(String)
     case listenBrainzPlayingNow(String)
     case listenBrainzDeleteListen
+    /// ListenBrainz's statistics of a user's top artists, recordings or releases.
+    case listenBrainzStats(String, ListenBrainzStatsEntity)
     /// The Last.fm protocols: Audioscrobbler 2.0 (`/apis/audioscrobbler/2.0/`), and 1.2's
     /// handshake, now-playing and submissions (`/apis/audioscrobbler_legacy/…`).
     case audioscrobbler
@@ -146,6 +148,7 @@ public enum Route: Equatable, Sendable {
         case .listenBrainzListenCount: "listenbrainz_listen_count"
         case .listenBrainzPlayingNow: "listenbrainz_playing_now"
         case .listenBrainzDeleteListen: "listenbrainz_delete_listen"
+        case .listenBrainzStats: "listenbrainz_stats"
         case .audioscrobbler: "audioscrobbler"
         case .audioscrobblerHandshake: "audioscrobbler_legacy_handshake"
         case .audioscrobblerNowPlaying: "audioscrobbler_legacy_nowplaying"

@@ -84,6 +84,7 @@ import Testing
         ("[mpd]\nport = 70000", "mpd.port", ":2", "from 1 to 65535"),
         ("[server]\nhttp = \"nowhere\"", "server.http", ":2", "is not HOST:PORT"),
         ("[display]\ntimezone = \"Mars/Olympus\"", "display.timezone", ":2", "IANA"),
+        ("[site]\nweek_starts = \"friday\"", "site.week_starts", ":2", "is not one of monday, sunday, saturday"),
         ("[mpd]\nprot = 6600", "mpd.prot", ":2", "did you mean mpd.port?"),
         ("[nonsense]\nx = 1", "nonsense.x", ":2", "unknown key"),
         ("\n\n[log]\nlevel = \"loud\"", "log.level", ":4", "is not one of"),
@@ -133,6 +134,15 @@ import Testing
             #expect(throws: ConfigError.self, "\(bad)") { try load("[recommender]\n\(bad)\n") }
         }
         #expect(PrintedConfig(ConfigPrinter.toml(c)).value(of: "recommender.tempo_z4") == "[128, 142.5]")
+    }
+
+    @Test func weekStartsOnMondayUnlessTheSiteSaysOtherwise() throws {
+        #expect(try load().weekStart == .monday)
+        let c = try load("[site]\nweek_starts = \"sunday\"\n")
+        #expect(c.weekStart == .sunday)
+        #expect(c.origins["site.week_starts"]?.hasSuffix(":2") == true)
+        #expect(try load(env: ["PACENOTE_WEEK_STARTS": "saturday"]).weekStart == .saturday)
+        #expect(PrintedConfig(ConfigPrinter.toml(c)).value(of: "site.week_starts") == "\"sunday\"")
     }
 
     @Test func backupSettings() throws {

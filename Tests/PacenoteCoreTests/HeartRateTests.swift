@@ -130,6 +130,36 @@ import Testing
         #expect(!m.isUsable)
     }
 
+    @Test func aNotificationBecomesASampleAtItsTimeOrSaysWhyNot() throws {
+        let at = Date(timeIntervalSince1970: 1_790_000_000.25)
+        let sample = try HeartRateInput.sample(fromBLE: [0x16, 0x4e, 0x00, 0x03], at: at).get()
+        #expect(sample == HeartRateSample(at: at, bpm: 78, rr: [750]))
+        let cases: [([UInt8], String, String)] = [
+            ([0x04, 0x48], "contact", "the sensor reports no skin contact"),
+            ([0x06, 0x10], "bpm", "16 is outside 25–250 bpm"),
+            ([0x01, 0x2c, 0x01], "bpm", "300 is outside 25–250 bpm"),
+            ([0x01, 0x2c], "ble", "not a Heart Rate Measurement: 01 2c"),
+            ([], "ble", "not a Heart Rate Measurement: "),
+        ]
+        for (bytes, field, message) in cases {
+            guard case .failure(let rejection) = HeartRateInput.sample(fromBLE: bytes, at: at) else {
+                Issue.record("\(bytes) was taken")
+                continue
+            }
+            #expect(rejection.field == field, "\(bytes)")
+            #expect(rejection.message == message, "\(bytes)")
+        }
+        // No contact reported at all (bit 2 clear) is no reason to refuse.
+        #expect(try HeartRateInput.sample(fromBLE: [0x00, 0x48], at: at).get().bpm == 72)
+    }
+
+    @Test func bluetoothAddressesAreSixHexPairs() {
+        for good in ["C0:FF:EE:12:34:56", "c0:ff:ee:12:34:56", "00:00:00:00:00:00"] { #expect(BluetoothAddress.isValid(good), "\(good)") }
+        for bad in ["", "auto", "C0:FF:EE", "C0:FF:EE:12:34:56:78", "C0-FF-EE-12-34-56", "G0:FF:EE:12:34:56", "C0:FF:EE:12:34:5", "C0::EE:12:34:56"] {
+            #expect(!BluetoothAddress.isValid(bad), "\(bad)")
+        }
+    }
+
     @Test func readsGatttoolNotificationLines() throws {
         let line = "Notification handle = 0x000f value: 06 48 "
         #expect(try BLEHeartRateMeasurement.bytes(fromHex: line) == [0x06, 0x48])

@@ -90,6 +90,71 @@ import Testing
         #expect(try daemon.sql("SELECT kind, source, undone_at_ms IS NULL FROM curation_log") == "delete|listenbrainz|1\n")
     }
 
+    /// liblistenbrainz's get_user_artists, get_user_recordings and get_user_releases read
+    /// Pacenote's charts: a history of known counts submitted with the same library, the
+    /// charts of all time, this week and the week before (weeks from Sunday, as configured,
+    /// in UTC) equal to what the script works out from the listens, paged with count and
+    /// offset; no statistics before any listen; an unknown range and a request without the
+    /// token refused as ListenBrainz refuses them.
+    @Test func liblistenbrainzReadsTheChartsAsListenBrainzStatistics() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[site]\nweek_starts = \"sunday\"\n",
+                                        arguments: ["--timezone", "UTC", "--trusted-networks", "none"])
+        let script = URL(fileURLWithPath: Self.clientScript).deletingLastPathComponent().appendingPathComponent("listenbrainz_stats.py").path
+        let r = try run(try Self.python(), [script, daemon.base + "/", daemon.apiKey], allowFailure: true)
+        #expect(r.status == 0, "\(r.stderr)")
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        #expect(result["before_any_listen"] is NSNull, "204 before any listen: liblistenbrainz answers None")
+        #expect((result["import"] as? [String: Any])?["status"] as? String == "ok")
+        #expect(result["week_starts_on"] as? String == "Sunday")
+
+        // Each chart is what the listens make: the same entries and counts, most played first.
+        let charts = try #require(result["charts"] as? [String: [String: [[Any]]]])
+        let expected = try #require(result["expected"] as? [String: [String: [[Any]]]])
+        func pairs(_ list: [[Any]]) -> [String] { list.map { "\($0[0]) \($0[1])" } }
+        for range in ["all_time", "this_week", "week"] {
+            for entity in ["artists", "recordings", "releases"] {
+                let got = try #require(charts[range]?[entity]), want = try #require(expected[range]?[entity])
+                #expect(pairs(got).sorted() == pairs(want).sorted(), "\(range) \(entity)")
+                let counts = got.compactMap { $0[1] as? Int }
+                #expect(counts == counts.sorted(by: >), "\(range) \(entity): most played first")
+                let totals = result["totals"] as? [String: [String: Int]]
+                #expect(totals?[range]?[entity] == want.count, "\(range) \(entity): the whole chart's length")
+            }
+        }
+        #expect(pairs(charts["all_time"]?["artists"] ?? []).prefix(2) == ["Many 6", "Dool 4"])
+        #expect(pairs(charts["week"]?["artists"] ?? []) == ["Then Band 2"], "the week before this one, from Sunday")
+        let thisWeek = Set(pairs(charts["this_week"]?["artists"] ?? []))
+        #expect(thisWeek.isSuperset(of: ["Alpha 3", "Beta 3"]), "a featured artist counts")
+
+        let payloads = try #require(result["payloads"] as? [String: [String: Any]])
+        let dool = try #require(payloads["this_week recordings"]?["first"] as? [String: Any])
+        #expect(dool["track_name"] as? String == "Vantablack" && dool["artist_name"] as? String == "Dool")
+        #expect(dool["release_name"] as? String == "Summerland")
+        #expect(dool["recording_mbid"] as? String == "e225fb84-dc9a-419e-adcd-9890f59ec432")
+        #expect(dool["release_mbid"] as? String == "0b3a5e0c-7d2f-4c1e-9c55-6f0d6bbd2f10")
+        #expect(dool["artist_mbids"] as? [String] == ["f59c5520-5f46-4d2c-b2c4-822eabf53419"])
+        let week = try #require(payloads["week artists"])
+        #expect(week["range"] as? String == "week" && week["user_id"] as? String == "pacenote")
+        let weekStart = try #require(week["from_ts"] as? Int)
+        #expect(week["to_ts"] as? Int == weekStart + 7 * 86_400)
+        #expect(Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!,
+                                                                from: Date(timeIntervalSince1970: Double(weekStart))).weekday == 1)
+        #expect(weekStart % 86_400 == 0, "midnight UTC")
+
+        // Three at a time: the pages make the whole chart, in the same order.
+        let pages = try #require(result["pages"] as? [[String: Any]])
+        #expect(pages.compactMap { $0["count"] as? Int } == [3, 3, 3, 2])
+        #expect(pages.compactMap { $0["offset"] as? Int } == [0, 3, 6, 9])
+        let paged = pages.flatMap { $0["names"] as? [String] ?? [] }
+        #expect(paged == (charts["all_time"]?["recordings"] ?? []).compactMap { $0[0] as? String })
+        if result["nothing_last_year"] as? String == nil { #expect(result["nothing_last_year"] is NSNull, "no listens last year: 204") }
+
+        let bad = try #require(result["bad_range"] as? [Any])
+        #expect(bad.first as? Int == 400)
+        #expect((bad.last as? [String: Any])?["error"] as? String == "Invalid range: fortnight")
+        #expect((result["without_token"] as? [Any])?.first as? Int == 403, "\(result["without_token"] ?? "")")
+    }
+
     @Test func errorsAreListenBrainzShapedOnBothPaths() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
         for prefix in ["/apis/listenbrainz", ""] {

@@ -130,6 +130,16 @@ import Testing
         try record("GET", lbUser + "/listens", "/apis/listenbrainz/1/user/me/listens?min_ts=5&max_ts=5")
         try record("GET", lbUser + "/listen-count", "/apis/listenbrainz/1/user/me/listen-count")
         try record("GET", lbUser + "/playing-now", "/apis/listenbrainz/1/user/me/playing-now")
+        // ListenBrainz's statistics of the same history: a chart, a page past its end, an
+        // unknown range, a range without plays (204).
+        for entity in ["artists", "recordings", "releases"] {
+            let template = "/apis/listenbrainz/1/stats/user/{name}/\(entity)", url = "/apis/listenbrainz/1/stats/user/me/\(entity)"
+            try record("GET", template, url + "?count=2")
+            try record("GET", template, url + "?range=this_year&offset=50")
+            try record("GET", template, url + "?range=fortnight")
+        }
+        try record("GET", "/apis/listenbrainz/1/stats/user/{name}/artists", "/apis/listenbrainz/1/stats/user/me/artists?count=-1")
+        try record("GET", "/apis/listenbrainz/1/stats/user/{name}/artists", "/apis/listenbrainz/1/stats/user/me/artists?range=quarter")
         let submitted = try HTTP.get(daemon.base + "/1/user/me/listens?min_ts=1763794799&max_ts=1763794801", headers: key).json
         let msid = try #require(((submitted?["payload"] as? [String: Any])?["listens"] as? [[String: Any]])?.first?["recording_msid"] as? String)
         let deleteListen = "/apis/listenbrainz/1/delete-listen"

@@ -430,6 +430,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 }
             }
             let charts = try EntityStoreTests.charts(store, from: from, to: to)
+            // ListenBrainz's totals: how long each whole chart is, from the same rollups.
+            let counts = try [Store.ChartEntity.track, .artist, .album].map { try store.chartedCount($0, fromDay: from, toDay: to) }
+            #expect(counts == [expected.count, charts.artists.count, charts.albums.count], "\(step): chart lengths \(from)–\(to)",
+                    sourceLocation: sourceLocation)
             #expect(charts.artists == (try EntityStoreTests.recomputed(store, "artist", from: from, to: to)), "\(step): artists \(from)–\(to)",
                     sourceLocation: sourceLocation)
             #expect(charts.albums == (try EntityStoreTests.recomputed(store, "album", from: from, to: to)), "\(step): albums \(from)–\(to)",

@@ -141,6 +141,12 @@ import Testing
             ("GET HEAD", "/1/user/{name}/listen-count", "listenbrainz_listen_count", privateRead),
             ("GET HEAD", "/apis/listenbrainz/1/user/{name}/playing-now", "listenbrainz_playing_now", privateRead),
             ("GET HEAD", "/1/user/{name}/playing-now", "listenbrainz_playing_now", privateRead),
+            ("GET HEAD", "/apis/listenbrainz/1/stats/user/{name}/artists", "listenbrainz_stats", privateRead),
+            ("GET HEAD", "/1/stats/user/{name}/artists", "listenbrainz_stats", privateRead),
+            ("GET HEAD", "/apis/listenbrainz/1/stats/user/{name}/recordings", "listenbrainz_stats", privateRead),
+            ("GET HEAD", "/1/stats/user/{name}/recordings", "listenbrainz_stats", privateRead),
+            ("GET HEAD", "/apis/listenbrainz/1/stats/user/{name}/releases", "listenbrainz_stats", privateRead),
+            ("GET HEAD", "/1/stats/user/{name}/releases", "listenbrainz_stats", privateRead),
             ("POST", "/apis/listenbrainz/1/delete-listen", "listenbrainz_delete_listen", adminToken),
             ("POST", "/1/delete-listen", "listenbrainz_delete_listen", adminToken),
         ]

@@ -117,6 +117,22 @@ import Testing
         #expect(api.handle(Self.request("GET", "/review/later")).status == 404)
     }
 
+    @Test func weekdaysFollowTheSitesWeekStart() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Self.store(dir)
+        defer { try? store.close() }
+        var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: Self.utc, apiKey: "k", players: { [] })
+        context.weekStart = .sunday
+        context.publicURL = "http://pacenote.example"
+        let api = API(context: context)
+        let json = try JSONSerialization.jsonObject(with: Data(api.handle(Self.request("GET", "/api/v1/review", query: ["range": "2025"])).body))
+            as? [String: Any] ?? [:]
+        #expect(json["week_starts"] as? String == "sunday")
+        #expect((json["weekdays"] as? [[String: Any]])?.map { $0["weekday"] as? Int } == [7, 1, 2, 3, 4, 5, 6])
+        let page = String(decoding: api.handle(Self.request("GET", "/review/2025")).body, as: UTF8.self)
+        #expect(page.contains("Sun</text>") && page.range(of: "Sun</text>")!.lowerBound < page.range(of: "Mon</text>")!.lowerBound)
+    }
+
     @Test func theDashboardOffersTheYearsReviewFromDecember() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: Self.utc)

@@ -37,6 +37,19 @@ import Testing
         #expect(bars.contains("&lt;Mon&gt;") && !bars.contains("<b>"))
     }
 
+    /// `[site] week_starts`: the heatmap's rows begin on that day. 2026-01-01 is a Thursday:
+    /// the fourth row from Monday, the fifth from Sunday, the sixth from Saturday.
+    @Test func theHeatmapsWeeksBeginOnTheConfiguredDay() {
+        for (start, row) in [(WeekStart.monday, 3), (.sunday, 4), (.saturday, 5)] {
+            let heat = Chart.heatmap(id: "h", year: 2026, plays: [:], title: "2026", weekStart: start).rendered()
+            #expect(heat.contains("y=\"\(16 + row * 13)\" width=\"11\" height=\"11\" rx=\"2\"><title>2026-01-01: 0 plays</title>"),
+                    "\(start): \(heat.prefix(1200))")
+            // Monday's label in Monday's row.
+            #expect(heat.contains("y=\"\(16 + start.position(ofWeekday: 1) * 13 + 9)\">Mon</text>"), "\(start)")
+            #expect(heat.components(separatedBy: "class=\"heat").count - 1 == 365)
+        }
+    }
+
     @Test func streaksCountConsecutiveDays() {
         let days = ["2026-01-01", "2026-01-02", "2026-01-03", "2026-02-27", "2026-02-28", "2026-03-01"]
         #expect(Streaks.of(days: days, today: "2026-03-02") == .init(current: 3, longest: 3, longestStart: "2026-01-01"))
@@ -61,7 +74,7 @@ import Testing
         let albumID: Int64
         var base: String { "http://127.0.0.1:\(web.port)" }
 
-        init(trusted: Bool) throws {
+        init(trusted: Bool, weekStart: WeekStart = .monday) throws {
             dir = try TemporaryDirectory()
             store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
             trackID = try store.saveTrack(Track(uri: "x/hostile.flac", title: SitePageTests.hostileTitle,
@@ -87,6 +100,7 @@ import Testing
             var context = APIContext(version: "9.9.9", startedAt: Date(), store: store, timeZone: TimeZone(identifier: "UTC")!,
                                      apiKey: "test-key-0123456789", players: { [] })
             if !trusted { context.trustedNetworks = [] }
+            context.weekStart = weekStart
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)),
                             basePath: "", api: API(context: context), logger: Logger(label: "test"))
             try web.start()
@@ -240,6 +254,18 @@ import Testing
                                      headers: ["Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"])
         #expect(unpin.status == 303)
         #expect(try site.store.sotdPin(day: site.day) == nil)
+    }
+
+    /// The song-of-the-day calendar's weeks begin on `[site] week_starts`: November 2026
+    /// begins on a Sunday, six days into a week from Monday, on the first of one from Sunday.
+    @Test func theCalendarsWeeksBeginOnTheConfiguredDay() throws {
+        for (start, blanks, first) in [(WeekStart.monday, 6, "Mon"), (.sunday, 0, "Sun"), (.saturday, 1, "Sat")] {
+            let site = try Site(trusted: true, weekStart: start)
+            let page = try HTTP.get(site.base + "/sotd?month=2026-11").text
+            #expect(page.components(separatedBy: "class=\"blank\"").count - 1 == blanks, "\(start)")
+            let headers = page.components(separatedBy: "class=\"weekday\" aria-hidden=\"true\">").dropFirst().map { String($0.prefix(3)) }
+            #expect(headers == start.dayNames && headers.first == first, "\(start): \(headers)")
+        }
     }
 
     @Test func errorsArePagesWithTheirStatus() throws {

@@ -76,20 +76,23 @@ enum Chart {
         return svg(id: id, width: width, height: height, title: title, desc: desc, className: "rows", marks)
     }
 
-    /// A year as a calendar heatmap: a column per week (Monday first), a cell per day.
-    static func heatmap(id: String, year: Int, plays: [String: Int], title: String) -> Node {
+    /// A year as a calendar heatmap: a column per week (from `weekStart`, `[site]
+    /// week_starts`), a cell per day.
+    static func heatmap(id: String, year: Int, plays: [String: Int], title: String, weekStart: WeekStart = .monday) -> Node {
         let cell = 11.0, gap = 2.0, top = 16.0, left = 26.0
         var utc = Calendar(identifier: .gregorian)
         utc.timeZone = TimeZone(identifier: "UTC")!
         guard let start = utc.date(from: DateComponents(year: year, month: 1, day: 1)),
               let end = utc.date(from: DateComponents(year: year + 1, month: 1, day: 1)) else { return .empty }
         let maxPlays = max(plays.values.max() ?? 0, 1)
-        // Monday = 0.
-        let firstWeekday = (utc.component(.weekday, from: start) + 5) % 7
+        // The row of January 1st: 0 when the year begins on the first day of a week.
+        let firstWeekday = weekStart.position(ofDay: CivilDate.days(year: year, month: 1, day: 1))
         var marks: [Node] = []
         let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        for (i, name) in ["Mon", "Wed", "Fri"].enumerated() {
-            marks.append(shape("text", [("class", "label"), ("x", "0"), ("y", number(top + Double(i * 2) * (cell + gap) + 9))])
+        // Monday, Wednesday and Friday are labelled, in whichever rows the week puts them.
+        for (weekday, name) in [(1, "Mon"), (3, "Wed"), (5, "Fri")] {
+            let row = weekStart.position(ofWeekday: weekday)
+            marks.append(shape("text", [("class", "label"), ("x", "0"), ("y", number(top + Double(row) * (cell + gap) + 9))])
                 .with(text: name))
         }
         var day = start

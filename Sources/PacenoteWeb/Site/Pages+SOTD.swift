@@ -117,7 +117,8 @@ extension API {
         utc.timeZone = TimeZone(identifier: "UTC")!
         let first = utc.date(from: DateComponents(year: year, month: m, day: 1))!
         let dayCount = utc.range(of: .day, in: .month, for: first)!.count
-        let leading = (utc.component(.weekday, from: first) + 5) % 7  // Monday first
+        // Weeks begin on `[site] week_starts`: the blank days before the 1st.
+        let leading = localTime.weekStart.position(ofDay: CivilDate.days(year: year, month: m, day: 1))
         let prefix = String(format: "%04d-%02d", year, m)
         let candidates = try context.store.sotdCandidates(fromDay: prefix + "-01", toDay: prefix + "-31")
         let pins = try context.store.sotdPins(fromDay: prefix + "-01", toDay: prefix + "-31")
@@ -135,7 +136,7 @@ extension API {
                 if next <= String(today.prefix(7)) { Node.el("a", ["href": url("/sotd?month=\(next)"), "rel": "next"]) { f.month(next) + " →" } }
             }
             Node.el("ol", ["class": "calendar", "aria-label": "Songs of \(f.month(prefix))"]) {
-                for d in ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] { Node.el("li", ["class": "weekday", "aria-hidden": "true"]) { d } }
+                for d in localTime.weekStart.dayNames { Node.el("li", ["class": "weekday", "aria-hidden": "true"]) { d } }
                 for _ in 0..<leading { Node.el("li", ["class": "blank", "aria-hidden": "true"]) }
                 for d in 1...dayCount {
                     let day = prefix + String(format: "-%02d", d)

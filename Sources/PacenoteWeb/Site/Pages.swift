@@ -377,7 +377,7 @@ extension API {
                 Node.el("h2", ["id": "heat-h"]) { "\(year), day by day" }
                 Node.el("div", ["class": "heatmap-wrap"]) {
                     Chart.heatmap(id: "heat", year: year, plays: Dictionary(yearDays.map { ($0.day, $0.plays) }) { a, _ in a },
-                                  title: "Counted plays per day in \(year)")
+                                  title: "Counted plays per day in \(year)", weekStart: localTime.weekStart)
                 }
             }
             Node.el("div", ["class": "grid"]) {

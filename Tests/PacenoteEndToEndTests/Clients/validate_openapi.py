@@ -32,6 +32,10 @@ for ex in exchanges:
     if response is None:
         problems.append(f"{where}: status not documented")
         continue
+    if "content" not in response:  # 204: nothing is documented, and nothing may come
+        if ex["body"] not in ("", None):
+            problems.append(f"{where}: a body where the document has none")
+        continue
     media = ex["content_type"].split(";")[0].strip()
     if media not in response.get("content", {}):
         problems.append(f"{where}: content type {media} not documented")

@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import PacenoteBluetooth
+import PacenoteCore
+import PacenoteWeb
+import Synchronization
+
+/// `[[heart_rate.ble]]`: each strap read straight from BlueZ, every reading stored and made
+/// live the moment it comes (as an HTTP push is), with the strap's state for the status.
+final class StrapService: Sendable {
+    private final class Strap: Sendable {
+        let config: Config.Strap
+        let strap: HeartRateStrap
+        let last: LastReading
+
+        init(config: Config.Strap, strap: HeartRateStrap, last: LastReading) {
+            self.config = config
+            self.strap = strap
+            self.last = last
+        }
+    }
+
+    /// The last notification's reading, contact, and why it was refused.
+    private final class LastReading: Sendable {
+        let value = Mutex<(bpm: Int?, contact: Bool?, rejected: String?)>((nil, nil, nil))
+    }
+
+    private let straps: [Strap]
+
+    init(configs: [Config.Strap], heartRate: any HeartRateBackend, logger: Logger) {
+        straps = configs.map { config in
+            let last = LastReading()
+            let strap = HeartRateStrap(
+                settings: .init(address: config.wantedAddress, adapter: config.adapter),
+                log: { logger.info("heart_rate.ble \(config.source): \($0)") },
+                onNotification: { bytes, at in
+                    let measurement = try? BLEHeartRateMeasurement(bytes: bytes)
+                    switch HeartRateInput.sample(fromBLE: bytes, at: at) {
+                    case .success(let sample):
+                        last.value.withLock { $0 = (sample.bpm, measurement?.contact, nil) }
+                        do { _ = try heartRate.ingest([sample], source: config.source) } catch {
+                            logger.error("heart_rate.ble \(config.source): storing a reading: \(error)")
+                        }
+                    case .failure(let rejection):
+                        last.value.withLock { $0 = ($0.bpm, measurement?.contact, rejection.message) }
+                    }
+                })
+            return Strap(config: config, strap: strap, last: last)
+        }
+    }
+
+    func start() {
+        for strap in straps { strap.strap.start() }
+    }
+
+    func stop() {
+        for strap in straps { strap.strap.stop(timeout: 2) }
+    }
+
+    /// Each strap's state, for `/api/v1/status`.
+    func states() -> [HeartRateSourceStatus] {
+        straps.map { strap in
+            let state = strap.strap.state
+            let last = strap.last.value.withLock { $0 }
+            return HeartRateSourceStatus(
+                source: strap.config.source, kind: "ble", wanted: state.wanted, address: state.address, name: state.name,
+                connected: state.connected, streaming: state.streaming, battery: state.battery,
+                lastReadingAt: state.lastNotification, lastBPM: last.bpm, contact: last.contact,
+                problem: state.problem ?? last.rejected)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import GRDB
+import PacenoteCore
+
+/// What ListenBrainz's statistics add to a chart: how long the whole chart is, and the
+/// MusicBrainz ids of its artists and albums. From the same rollups as the charts.
+extension Store {
+    /// How many tracks (artists, albums) were played in the local days `fromDay`…`toDay`
+    /// (counted plays; ListenBrainz's `total_…_count`): the rows with plays of the range's
+    /// rollup when one answers it whole, else of its pieces' (`RangePieces`) told apart by
+    /// id — what those pieces hold, never the plays.
+    public func chartedCount(_ entity: ChartEntity, fromDay: String, toDay: String) throws(StoreError) -> Int {
+        try read { db in
+            var selects: [String] = []
+            var arguments: [DatabaseValueConvertible] = []
+            switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+            case .whole(let whole)?:
+                let table = whole.table(entity.rawValue)
+                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.name) r WHERE \(table.filter) AND r.plays > 0",
+                                        arguments: table.arguments) ?? 0
+            case .pieces(let pieces)?:
+                for (period, keys) in [(EntityRollups.Period.year, pieces.years), (.month, pieces.months)] where !keys.isEmpty {
+                    selects.append("""
+                        SELECT \(entity.idColumn) AS id FROM \(entity.table(period))
+                        WHERE \(period.rawValue) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) AND plays > 0
+                        """)
+                    arguments += keys as [DatabaseValueConvertible]
+                }
+                for run in pieces.days {
+                    selects.append("SELECT id FROM (\(entity.daysSource)) WHERE plays > 0")
+                    arguments += [run.from, run.to]
+                }
+            case nil:
+                selects.append("SELECT id FROM (\(entity.daysSource)) WHERE plays > 0")
+                arguments += [fromDay, toDay]
+            }
+            guard !selects.isEmpty else { return 0 }
+            // An artist has a row per track of it on a day: ids are told apart over every piece.
+            return try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT id) FROM (\(selects.joined(separator: " UNION ALL ")))",
+                                    arguments: StatementArguments(arguments)) ?? 0
+        }
+    }
+
+    /// The MusicBrainz artist ids of artists (by entity id) that have one.
+    public func artistMBIDs(_ ids: [Int64]) throws(StoreError) -> [Int64: String] {
+        try mbids("SELECT id, mbid FROM artists WHERE mbid IS NOT NULL AND id IN", ids)
+    }
+
+    /// The MusicBrainz release ids of albums (by entity id) that have one.
+    public func releaseMBIDs(_ ids: [Int64]) throws(StoreError) -> [Int64: String] {
+        try mbids("SELECT id, mb_release_id FROM albums WHERE mb_release_id IS NOT NULL AND id IN", ids)
+    }
+
+    private func mbids(_ select: String, _ ids: [Int64]) throws(StoreError) -> [Int64: String] {
+        let ids = Array(Set(ids))
+        guard !ids.isEmpty else { return [:] }
+        return try read { db in
+            var out: [Int64: String] = [:]
+            for chunk in stride(from: 0, to: ids.count, by: 500) {
+                let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
+                for row in try Row.fetchAll(db, sql: "\(select) (\(Array(repeating: "?", count: part.count).joined(separator: ", ")))",
+                                            arguments: StatementArguments(part)) {
+                    out[row[0]] = row[1]
+                }
+            }
+            return out
+        }
+    }
+}
