@@ -217,9 +217,7 @@ extension API {
             }
             reviewContent(report, sections: share.sections, linked: mayReadPrivate)
         }
-        if !mayReadPrivate && context.publicURL != nil {
-            response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "public, max-age=300") : $0 }
-        }
+        // Not kept by shared caches (unlike a song of the day's page): withdrawn, it is gone at once.
         response.headers.append(("Vary", "Cookie"))
         return response
     }
@@ -234,7 +232,7 @@ extension API {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in share.token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return HTTPResponse(status: 200, headers: [
-            ("Content-Type", "image/png"), ("Cache-Control", "public, max-age=300"), ("X-Content-Type-Options", "nosniff"),
+            ("Content-Type", "image/png"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
         ], body: ReviewCard.png(lines, hue: Double(hash % 360)))
     }
 
