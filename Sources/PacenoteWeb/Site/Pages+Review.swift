@@ -299,8 +299,9 @@ extension API {
                             Node.el("strong") { text }
                             Node.el("span") { " " + label }
                             if let before, let change = ReviewReport.Totals.change(value, from: before) {
-                                Node.el("span", ["class": change >= 0 ? "change up" : "change down"]) {
-                                    (change >= 0 ? "+" : "−") + "\(Int((abs(change) * 100).rounded())) % on the period before"
+                                let percent = Int((abs(change) * 100).rounded())
+                                Node.el("span", ["class": percent == 0 ? "change" : change > 0 ? "change up" : "change down"]) {
+                                    percent == 0 ? "as many as the period before" : (change > 0 ? "+" : "−") + "\(percent) % on the period before"
                                 }
                             }
                         }
