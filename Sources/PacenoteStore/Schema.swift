@@ -816,8 +816,9 @@ enum Schema {
               day      TEXT NOT NULL                    -- local_day of the track's first counted play
             );
             CREATE INDEX rollup_track_first_day ON rollup_track_first(day);
+            -- One pass over the plays and a sort (through plays_identity, a look-up per play: 4 times longer).
             INSERT INTO rollup_track_first (track_id, day)
-              SELECT track_id, MIN(local_day) FROM plays WHERE counted = 1 GROUP BY track_id;
+              SELECT track_id, MIN(local_day) FROM plays NOT INDEXED WHERE counted = 1 GROUP BY track_id;
             CREATE INDEX plays_zoned_by_day ON plays(local_day, zone, track_id, counted, played_s) WHERE zone IS NOT NULL;
             CREATE TABLE review_shares (
               token         TEXT PRIMARY KEY NOT NULL,  -- random, in the public address

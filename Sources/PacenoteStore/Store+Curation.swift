@@ -418,9 +418,11 @@ extension Store {
     /// `rollup_track_first` of some tracks (nil: of all) found again from their plays.
     static func rebuildFirstPlays(tracks: [Int64]?, in db: Database) throws {
         let only = tracks.map { " AND track_id IN (\($0.map(String.init).joined(separator: ",")))" } ?? ""
+        // Some tracks' plays through plays_identity; all of them in one pass and a sort.
         try db.execute(sql: """
             DELETE FROM rollup_track_first WHERE true\(only);
-            INSERT INTO rollup_track_first (track_id, day) SELECT track_id, MIN(local_day) FROM plays WHERE counted = 1\(only) GROUP BY track_id;
+            INSERT INTO rollup_track_first (track_id, day)
+              SELECT track_id, MIN(local_day) FROM plays\(tracks == nil ? " NOT INDEXED" : "") WHERE counted = 1\(only) GROUP BY track_id;
             """)
     }
 
