@@ -151,6 +151,29 @@ import Testing
         #expect(offer("2027-02-01") == nil)
     }
 
+    @Test func theCardSaysOnlyWhatWasTickedInItsOwnFont() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Self.store(dir)
+        defer { try? store.close() }
+        let local = LocalTime(timeZone: Self.utc)
+        let range = try StatsRange.resolve(range: "2025", from: nil, to: nil, today: Date(), in: local)
+        let report = try store.review(ReviewPeriod.of(range, today: local.day(of: Date())))
+        let all = ReviewCard.lines(report, title: "2025 in music", subtitle: "Pacenote review", sections: Set(ReviewSection.allCases))
+        #expect(all.contains { $0.text.contains("workout") } && all.contains { $0.text.hasPrefix("Power song") })
+        let defaults = ReviewCard.lines(report, title: "2025 in music", subtitle: "Pacenote review", sections: ReviewSection.defaults)
+        #expect(!defaults.contains { $0.text.contains("workout") || $0.text.contains("Power") || $0.text.contains("training") })
+        #expect(defaults.map(\.text).contains("160 plays · 9 h of music"))
+        let none = ReviewCard.lines(report, title: "t", subtitle: "s", sections: [])
+        #expect(none.count == 2)
+        // Accents are drawn without them; what the font has not, as a box (and ? in the text).
+        #expect(PixelFont.plain("Sigur Rós — Ágúst · 日本") == "Sigur Ros - Agust . ??")
+        #expect(PixelFont.glyph("é") == PixelFont.glyph("e") && PixelFont.glyph("É") == PixelFont.glyph("E"))
+        #expect(PixelFont.glyph("p").count == PixelFont.height && PixelFont.glyph("A").count == PixelFont.height)
+        let png = ReviewCard.png(defaults, hue: 200)
+        #expect(Self.pngSize(png) == (1200, 630) && png.count < 60_000)
+        #expect(Self.pngText(png)["Description"] == defaults.map { PixelFont.plain($0.text) }.joined(separator: "\n"))
+    }
+
     /// A PNG's tEXt chunks.
     static func pngText(_ png: [UInt8]) -> [String: String] {
         var out: [String: String] = [:]

@@ -2,9 +2,19 @@ import Foundation
 
 /// A 5×7 pixel font of the printable ASCII characters, drawn for Pacenote: the review's card
 /// (a PNG for link previews) is drawn without a font file. Each glyph is seven rows, top to
-/// bottom, of five bits (the leftmost pixel the highest bit).
+/// bottom, of five bits (the leftmost pixel the highest bit), and two rows below the line
+/// for the descenders of g, j, p, q and y.
 enum PixelFont {
-    static let width = 5, height = 7
+    static let width = 5, height = 9
+
+    /// The letters that reach below the line, all nine rows.
+    static let descenders: [Character: [UInt8]] = [
+        "g": [0x00, 0x00, 0x0F, 0x11, 0x11, 0x11, 0x0F, 0x01, 0x0E],
+        "j": [0x02, 0x00, 0x06, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C],
+        "p": [0x00, 0x00, 0x1E, 0x11, 0x11, 0x11, 0x1E, 0x10, 0x10],
+        "q": [0x00, 0x00, 0x0F, 0x11, 0x11, 0x11, 0x0F, 0x01, 0x01],
+        "y": [0x00, 0x00, 0x11, 0x11, 0x11, 0x11, 0x0F, 0x01, 0x0E],
+    ]
 
     static let rows: [UInt8] = [
         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // ' '
@@ -106,14 +116,15 @@ enum PixelFont {
 
     /// The seven rows of a character's glyph; letters with accents are drawn without them,
     /// dashes as a hyphen, anything else outside ASCII as a small box.
-    static func glyph(_ c: Character) -> ArraySlice<UInt8> {
+    static func glyph(_ c: Character) -> [UInt8] {
+        if let low = descenders[c] { return low }
         if let ascii = c.asciiValue, ascii >= 32, ascii <= 126 {
-            let i = Int(ascii - 32) * height
-            return rows[i..<(i + height)]
+            let i = Int(ascii - 32) * 7
+            return Array(rows[i..<(i + 7)]) + [0, 0]
         }
         switch c {
         case "–", "—", "‐", "−": return glyph("-")
-        case "·", "•": return [0, 0, 0, 0x04, 0, 0, 0]
+        case "·", "•": return [0, 0, 0, 0x04, 0, 0, 0, 0, 0]
         case "’", "‘": return glyph("'")
         case "“", "”": return glyph("\"")
         default: break
@@ -122,7 +133,7 @@ enum PixelFont {
         if folded.count == 1, let f = folded.first, f.asciiValue != nil, f != c {
             return glyph(c.isUppercase ? Character(f.uppercased()) : f)
         }
-        return [0, 0x1F, 0x11, 0x11, 0x11, 0x1F, 0]
+        return [0, 0x1F, 0x11, 0x11, 0x11, 0x1F, 0, 0, 0]
     }
 
     /// `text` as the card can draw it: what `glyph` shows for each character, in ASCII.

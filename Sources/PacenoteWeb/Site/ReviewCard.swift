@@ -14,13 +14,19 @@ enum ReviewCard {
         var style: Style
     }
 
-    /// What the card says for `report`, given what may be shown. Heart rate only when ticked.
+    /// What the card says for `report`, given what may be shown (at most nine lines, in this
+    /// order). Heart rate only when ticked.
     static func lines(_ r: ReviewReport, title: String, subtitle: String, sections: Set<ReviewSection>) -> [Line] {
         var out = [Line(text: title, style: .title), Line(text: subtitle, style: .subtitle)]
         let t = r.totals
         if sections.contains(.totals) {
             out.append(Line(text: "\(grouped(t.plays)) plays · \(hours(t.seconds)) of music", style: .figure))
             out.append(Line(text: "\(grouped(t.days)) days with music · \(grouped(t.tracks)) songs · \(grouped(t.artists)) artists", style: .plain))
+        }
+        // Heart rate, when ticked, before the charts: the card has room for nine lines.
+        if sections.contains(.heartRate), let hr = r.heartRate {
+            out.append(Line(text: "\(SiteFormat.plural(hr.workouts, "workout")) · \(hours(hr.trainingSeconds)) of training", style: .plain))
+            if let power = hr.powerSongs.first { out.append(Line(text: "Power song: \(power.item.name)", style: .plain)) }
         }
         if sections.contains(.tracks), let top = r.topTracks.byPlays.first {
             out.append(Line(text: "Top song: \(top.name)" + (top.artist.map { " - \($0)" } ?? ""), style: .plain))
@@ -37,10 +43,6 @@ enum ReviewCard {
         }
         if sections.contains(.highlights), let streak = r.longestStreak {
             out.append(Line(text: "Longest streak: \(SiteFormat.plural(streak.days, "day"))", style: .plain))
-        }
-        if sections.contains(.heartRate), let hr = r.heartRate {
-            out.append(Line(text: "\(SiteFormat.plural(hr.workouts, "workout")) · \(hours(hr.trainingSeconds)) of training", style: .plain))
-            if let power = hr.powerSongs.first { out.append(Line(text: "Power song: \(power.item.name)", style: .plain)) }
         }
         return Array(out.prefix(9))
     }
@@ -83,14 +85,15 @@ enum ReviewCard {
         }
         // The accent bar on the left, and a rule under the title.
         fill(&pixels, x: 0, y: 0, w: 24, h: height, colour: 66)
-        var y = 64
+        var y = 56
         let left = 84
         for line in lines {
+            // Nine rows a line: seven above it, two for descenders.
             let (scale, colour, gap): (Int, UInt8, Int) = switch line.style {
-            case .title: (9, 64, 26)
-            case .subtitle: (3, 65, 40)
-            case .figure: (5, 66, 22)
-            case .plain: (4, 64, 20)
+            case .title: (9, 64, 12)
+            case .subtitle: (3, 65, 30)
+            case .figure: (5, 66, 10)
+            case .plain: (4, 64, 9)
             }
             guard y + PixelFont.height * scale <= height - 24 else { break }
             let room = (width - left - 48) / (6 * scale)
@@ -98,9 +101,9 @@ enum ReviewCard {
             if text.count > room { text = String(text.prefix(max(0, room - 3))) + "..." }
             draw(text, into: &pixels, x: left, y: y, scale: scale, colour: colour)
             y += PixelFont.height * scale + gap
-            if line.style == .subtitle { fill(&pixels, x: left, y: y - 22, w: 160, h: 6, colour: 66) }
+            if line.style == .subtitle { fill(&pixels, x: left, y: y - 18, w: 160, h: 6, colour: 66) }
         }
-        draw("PACENOTE", into: &pixels, x: width - 48 - 8 * 18, y: height - 48, scale: 3, colour: 65)
+        draw("PACENOTE", into: &pixels, x: width - 48 - 8 * 18, y: height - 52, scale: 3, colour: 65)
         let description = lines.map { PixelFont.plain($0.text) }.joined(separator: "\n")
         return PNG.encodeCompressed(width: width, height: height, palette: palette(hue: hue), pixels: pixels,
                                     text: [("Title", PixelFont.plain(lines.first?.text ?? "")), ("Description", description)])
