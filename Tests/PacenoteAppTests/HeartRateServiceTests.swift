@@ -50,29 +50,45 @@ import Testing
         #expect(later.zone(at: Date().addingTimeInterval(1), bpm: 150) == .z5)
     }
 
+    /// A heart-rate service on a new database (zones of 200 bpm), and what it announces.
+    final class Running {
+        let dir: TemporaryDirectory
+        let store: Store
+        let recorder = Recorder()
+        let service: HeartRateService
+
+        init(workoutStartAfter: Double = 60) throws {
+            dir = try TemporaryDirectory()
+            store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+            let bus = EventBus()
+            bus.subscribe { [recorder] event in recorder.events.withLock { $0.append(event) } }
+            var settings = Config.HeartRate()
+            settings.maxHR = 200
+            settings.workoutStartAfterSeconds = workoutStartAfter
+            service = try HeartRateService(store: store, events: bus, settings: settings, logger: Logger(label: "test"))
+        }
+
+        deinit {
+            service.stop()
+            try? store.close()
+        }
+
+        var progress: [WorkoutProgress] {
+            recorder.events.withLock { events in events.compactMap { if case .workoutProgress(let p) = $0 { p } else { nil } } }
+        }
+    }
+
     /// A workout in progress is announced after every batch with its figures so far: the
     /// sum of its stored readings (what the API shows), kept reading by reading, summed
     /// again when readings come late or twice; and each fresh reading is its own
     /// `heartRate` event, even when several come in one request.
     @Test func progressIsTheSumOfTheStoredReadingsAndEveryReadingIsAnnounced() throws {
-        let dir = try TemporaryDirectory()
-        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
-        defer { try? store.close() }
-        let bus = EventBus()
-        let recorder = Recorder()
-        bus.subscribe { event in recorder.events.withLock { $0.append(event) } }
-        var settings = Config.HeartRate()
-        settings.maxHR = 200
-        let service = try HeartRateService(store: store, events: bus, settings: settings, logger: Logger(label: "test"))
-        defer { service.stop() }
+        let running = try Running()
+        let (store, service, recorder) = (running.store, running.service, running.recorder)
         let id = try service.startWorkout(name: "Intervals", now: Date())
         let t0 = Date().addingTimeInterval(0.5)
         func at(_ s: Double) -> Date { t0.addingTimeInterval(s) }
-        func progress() -> [WorkoutProgress] {
-            recorder.events.withLock { events in
-                events.compactMap { if case .workoutProgress(let p) = $0 { p } else { nil } }
-            }
-        }
+        func progress() -> [WorkoutProgress] { running.progress }
         func storedSum() throws -> WorkoutFigures {
             let w = try #require(try store.workout(id: id))
             return WorkoutFigures(try store.samples(from: w.startedAt, to: .distantFuture), model: .percentMax(maxHR: 200))
@@ -130,24 +146,13 @@ import Testing
     /// A workout found by itself begins a while back (its first reading): its figures start
     /// from the readings stored since, then follow reading by reading.
     @Test func aDetectedWorkoutsProgressStartsFromItsStoredReadings() throws {
-        let dir = try TemporaryDirectory()
-        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
-        defer { try? store.close() }
-        let bus = EventBus()
-        let recorder = Recorder()
-        bus.subscribe { event in recorder.events.withLock { $0.append(event) } }
-        var settings = Config.HeartRate()
-        settings.maxHR = 200
-        settings.workoutStartAfterSeconds = 2
-        let service = try HeartRateService(store: store, events: bus, settings: settings, logger: Logger(label: "test"))
-        defer { service.stop() }
+        let running = try Running(workoutStartAfter: 2)
+        let (store, service) = (running.store, running.service)
         let t0 = Date().addingTimeInterval(-5)
         for i in 0..<16 {
             _ = try service.ingest([HeartRateSample(at: t0.addingTimeInterval(Double(i) * 0.25), bpm: i < 10 ? 110 : 130)], source: "strap")
         }
-        let progress = recorder.events.withLock { events in
-            events.compactMap { if case .workoutProgress(let p) = $0 { p } else { nil } }
-        }
+        let progress = running.progress
         // Started by the ninth reading, 2 s after the first: it and each one after.
         #expect(progress.count == 8, "\(progress.map(\.samples))")
         let workout = try #require(try store.workouts().first)
