@@ -197,6 +197,21 @@ import Testing
         #expect(bad.stderr.contains("not a Bluetooth address"), "\(bad.stderr)")
     }
 
+    @Test func doctorChecksThatBlueZAnswersForEachStrap() throws {
+        let bluez = try BlueZStandIn()
+        let dir = try TemporaryDirectory("pacenote-ble-doctor")
+        try "[[heart_rate.ble]]\naddress = \"\(Self.address)\"\nsource = \"chest\"\n".write(toFile: dir.file("config.toml"), atomically: true, encoding: .utf8)
+        let arguments = ["doctor", "--config", dir.file("config.toml"), "--db", dir.file("db.sqlite"), "--mpd", "127.0.0.1:1"]
+        let env = ProcessInfo.processInfo.environment.merging(bluez.environment) { _, b in b }.merging(["HOME": dir.path]) { _, b in b }
+        let found = try run(try PacenoteProcess.binary(), arguments, environment: env, allowFailure: true)
+        #expect(found.stdout.contains("ok   bluetooth (chest): BlueZ answers, adapter hci0 on; \(Self.address) not seen yet"), "\(found.stdout)")
+        bluez.stopStandIn()
+        let missing = try run(try PacenoteProcess.binary(), arguments, environment: env, allowFailure: true)
+        #expect(missing.status != 0)
+        #expect(missing.stdout.contains("FAIL bluetooth (chest): BlueZ (bluetoothd) is not running"), "\(missing.stdout)")
+        #expect(missing.stdout.contains("systemctl enable --now bluetooth"), "\(missing.stdout)")
+    }
+
     @Test func strapTablesAreCheckedWithTheirLine() throws {
         let dir = try TemporaryDirectory("pacenote-ble-config")
         let file = dir.file("config.toml")
