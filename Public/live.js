@@ -1,5 +1,6 @@
-// Live dashboard: follows /api/v1/events (Server-Sent Events) and updates now playing,
-// heart rate, zone and today's plays without reloading. The page works without it.
+// Live pages: follow /api/v1/events (Server-Sent Events). The dashboard updates now playing,
+// heart rate, zone and today's plays without reloading; a workout in progress updates its
+// figures, heart-rate curve and time in zone as readings arrive. Pages work without it.
 "use strict";
 (function () {
   if (!document.body || !document.body.dataset.live || !window.EventSource) return;
@@ -21,6 +22,10 @@
   let position = null; // {elapsed, duration, at (ms), playing}
   let source = null;
   let retry = 1000;
+  // The last event this page has seen: a page made by the server names the last event it
+  // shows (data-last-event), so the stream replays what happened since; then each event's id.
+  const workoutEl = $("[data-live-workout]");
+  let lastEventID = workoutEl && workoutEl.dataset.lastEvent ? workoutEl.dataset.lastEvent : null;
 
   function setText(sel, text) {
     const el = $(sel);
@@ -176,14 +181,164 @@
     }, 300);
   }
 
+  // Site.swift's SiteFormat.span: "42 s", "12 min", "1 h 5 min".
+  function span(s) {
+    if (s < 59.5) return Math.round(Math.max(0, s)) + " s";
+    const m = Math.round(s / 60);
+    if (m < 60) return m + " min";
+    return m % 60 === 0 ? (m / 60) + " h" : Math.floor(m / 60) + " h " + (m % 60) + " min";
+  }
+  // Charts.swift's Chart.number: one decimal at most.
+  function num(v) { return String(Math.round(v * 10) / 10); }
+
+  // A workout in progress: its page's figures, curve and time in zone, redrawn from each
+  // workout_progress as Charts.swift draws them (the charts carry their scales as data-*).
+  function followWorkout(el) {
+    const id = Number(el.dataset.liveWorkout);
+    const SVG = "http://www.w3.org/2000/svg";
+    const chart = document.querySelector("svg.hrchart");
+    const rows = document.querySelector("svg.rows[data-plot]");
+    function make(name, attrs, tooltip) {
+      const node = document.createElementNS(SVG, name);
+      for (const k in attrs) node.setAttribute(k, attrs[k]);
+      if (tooltip != null) {
+        const title = document.createElementNS(SVG, "title");
+        title.textContent = tooltip;
+        node.append(title);
+      }
+      return node;
+    }
+
+    let from = 0, to = 0, low = 0, high = 0, bounds = [], plot = [0, 0, 1, 1], points = [];
+    // Readings up to this time are drawn already (events replayed since the page was made
+    // may carry them again).
+    let drawnUntil = -Infinity;
+    if (chart) {
+      const d = chart.dataset;
+      from = Number(d.from); to = Number(d.to); low = Number(d.low); high = Number(d.high);
+      if (d.latest) drawnUntil = Number(d.latest);
+      bounds = (d.bounds || "").split(" ").filter(Boolean).map(Number);
+      plot = d.plot.split(" ").map(Number); // left, top, right, bottom
+      // The curve drawn by the server, back to (time, bpm): its points are at most 600.
+      const line = chart.querySelector("polyline.hr");
+      const text = line ? (line.getAttribute("points") || "").trim() : "";
+      points = text ? text.split(/\s+/).map((pair) => {
+        const [x, y] = pair.split(",").map(Number);
+        return {
+          at: from + (x - plot[0]) / (plot[2] - plot[0]) * Math.max(to - from, 1000),
+          bpm: Math.round((low + (plot[3] - y) / (plot[3] - plot[1]) * (high - low)) * 10) / 10,
+        };
+      }) : [];
+    }
+    const x = (at) => plot[0] + (plot[2] - plot[0]) * (at - from) / Math.max(to - from, 1000);
+    const y = (bpm) => plot[1] + (plot[3] - plot[1]) * (1 - (bpm - low) / (high - low));
+
+    function add(at, bpm) {
+      // In time order; a reading the page has already (an event replayed) is not added twice.
+      if (at <= drawnUntil) return;
+      let i = points.length;
+      while (i > 0 && points[i - 1].at > at) i--;
+      if (i > 0 && points[i - 1].at === at) return;
+      points.splice(i, 0, { at: at, bpm: bpm });
+      // As many points as the server draws at most, give or take: neighbours are averaged.
+      if (points.length > 1200) {
+        const fewer = [];
+        for (let j = 0; j + 1 < points.length; j += 2) {
+          fewer.push({ at: (points[j].at + points[j + 1].at) / 2, bpm: (points[j].bpm + points[j + 1].bpm) / 2 });
+        }
+        if (points.length % 2) fewer.push(points[points.length - 1]);
+        points = fewer;
+      }
+    }
+
+    // Zone bands and bpm ticks, for a new bpm range.
+    function axes() {
+      for (const old of chart.querySelectorAll("rect.band, text.band-label, text.tick")) old.remove();
+      const before = chart.querySelector("desc").nextSibling;
+      const edges = [low].concat(bounds.filter((b) => b > low && b < high), [high]);
+      const firstZone = bounds.filter((b) => b <= low).length;
+      for (let i = 0; i + 1 < edges.length; i++) {
+        const zone = Math.min(5, firstZone + i);
+        chart.insertBefore(make("rect", { class: "band z" + zone, x: num(plot[0]), y: num(y(edges[i + 1])), width: num(plot[2] - plot[0]),
+          height: num(y(edges[i]) - y(edges[i + 1])) }, "Zone " + zone + ": " + Math.trunc(edges[i]) + "–" + Math.trunc(edges[i + 1]) + " bpm"), before);
+        const label = make("text", { class: "label band-label", x: num(plot[0] + 4), y: num(y(edges[i + 1]) + 12) });
+        label.textContent = "Z" + zone;
+        chart.insertBefore(label, before);
+      }
+      for (let tick = low; tick <= high; tick += 20) {
+        const label = make("text", { class: "label tick", x: "0", y: num(y(tick) + 4) });
+        label.textContent = num(tick);
+        chart.insertBefore(label, before);
+      }
+    }
+
+    function drawCurve() {
+      if (!chart || !points.length) return;
+      to = Math.max(to, points[points.length - 1].at);
+      const values = points.map((p) => p.bpm);
+      const min = Math.min.apply(null, values), max = Math.max.apply(null, values);
+      const newLow = Math.floor(Math.min(min, (bounds.length ? bounds[0] : 100) - 10) / 10) * 10;
+      const newHigh = Math.ceil(Math.max(max, (bounds.length ? bounds[bounds.length - 1] : 170) + 10) / 10) * 10;
+      if (newLow !== low || newHigh !== high) { low = newLow; high = newHigh; axes(); }
+      let line = chart.querySelector("polyline.hr");
+      if (!line) { line = make("polyline", { class: "hr" }); chart.append(line); }
+      line.setAttribute("points", points.map((p) => num(x(p.at)) + "," + num(y(p.bpm))).join(" "));
+      for (const mark of chart.querySelectorAll("[data-at]")) {
+        const at = x(Number(mark.dataset.at));
+        if (mark.tagName === "line") { mark.setAttribute("x1", num(at)); mark.setAttribute("x2", num(at)); }
+        else mark.setAttribute("x", num(at + 2));
+      }
+      const desc = chart.querySelector("desc");
+      if (desc) {
+        const avg = values.reduce((a, b) => a + b, 0) / values.length;
+        desc.textContent = "Heart rate over " + Math.floor(Math.max(to - from, 1000) / 60000) + " minutes, from " + Math.trunc(min) + " to "
+          + Math.trunc(max) + " bpm, " + Math.round(avg) + " on average; " + chart.querySelectorAll("line.song").length + " songs began during it.";
+      }
+    }
+
+    function zoneBars(seconds) {
+      if (!rows || !seconds) return;
+      const [left, full] = rows.dataset.plot.split(" ").map(Number);
+      const most = Math.max.apply(null, seconds.concat([1]));
+      const bars = rows.querySelectorAll("rect"), values = rows.querySelectorAll("text.value");
+      seconds.forEach((v, i) => {
+        if (!bars[i] || !values[i]) return;
+        const w = full * v / most;
+        bars[i].setAttribute("width", num(Math.max(w, v > 0 ? 1 : 0)));
+        const title = bars[i].querySelector("title");
+        if (title) title.textContent = "Zone " + i + ": " + span(v);
+        values[i].setAttribute("x", num(left + w + 6));
+        values[i].textContent = span(v);
+      });
+      const desc = rows.querySelector("desc");
+      if (desc) desc.textContent = seconds.map((v, i) => "Z" + i + " " + span(v)).join(", ");
+    }
+
+    return {
+      id: id,
+      progress(d) {
+        if (d.id !== id) return;
+        setText("[data-w-duration]", span(d.duration_s));
+        setText("[data-w-avg]", d.hr_avg == null ? "–" : Math.round(d.hr_avg));
+        setText("[data-w-max]", d.hr_max == null ? "–" : d.hr_max);
+        zoneBars(d.time_in_zone_s);
+        for (const s of d.samples || []) add(Date.parse(s.at), s.bpm);
+        drawCurve();
+      },
+    };
+  }
+  const workoutView = workoutEl ? followWorkout(workoutEl) : null;
+
   function on(name, handler) {
     source.addEventListener(name, (e) => {
+      if (e.lastEventId) lastEventID = e.lastEventId;
       try { handler(JSON.parse(e.data)); } catch (err) { /* a malformed event is skipped */ }
     });
   }
 
   function connect() {
-    source = new EventSource(base + "/api/v1/events");
+    // Reopened by hand (below), a stream would start from now: it asks for what it missed.
+    source = new EventSource(base + "/api/v1/events" + (lastEventID ? "?last_event_id=" + encodeURIComponent(lastEventID) : ""));
     source.onopen = () => { retry = 1000; setStatus("on", "live"); };
     source.onerror = () => {
       // EventSource retries by itself while CONNECTING; once CLOSED (an HTTP error, a
@@ -208,7 +363,12 @@
     // on the page may have changed, and the server has them right: load it again.
     on("curated", () => window.location.reload());
     on("workout_started", (d) => workout(d.id, true));
-    on("workout_ended", (d) => workout(d.id, false));
+    on("workout_ended", (d) => {
+      // The workout this page follows ended: the page is made again with its final figures.
+      if (workoutView && d.id === workoutView.id) { window.location.reload(); return; }
+      workout(d.id, false);
+    });
+    if (workoutView) on("workout_progress", (d) => workoutView.progress(d));
   }
 
   const bar = $("[data-np-progress]");

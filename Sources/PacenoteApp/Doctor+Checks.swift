@@ -1,4 +1,5 @@
 import Foundation
+import PacenoteBluetooth
 import Glibc
 import PacenoteCore
 import PacenoteMPD
@@ -172,6 +173,38 @@ extension Doctor {
                                advice: "`pacenote hr-feed`, POST /api/v1/hr or `pacenote import` bring heart rate in")
         }
         return DoctorCheck("heart rate", .note, "last sample \(age(now.timeIntervalSince(latest))) ago (\(ISO8601.string(latest)))")
+    }
+
+    /// A `[[heart_rate.ble]]` strap: BlueZ answers, the adapter is there and on, and whether
+    /// BlueZ has seen the strap (the daemon searches for it; a strap asleep is not seen).
+    static func bluetooth(_ strap: Config.Strap) -> DoctorCheck {
+        let name = "bluetooth (\(strap.source))"
+        let objects: BlueZObjects
+        do { objects = try HeartRateStrap.survey() } catch {
+            if error.isServiceUnknown {
+                return DoctorCheck(name, .failure, "BlueZ (bluetoothd) is not running",
+                                   advice: "install bluez and start it: systemctl enable --now bluetooth")
+            }
+            if error.name == "org.freedesktop.DBus.Error.AccessDenied" {
+                return DoctorCheck(name, .failure, "not allowed to use BlueZ (\(error.message))",
+                                   advice: "add the user pacenote runs as to the bluetooth group")
+            }
+            return DoctorCheck(name, .failure, "cannot reach BlueZ on the system bus: \(error.message.isEmpty ? error.name : error.message)",
+                               advice: "is D-Bus running (systemctl status dbus)?")
+        }
+        guard let adapter = objects.adapters(named: strap.adapter).first else {
+            return DoctorCheck(name, .failure, strap.adapter.map { "no Bluetooth adapter \($0)" } ?? "no Bluetooth adapter",
+                               advice: "plug one in, or check `bluetoothctl list`")
+        }
+        let adapterName = adapter.split(separator: "/").last.map(String.init) ?? adapter
+        guard objects.isPowered(adapter) else {
+            return DoctorCheck(name, .warning, "the adapter \(adapterName) is off", advice: "bluetoothctl power on")
+        }
+        let seen = objects.strap(address: strap.wantedAddress, adapter: adapter)
+        let what = strap.wantedAddress.map { address in
+            seen.map { "\($0.name ?? address) (\(address)) known\($0.connected ? ", connected" : "")" } ?? "\(address) not seen yet (worn straps are found when the daemon searches)"
+        } ?? (seen.map { "first strap: \($0.name ?? $0.address) (\($0.address))" } ?? "auto: no strap seen yet")
+        return DoctorCheck(name, .ok, "BlueZ answers, adapter \(adapterName) on; \(what)")
     }
 
     static func backup(latest: (path: String, date: Date)?, directory: String, now: Date) -> DoctorCheck {

@@ -44,6 +44,7 @@ public enum Doctor {
         checks.append(trustedNetworks(listen: config.http, trusted: config.trustedNetworks, proxies: config.trustedProxies,
                                       publicURL: config.publicURL))
         checks.append(heartRate(latest: inspection?.latestHeartRate, readable: inspection != nil, now: now))
+        for strap in config.straps { checks.append(bluetooth(strap)) }
         checks.append(backup(latest: Backups.latest(config: config).map { ($0.path, $0.date) }, directory: config.backupDirectory,
                              now: now))
         return checks

@@ -7,18 +7,24 @@ import FoundationNetworking
 #endif
 
 /// `pacenote hr-feed`: heart rate from standard input (a strap bridge, `gatttool`, a
-/// script) to a running server, in batches. While the server cannot be reached, samples go
-/// to a bounded file on disk and are sent, oldest first, when it answers again: nothing is
-/// lost across a server restart, or across a restart of hr-feed itself.
+/// script) to a running server. A reading is sent as soon as it is read when no request is
+/// on its way (a strap's 1–4 readings a second reach the live value within milliseconds,
+/// issue 21); readings read meanwhile go together in the next request, so a fast input is
+/// sent in batches. While the server cannot be reached, samples go to a bounded file on
+/// disk and are sent, oldest first, when it answers again: nothing is lost across a server
+/// restart, or across a restart of hr-feed itself.
 public final class HeartRateFeed: @unchecked Sendable {
-    // @unchecked Sendable: `pending`, `previous` and `flushScheduled` are guarded by `lock`;
-    // the buffer file, `reachable`, `fatal`, `stopped` and the counters are only touched on `queue`.
+    // @unchecked Sendable: `pending`, `previous`, `flushScheduled` and `fatal` are guarded by
+    // `lock`; the buffer file, `reachable`, `stopped` and the counters are only touched on `queue`.
     public struct Settings: Sendable {
         public var url: URL
         public var key: String
         public var format: HeartRateInput.LineFormat
         public var source: String
+        /// Readings per request at most.
         public var batchSize: Int
+        /// How often what waits is sent (or, with the server away, kept in the buffer file)
+        /// when no reading came to send it.
         public var flushInterval: Double
         public var bufferPath: String
         public var bufferLimit: Int
@@ -56,7 +62,7 @@ public final class HeartRateFeed: @unchecked Sendable {
     /// Sending (network and the buffer file) happens here, never on the reading path, so
     /// readings are timestamped as they arrive even while the server is slow.
     private let queue = DispatchQueue(label: "pacenote.hr-feed")
-    /// Guards `pending`, `previous`, `flushScheduled` and the counters.
+    /// Guards `pending`, `previous`, `flushScheduled`, `fatal` and the counters.
     private let lock = NSLock()
     private var pending: [HeartRateSample] = []
     private var flushScheduled = false
@@ -66,6 +72,7 @@ public final class HeartRateFeed: @unchecked Sendable {
     /// Only on `queue`.
     private var lastAttempt = Date.distantPast
     private var reachable = true
+    /// Under `lock`: the reading path checks it without waiting for a request on its way.
     private var fatal: FeedError?
     /// Set by `stop()`: nothing is sent or written after it.
     private var stopped = false
@@ -86,9 +93,18 @@ public final class HeartRateFeed: @unchecked Sendable {
         for line in LineReader(input) {
             lineNumber += 1
             take(HeartRateInput.parseLine(line, format: settings.format, now: Date()), where: "line \(lineNumber)")
-            if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
+            if let fatal = lock.withLock({ self.fatal }) { throw keepPending(fatal) }
         }
-        return try drain()
+        // End of input: send everything, retrying for a while if the server is away.
+        let deadline = Date().addingTimeInterval(10)
+        var left = 0
+        repeat {
+            queue.sync { lastAttempt = .distantPast; flush() }
+            if let fatal = lock.withLock({ self.fatal }) { throw keepPending(fatal) }
+            left = lock.withLock { pending.count } + queue.sync { (try? readBuffer().count) ?? 0 }
+            if left > 0 { Thread.sleep(forTimeInterval: 0.5) }
+        } while left > 0 && Date() < deadline
+        return left
     }
 
     /// Reads a Bluetooth strap through BlueZ (`hr-feed --ble`), sending each reading as it
@@ -121,7 +137,7 @@ public final class HeartRateFeed: @unchecked Sendable {
         strap.start()
         defer { strap.stop() }
         while true {
-            if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
+            if let fatal = lock.withLock({ self.fatal }) { throw keepPending(fatal) }
             Thread.sleep(forTimeInterval: 0.5)
         }
     }
@@ -134,7 +150,7 @@ public final class HeartRateFeed: @unchecked Sendable {
         return timer
     }
 
-    /// Takes readings (or reasons they are not): a batch is sent once it is full.
+    /// Takes readings (or the reasons they are not): sent at once unless a request is on its way.
     private func take(_ results: [Result<HeartRateSample, HeartRateInput.Rejection>], where place: String) {
         let scheduleFlush = lock.withLock { () -> Bool in
             for result in results {
@@ -150,24 +166,25 @@ public final class HeartRateFeed: @unchecked Sendable {
                     log("\(place): \(r.field): \(r.message)")
                 }
             }
-            guard pending.count >= settings.batchSize, !flushScheduled else { return false }
+            guard !pending.isEmpty, !flushScheduled else { return false }
             flushScheduled = true
             return true
         }
-        if scheduleFlush { queue.async { [self] in flush() } }
+        if scheduleFlush { queue.async { [self] in flush(onReading: true) } }
     }
 
-    /// End of input: sends everything, retrying for a while if the server is away.
-    private func drain() throws -> Int {
-        let deadline = Date().addingTimeInterval(10)
-        var left = 0
-        repeat {
-            queue.sync { lastAttempt = .distantPast; flush() }
-            if let fatal = queue.sync(execute: { self.fatal }) { throw fatal }
-            left = lock.withLock { pending.count } + queue.sync { (try? readBuffer().count) ?? 0 }
-            if left > 0 { Thread.sleep(forTimeInterval: 0.5) }
-        } while left > 0 && Date() < deadline
-        return left
+    /// After a refusal that sending again cannot mend: what was read and not sent goes to
+    /// the buffer file, for a run with the right key. Returns the refusal.
+    private func keepPending(_ error: FeedError) -> FeedError {
+        queue.sync {
+            if !stopped {
+                spill(lock.withLock { () -> [HeartRateSample] in
+                    defer { pending = [] }
+                    return pending
+                })
+            }
+        }
+        return error
     }
 
     /// Stops the feed from another thread (SIGINT, SIGTERM) while `run` may still be
@@ -191,9 +208,15 @@ public final class HeartRateFeed: @unchecked Sendable {
 
     /// On `queue`: sends the buffer file first (oldest first), then what is pending; what
     /// cannot be sent goes to the buffer file. Nothing is dropped on any path.
-    private func flush() {
-        lock.withLock { flushScheduled = false }
-        guard fatal == nil, !stopped else { return }
+    private func flush(onReading: Bool = false) {
+        let refused = lock.withLock { () -> Bool in
+            flushScheduled = false
+            return fatal != nil
+        }
+        guard !refused, !stopped else { return }
+        // While the server is away, readings wait for the timer: spilling each one as it is
+        // read would rewrite the buffer file at the strap's rate.
+        if onReading, !reachable { return }
         let taken = lock.withLock { () -> [HeartRateSample] in
             defer { pending = [] }
             return pending
@@ -207,14 +230,14 @@ public final class HeartRateFeed: @unchecked Sendable {
         var unsent = taken
         do {
             var buffered = try readBuffer()
-            try sendChunks(&buffered) { rest throws in try writeBuffer(rest) }
-            try sendChunks(&unsent) { _ in }
+            try sendChunks(&buffered, size: 10_000) { rest throws in try writeBuffer(rest) }
+            try sendChunks(&unsent, size: settings.batchSize) { _ in }
             if !reachable { log("server reachable again") }
             reachable = true
         } catch let error as FeedError {
             // The key is refused: keep everything on disk for a run with the right key.
             spill(unsent)
-            fatal = error
+            lock.withLock { fatal = error }
         } catch let error as BufferError {
             // The buffer file cannot be read or written: keep the samples in memory.
             log(error.description)
@@ -226,12 +249,14 @@ public final class HeartRateFeed: @unchecked Sendable {
         }
     }
 
-    /// Sends `samples` in requests of at most 10,000, removing each chunk once the server
-    /// has it (then `afterChunk` sees what is left). Samples the server refuses for good
-    /// are set aside; a refused key or an unreachable server stops with the rest intact.
-    private func sendChunks(_ samples: inout [HeartRateSample], afterChunk: ([HeartRateSample]) throws -> Void) throws {
+    /// Sends `samples` in requests of at most `size` (the server takes 10,000), removing each
+    /// chunk once the server has it (then `afterChunk` sees what is left). Samples the server
+    /// refuses for good are set aside; a refused key or an unreachable server stops with the
+    /// rest intact.
+    private func sendChunks(_ samples: inout [HeartRateSample], size: Int,
+                            afterChunk: ([HeartRateSample]) throws -> Void) throws {
         while !samples.isEmpty {
-            let chunk = Array(samples.prefix(10_000))
+            let chunk = Array(samples.prefix(min(size, 10_000)))
             do {
                 try post(chunk)
             } catch let error as FeedError where !error.isKeyProblem {

@@ -23,6 +23,8 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private var detector: WorkoutDetector
     private var liveZone: Zone?
     private var workoutID: Int64?
+    /// The workout in progress's figures so far, reading by reading (`WorkoutFigures`).
+    private var progress: (startedAt: Date, figures: WorkoutFigures)?
     private var subscription: EventBus.Subscription?
 
     public init(store: Store, events: EventBus, settings: Config.HeartRate, logger: Logger) throws {
@@ -35,8 +37,11 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         zoneSettings = try store.zoneSettings()
         detector = WorkoutDetector(startAfter: settings.workoutStartAfterSeconds, endAfter: settings.workoutEndAfterSeconds)
         if let open = try store.openWorkout() {
-            detector.resume(workoutStartedAt: open.startedAt, lastReading: try store.latestSampleTime(), manual: open.kind == "manual")
+            let latest = try store.latestSampleTime()
+            detector.resume(workoutStartedAt: open.startedAt, lastReading: latest, manual: open.kind == "manual")
             workoutID = open.id
+            progress = (open.startedAt, try Self.figures(of: open, through: max(latest ?? open.startedAt, open.startedAt),
+                                                         store: store, zoneSettings: zoneSettings))
         }
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [weak self] in self?.tick() }
@@ -75,8 +80,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     }
 
     public func zone(at date: Date, bpm: Double) -> Zone {
-        let model = zoneSettings.last { $0.effectiveFrom <= date }?.model ?? zoneSettings.first?.model ?? .percentMax(maxHR: 190)
-        return model.zone(for: bpm)
+        zoneSettings.model(at: date).zone(for: bpm)
     }
 
     public func startWorkout(name: String?, now: Date) throws(StoreError) -> Int64 {
@@ -93,7 +97,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
             }
             _ = detector.startManually(at: now)
             do throws(StoreError) {
-                return .success(try begin(at: now, kind: "manual", name: name))
+                return .success(try begin(at: now, kind: "manual", name: name, through: now))
             } catch {
                 return .failure(error)
             }
@@ -134,7 +138,14 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
 
     // MARK: On the queue
 
-    private func ingestOnQueue(_ samples: [HeartRateSample], source: String) throws(StoreError) -> Int {
+    private func ingestOnQueue(_ received: [HeartRateSample], source: String) throws(StoreError) -> Int {
+        // To the millisecond, as stored: the running figures are then the sums over the
+        // stored samples to the last bit.
+        let samples = received.map { sample in
+            var sample = sample
+            sample.at = Date(timeIntervalSince1970: (sample.at.timeIntervalSince1970 * 1000).rounded() / 1000)
+            return sample
+        }
         guard let first = samples.first, let last = samples.last else { return 0 }
         let inserted = try store.insertSamples(samples, source: source)
         Counter(label: "pacenote_hr_samples_total").increment(by: inserted)
@@ -143,6 +154,15 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         let liveFrom = detector.lastReading ?? .distantPast
         let live = samples.filter { $0.at >= liveFrom }
         let late = samples.filter { $0.at < liveFrom }
+        let now = Date()
+        var announced = false
+        // The readings the workout in progress counted in this batch, for its progress event.
+        var counted: [HeartRateSample] = []
+        var progressed = false
+        // A reading the running figures cannot simply add (late, or no newer than the
+        // latest: sent twice, or another source's at the same millisecond): they are summed
+        // again over everything stored, as the API sums them.
+        var sumAgain = false
         for sample in live {
             if let value = smoother.add(sample) {
                 let zone = zone(at: sample.at, bpm: value)
@@ -151,28 +171,83 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                     liveZone = zone
                 }
             }
-            for event in detector.add(sample.at) { try handle(event) }
+            // Every fresh reading the smoother took is announced at once, at the strap's own
+            // rate: nothing here batches or throttles them (issue 21: within 100 ms).
+            if let current = smoother.current, current.at == sample.at, now.timeIntervalSince(sample.at) <= settings.freshForSeconds {
+                events.publish(.heartRate(bpm: current.bpm, zone: zone(at: current.at, bpm: current.bpm), at: current.at))
+                announced = true
+            }
+            let workoutBefore = workoutID
+            var seeded = false
+            for event in detector.add(sample.at) { seeded = try handle(event, through: sample.at) || seeded }
+            if workoutID != workoutBefore {
+                // That workout ended (and perhaps another began): what was counted was its.
+                counted = []
+                progressed = false
+                sumAgain = false
+            }
+            if seeded {
+                progressed = true
+                counted.append(sample)
+            } else if var running = progress, sample.at >= running.startedAt {
+                if running.figures.latest.map({ sample.at > $0.at }) ?? true {
+                    running.figures.add(sample)
+                    progress = running
+                } else {
+                    sumAgain = true
+                }
+                progressed = true
+                counted.append(sample)
+            }
         }
-        if let current = smoother.current, !live.isEmpty {
+        if !announced, let current = smoother.current, !live.isEmpty {
+            // Readings that were already stale, or a jump held until the next one confirms it.
             events.publish(.heartRate(bpm: current.bpm, zone: zone(at: current.at, bpm: current.bpm), at: current.at))
         }
-        if !late.isEmpty { try backfillWorkouts(late) }
+        if !late.isEmpty {
+            try backfillWorkouts(late)
+            let during = progress.map { running in late.filter { $0.at >= running.startedAt } } ?? []
+            if !during.isEmpty {
+                sumAgain = true
+                progressed = true
+                counted = (counted + during).sorted { $0.at < $1.at }
+            }
+        }
+        if sumAgain, let id = workoutID, let latest = detector.lastReading, let workout = try store.workout(id: id) {
+            progress = (workout.startedAt, try figures(of: workout, through: latest))
+        }
+        if progressed, let running = progress, let id = workoutID {
+            events.publish(.workoutProgress(WorkoutProgress(id: id, startedAt: running.startedAt, figures: running.figures,
+                                                            samples: counted)))
+        }
         tagPlays(from: first.at, to: last.at)
         armTimer()
         return inserted
     }
 
-    private func handle(_ event: WorkoutDetector.Event) throws(StoreError) {
+    /// Returns whether a workout began whose figures count the readings through `through`
+    /// (they were stored before the detector saw them).
+    private func handle(_ event: WorkoutDetector.Event, through: Date) throws(StoreError) -> Bool {
         switch event {
-        case .started(let at): _ = try begin(at: at, kind: "auto", name: nil)
-        case .ended(let at): try finish(at: at)
+        case .started(let at):
+            _ = try begin(at: at, kind: "auto", name: nil, through: through)
+            return true
+        case .ended(let at):
+            try finish(at: at)
+            return false
         }
     }
 
-    private func begin(at: Date, kind: String, name: String?) throws(StoreError) -> Int64 {
+    /// Starts a workout at `at`; its figures so far are those of the readings stored from
+    /// `at` through `through`.
+    private func begin(at: Date, kind: String, name: String?, through: Date) throws(StoreError) -> Int64 {
         let settingsID = zoneSettings.last { $0.effectiveFrom <= at }?.id ?? zoneSettings.first?.id
         let id = try store.startWorkout(at: at, kind: kind, name: name, zoneSettingsID: settingsID)
         workoutID = id
+        if let workout = try store.workout(id: id) {
+            // From the start as stored (to the millisecond), as the API sums it.
+            progress = (workout.startedAt, try figures(of: workout, through: max(through, at)))
+        }
         logger.info("workout \(id) started (\(kind))")
         events.publish(.workoutStarted(id: id, at: at))
         return id
@@ -182,6 +257,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         guard let id = workoutID, let workout = try store.workout(id: id) else { return }
         try summarise(workout, end: end)
         workoutID = nil
+        progress = nil
         logger.info("workout \(id) ended")
         events.publish(.workoutEnded(id: id, at: end))
     }
@@ -189,15 +265,22 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     /// Average, maximum and time in zone of a workout from its samples, with the zone
     /// settings that applied when it began.
     private func summarise(_ workout: Workout, end: Date) throws(StoreError) {
-        let samples = try store.samples(from: workout.startedAt, to: end)
-        let model = zoneSettings.first { $0.id == workout.zoneSettingsID }?.model
-            ?? zoneSettings.last { $0.effectiveFrom <= workout.startedAt }?.model ?? .percentMax(maxHR: 190)
-        try store.updateWorkout(
-            id: workout.id, endedAt: end,
-            average: samples.isEmpty ? nil : (HeartRateLift.average(samples) * 10).rounded() / 10,
-            max: samples.map(\.bpm).max(),
-            secondsInZone: TimeInZone.seconds(samples, model: model, until: end))
+        let figures = try figures(of: workout, through: end)
+        try store.updateWorkout(id: workout.id, endedAt: end, average: figures.average, max: figures.maximum,
+                                secondsInZone: figures.secondsByZone(until: end))
         tagPlays(from: workout.startedAt, to: end)
+    }
+
+    /// The figures of a workout's stored readings from its start through `through`, under the
+    /// zone settings it began with: the same sum whether it has ended or not.
+    private func figures(of workout: Workout, through: Date) throws(StoreError) -> WorkoutFigures {
+        try Self.figures(of: workout, through: through, store: store, zoneSettings: zoneSettings)
+    }
+
+    private static func figures(of workout: Workout, through: Date, store: Store,
+                                zoneSettings: [ZoneSettings]) throws(StoreError) -> WorkoutFigures {
+        WorkoutFigures(try store.samples(from: workout.startedAt, to: through),
+                       model: zoneSettings.model(settingsID: workout.zoneSettingsID, at: workout.startedAt))
     }
 
     /// Workouts in samples that arrived late (a watch syncing after the run, perhaps in
@@ -243,7 +326,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
 
     private func tick() {
         for event in detector.tick(now: Date()) {
-            do { try handle(event) } catch { logger.error("ending the workout: \(error.description)") }
+            do { _ = try handle(event, through: Date()) } catch { logger.error("ending the workout: \(error.description)") }
         }
         armTimer()
     }

@@ -66,6 +66,11 @@ public struct BlueZObjects: Sendable, Equatable {
             .sorted()
     }
 
+    /// Whether the adapter at `path` is on.
+    public func isPowered(_ adapter: String) -> Bool {
+        objects[adapter]?[Self.adapterInterface]?["Powered"]?.bool ?? false
+    }
+
     public func device(at path: String) -> BluetoothDevice? {
         guard let properties = objects[path]?[Self.deviceInterface] else { return nil }
         let uuids = (properties["UUIDs"]?.strings ?? []).map { $0.lowercased() }

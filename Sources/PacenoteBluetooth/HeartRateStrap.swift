@@ -265,6 +265,14 @@ public final class HeartRateStrap: Sendable {
         return value?.first?.bytes?.first.map(Int.init)
     }
 
+    /// What BlueZ knows now (one `GetManagedObjects`), for `pacenote doctor`.
+    public static func survey() throws(DBusFailure) -> BlueZObjects {
+        let bus = try DBusConnection.system()
+        var objects = BlueZObjects()
+        objects.load(try bus.call("org.bluez", "/", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", timeout: 3).first ?? .dict([:]))
+        return objects
+    }
+
     /// `pacenote hr-scan`: searches for heart-rate devices for `seconds` and lists those seen
     /// (or connected), strongest signal first.
     public static func scan(seconds: Double, adapter: String?) throws(DBusFailure) -> [BluetoothDevice] {

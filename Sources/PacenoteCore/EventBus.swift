@@ -37,11 +37,14 @@ public enum PacenoteEvent: Equatable, Sendable {
     case playLogged(id: Int64, play: Play, track: Track)
     /// A player (MPD) connected or went away.
     case playerConnection(PlayerStatus)
-    /// A new live heart-rate value (smoothed) and its zone.
+    /// A new live heart-rate value (smoothed) and its zone: one per reading while readings
+    /// are fresh.
     case heartRate(bpm: Double, zone: Zone, at: Date)
     /// The live zone changed.
     case zoneChanged(from: Zone?, to: Zone)
     case workoutStarted(id: Int64, at: Date)
+    /// The workout in progress counted new readings: its figures so far.
+    case workoutProgress(WorkoutProgress)
     case workoutEnded(id: Int64, at: Date)
     /// Stored data changed, announced once per change after its transaction committed
     /// (PacenoteOperations is the only publisher): caches and the recommender follow it.

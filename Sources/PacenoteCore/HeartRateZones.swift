@@ -85,16 +85,12 @@ public struct ZoneSettings: Equatable, Sendable {
 }
 
 /// Time in each zone from samples: each sample counts until the next one, but never for
-/// more than `maxGap` seconds, so that missing data is not counted (TempoTracks' rule).
+/// more than `maxGap` seconds, so that missing data is not counted (TempoTracks' rule). The
+/// last one counts until `end` (one second without). `WorkoutFigures` does the counting.
 public enum TimeInZone {
     public static func seconds(_ samples: [HeartRateSample], model: ZoneModel, until end: Date? = nil,
                                maxGap: Double = 5) -> [Zone: Double] {
-        var result: [Zone: Double] = [:]
-        for (i, sample) in samples.enumerated() {
-            let next = i + 1 < samples.count ? samples[i + 1].at : (end ?? sample.at.addingTimeInterval(1))
-            let span = min(max(next.timeIntervalSince(sample.at), 0), maxGap)
-            result[model.zone(for: Double(sample.bpm)), default: 0] += span
-        }
-        return result
+        let figures = WorkoutFigures(samples, model: model, maxGap: maxGap)
+        return figures.secondsByZone(until: end ?? samples.last?.at.addingTimeInterval(1))
     }
 }

@@ -68,15 +68,15 @@ extension API {
     func workouts(_ query: [String: String]) throws -> JSONValue {
         let limit = try Query.int(query, "limit", default: 50, in: 1...500)
         let before = try Query.instant(query, "before", localTime)
-        return .object([("workouts", .array(try context.store.workouts(limit: limit, before: before).map(APIJSON.workout)))])
+        let workouts = try context.store.workouts(limit: limit, before: before).map { w throws in try soFar(w) }
+        return .object([("workouts", .array(workouts.map(APIJSON.workout)))])
     }
 
     func workout(_ id: Int64) throws -> JSONValue {
-        guard let w = try context.store.workout(id: id) else { throw APIError.notFound("no workout \(id)") }
-        let end = w.endedAt ?? Date()
-        // A little before the start too: the first song's lift needs the 30 s before it.
-        let samples = try context.store.samples(from: w.startedAt.addingTimeInterval(-30), to: end)
-        let during = samples.filter { $0.at >= w.startedAt }
+        guard let stored = try context.store.workout(id: id) else { throw APIError.notFound("no workout \(id)") }
+        let (samples, end) = try Self.samples(of: stored, in: context.store)
+        let during = samples.filter { $0.at >= stored.startedAt }
+        let w = try soFar(stored, samples: during)
         let plays = try context.store.plays(overlapping: w.startedAt, end)
         var fields: [(String, JSONValue)] = []
         if case .object(let base) = APIJSON.workout(w) { fields = base }
@@ -91,6 +91,27 @@ extension API {
             return .object(item)
         })))
         return .object(fields)
+    }
+
+    /// A workout as the API and the site show it. One in progress has only zeros stored until
+    /// it ends: it gets its figures so far instead, summed over its readings up to the latest
+    /// by `WorkoutFigures`, as they will be summed when it ends.
+    func soFar(_ w: Workout, samples during: [HeartRateSample]? = nil) throws -> Workout {
+        guard w.endedAt == nil else { return w }
+        let samples = try during ?? context.store.samples(from: w.startedAt, to: .distantFuture)
+        let figures = WorkoutFigures(samples, model: try context.store.zoneSettings().model(settingsID: w.zoneSettingsID, at: w.startedAt))
+        var shown = w
+        shown.heartRateAverage = figures.average
+        shown.heartRateMax = figures.maximum
+        shown.secondsInZone = figures.secondsInZone()
+        return shown
+    }
+
+    /// A workout's samples, from 30 s before it (a first song's lift needs them) to its end,
+    /// and that end: for one in progress, now or its latest reading if later.
+    static func samples(of w: Workout, in store: Store) throws -> (samples: [HeartRateSample], end: Date) {
+        let samples = try store.samples(from: w.startedAt.addingTimeInterval(-30), to: w.endedAt ?? .distantFuture)
+        return (samples, w.endedAt ?? max(Date(), samples.last?.at ?? .distantPast))
     }
 
     func startWorkout(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -140,6 +161,22 @@ enum Downsample {
 }
 
 extension APIJSON {
+    /// `workout_progress` on the event stream: a workout in progress's figures so far (as
+    /// `/api/v1/workouts/{id}` gives them) and the readings that update counted.
+    static func workoutProgress(_ p: WorkoutProgress) -> JSONValue {
+        let latest = p.figures.latest?.at
+        return .object([
+            ("id", .int(p.id)),
+            ("started_at", timestamp(p.startedAt)),
+            ("at", timestamp(latest)),
+            ("duration_s", .double((latest ?? p.startedAt).timeIntervalSince(p.startedAt).rounded())),
+            ("hr_avg", .optional(p.figures.average)),
+            ("hr_max", .optional(p.figures.maximum)),
+            ("time_in_zone_s", .array(p.figures.secondsInZone().map { .double(($0 * 10).rounded() / 10) })),
+            ("samples", .array(p.samples.map { .object([("at", timestamp($0.at)), ("bpm", .int(Int64($0.bpm)))]) })),
+        ])
+    }
+
     static func workout(_ w: Workout) -> JSONValue {
         let end = w.endedAt ?? Date()
         return .object([

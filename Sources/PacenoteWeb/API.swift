@@ -99,7 +99,7 @@ public struct API: Sendable {
     /// Table sizes for the status, counted at most once a second: the status is what
     /// monitors poll, and counting a million plays on every poll would make it slow.
     private let counts = CountsCache()
-    private let statusCache = StatusCache()
+    private let statusCache: StatusCache
     let charts: ChartCache
     let powerSongCache = PowerSongCache()
     /// The stats page's and the song-of-the-day archive's content.
@@ -116,6 +116,7 @@ public struct API: Sendable {
         self.context = context
         self.localTime = LocalTime(timeZone: context.timeZone, weekStart: context.weekStart)
         self.charts = ChartCache(bus: context.events)
+        self.statusCache = StatusCache(bus: context.events)
         // The stats page and the SOTD archive show pins and tempos as well as plays.
         self.pages = ResultCache<Node>(bus: context.events, follows: { _ in true })
         self.reviews = ResultCache<ReviewReport>(bus: context.events, follows: { _ in true })
@@ -439,21 +440,31 @@ final class CountsCache: Sendable {
     }
 }
 
-/// The rendered status, public and private variants, kept for a moment.
+/// The rendered status, public and private variants, kept for a moment — until the next
+/// live event (a heart-rate reading, a song, a player's connection): a strap's reading shows
+/// in the status as soon as it is stored, however often monitors poll.
 final class StatusCache: Sendable {
-    private let entries = Mutex<[Bool: (at: DispatchTime, response: HTTPResponse)]>([:])
+    private let entries = Mutex<(generation: Int, values: [Bool: (at: DispatchTime, generation: Int, response: HTTPResponse)])>((0, [:]))
     static let maxAgeNanoseconds: UInt64 = 100_000_000
+
+    init(bus: EventBus?) {
+        bus?.subscribe { [weak self] _ in
+            self?.entries.withLock { $0.generation += 1; $0.values.removeAll(keepingCapacity: true) }
+        }
+    }
 
     func get(showPrivate: Bool, render: () throws -> HTTPResponse) throws -> HTTPResponse {
         let now = DispatchTime.now()
         // Another thread may have stored an entry stamped after `now`: that one is fresh
         // (and the unsigned difference must not be taken the wrong way round).
-        if let hit = entries.withLock({ $0[showPrivate] }),
+        let (hit, generation) = entries.withLock { ($0.values[showPrivate], $0.generation) }
+        if let hit, hit.generation == generation,
            hit.at >= now || now.uptimeNanoseconds - hit.at.uptimeNanoseconds < Self.maxAgeNanoseconds {
             return hit.response
         }
         let response = try render()
-        entries.withLock { $0[showPrivate] = (now, response) }
+        // Rendered before an event that came meanwhile: not kept.
+        entries.withLock { if $0.generation == generation { $0.values[showPrivate] = (now, generation, response) } }
         return response
     }
 }

@@ -143,6 +143,10 @@ public final class EventStreamHub: @unchecked Sendable {
 
     public var subscriberCount: Int { lock.withLock { streams.count } }
 
+    /// The id of the last event published (0 before the first): a page made now has seen
+    /// everything up to it, and follows the stream from there (`last_event_id`).
+    public var lastEventID: Int { lock.withLock { nextID - 1 } }
+
     /// Queues an event for every subscriber.
     public func publish(_ event: PacenoteEvent) {
         guard let (name, data) = EventStreamHub.encode(event) else { return }
@@ -276,6 +280,8 @@ public final class EventStreamHub: @unchecked Sendable {
             return ("zone_changed", .object([("from", .optional(from?.rawValue)), ("to", .int(Int64(to.rawValue)))]))
         case .workoutStarted(let id, let at):
             return ("workout_started", .object([("id", .int(id)), ("at", APIJSON.timestamp(at))]))
+        case .workoutProgress(let progress):
+            return ("workout_progress", APIJSON.workoutProgress(progress))
         case .workoutEnded(let id, let at):
             return ("workout_ended", .object([("id", .int(id)), ("at", APIJSON.timestamp(at))]))
         }

@@ -37,8 +37,8 @@ struct HRFeed: ParsableCommand {
     @Option(help: ArgumentHelp("Name of this source (samples are unique per source and time). Default: feed; with --ble strap.", valueName: "name"))
     var source: String?
 
-    @Option(help: ArgumentHelp("Readings per request at most (default: 100; with --ble 1, each sent as it comes).", valueName: "n"))
-    var batch: Int?
+    @Option(help: ArgumentHelp("Readings per request at most (each is sent as it comes; those read while a request is on its way go together).", valueName: "n"))
+    var batch: Int = 100
 
     @Option(help: ArgumentHelp("Where to keep readings while the server is away. Default: beside the database.", valueName: "path"))
     var buffer: String?
@@ -53,7 +53,6 @@ struct HRFeed: ParsableCommand {
             guard BluetoothAddress.isValid(address) else { throw Failure("'\(address)' is not a Bluetooth address like C0:FF:EE:12:34:56") }
         }
         if let adapter, !ble { throw Failure("--adapter \(adapter): only with --ble") }
-        let batch = self.batch ?? (ble ? 1 : 100)
         guard (1...10_000).contains(batch) else { throw Failure("--batch: 1 to 10000") }
         let server = try serverURL(config)
         let key = try APIKey.load(database: config.databasePath, environment: ProcessInfo.processInfo.environment)

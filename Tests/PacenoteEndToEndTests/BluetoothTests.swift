@@ -197,6 +197,21 @@ import Testing
         #expect(bad.stderr.contains("not a Bluetooth address"), "\(bad.stderr)")
     }
 
+    @Test func doctorChecksThatBlueZAnswersForEachStrap() throws {
+        let bluez = try BlueZStandIn()
+        let dir = try TemporaryDirectory("pacenote-ble-doctor")
+        try "[[heart_rate.ble]]\naddress = \"\(Self.address)\"\nsource = \"chest\"\n".write(toFile: dir.file("config.toml"), atomically: true, encoding: .utf8)
+        let arguments = ["doctor", "--config", dir.file("config.toml"), "--db", dir.file("db.sqlite"), "--mpd", "127.0.0.1:1"]
+        let env = ProcessInfo.processInfo.environment.merging(bluez.environment) { _, b in b }.merging(["HOME": dir.path]) { _, b in b }
+        let found = try run(try PacenoteProcess.binary(), arguments, environment: env, allowFailure: true)
+        #expect(found.stdout.contains("ok   bluetooth (chest): BlueZ answers, adapter hci0 on; \(Self.address) not seen yet"), "\(found.stdout)")
+        bluez.stopStandIn()
+        let missing = try run(try PacenoteProcess.binary(), arguments, environment: env, allowFailure: true)
+        #expect(missing.status != 0)
+        #expect(missing.stdout.contains("FAIL bluetooth (chest): BlueZ (bluetoothd) is not running"), "\(missing.stdout)")
+        #expect(missing.stdout.contains("systemctl enable --now bluetooth"), "\(missing.stdout)")
+    }
+
     @Test func strapTablesAreCheckedWithTheirLine() throws {
         let dir = try TemporaryDirectory("pacenote-ble-config")
         let file = dir.file("config.toml")
@@ -222,20 +237,30 @@ import Testing
 
 /// A private D-Bus bus with the BlueZ stand-in on it, driven through its standard input.
 final class BlueZStandIn: @unchecked Sendable {
-    // @unchecked Sendable: `recorded` is guarded by `lock`; the rest belongs to the test.
+    // @unchecked Sendable: the processes and pipes belong to the test that owns this.
     let address: String
     private let bus: Process
     private var standIn: Process?
     private var input: FileHandle?
-    private let lock = NSLock()
-    private var recorded: [(at: Date, text: String)] = []
+    private let log = LineLog()
+    private let errors: TemporaryDirectory
+
+    /// The stand-in's lines, each with the time it arrived; its own object, so that the
+    /// thread reading them does not keep the stand-in (and its processes) alive.
+    final class LineLog: @unchecked Sendable {
+        // @unchecked Sendable: `lines` is guarded by `lock`.
+        let lock = NSLock()
+        var lines: [(at: Date, text: String)] = []
+    }
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Clients/bluez_standin.py").path
 
     var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": address] }
-    var lines: [(at: Date, text: String)] { lock.withLock { recorded } }
-    var output: String { lines.map(\.text).joined(separator: "\n") }
+    var lines: [(at: Date, text: String)] { log.lock.withLock { log.lines } }
+    var output: String {
+        lines.map(\.text).joined(separator: "\n") + ((try? String(contentsOfFile: errors.file("stderr"), encoding: .utf8)) ?? "")
+    }
 
     init(start: Bool = true) throws {
         bus = Process()
@@ -243,6 +268,10 @@ final class BlueZStandIn: @unchecked Sendable {
         bus.arguments = ["--session", "--nofork", "--print-address=1"]
         let out = Pipe()
         bus.standardOutput = out
+        // Nothing of the test run's own: a child left behind must not hold its output open.
+        bus.standardError = FileHandle.nullDevice
+        bus.standardInput = FileHandle.nullDevice
+        errors = try TemporaryDirectory("pacenote-bluez")
         try bus.run()
         var text = ""
         let deadline = Date().addingTimeInterval(5)
@@ -272,12 +301,15 @@ final class BlueZStandIn: @unchecked Sendable {
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
+        FileManager.default.createFile(atPath: errors.file("stderr"), contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errors.file("stderr"))
         let from = lines.count
         try process.run()
         standIn = process
         input = stdin.fileHandleForWriting
         let reader = stdout.fileHandleForReading
-        Thread.detachNewThread { [self] in
+        let log = self.log
+        Thread.detachNewThread {
             var pending = ""
             while true {
                 let chunk = reader.availableData
@@ -286,7 +318,7 @@ final class BlueZStandIn: @unchecked Sendable {
                 while let newline = pending.firstIndex(of: "\n") {
                     let line = String(pending[..<newline])
                     pending = String(pending[pending.index(after: newline)...])
-                    lock.withLock { recorded.append((Date(), line)) }
+                    log.lock.withLock { log.lines.append((Date(), line)) }
                 }
             }
         }
@@ -326,13 +358,17 @@ final class BlueZStandIn: @unchecked Sendable {
 /// `GET /api/v1/events` read on a thread of its own, each event of one kind stamped with the
 /// time it arrived.
 final class TimedEventStream: @unchecked Sendable {
-    // @unchecked Sendable: `received` and `connected` are guarded by `lock`.
-    private let lock = NSLock()
-    private var received: [(at: Date, data: String)] = []
-    private var connected = false
+    // @unchecked Sendable: the state is guarded by its lock; the socket belongs to the test.
+    /// What the reading thread writes (not the stream itself, which closes the socket when released).
+    private final class State: @unchecked Sendable {
+        let lock = NSLock()
+        var received: [(at: Date, data: String)] = []
+        var connected = false
+    }
+    private let state = State()
     private let fd: Int32
 
-    var events: [(at: Date, data: String)] { lock.withLock { received } }
+    var events: [(at: Date, data: String)] { state.lock.withLock { state.received } }
 
     init(port: UInt16, event: String) throws {
         let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -347,7 +383,8 @@ final class TimedEventStream: @unchecked Sendable {
         guard ok == 0 else { close(socketFD); throw HarnessError("cannot connect to the event stream") }
         let request = "GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
         _ = request.withCString { send(socketFD, $0, strlen($0), 0) }
-        Thread.detachNewThread { [self] in
+        let state = self.state
+        Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 65536)
             var pending = ""
             var current: String?
@@ -359,9 +396,9 @@ final class TimedEventStream: @unchecked Sendable {
                 while let newline = pending.firstIndex(of: "\n") {
                     let line = String(pending[..<newline]).trimmingCharacters(in: .whitespacesAndNewlines)
                     pending = String(pending[pending.index(after: newline)...])
-                    if line.hasPrefix(": connected") { lock.withLock { connected = true } }
+                    if line.hasPrefix(": connected") { state.lock.withLock { state.connected = true } }
                     if line.hasPrefix("event: ") { current = String(line.dropFirst(7)) }
-                    if line.hasPrefix("data: "), current == event { lock.withLock { received.append((now, String(line.dropFirst(6)))) } }
+                    if line.hasPrefix("data: "), current == event { state.lock.withLock { state.received.append((now, String(line.dropFirst(6)))) } }
                     if line.isEmpty { current = nil }
                 }
             }
@@ -369,7 +406,7 @@ final class TimedEventStream: @unchecked Sendable {
     }
 
     func waitForConnected(timeout: Double = 5) -> Bool {
-        eventually(timeout: timeout) { self.lock.withLock { self.connected } }
+        eventually(timeout: timeout) { self.state.lock.withLock { self.state.connected } }
     }
 
     func waitFor(count: Int, timeout: Double = 5) -> Bool {

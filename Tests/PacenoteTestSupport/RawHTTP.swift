@@ -67,6 +67,109 @@ public final class RawHTTPConnection: @unchecked Sendable {
     }
 }
 
+/// A Server-Sent Events client that notes when each event arrived: a thread of its own reads
+/// the stream as the server sends it, so a test can time events against what caused them.
+public final class EventStreamClient: @unchecked Sendable {
+    // @unchecked Sendable: `raw`, `events` and `stopped` are guarded by `lock`; `fd` is read
+    // by the reading thread until `stop` has waited for it to end.
+    public struct Event: Sendable {
+        public var id: Int?
+        public var name: String
+        public var data: String
+        /// `DispatchTime.now().uptimeNanoseconds` when its last byte was read.
+        public var arrived: UInt64
+        public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] }
+    }
+
+    private let fd: Int32
+    private let lock = NSLock()
+    private var raw: [UInt8] = []
+    private var parsed: [Event] = []
+    private var stopped = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(port: UInt16, path: String = "/api/v1/events", headers: [String: String] = [:]) throws {
+        guard let fd = Ports.connect(port) else { throw HarnessError("cannot connect to 127.0.0.1:\(port)") }
+        self.fd = fd
+        _ = RawHTTPConnection.get(path, headers: headers).withCString { send(fd, $0, strlen($0), 0) }
+        let thread = Thread { [self] in read() }
+        thread.start()
+    }
+
+    deinit {
+        stop()
+        close(fd)
+    }
+
+    /// Events so far, in the order they came.
+    public var events: [Event] { lock.withLock { parsed } }
+
+    /// Whether the server has sent the stream's first comment (`: connected`).
+    public func waitUntilConnected(timeout: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if lock.withLock({ String(decoding: raw, as: UTF8.self).contains(": connected") }) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Waits until `condition` holds for the events so far, or `timeout` passes.
+    public func wait(timeout: Double = 5, until condition: ([Event]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(events) { return true }
+            usleep(5_000)
+        }
+        return condition(events)
+    }
+
+    public func stop() {
+        let wasRunning = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        if wasRunning { finished.wait() }
+    }
+
+    private func read() {
+        defer { finished.signal() }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while !lock.withLock({ stopped }) {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 50) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return }
+            let now = DispatchTime.now().uptimeNanoseconds
+            lock.withLock {
+                raw += buffer[0..<n]
+                parse(arrived: now)
+            }
+        }
+    }
+
+    /// Under `lock`: the frames complete so far that were not parsed yet.
+    private func parse(arrived: UInt64) {
+        guard let end = raw.indices.dropLast(3).first(where: { raw[$0] == 13 && raw[$0 + 1] == 10 && raw[$0 + 2] == 13 && raw[$0 + 3] == 10 }) else {
+            return
+        }
+        let head = String(decoding: raw[..<(end + 4)], as: UTF8.self).lowercased()
+        var body = Array(raw[(end + 4)...])
+        if head.contains("transfer-encoding: chunked") { body = RawHTTPConnection.dechunk(body) }
+        let frames = String(decoding: body, as: UTF8.self).components(separatedBy: "\n\n").dropLast()  // the last is incomplete
+        let events = frames.compactMap { frame -> Event? in
+            var id: Int?, name: String?, data: [String] = []
+            for line in frame.split(separator: "\n", omittingEmptySubsequences: true) {
+                if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
+                else if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
+                else if line.hasPrefix("data: ") { data.append(String(line.dropFirst(6))) }
+            }
+            return name.map { Event(id: id, name: $0, data: data.joined(separator: "\n"), arrived: arrived) }
+        }
+        if events.count > parsed.count { parsed += events[parsed.count...] }
+    }
+}
+
 /// The number of threads of a process (Linux).
 public func threadCount(pid: Int32) -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

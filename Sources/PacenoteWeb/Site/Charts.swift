@@ -17,16 +17,17 @@ enum Chart {
         return r == r.rounded() ? String(Int(r)) : String(r)
     }
 
-    /// The frame every chart shares.
+    /// The frame every chart shares. `data` are attributes for `Public/live.js`, which
+    /// redraws the workout page's charts as readings arrive.
     static func svg(id: String, width: Double, height: Double, title: String, desc: String, className: String,
-                    _ content: [Node]) -> Node {
+                    data: [(String, String)] = [], _ content: [Node]) -> Node {
         .el("svg", attributes: [
             Attribute(name: "class", value: "chart \(className)"),
             Attribute(name: "viewBox", value: "0 0 \(number(width)) \(number(height))"),
             Attribute(name: "role", value: "img"),
             Attribute(name: "aria-labelledby", value: "\(id)-title \(id)-desc"),
             Attribute(name: "xmlns", value: "http://www.w3.org/2000/svg"),
-        ], children: [
+        ] + data.map { Attribute(name: "data-" + $0.0, value: $0.1) }, children: [
             .el("title", ["id": "\(id)-title"]) { title },
             .el("desc", ["id": "\(id)-desc"]) { desc },
         ] + content)
@@ -73,7 +74,9 @@ enum Chart {
             marks.append(shape("text", [("class", "value"), ("x", number(labelWidth + w + 6)), ("y", number(y + 17))])
                 .with(text: valueText(bar.value)))
         }
-        return svg(id: id, width: width, height: height, title: title, desc: desc, className: "rows", marks)
+        // The bars' left edge and full length.
+        return svg(id: id, width: width, height: height, title: title, desc: desc, className: "rows",
+                   data: [("plot", "\(number(labelWidth)) \(number(width - labelWidth - valueWidth))")], marks)
     }
 
     /// A year as a calendar heatmap: a column per week (from `weekStart`, `[site]
@@ -154,8 +157,9 @@ enum Chart {
     }
 
     /// A heart-rate curve over the zones' bands, with a marker where each song began.
+    /// `latest`: the newest reading behind `samples` (they may be averages of several).
     static func heartRate(id: String, samples: [(at: Date, bpm: Double)], from start: Date, to end: Date,
-                          zoneBounds: [Double], songs: [(at: Date, title: String)], title: String) -> Node {
+                          zoneBounds: [Double], songs: [(at: Date, title: String)], title: String, latest: Date? = nil) -> Node {
         let width = 720.0, height = 260.0, left = 34.0, bottom = 22.0
         let span = max(end.timeIntervalSince(start), 1)
         let values = samples.map(\.bpm)
@@ -172,17 +176,19 @@ enum Chart {
             marks.append(shape("rect", [("class", "band z\(zone)"), ("x", number(left)), ("y", number(y(edges[i + 1]))),
                                         ("width", number(width - left)), ("height", number(y(edges[i]) - y(edges[i + 1])))],
                                tooltip: "Zone \(zone): \(Int(edges[i]))–\(Int(edges[i + 1])) bpm"))
-            marks.append(shape("text", [("class", "label"), ("x", number(left + 4)), ("y", number(y(edges[i + 1]) + 12))])
+            marks.append(shape("text", [("class", "label band-label"), ("x", number(left + 4)), ("y", number(y(edges[i + 1]) + 12))])
                 .with(text: "Z\(zone)"))
         }
         for tick in stride(from: low, through: high, by: 20) {
-            marks.append(shape("text", [("class", "label"), ("x", "0"), ("y", number(y(tick) + 4))]).with(text: number(tick)))
+            marks.append(shape("text", [("class", "label tick"), ("x", "0"), ("y", number(y(tick) + 4))]).with(text: number(tick)))
         }
         for (i, song) in songs.enumerated() where song.at >= start && song.at <= end {
+            let at = String(milliseconds(song.at))
             marks.append(shape("line", [("class", "song"), ("x1", number(x(song.at))), ("x2", number(x(song.at))),
-                                        ("y1", "0"), ("y2", number(height - bottom))],
+                                        ("y1", "0"), ("y2", number(height - bottom)), ("data-at", at)],
                                tooltip: "\(i + 1). \(song.title)"))
-            marks.append(shape("text", [("class", "label song-label"), ("x", number(x(song.at) + 2)), ("y", number(height - 8))])
+            marks.append(shape("text", [("class", "label song-label"), ("x", number(x(song.at) + 2)), ("y", number(height - 8)),
+                                        ("data-at", at)])
                 .with(text: String(i + 1)))
         }
         if !samples.isEmpty {
@@ -195,8 +201,18 @@ enum Chart {
                    desc: values.isEmpty ? "No heart-rate samples were recorded."
                        : "Heart rate over \(minutes) minutes, from \(Int(values.min()!)) to \(Int(values.max()!)) bpm, "
                        + "\(Int(avg.rounded())) on average; \(songs.count) songs began during it.",
-                   className: "hrchart", marks)
+                   className: "hrchart",
+                   // Enough for live.js to place new readings as this function would: the time
+                   // and bpm spans (ms since 1970), the zones' lower bounds, the plot's left,
+                   // top, right and bottom, and the newest reading drawn.
+                   data: [("from", String(milliseconds(start))), ("to", String(milliseconds(end))),
+                          ("low", number(low)), ("high", number(high)), ("bounds", zoneBounds.map(number).joined(separator: " ")),
+                          ("plot", "\(number(left)) 0 \(number(width)) \(number(height - bottom))")]
+                       + (latest.map { [("latest", String(milliseconds($0)))] } ?? []),
+                   marks)
     }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }
 
 extension Node {

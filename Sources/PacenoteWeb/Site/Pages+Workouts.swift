@@ -7,7 +7,7 @@ extension API {
     // MARK: /workouts
 
     func workoutsPage(_ request: HTTPRequest) throws -> HTTPResponse {
-        let workouts = try context.store.workouts(limit: 100)
+        let workouts = try context.store.workouts(limit: 100).map { w throws in try soFar(w) }
         let power = try powerSongs(workouts)
         let f = format
         return html(title: "Workouts", request: request, nav: "workouts") {
@@ -72,32 +72,46 @@ extension API {
     // MARK: /workouts/ID
 
     func workoutPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
-        guard let w = try context.store.workout(id: id) else { throw APIError.notFound("There is no workout \(id).") }
-        let end = w.endedAt ?? Date()
-        let samples = try context.store.samples(from: w.startedAt.addingTimeInterval(-30), to: end)
-        let during = samples.filter { $0.at >= w.startedAt }
+        guard let stored = try context.store.workout(id: id) else { throw APIError.notFound("There is no workout \(id).") }
+        // Read before the workout: events after this id may be newer than what the page shows.
+        let lastEvent = context.eventHub?.lastEventID
+        let (samples, end) = try Self.samples(of: stored, in: context.store)
+        let during = samples.filter { $0.at >= stored.startedAt }
+        let w = try soFar(stored, samples: during)
+        let inProgress = w.endedAt == nil
         let plays = try context.store.plays(overlapping: w.startedAt, end)
-        let settings = try context.store.zoneSettings()
-        let model = (settings.first { $0.id == w.zoneSettingsID } ?? settings.last { $0.effectiveFrom <= w.startedAt } ?? settings.first)?.model
-            ?? .percentMax(maxHR: 190)
+        let model = try context.store.zoneSettings().model(settingsID: w.zoneSettingsID, at: w.startedAt)
         let series = Downsample.series(during, points: 600)
         let f = format
         let zoneRows = w.secondsInZone.enumerated().map { zone, seconds in
             Chart.Bar(label: "Z\(zone)", value: seconds, tooltip: "Zone \(zone): \(SiteFormat.span(seconds))", className: "bar z\(zone)")
         }
         let title = w.name ?? "\(w.kind.capitalized) on \(f.day(localTime.day(of: w.startedAt)))"
-        return html(title: title, request: request, nav: "workouts") {
+        // In progress, the page follows the event stream (live.js): the figures, the curve
+        // and the time in zone change as readings arrive, from the events after `lastEvent`.
+        return html(title: title, request: request, nav: "workouts", live: inProgress) {
             Node.el("h1") { title }
-            Node.el("p", ["class": "totals"]) {
-                "\(f.time(w.startedAt))–\(w.endedAt.map(f.time) ?? "now") · \(SiteFormat.span(end.timeIntervalSince(w.startedAt)))"
-                if let avg = w.heartRateAverage { " · average \(Int(avg.rounded())) bpm" }
-                if let max = w.heartRateMax { " · max \(max) bpm" }
-                if w.endedAt == nil { Node.el("span", ["class": "badge live"]) { "in progress" } }
+            Node.el("p", ["class": "totals", "data-live-workout": inProgress ? String(w.id) : nil,
+                          "data-last-event": inProgress ? lastEvent.map(String.init) : nil]) {
+                "\(f.time(w.startedAt))–\(w.endedAt.map(f.time) ?? "now") · "
+                Node.el("span", ["data-w-duration": ""]) { SiteFormat.span(end.timeIntervalSince(w.startedAt)) }
+                if inProgress {
+                    " · average "
+                    Node.el("span", ["data-w-avg": ""]) { w.heartRateAverage.map { String(Int($0.rounded())) } ?? "–" }
+                    " bpm · max "
+                    Node.el("span", ["data-w-max": ""]) { w.heartRateMax.map(String.init) ?? "–" }
+                    " bpm"
+                    Node.el("span", ["class": "badge live"]) { "in progress" }
+                } else {
+                    if let avg = w.heartRateAverage { " · average \(Int(avg.rounded())) bpm" }
+                    if let max = w.heartRateMax { " · max \(max) bpm" }
+                }
             }
             Node.el("section", ["class": "card", "aria-labelledby": "curve-h"]) {
                 Node.el("h2", ["id": "curve-h"]) { "Heart rate" }
                 Chart.heartRate(id: "hr", samples: series, from: w.startedAt, to: end, zoneBounds: model.lowerBounds,
-                                songs: plays.map { ($0.play.startedAt, $0.track.title) }, title: "Heart rate during \(title)")
+                                songs: plays.map { ($0.play.startedAt, $0.track.title) }, title: "Heart rate during \(title)",
+                                latest: during.last?.at)
             }
             Node.el("section", ["class": "card", "aria-labelledby": "zones-h"]) {
                 Node.el("h2", ["id": "zones-h"]) { "Time in zone" }
