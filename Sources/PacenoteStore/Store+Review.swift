@@ -37,7 +37,7 @@ extension Store {
         }
         let sums = try totals(fromDay: from, toDay: to)
         let previousSums = try period.previous.map { p throws(StoreError) in try totals(fromDay: p.from, toDay: p.to) }
-        let pins = period.kind == .all ? [:] : try sotdPins(fromDay: from, toDay: to)
+        let pins = try sotdPins(fromDay: from, toDay: to)
         let local = localTime
         return try read { db in
             let tracks = try Store.periodSums(.track, from: from, to: to, in: db)
