@@ -16,13 +16,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 
 base, key, artifacts = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
 os.makedirs(artifacts, exist_ok=True)
-failures, checked, screenshots = [], [], []
-
-
-def check(condition, message):
-    checked.append(message)
-    if not condition:
-        failures.append(message)
+checks = headless_chromium.Checks()
+failures, checked, screenshots, check = checks.failures, checks.checked, checks.screenshots, checks.check
 
 
 driver = headless_chromium.start()
@@ -42,15 +37,7 @@ def plays():
 
 
 def wait_for(condition, seconds=5):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            if condition():
-                return True
-        except Exception:  # the page was replaced while it was read
-            pass
-        time.sleep(0.1)
-    return condition()
+    return headless_chromium.wait_for(condition, seconds)
 
 
 def screenshot(name):
@@ -118,7 +105,4 @@ except Exception as error:  # noqa: BLE001 — reported with what was checked so
 finally:
     driver.quit()
 
-print(json.dumps({"checked": len(checked), "screenshots": screenshots}))
-if failures:
-    print("\n".join(failures), file=sys.stderr)
-    sys.exit(1)
+checks.finish()

@@ -17,3 +17,45 @@ def start():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(20)
     return driver
+
+
+class Checks:
+    """What a browser script checked and what failed, reported the same way by every script:
+    one JSON line on standard output, the failures on standard error, exit status 1 if any."""
+
+    def __init__(self):
+        self.checked, self.failures, self.screenshots = [], [], []
+
+    def check(self, condition, message):
+        self.checked.append(message)
+        if not condition:
+            self.failures.append(message)
+
+    def screenshot(self, driver, path):
+        saved = driver.save_screenshot(path)
+        name = os.path.basename(path)
+        self.check(saved, f"screenshot {name} saved")
+        if saved:
+            self.screenshots.append(name)
+
+    def finish(self):
+        import json
+        import sys
+        print(json.dumps({"checked": len(self.checked), "screenshots": self.screenshots}))
+        if self.failures:
+            print("\n".join(self.failures), file=sys.stderr)
+            sys.exit(1)
+
+
+def wait_for(condition, seconds=5):
+    """True once `condition()` is; an exception (the page replaced while it was read) is a no."""
+    import time
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            if condition():
+                return True
+        except Exception:  # noqa: BLE001
+            pass
+        time.sleep(0.05)
+    return condition()

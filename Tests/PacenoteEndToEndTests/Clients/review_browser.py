@@ -22,16 +22,11 @@ from selenium.webdriver.common.by import By  # noqa: E402
 
 base, artifacts, spec = sys.argv[1].rstrip("/"), sys.argv[2], json.loads(sys.argv[3])
 os.makedirs(artifacts, exist_ok=True)
-failures, checked, screenshots = [], [], []
+checks = headless_chromium.Checks()
+failures, checked, screenshots, check = checks.failures, checks.checked, checks.screenshots, checks.check
 # What would give heart rate away: the section, its words and its units.
 HEART_WORDS = ["heart_rate", "Heart rate", "heart rate:", "bpm", "workout", "Workout", "training", "Power song", "power song",
                "zone", "Zone"]
-
-
-def check(condition, message):
-    checked.append(message)
-    if not condition:
-        failures.append(message)
 
 
 def console_errors(driver):
@@ -51,10 +46,7 @@ def full_height(driver, width):
 
 
 def wait_for(condition, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline and not condition():
-        time.sleep(0.1)
-    return condition()
+    return headless_chromium.wait_for(condition, seconds)
 
 
 def fetch(path):
@@ -163,7 +155,4 @@ try:
 finally:
     owner.quit()
 
-print(json.dumps({"checked": len(checked), "screenshots": screenshots}))
-if failures:
-    print("\n".join(failures), file=sys.stderr)
-    sys.exit(1)
+checks.finish()
