@@ -31,7 +31,12 @@ public final class ListenImporter {
     /// The most new tracks in one batch: a new track (with its texts, credit and album) takes
     /// ~1 KB on its way to the store, against ~40 bytes for a play, and two batches are held at
     /// once (200,000 plays of new tracks peaked at 330 MiB in batches of 100,000).
-    public static let maxNewTracks = 25_000
+    public static let maxNewTracks = 10_000
+    /// The most plays the reader hands the store at once. A transaction (`batchSize` plays)
+    /// takes several such chunks: what is in flight stays small, whatever the batch size.
+    public static let chunkSize = 50_000
+    /// Plays per transaction, unless told otherwise (`pacenote import --batch-size`).
+    public static let defaultBatchSize = 500_000
     /// The largest JSON array or CSV file (or zip entry) that is read, whole, into memory.
     public static let maxWholeFileBytes = 256 << 20
 
@@ -45,7 +50,7 @@ public final class ListenImporter {
     /// `events`: where a daemon's caches and recommender hear of the imported plays (nil
     /// for `pacenote import`, a process of its own). `cancelled`: asked before each batch;
     /// true ends the import there (the batches before stay: importing again continues).
-    public init(store: Store, events: EventBus? = nil, format: ImportFormat? = nil, batchSize: Int = 100_000,
+    public init(store: Store, events: EventBus? = nil, format: ImportFormat? = nil, batchSize: Int = ListenImporter.defaultBatchSize,
                 cancelled: @escaping () -> Bool = { false }, progress: ((Progress) -> Void)? = nil) {
         self.operations = Operations(store: store, events: events)
         self.cancelled = cancelled
@@ -137,7 +142,8 @@ public final class ListenImporter {
         let separators = session.separators
         let thread = Thread {
             do {
-                try Self.readRows(reader.value, kind: kind, name: name, batchSize: batchSize, separators: separators) { chunk in
+                try Self.readRows(reader.value, kind: kind, name: name, batchSize: min(batchSize, Self.chunkSize),
+                                  separators: separators) { chunk in
                     guard handoff.put(.item(chunk)) else { throw CancellationError() }
                 }
                 _ = handoff.put(.end)
@@ -153,27 +159,48 @@ public final class ListenImporter {
             handoff.waitForProducer()
         }
         var summary = ImportSummary()
-        while true {
-            switch handoff.take() {
-            case .item(let chunk):
-                if cancelled() {
-                    throw FileError(description: "stopped after \(summary.imported) new plays (whole batches); importing again continues")
-                }
-                let result = try session.insert(chunk.batch)
-                summary.add(chunk.summary)
-                summary.imported += result.imported
-                summary.duplicates += result.duplicates
-                if let progress {
-                    var total = before
-                    total.add(summary)
-                    progress(Progress(file: name, bytesRead: chunk.consumed, bytesTotal: size, summary: total))
-                }
-            case .end:
-                return summary
-            case .failed(let box):
-                throw box.value
-            }
+        var ended = false
+        var stopped = false
+        var failure: (any Error)?
+        func report(_ consumed: Int64) {
+            guard let progress else { return }
+            var total = before
+            total.add(summary)
+            progress(Progress(file: name, bytesRead: consumed, bytesTotal: size, summary: total))
         }
+        // Chunks are stored in transactions of `batchSize` plays (the last may be smaller).
+        while !ended && !stopped {
+            var planned = 0
+            var consumed: Int64 = 0
+            let result = try session.insert {
+                guard planned < batchSize, !ended, !stopped else { return nil }
+                switch handoff.take() {
+                case .item(let chunk):
+                    if cancelled() {
+                        stopped = true
+                        return nil
+                    }
+                    planned += chunk.batch.count
+                    summary.add(chunk.summary)
+                    consumed = chunk.consumed
+                    return chunk.batch
+                case .end:
+                    ended = true
+                case .failed(let box):
+                    failure = box.value
+                    ended = true
+                }
+                return nil
+            }
+            summary.imported += result.imported
+            summary.duplicates += result.duplicates
+            if planned > 0 { report(consumed) }
+        }
+        if let failure { throw failure }
+        if stopped {
+            throw FileError(description: "stopped after \(summary.imported) new plays (whole batches); importing again continues")
+        }
+        return summary
     }
 
     /// Reads the rows of `source` and hands them on in chunks of `batchSize` listens.

@@ -69,8 +69,23 @@ public final class ImportRun {
 
     /// Stores one batch in one transaction; see `ListenImportSession.insert`.
     public func insert(_ batch: ImportBatch, now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
-        let (kept, hidden) = ruled(batch)
-        let result = try session.insert(kept, now: now)
+        var given = false
+        return try insert(now: now) {
+            defer { given = true }
+            return given ? nil : batch
+        }
+    }
+
+    /// Stores the batches `next` gives, until it gives nil, in one transaction; see
+    /// `ListenImportSession.insert(now:batches:)`.
+    public func insert(now: Date = Date(), batches next: () -> ImportBatch?) throws(StoreError) -> (imported: Int, duplicates: Int) {
+        var hidden: [(track: Track, play: Play)] = []
+        let result = try session.insert(now: now) {
+            guard let batch = next() else { return nil }
+            let (kept, ruledOut) = ruled(batch)
+            hidden += ruledOut
+            return kept
+        }
         _ = try operations.store.recordHidden(hidden, now: now)
         if result.imported > 0 { operations.announce(.playsRewritten(.imported)) }
         return result

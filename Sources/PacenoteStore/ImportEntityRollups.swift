@@ -1,8 +1,17 @@
 import Foundation
 import GRDB
 
-/// The artist, album, year and month rollups of a batch of new plays (`EntityRollups`), summed per
-/// key in memory and written once per key, as the bulk import writes the track rollups.
+/// The artist, album, period and clock rollups (`EntityRollups`) of a transaction's new
+/// plays, summed per key and written once per key, as the bulk import writes the track
+/// rollups.
+///
+/// They are summed from the plays `ImportRollups` holds, at the end of the transaction:
+/// the plays are put in order by period with a stable counting sort, so each key's plays
+/// are added in the order they came — the sums are those a hash table per key, filled play
+/// by play, would give — but into dense arrays indexed by the transaction's own numbering
+/// of its artists and albums. No table per key lives through the transaction (a million
+/// plays spread over years made a million keys of hash tables, ~190 bytes a play), and no
+/// key is hashed per play.
 struct ImportEntityRollups {
     /// A track's artists and album.
     struct Entities {
@@ -37,99 +46,134 @@ struct ImportEntityRollups {
         }
     }
 
-    struct YearKey: Hashable {
-        var year: Int32
-        var id: Int64
+    /// The transaction's artists or albums numbered from 0, and each track's (by its index
+    /// in the session, `ref`) as a run of those numbers.
+    struct Numbering {
+        /// Id of each number.
+        var ids: [Int64] = []
+        var number: [Int64: Int32] = [:]
+        /// Where each track's run starts in `runs` (-1: not numbered yet) and its length.
+        var start: [Int32]
+        var length: [UInt8]
+        var runs: [Int32] = []
+
+        init(tracks: Int) {
+            start = [Int32](repeating: -1, count: tracks)
+            length = [UInt8](repeating: 0, count: tracks)
+        }
+
+        mutating func add(ref: Int, _ entityIDs: some Sequence<Int64>) {
+            guard start[ref] < 0 else { return }
+            start[ref] = Int32(runs.count)
+            var n = 0
+            for id in entityIDs where n < Int(UInt8.max) {
+                let k: Int32
+                if let known = number[id] {
+                    k = known
+                } else {
+                    k = Int32(ids.count)
+                    ids.append(id)
+                    number[id] = k
+                }
+                runs.append(k)
+                n += 1
+            }
+            length[ref] = UInt8(n)
+        }
     }
 
-    private var artistTotal: [Int64: Sums] = [:]
-    private var artistYear: [YearKey: Sums] = [:]
-    private var albumTotal: [Int64: Sums] = [:]
-    private var albumYear: [YearKey: Sums] = [:]
-    /// By month (`YYYYMM` in `year`).
-    private var artistMonth: [YearKey: Sums] = [:]
-    private var albumMonth: [YearKey: Sums] = [:]
-    private var monthTotal: [Int32: Sums] = [:]
-    private var yearTotal: [Int32: Sums] = [:]
-    /// By local day number, with the day's text (owned by the import session).
-    private var dayTotal: [Int32: (text: UnsafeMutablePointer<CChar>, sums: Sums)] = [:]
-    private var yearHour: [YearKey: Sums] = [:]
-
-    mutating func add(_ entities: Entities, local: LocalSlot, counted: Bool, played: Double) {
-        let year = local.year
-        dayTotal[local.dayNumber, default: (local.dayText, Sums())].sums.add(counted: counted, played: played)
-        yearHour[YearKey(year: year, id: Int64(local.hour)), default: Sums()].add(counted: counted, played: played)
-        for artist in entities.artists {
-            artistTotal[artist, default: Sums()].add(counted: counted, played: played)
-            artistYear[YearKey(year: year, id: artist), default: Sums()].add(counted: counted, played: played)
-            artistMonth[YearKey(year: local.month, id: artist), default: Sums()].add(counted: counted, played: played)
+    /// Writes the ten tables for the plays of `plays`. `entities`: each track's artists and
+    /// album, by its index in the session (set for every track with a play here).
+    static func write(_ plays: ImportRollups, entities: [Entities?], in db: Database) throws {
+        guard plays.count > 0 else { return }
+        var artists = Numbering(tracks: entities.count)
+        var albums = Numbering(tracks: entities.count)
+        for i in 0..<plays.count {
+            let ref = Int(plays.refs[i])
+            guard artists.start[ref] < 0, let of = entities[ref] else { continue }
+            artists.add(ref: ref, of.artists)
+            albums.add(ref: ref, of.album.map { [$0] } ?? [])
         }
-        if let album = entities.album {
-            albumTotal[album, default: Sums()].add(counted: counted, played: played)
-            albumYear[YearKey(year: year, id: album), default: Sums()].add(counted: counted, played: played)
-            albumMonth[YearKey(year: local.month, id: album), default: Sums()].add(counted: counted, played: played)
-        }
-        yearTotal[year, default: Sums()].add(counted: counted, played: played)
-        monthTotal[local.month, default: Sums()].add(counted: counted, played: played)
-    }
-
-    func write(in db: Database) throws {
         // The periods' texts, bound as C strings (freed once the statements are done with them).
         var texts: [String: UnsafeMutablePointer<CChar>] = [:]
         defer { for text in texts.values { free(text) } }
-        func text(_ string: String) -> UnsafeMutablePointer<CChar> {
-            if let known = texts[string] { return known }
+        func text(_ string: String) -> BulkInsert.Value {
+            if let known = texts[string] { return .text(known) }
             let copy = strdup(string)!
             texts[string] = copy
-            return copy
+            return .text(copy)
         }
-        func period(_ value: Int32, month: Bool) -> UnsafeMutablePointer<CChar> {
-            text(month ? LocalSlot.monthText(value) : String(value))
+        let identity = (0..<Int32(plays.count)).map { $0 }
+        let byYear = ImportRollups.sorted(identity, by: plays.yearOf, buckets: plays.years.count)
+        let byMonth = ImportRollups.sorted(identity, by: plays.monthOf, buckets: plays.months.count)
+        let year = { (i: Int) in text(String(plays.years[Int(plays.yearOf[i])])) }
+        let month = { (i: Int) in text(LocalSlot.monthText(plays.months[Int(plays.monthOf[i])])) }
+        for (numbering, name, column) in [(artists, "artist", "artist_id"), (albums, "album", "album_id")] {
+            try write(plays, order: identity, groups: nil, period: nil, entities: numbering,
+                      table: "rollup_\(name)_total", keys: [column], in: db)
+            try write(plays, order: byYear, groups: plays.yearOf, period: year, entities: numbering,
+                      table: "rollup_year_\(name)", keys: ["year", column], in: db)
+            try write(plays, order: byMonth, groups: plays.monthOf, period: month, entities: numbering,
+                      table: "rollup_month_\(name)", keys: ["month", column], in: db)
         }
-        try write(artistTotal.map { (nil, $0.key, $0.value) }, table: "rollup_artist_total", keys: ["artist_id"], in: db, text: period)
-        try write(artistYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_artist", keys: ["year", "artist_id"], in: db, text: period)
-        try write(albumTotal.map { (nil, $0.key, $0.value) }, table: "rollup_album_total", keys: ["album_id"], in: db, text: period)
-        try write(albumYear.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_album", keys: ["year", "album_id"], in: db, text: period)
-        try write(artistMonth.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_month_artist", keys: ["month", "artist_id"], in: db, text: period)
-        try write(albumMonth.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_month_album", keys: ["month", "album_id"], in: db, text: period)
-        try write(yearTotal.map { ($0.key, nil, $0.value) }, table: "rollup_year_total", keys: ["year"], in: db, text: period)
-        try write(monthTotal.map { ($0.key, nil, $0.value) }, table: "rollup_month_total", keys: ["month"], in: db, text: period)
-        try write(yearHour.map { ($0.key.year, $0.key.id, $0.value) }, table: "rollup_year_hour", keys: ["year", "hour"], in: db, text: period)
-        var days = Self.bulk(table: "rollup_day_total", keys: ["day"], in: db)
-        // Day numbers sort as the days' texts do.
-        for (_, day) in dayTotal.sorted(by: { $0.key < $1.key }) {
-            days.append(day.text)
-            days.append(day.sums.plays)
-            days.append(day.sums.skips)
-            days.append(day.sums.seconds)
-            try days.endRow()
-        }
-        try days.finish()
+        try write(plays, order: byYear, groups: plays.yearOf, period: year, entities: nil,
+                  table: "rollup_year_total", keys: ["year"], in: db)
+        try write(plays, order: byMonth, groups: plays.monthOf, period: month, entities: nil,
+                  table: "rollup_month_total", keys: ["month"], in: db)
+        let byDay = ImportRollups.sorted(identity, by: plays.dayOf, buckets: plays.days.count)
+        try write(plays, order: byDay, groups: plays.dayOf, period: { .text(plays.days[Int(plays.dayOf[$0])].dayText) },
+                  entities: nil, table: "rollup_day_total", keys: ["day"], in: db)
+        try write(plays, order: byYear, groups: plays.yearOf, period: year, entities: nil, hours: true,
+                  table: "rollup_year_hour", keys: ["year", "hour"], in: db)
     }
 
-    /// One upsert of a key's sums, many keys to a statement.
-    private static func bulk(table: String, keys: [String], in db: Database) -> BulkInsert {
-        BulkInsert(db, columns: keys.count + 3) { values in
+    /// One upsert per key, many keys to a statement. `order`: the plays, grouped by period
+    /// (`groups[i]`, or one group) and in the order they came within it. The entities of a
+    /// play are its track's run in `entities`, its hour (`hours`), or none (the period alone).
+    private static func write(_ plays: ImportRollups, order: [Int32], groups: [Int32]?, period: ((Int) -> BulkInsert.Value)?,
+                              entities: Numbering?, hours: Bool = false, table: String, keys: [String], in db: Database) throws {
+        var upsert = BulkInsert(db, columns: keys.count + 3) { values in
             """
             INSERT INTO \(table) (\(keys.joined(separator: ", ")), plays, skips, played_s) VALUES \(values)
             ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(EntityRollups.upsert)
             """
         }
-    }
-
-    /// One upsert per key, in key order (each B-tree appended to rather than written all over).
-    /// `text(period, month)`: a year's or month's (`YYYYMM`) text as a C string.
-    private func write(_ rows: [(year: Int32?, id: Int64?, sums: Sums)], table: String, keys: [String], in db: Database,
-                       text: (Int32, Bool) -> UnsafeMutablePointer<CChar>) throws {
-        guard !rows.isEmpty else { return }
-        var upsert = Self.bulk(table: table, keys: keys, in: db)
-        for row in rows.sorted(by: { ($0.year ?? 0, $0.id ?? 0) < ($1.year ?? 0, $1.id ?? 0) }) {
-            if let period = row.year { upsert.append(text(period, keys[0] == "month")) }
-            if let id = row.id { upsert.append(id) }
-            upsert.append(row.sums.plays)
-            upsert.append(row.sums.skips)
-            upsert.append(row.sums.seconds)
-            try upsert.endRow()
+        let slots = entities?.ids.count ?? (hours ? 24 : 1)
+        var sums = [Sums](repeating: Sums(), count: slots)
+        var touched: [Int32] = []
+        var g = 0
+        while g < order.count {
+            let first = Int(order[g])
+            var end = g + 1
+            if let groups { while end < order.count, groups[Int(order[end])] == groups[first] { end += 1 } } else { end = order.count }
+            for j in g..<end {
+                let i = Int(order[j])
+                let counted = plays.counted[i], played = plays.played[i]
+                func add(_ slot: Int32) {
+                    if sums[Int(slot)].plays == 0 && sums[Int(slot)].skips == 0 { touched.append(slot) }
+                    sums[Int(slot)].add(counted: counted, played: played)
+                }
+                if let entities {
+                    let ref = Int(plays.refs[i])
+                    let start = Int(entities.start[ref])
+                    for k in 0..<Int(entities.length[ref]) { add(entities.runs[start + k]) }
+                } else {
+                    add(hours ? plays.hourOf[i] : 0)
+                }
+            }
+            // Keys in order: each B-tree appended to rather than written all over.
+            if let entities { touched.sort { entities.ids[Int($0)] < entities.ids[Int($1)] } } else { touched.sort() }
+            for slot in touched {
+                if let period { upsert.append(period(first)) }
+                if let entities { upsert.append(entities.ids[Int(slot)]) } else if hours { upsert.append(Int64(slot)) }
+                upsert.append(sums[Int(slot)].plays)
+                upsert.append(sums[Int(slot)].skips)
+                upsert.append(sums[Int(slot)].seconds)
+                try upsert.endRow()
+                sums[Int(slot)] = Sums()
+            }
+            touched.removeAll(keepingCapacity: true)
+            g = end
         }
         try upsert.finish()
     }

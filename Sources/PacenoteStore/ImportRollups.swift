@@ -17,20 +17,20 @@ import GRDBSQLite
 struct ImportRollups {
     /// The batch's new plays, in order: track (index into the session's tracks), day (index
     /// into `days`), hour, counted, seconds.
-    private var refs: [Int32] = []
-    private var dayOf: [Int32] = []
-    private var hourOf: [Int32] = []
-    private var yearOf: [Int32] = []
-    private var monthOf: [Int32] = []
-    private var counted: [Bool] = []
-    private var played: [Double] = []
+    private(set) var refs: [Int32] = []
+    private(set) var dayOf: [Int32] = []
+    private(set) var hourOf: [Int32] = []
+    private(set) var yearOf: [Int32] = []
+    private(set) var monthOf: [Int32] = []
+    private(set) var counted: [Bool] = []
+    private(set) var played: [Double] = []
 
     /// The batch's local days and years.
-    private var days: [LocalSlot] = []
+    private(set) var days: [LocalSlot] = []
     private var dayIndex: [Int32: Int32] = [:]
     private var lastDay: (number: Int32, index: Int32) = (.min, -1)
-    private var years: [Int32] = []
-    private var months: [Int32] = []
+    private(set) var years: [Int32] = []
+    private(set) var months: [Int32] = []
     /// The index into `months` of each of `days`.
     private var monthOfDay: [Int32] = []
 

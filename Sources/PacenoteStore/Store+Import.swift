@@ -5,20 +5,22 @@ import PacenoteCore
 
 /// Bulk import of listens from other services' exports.
 ///
-/// Each batch is one transaction: an interrupted import keeps the batches it committed,
-/// and running it again skips them as duplicates. A listen is a duplicate when a play of
-/// the same normalised track (`tracks.match_key`) starts close to it (`DuplicatePlay`, in
-/// Core) — the same file imported twice, or the same play already logged by MPD
-/// (milliseconds) and exported by ListenBrainz (whole seconds). Two plays of one song back
-/// to back start a song's length apart and are both kept.
+/// Each transaction (`insert(now:batches:)`, several batches from the reader) commits on its
+/// own: an interrupted import keeps the transactions it committed, and running it again
+/// skips them as duplicates. A listen is a duplicate when a play of the same normalised
+/// track (`tracks.match_key`) starts close to it (`DuplicatePlay`, in Core) — the same file
+/// imported twice, or the same play already logged by MPD (milliseconds) and exported by
+/// ListenBrainz (whole seconds). Two plays of one song back to back start a song's length
+/// apart and are both kept.
 ///
 /// Rollups: the per-row trigger costs ~60 µs a play (four upserts), which would cap an
-/// import at ~15,000 plays/s. Inside each batch's transaction the insert trigger is
-/// dropped, the batch's rollup rows are written once per key (`ImportRollups`), and the
-/// trigger is created again before the commit — no other connection ever sees the schema
-/// without it. Each key's sums are added in the same order the trigger would have added
-/// them, so the rollups are bit-for-bit those the trigger gives (tested). The search
-/// index's trigger on `tracks` is handled the same way.
+/// import at ~15,000 plays/s. Inside each transaction the insert triggers are dropped, its
+/// rollup rows are written once per key at its end (`ImportRollups`, `ImportEntityRollups`),
+/// and the triggers are created again before the commit — no other connection ever sees the
+/// schema without them. Each track rollup key's sums are added in the same order the
+/// trigger would have added them, so those rollups are bit-for-bit what the trigger gives
+/// (tested). The search index's trigger on `tracks` is handled the same way. Checkpoints
+/// run beside the writer (`WALCheckpointer`).
 public final class ListenImportSession {
     /// The writer's page cache while importing (the store's default is `Store.cacheKiB`).
     static let cacheKiB = 32_768
@@ -58,53 +60,124 @@ public final class ListenImportSession {
         return try insert(batcher.take(), now: now)
     }
 
-    /// Stores a batch in one transaction. Returns how many were new and how many were
-    /// duplicates. A session takes the batches of one `ImportBatcher`, in order: a key's
-    /// track comes with the first batch that uses it.
-    ///
-    /// After a failed batch (rolled back) the session refuses further batches: the tracks
-    /// it knew may have gone with the rollback. Running the import again is safe.
+    /// Stores a batch in one transaction (see `insert(now:batches:)`).
     public func insert(_ batch: ImportBatch, now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
-        guard !batch.plays.isEmpty || !batch.tracks.isEmpty else { return (0, 0) }
+        var given = false
+        return try insert(now: now) {
+            defer { given = true }
+            return given ? nil : batch
+        }
+    }
+
+    /// Stores the batches `next` gives, until it gives nil, in one transaction. Returns how
+    /// many plays were new and how many were duplicates. A session takes the batches of one
+    /// `ImportBatcher`, in order: a key's track comes with the first batch that uses it.
+    ///
+    /// One transaction of several batches: the reader hands over small batches (what is in
+    /// flight stays small), while the rows every transaction rewrites — each played track's,
+    /// artist's and album's totals and years, and the pages of the indexes that go by track —
+    /// are written once per transaction, not once per batch. The rollups are summed over the
+    /// whole transaction, so they are those a single batch of all its plays gives.
+    ///
+    /// After a failed transaction (rolled back) the session refuses further batches: the
+    /// tracks it knew may have gone with the rollback. Running the import again is safe.
+    public func insert(now: Date = Date(), batches next: () -> ImportBatch?) throws(StoreError) -> (imported: Int, duplicates: Int) {
+        var first: ImportBatch?
+        while first == nil, let batch = next() {
+            if !batch.plays.isEmpty || !batch.tracks.isEmpty { first = batch }
+        }
+        guard let first else { return (0, 0) }
         guard !failed else { throw StoreError.sqlite("an earlier batch of this import failed; run the import again") }
         do {
-            return try store.writeWithoutForeignKeyChecks { db in try insert(batch, now: now, in: db) }
+            let result = try store.writeWithoutForeignKeyChecks { db in
+                var transaction = try begin(capacity: first.plays.count, in: db)
+                var batch: ImportBatch? = first
+                while let current = batch {
+                    try add(current, now: now, to: &transaction, in: db)
+                    batch = next()
+                }
+                return try end(transaction, in: db)
+            }
+            checkpointer.committed()
+            return result
         } catch {
             failed = true
             throw error
         }
     }
 
-    /// Gives the writer connection its usual page cache back.
+    /// Gives the writer connection its usual page cache and checkpoints back.
     public func finish() {
         guard triggerSQL != nil else { return }
+        checkpointer.finish()
         try? store.pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA cache_size = -\(Store.cacheKiB)")
+            try db.execute(sql: "PRAGMA cache_size = -\(Store.cacheKiB); PRAGMA wal_autocheckpoint = \(Self.autocheckpointPages)")
         }
     }
 
-    private func insert(_ batch: ImportBatch, now: Date, in db: Database) throws -> (imported: Int, duplicates: Int) {
+    /// SQLite's default threshold for the automatic checkpoint, in pages.
+    static let autocheckpointPages = 1000
+    private lazy var checkpointer = WALCheckpointer(path: store.path)
+
+    /// What one transaction has written so far, for its rollups and search index.
+    private struct Transaction {
+        /// Its new plays, for every rollup (`ImportRollups`, `ImportEntityRollups`).
+        var rollups: ImportRollups
+        /// The ids of the tracks it added (their search index rows are written at its end).
+        var addedTracks: ClosedRange<Int64>?
+        var duplicates = 0
+    }
+
+    private func begin(capacity: Int, in db: Database) throws -> Transaction {
         if triggerSQL == nil {
             triggerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_rollup_insert'")
-            // A large batch touches more pages than the usual cache holds: SQLite would spill
-            // them to the WAL mid-transaction and write them again. `finish()` restores it.
+            // A large transaction touches more pages than the usual cache holds: SQLite would
+            // spill them to the WAL mid-transaction and write them again. `finish()` restores it.
             try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
+            // Checkpoints on a thread of their own (`WALCheckpointer`), not in the writer's commits.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
-        guard let triggerSQL else { throw StoreError.sqlite("the trigger plays_rollup_insert is missing") }
+        guard triggerSQL != nil else { throw StoreError.sqlite("the trigger plays_rollup_insert is missing") }
         if entityTriggerSQL == nil {
             entityTriggerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_entity_rollup_insert'")
         }
-        guard let entityTriggerSQL else { throw StoreError.sqlite("the trigger plays_entity_rollup_insert is missing") }
+        guard entityTriggerSQL != nil else { throw StoreError.sqlite("the trigger plays_entity_rollup_insert is missing") }
         let generation = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'entity_generation'")
         if generation != entityGeneration {
             entityOf = Array(repeating: nil, count: entityOf.count)
             entityGeneration = generation
         }
         try db.execute(sql: "DROP TRIGGER plays_rollup_insert; DROP TRIGGER plays_entity_rollup_insert")
+        return Transaction(rollups: ImportRollups(capacity: capacity))
+    }
 
+    /// Writes the transaction's rollups and search index rows, and creates the triggers again.
+    private func end(_ transaction: Transaction, in db: Database) throws -> (imported: Int, duplicates: Int) {
+        try transaction.rollups.write(trackIDs: trackIDs, in: db)
+        try ImportEntityRollups.write(transaction.rollups, entities: entityOf, in: db)
+        try db.execute(sql: triggerSQL!)
+        try db.execute(sql: entityTriggerSQL!)
+        if let addedTracks = transaction.addedTracks {
+            // The search index's rows for the new tracks, in one statement, after the plays:
+            // once the index takes part in a transaction, SQLite has it open and close a
+            // savepoint around every later statement.
+            try db.execute(sql: """
+                INSERT INTO tracks_fts (rowid, title, artist, album)
+                SELECT id, title, artist, album FROM tracks WHERE id BETWEEN ? AND ?
+                """, arguments: [addedTracks.lowerBound, addedTracks.upperBound])
+            try db.execute(sql: ftsTriggerSQL!)
+        }
+        return (transaction.rollups.count, transaction.duplicates)
+    }
+
+    /// Stores one batch's tracks and plays; their rollups are summed into the transaction's.
+    private func add(_ batch: ImportBatch, now: Date, to transaction: inout Transaction, in db: Database) throws {
         // Tracks first, then the plays already stored around the batch's times, so that the
         // duplicate check is a look-up in memory rather than a query per listen.
-        let addedTracks = try resolveTracks(batch.tracks, now: now, in: db)
+        if let added = try resolveTracks(batch.tracks, now: now, dropping: transaction.addedTracks == nil, in: db) {
+            transaction.addedTracks = transaction.addedTracks.map { min($0.lowerBound, added.lowerBound)...max($0.upperBound, added.upperBound) } ?? added
+        }
+        guard !batch.plays.isEmpty else { return }
         var earliest = Int64.max, latest = Int64.min
         for play in batch.plays {
             earliest = min(earliest, play.startedAtMs)
@@ -115,17 +188,15 @@ public final class ListenImportSession {
         var starts: [[Int64]] = Array(repeating: [], count: trackIDs.count)
         // Whether a track's starts are out of order (a file not in time order): then scanned.
         var unordered = [Bool](repeating: false, count: trackIDs.count)
-        if !batch.plays.isEmpty {
-            let existing = try RawStatement(db, "SELECT track_id, started_at_ms FROM plays WHERE started_at_ms BETWEEN ?1 AND ?2")
-            existing.bind(1, earliest - window)
-            existing.bind(2, latest + window + 60_000)  // minute-precision starts
-            while try existing.step() {
-                let trackID = existing.int64(0)
-                if let ref = refOfTrackID[aliases[trackID] ?? trackID].map(Int.init) {
-                    let start = existing.int64(1)
-                    if let last = starts[ref].last, start < last { unordered[ref] = true }
-                    starts[ref].append(start)
-                }
+        let existing = try RawStatement(db, "SELECT track_id, started_at_ms FROM plays WHERE started_at_ms BETWEEN ?1 AND ?2")
+        existing.bind(1, earliest - window)
+        existing.bind(2, latest + window + 60_000)  // minute-precision starts
+        while try existing.step() {
+            let trackID = existing.int64(0)
+            if let ref = refOfTrackID[aliases[trackID] ?? trackID].map(Int.init) {
+                let start = existing.int64(1)
+                if let last = starts[ref].last, start < last { unordered[ref] = true }
+                starts[ref].append(start)
             }
         }
 
@@ -136,16 +207,13 @@ public final class ListenImportSession {
         }
         let sourceText = cString(source)
         let players = batch.players.map(cString)
-        var rollups = ImportRollups(capacity: batch.plays.count)
-        var entityRollups = ImportEntityRollups()
-        var duplicates = 0
         for play in batch.plays {
             let ref = Int(refOfKey[Int(play.key)])
             let start = play.startedAtMs
             let precision = Int64(play.startPrecisionMs)
             if unordered[ref] ? DuplicatePlay.isDuplicate(start: start, precisionMs: precision, of: starts[ref])
                               : DuplicatePlay.isDuplicate(start: start, precisionMs: precision, ofAscending: starts[ref]) {
-                duplicates += 1
+                transaction.duplicates += 1
                 continue
             }
             if let last = starts[ref].last, start < last { unordered[ref] = true }
@@ -162,26 +230,10 @@ public final class ListenImportSession {
             insertPlays.append(local.dayText)
             insertPlays.append(Int64(local.hour))
             try insertPlays.endRow()
-            rollups.add(ref: Int32(ref), local: local, counted: play.counted, played: play.playedSeconds)
+            transaction.rollups.add(ref: Int32(ref), local: local, counted: play.counted, played: play.playedSeconds)
             if entityOf[ref] == nil { entityOf[ref] = try ImportEntityRollups.Entities(track: trackID, in: db) }
-            entityRollups.add(entityOf[ref]!, local: local, counted: play.counted, played: play.playedSeconds)
         }
         try insertPlays.finish()
-        try rollups.write(trackIDs: trackIDs, in: db)
-        try entityRollups.write(in: db)
-        try db.execute(sql: triggerSQL)
-        try db.execute(sql: entityTriggerSQL)
-        if let addedTracks {
-            // The search index's rows for the batch's new tracks, in one statement, after the
-            // plays: once the index takes part in a transaction, SQLite has it open and close
-            // a savepoint around every later statement.
-            try db.execute(sql: """
-                INSERT INTO tracks_fts (rowid, title, artist, album)
-                SELECT id, title, artist, album FROM tracks WHERE id BETWEEN ? AND ?
-                """, arguments: [addedTracks.lowerBound, addedTracks.upperBound])
-            try db.execute(sql: ftsTriggerSQL!)
-        }
-        return (rollups.count, duplicates)
     }
 
     static let playColumns = "track_id, started_at_ms, ended_at_ms, played_s, counted, source, player, local_day, local_hour"
@@ -222,9 +274,10 @@ public final class ListenImportSession {
     private var ftsTriggerSQL: String?
 
     /// Finds or adds the track of each key new in a batch (by match key). Tracks it adds
-    /// are left out of the search index, whose trigger is dropped: their ids are returned,
-    /// for the caller to index them and create the trigger again in the same transaction.
-    private func resolveTracks(_ tracks: [ImportBatch.NewTrack], now: Date, in db: Database) throws -> ClosedRange<Int64>? {
+    /// are left out of the search index, whose trigger is dropped (by the transaction's
+    /// first batch that adds one: `dropping`): their ids are returned, for the caller to
+    /// index them and create the trigger again in the same transaction.
+    private func resolveTracks(_ tracks: [ImportBatch.NewTrack], now: Date, dropping: Bool, in db: Database) throws -> ClosedRange<Int64>? {
         guard !tracks.isEmpty else { return nil }
         var added: ClosedRange<Int64>?
         let entityIDs = EntityIDCache()
@@ -245,7 +298,7 @@ public final class ListenImportSession {
                 // the duplicate check; a track of another recording is not.
                 for other in found.dropFirst() where other.recording == first.recording { aliases[other.id] = first.id }
             } else {
-                if added == nil {
+                if added == nil && dropping {
                     if ftsTriggerSQL == nil {
                         ftsTriggerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'tracks_fts_insert'")
                     }

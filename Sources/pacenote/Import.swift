@@ -24,7 +24,7 @@ struct Import: ParsableCommand {
     var format: String = "auto"
 
     @Option(name: .customLong("batch-size"), help: ArgumentHelp("Plays per transaction.", valueName: "n"))
-    var batchSize: Int = 100_000
+    var batchSize: Int = ListenImporter.defaultBatchSize
 
     @Flag(help: "The files are Last.fm loved tracks (CSV with artist and track columns, or artist,track rows): each a like.")
     var loved = false

@@ -77,6 +77,61 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(try bulk.dailyTotals(from: "2030-01-01", to: "2030-01-01").first?.plays == 1)
     }
 
+    /// A transaction of several batches (as `pacenote import` stores a file: chunks from the
+    /// reader, `--batch-size` plays to a transaction) gives the trigger's track rollups bit
+    /// for bit, and artist, album and period rollups equal to a recomputation from the plays.
+    @Test func severalBatchesInOneTransactionGiveTheTriggersRollups() throws {
+        let dir = try TemporaryDirectory()
+        let bulk = try Store.open(path: dir.file("bulk.sqlite"), timeZone: zone)
+        let reference = try Store.open(path: dir.file("ref.sqlite"), timeZone: zone)
+        defer { try? bulk.close(); try? reference.close() }
+        let all = Self.listens(count: 4000, seed: 7)
+        for l in all.prefix(400) {
+            let id = try bulk.saveTrack(l.track)
+            try bulk.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
+                                     endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
+                                     counted: l.counted, source: "import:test", player: l.player))
+        }
+        let session = ListenImportSession(store: bulk, source: "import:test")
+        defer { session.finish() }
+        var batcher = ImportBatcher(separators: session.separators)
+        var batches: [ImportBatch] = []
+        for start in stride(from: 400, to: all.count, by: 250) {
+            for l in all[start..<min(start + 250, all.count)] { batcher.add(l) }
+            batches.append(batcher.take())
+        }
+        // Transactions of 4, 5 and the rest of the batches, with an empty batch among them.
+        var imported = 0, transactions = 0
+        var queue = batches[...]
+        for size in [4, 5, batches.count] where !queue.isEmpty {
+            var taken = 0
+            imported += try session.insert {
+                guard taken < size else { return nil }
+                taken += 1
+                return taken == 2 ? ImportBatch() : queue.popFirst()
+            }.imported
+            transactions += 1
+        }
+        #expect(transactions == 3)
+        #expect(imported == 3600)
+        for l in all {
+            let id = try reference.saveTrack(l.track)
+            try reference.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
+                                          endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
+                                          counted: l.counted, source: "import:test", player: l.player))
+        }
+        #expect(try bulk.rollupDump().count > 100)
+        #expect(try bulk.rollupDump() == (try reference.rollupDump()))
+        #expect(try bulk.playDump() == (try reference.playDump()))
+        try EntityRollupTests.expectExact(bulk, "several batches to a transaction")
+        // The triggers are back after each transaction: a later play reaches the rollups.
+        let id = try bulk.saveTrack(Track(title: "Later", artist: "Someone"))
+        try bulk.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: 1_893_492_000), endedAt: Date(timeIntervalSince1970: 1_893_492_100),
+                                 playedSeconds: 100, counted: true, source: "mpd"))
+        #expect(try bulk.dailyTotals(from: "2030-01-01", to: "2030-01-01").first?.plays == 1)
+        try EntityRollupTests.expectExact(bulk, "a play after the import")
+    }
+
     @Test func importingAgainAddsNothingAndDuplicatesAreRecognised() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
