@@ -37,6 +37,9 @@ public final class ListenImporter {
     public static let chunkSize = 50_000
     /// Plays per transaction, unless told otherwise (`pacenote import --batch-size`).
     public static let defaultBatchSize = 500_000
+    /// A transaction takes no more chunks after this long (its rollups are then written): the
+    /// daemon's writes wait for the lock for up to `Store`'s busy timeout.
+    public static let transactionSeconds = 2.0
     /// The largest JSON array or CSV file (or zip entry) that is read, whole, into memory.
     public static let maxWholeFileBytes = 256 << 20
 
@@ -168,12 +171,15 @@ public final class ListenImporter {
             total.add(summary)
             progress(Progress(file: name, bytesRead: consumed, bytesTotal: size, summary: total))
         }
-        // Chunks are stored in transactions of `batchSize` plays (the last may be smaller).
+        // Chunks are stored in transactions of `batchSize` plays (the last may be smaller),
+        // or of what came in `transactionSeconds`: the write lock is never held for long.
         while !ended && !stopped {
             var planned = 0
             var consumed: Int64 = 0
+            let began = DispatchTime.now().uptimeNanoseconds
             let result = try session.insert {
-                guard planned < batchSize, !ended, !stopped else { return nil }
+                guard planned < batchSize, !ended, !stopped,
+                      Double(DispatchTime.now().uptimeNanoseconds - began) < Self.transactionSeconds * 1e9 else { return nil }
                 switch handoff.take() {
                 case .item(let chunk):
                     if cancelled() {

@@ -207,7 +207,10 @@ public final class ListenImportSession {
         }
         let sourceText = cString(source)
         let players = batch.players.map(cString)
-        for play in batch.plays {
+        // The new plays (by their index in the batch) with their local day and hour.
+        var kept: [(index: Int32, trackID: Int64, day: UnsafeMutablePointer<CChar>, hour: Int32)] = []
+        kept.reserveCapacity(batch.plays.count)
+        for (index, play) in batch.plays.enumerated() {
             let ref = Int(refOfKey[Int(play.key)])
             let start = play.startedAtMs
             let precision = Int64(play.startPrecisionMs)
@@ -220,18 +223,29 @@ public final class ListenImportSession {
             starts[ref].append(start)
             let trackID = trackIDs[ref]
             let local = localTime(start)
-            insertPlays.append(trackID)
-            insertPlays.append(start)
+            kept.append((Int32(index), trackID, local.dayText, local.hour))
+            // The rollups in the order the plays came (as the trigger would add them, a play
+            // at a time in time order).
+            transaction.rollups.add(ref: Int32(ref), local: local, counted: play.counted, played: play.playedSeconds)
+            if entityOf[ref] == nil { entityOf[ref] = try ImportEntityRollups.Entities(track: trackID, in: db) }
+        }
+        // The rows by track: `plays_identity` (track, start) is the one index written all
+        // over (a batch's plays are spread over every track); in its order, consecutive rows
+        // land on the same pages instead of one page each. The ids still say nothing of time
+        // (an export of older plays imported later gets higher ids anyway).
+        kept.sort { ($0.trackID, $0.index) < ($1.trackID, $1.index) }
+        for row in kept {
+            let play = batch.plays[Int(row.index)]
+            insertPlays.append(row.trackID)
+            insertPlays.append(play.startedAtMs)
             insertPlays.append(play.endedAtMs)
             insertPlays.append(play.playedSeconds)
             insertPlays.append(Int64(play.counted ? 1 : 0))
             insertPlays.append(sourceText)
             insertPlays.append(play.player >= 0 ? .text(players[Int(play.player)]) : .null)
-            insertPlays.append(local.dayText)
-            insertPlays.append(Int64(local.hour))
+            insertPlays.append(row.day)
+            insertPlays.append(Int64(row.hour))
             try insertPlays.endRow()
-            transaction.rollups.add(ref: Int32(ref), local: local, counted: play.counted, played: play.playedSeconds)
-            if entityOf[ref] == nil { entityOf[ref] = try ImportEntityRollups.Entities(track: trackID, in: db) }
         }
         try insertPlays.finish()
     }

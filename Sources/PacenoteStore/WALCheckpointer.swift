@@ -53,8 +53,11 @@ final class WALCheckpointer: @unchecked Sendable {
     private func run() {
         var db: OpaquePointer?
         // The connection's own handle: a checkpoint touches only the WAL and the file.
-        if sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK {
-            sqlite3_busy_timeout(db, 1000)
+        // It reads the schema first: until a connection has read the database, it does not
+        // know the file is in WAL mode, and a checkpoint asked of it does nothing.
+        if sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+           sqlite3_busy_timeout(db, 1000) == SQLITE_OK,
+           sqlite3_exec(db, "PRAGMA schema_version", nil, nil, nil) == SQLITE_OK {
         } else {
             sqlite3_close(db)
             db = nil
