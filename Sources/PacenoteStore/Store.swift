@@ -54,7 +54,9 @@ public final class Store: Sendable {
         _ = processSettings
         var config = Configuration()
         config.foreignKeysEnabled = true
-        config.busyMode = .timeout(5)
+        // A writer waits up to 10 s for the lock: another process's import holds it for a
+        // transaction at a time (`ListenImporter.transactionSeconds`, then its rollups).
+        config.busyMode = .timeout(10)
         config.label = "pacenote"
         // Readers: one per HTTP worker thread is enough; each keeps its own page cache.
         config.maximumReaderCount = 4
