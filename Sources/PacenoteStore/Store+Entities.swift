@@ -34,6 +34,9 @@ public struct AlbumEntity: Equatable, Sendable {
 final class EntityIDCache {
     /// Whether the artist's row has a MusicBrainz id (else one given later is written).
     var artists: [String: (id: Int64, hasMBID: Bool)] = [:]
+    /// The same by the name as given, before it is folded into its key (folding is the
+    /// dearer part of a look-up: a bulk import meets each name over and over).
+    var artistsByName: [String: (id: Int64, hasMBID: Bool)] = [:]
     var albums: [String: Int64] = [:]
 }
 
@@ -45,8 +48,12 @@ extension Store {
     /// `aliases: false` is for migration v6, which runs before v10 gave artists `merged_into`.
     static func artistID(name: String, mbid: String?, at nowMs: Int64, cache: EntityIDCache? = nil, aliases: Bool = true,
                          in db: Database) throws -> Int64 {
+        if let known = cache?.artistsByName[name], known.hasMBID || mbid == nil { return known.id }
         let key = EntityKey.artist(name)
-        if let known = cache?.artists[key], known.hasMBID || mbid == nil { return known.id }
+        if let known = cache?.artists[key], known.hasMBID || mbid == nil {
+            cache?.artistsByName[name] = known
+            return known.id
+        }
         let find = try RawStatement(db, aliases ? "SELECT COALESCE(merged_into, id), mbid FROM artists WHERE name_key = ?1"
                                                 : "SELECT id, mbid FROM artists WHERE name_key = ?1")
         find.bind(1, key)
@@ -57,6 +64,7 @@ extension Store {
                 try db.cachedStatement(sql: "UPDATE artists SET mbid = ? WHERE id = ?").execute(arguments: [mbid, id])
             }
             cache?.artists[key] = (id, known != nil || mbid != nil)
+            cache?.artistsByName[name] = (id, known != nil || mbid != nil)
             return id
         }
         let insert = try RawStatement(db, "INSERT INTO artists (name, name_key, mbid, created_at_ms) VALUES (?1, ?2, ?3, ?4) RETURNING id")
@@ -68,6 +76,7 @@ extension Store {
         let id = insert.int64(0)
         insert.reset()
         cache?.artists[key] = (id, mbid != nil)
+        cache?.artistsByName[name] = (id, mbid != nil)
         return id
     }
 

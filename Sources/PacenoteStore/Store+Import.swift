@@ -126,6 +126,8 @@ public final class ListenImportSession {
         /// The ids of the tracks it added (their search index rows are written at its end).
         var addedTracks: ClosedRange<Int64>?
         var duplicates = 0
+        /// Artists and albums met by its new tracks (ids cannot change while it holds the lock).
+        let entityIDs = EntityIDCache()
     }
 
     private func begin(capacity: Int, in db: Database) throws -> Transaction {
@@ -174,7 +176,7 @@ public final class ListenImportSession {
     private func add(_ batch: ImportBatch, now: Date, to transaction: inout Transaction, in db: Database) throws {
         // Tracks first, then the plays already stored around the batch's times, so that the
         // duplicate check is a look-up in memory rather than a query per listen.
-        if let added = try resolveTracks(batch.tracks, now: now, dropping: transaction.addedTracks == nil, in: db) {
+        if let added = try resolveTracks(batch.tracks, now: now, dropping: transaction.addedTracks == nil, entityIDs: transaction.entityIDs, in: db) {
             transaction.addedTracks = transaction.addedTracks.map { min($0.lowerBound, added.lowerBound)...max($0.upperBound, added.upperBound) } ?? added
         }
         guard !batch.plays.isEmpty else { return }
@@ -291,10 +293,10 @@ public final class ListenImportSession {
     /// are left out of the search index, whose trigger is dropped (by the transaction's
     /// first batch that adds one: `dropping`): their ids are returned, for the caller to
     /// index them and create the trigger again in the same transaction.
-    private func resolveTracks(_ tracks: [ImportBatch.NewTrack], now: Date, dropping: Bool, in db: Database) throws -> ClosedRange<Int64>? {
+    private func resolveTracks(_ tracks: [ImportBatch.NewTrack], now: Date, dropping: Bool, entityIDs: EntityIDCache,
+                               in db: Database) throws -> ClosedRange<Int64>? {
         guard !tracks.isEmpty else { return nil }
         var added: ClosedRange<Int64>?
-        let entityIDs = EntityIDCache()
         for new in tracks {
             let k = Int(new.key)
             if k >= refOfKey.count { refOfKey += Array(repeating: -1, count: k + 1 - refOfKey.count) }
