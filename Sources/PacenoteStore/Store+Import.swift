@@ -117,7 +117,7 @@ public final class ListenImportSession {
 
     /// SQLite's default threshold for the automatic checkpoint, in pages.
     static let autocheckpointPages = 1000
-    private lazy var checkpointer = WALCheckpointer(path: store.path)
+    private(set) lazy var checkpointer = WALCheckpointer(path: store.path)
 
     /// What one transaction has written so far, for its rollups and search index.
     private struct Transaction {

@@ -19,6 +19,9 @@ final class WALCheckpointer: @unchecked Sendable {
     private var stopping = false
     private var running = false
     private var thread: Thread?
+    /// Checkpoints that copied every frame of the log (for tests: SQLite gives -1 frames for
+    /// a connection that does not know the database is in WAL mode).
+    private(set) var completed = 0
 
     init(path: String) {
         self.path = path
@@ -68,12 +71,14 @@ final class WALCheckpointer: @unchecked Sendable {
             if pending == 0 && stopping { break }
             pending = 0
             condition.unlock()
+            var frames: Int32 = -1, copied: Int32 = -1
             if let db {
                 // A failure (busy) is harmless: the next commit's checkpoint copies it, and
                 // SQLite's own checkpoints take over once the import ends.
-                _ = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                _ = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
             }
             condition.lock()
+            if frames >= 0 && frames == copied { completed += 1 }
         }
         sqlite3_close(db)
         running = false

@@ -132,6 +132,30 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         try EntityRollupTests.expectExact(bulk, "a play after the import")
     }
 
+    /// During an import the writer does not checkpoint (`WALCheckpointer` does, beside it):
+    /// once the import has finished, every committed page is in the database file and the
+    /// writer checkpoints by itself again.
+    @Test func theImportsCheckpointsRunBesideTheWriterAndItsOwnComeBack() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        let session = ListenImportSession(store: store, source: "import:test")
+        let all = Self.listens(count: 3000, seed: 11)
+        for start in stride(from: 0, to: all.count, by: 500) {
+            _ = try session.insert(Array(all[start..<(start + 500)]))
+            let automatic = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") }
+            #expect(automatic == 0)
+        }
+        session.finish()
+        let automatic = try store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") }
+        #expect(automatic == ListenImportSession.autocheckpointPages)
+        // The import's checkpointer copied the log whole at least once (after the last
+        // commit, with no reader in the way).
+        #expect(session.checkpointer.completed >= 1)
+        let written = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM plays") }
+        #expect(written == 3000)
+    }
+
     @Test func importingAgainAddsNothingAndDuplicatesAreRecognised() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
