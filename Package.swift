@@ -42,10 +42,11 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
-        // libcurl, for outgoing HTTP(S): forwarding plays, friends' feeds.
+        // libcurl, for outgoing HTTP(S): forwarding plays, friends' feeds, hr-feed. Its headers
+        // only: PacenoteNet loads the library when it first sends (see the shim), so it is
+        // not linked (no pkgConfig, whose flags would add -lcurl).
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
