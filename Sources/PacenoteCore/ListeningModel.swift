@@ -59,7 +59,7 @@ public struct ListeningModel: Sendable {
     /// Bytes of `texts` no slot uses any more (a retagged track's old texts).
     var textGarbage = 0
     var inLibrary: [Bool] = []
-    var slotByID: [Int64: Int32] = [:]
+    var slotByID = IDIndex()
     /// Interned `SongKey` per slot, and the last time any version of that song started.
     /// Keys are interned by a 64-bit hash of their text (`SongKey.hash`), not the text.
     var songKey: [Int32] = []
