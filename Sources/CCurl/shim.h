@@ -1,9 +1,47 @@
 // libcurl for Swift: only what Swift cannot call. curl_easy_setopt is variadic, which Swift
 // cannot import, so the options one transfer needs are set here, each with its own C type.
+//
+// libcurl is loaded when the first request is sent (dlopen), not linked: linked, it and what
+// it needs (OpenSSL, Kerberos, LDAP, SSH, …) were mapped and relocated at every start, ~3 MiB
+// resident in a daemon that sends nothing without `[[forward]]` or friends.
 #ifndef PACENOTE_CCURL_SHIM_H
 #define PACENOTE_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <dlfcn.h>
+
+/// The libcurl functions Pacenote calls, looked up in the loaded library.
+typedef struct pn_curl {
+    CURLcode (*global_init)(long flags);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *handle);
+    CURLcode (*easy_perform)(CURL *handle);
+    const char *(*easy_strerror)(CURLcode code);
+    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *string);
+    void (*slist_free_all)(struct curl_slist *list);
+    CURLcode (*easy_setopt)(CURL *handle, CURLoption option, ...);
+    CURLcode (*easy_getinfo)(CURL *handle, CURLINFO info, ...);
+} pn_curl;
+
+/// Loads libcurl 4 and fills `api`; returns dlerror()'s text on failure, NULL on success.
+/// The library stays loaded for the life of the process.
+static inline const char *pn_curl_load(pn_curl *api) {
+    void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) return dlerror();
+#define PN_SYMBOL(field, name) \
+    if ((*(void **)&api->field = dlsym(library, name)) == NULL) return dlerror()
+    PN_SYMBOL(global_init, "curl_global_init");
+    PN_SYMBOL(easy_init, "curl_easy_init");
+    PN_SYMBOL(easy_cleanup, "curl_easy_cleanup");
+    PN_SYMBOL(easy_perform, "curl_easy_perform");
+    PN_SYMBOL(easy_strerror, "curl_easy_strerror");
+    PN_SYMBOL(slist_append, "curl_slist_append");
+    PN_SYMBOL(slist_free_all, "curl_slist_free_all");
+    PN_SYMBOL(easy_setopt, "curl_easy_setopt");
+    PN_SYMBOL(easy_getinfo, "curl_easy_getinfo");
+#undef PN_SYMBOL
+    return NULL;
+}
 
 /// Receives body bytes or one header line; returns how many it took (fewer stops the transfer).
 typedef size_t (*pn_curl_sink)(char *data, size_t size, size_t count, void *context);
@@ -11,13 +49,13 @@ typedef size_t (*pn_curl_sink)(char *data, size_t size, size_t count, void *cont
 /// Sets up `handle` for one request. `body` may be NULL (no body); `method` is sent as is.
 /// Redirects are not followed (a feed or an API that moves says so with its status).
 /// Proxies come from the usual environment variables (http_proxy, https_proxy, no_proxy).
-static inline CURLcode pn_curl_prepare(CURL *handle, const char *url, const char *method,
+static inline CURLcode pn_curl_prepare(const pn_curl *api, CURL *handle, const char *url, const char *method,
                                        struct curl_slist *headers, const char *body, long body_length,
                                        long timeout_ms, long connect_timeout_ms, const char *user_agent,
                                        pn_curl_sink on_body, pn_curl_sink on_header, void *context,
                                        char *error_buffer) {
     CURLcode rc = CURLE_OK;
-#define PN_SET(option, value) if ((rc = curl_easy_setopt(handle, option, value)) != CURLE_OK) return rc
+#define PN_SET(option, value) if ((rc = api->easy_setopt(handle, option, value)) != CURLE_OK) return rc
     PN_SET(CURLOPT_ERRORBUFFER, error_buffer);
     PN_SET(CURLOPT_URL, url);
     PN_SET(CURLOPT_PROTOCOLS_STR, "http,https");
@@ -42,9 +80,9 @@ static inline CURLcode pn_curl_prepare(CURL *handle, const char *url, const char
 }
 
 /// The response's status code (0 when none arrived).
-static inline long pn_curl_status(CURL *handle) {
+static inline long pn_curl_status(const pn_curl *api, CURL *handle) {
     long status = 0;
-    curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
+    api->easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
     return status;
 }
 

@@ -1,10 +1,8 @@
 import Foundation
 import PacenoteBluetooth
 import PacenoteCore
+import PacenoteNet
 import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// `pacenote hr-feed`: heart rate from standard input (a strap bridge, `gatttool`, a
 /// script) to a running server. A reading is sent as soon as it is read when no request is
@@ -59,6 +57,9 @@ public final class HeartRateFeed: @unchecked Sendable {
 
     let settings: Settings
     let log: @Sendable (String) -> Void
+    /// libcurl through PacenoteNet, as the forwarder and the friends' poller send (not
+    /// URLSession: FoundationNetworking would link a second HTTP stack into every command).
+    private let client = HTTPClient(userAgent: ForwardService.userAgent)
     /// Sending (network and the buffer file) happens here, never on the reading path, so
     /// readings are timestamped as they arrive even while the server is slow.
     private let queue = DispatchQueue(label: "pacenote.hr-feed")
@@ -243,7 +244,7 @@ public final class HeartRateFeed: @unchecked Sendable {
             log(error.description)
             lock.withLock { pending = unsent + pending }
         } catch {
-            if reachable { log("server unreachable (\(error.localizedDescription)); buffering in \(settings.bufferPath)") }
+            if reachable { log("server unreachable (\(error)); buffering in \(settings.bufferPath)") }
             reachable = false
             spill(unsent)
         }
@@ -268,19 +269,30 @@ public final class HeartRateFeed: @unchecked Sendable {
     }
 
     private func post(_ samples: [HeartRateSample]) throws {
-        var request = URLRequest(url: settings.url.appendingPathComponent("api/v1/hr"))
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("Token \(settings.key)", forHTTPHeaderField: "Authorization")
-        request.timeoutInterval = 10
-        request.httpBody = Self.encode(samples, source: settings.source)
-        let (status, body) = try Self.send(request)
-        switch status {
+        let url = settings.url.appendingPathComponent("api/v1/hr").absoluteString
+        let response = try client.sendBlocking(HTTPClient.Request(
+            method: "POST", url: url,
+            headers: [("Content-Type", "application/json"), ("Authorization", "Token \(settings.key)")],
+            body: Array(Self.encode(samples, source: settings.source)), timeout: 10))
+        let body = response.text
+        switch response.status {
         case 200: sent += samples.count
         case 401: throw FeedError.keyRefused("the server refused the API key (see pacenote key): \(body)")
-        case 429: throw URLError(.resourceUnavailable)  // locked out for a minute: try again later
-        case 400..<500: throw FeedError.refused("the server refused the samples (\(status)): \(body)")
-        default: throw URLError(.badServerResponse)
+        case 429: throw Unanswered.lockedOut  // locked out for a minute: try again later
+        case 400..<500: throw FeedError.refused("the server refused the samples (\(response.status)): \(body)")
+        default: throw Unanswered.status(response.status)
+        }
+    }
+
+    /// The server did not take the samples this time; they stay buffered for the next try.
+    enum Unanswered: Error, CustomStringConvertible {
+        case lockedOut
+        case status(Int)
+        var description: String {
+            switch self {
+            case .lockedOut: "locked out for a minute"
+            case .status(let status): "status \(status)"
+            }
         }
     }
 
@@ -298,27 +310,6 @@ public final class HeartRateFeed: @unchecked Sendable {
     static func jsonString(_ s: String) -> String {
         String(decoding: (try? JSONSerialization.data(withJSONObject: [s])) ?? Data("[\"\"]".utf8), as: UTF8.self)
             .dropFirst().dropLast().description
-    }
-
-    private static func send(_ request: URLRequest) throws -> (Int, String) {
-        final class Box: @unchecked Sendable {
-            // @unchecked Sendable: written by the callback before the semaphore signals.
-            var result: (Int, String)?
-            var error: (any Error)?
-        }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            box.error = error
-            if let http = response as? HTTPURLResponse {
-                box.result = (http.statusCode, String(decoding: data ?? Data(), as: UTF8.self))
-            }
-            done.signal()
-        }.resume()
-        done.wait()
-        if let error = box.error { throw error }
-        guard let result = box.result else { throw URLError(.badServerResponse) }
-        return result
     }
 
     // MARK: The buffer file (one JSON sample per line)

@@ -1,8 +1,5 @@
 import Foundation
 import PacenoteCore
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// Heart rate from workout files that watches and apps export:
 /// - TCX (Garmin Training Center): `Trackpoint` with `Time` and `HeartRateBpm/Value`;
@@ -29,15 +26,21 @@ public struct WorkoutFile: Sendable {
         if head.contains("<TrainingCenterDatabase") { format = .tcx }
         else if head.contains("<gpx") { format = .gpx }
         else { throw ParseError(description: "not a TCX, GPX or FIT file") }
-        let delegate = Collector(format: format)
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        guard parser.parse() else {
-            throw ParseError(description: "broken \(format.rawValue.uppercased()) at line \(parser.lineNumber): \(parser.parserError?.localizedDescription ?? "parse error")")
+        // Core's reader, not FoundationXML's XMLParser: libxml2 (and the ICU it links) would be
+        // loaded into every command, the daemon included, for this one import. A workout file
+        // is the user's own, bounded by the upload limit: no element count is imposed.
+        var limits = XMLText.Limits()
+        limits.elements = .max
+        limits.depth = 64
+        let root: XMLText.Element
+        do { root = try XMLText.parse(Array(data), limits: limits) } catch {
+            throw ParseError(description: "broken \(format.rawValue.uppercased()): \(error)")
         }
-        let samples = delegate.samples.sorted { $0.at < $1.at }
+        var collector = Collector(format: format)
+        collector.walk(root)
+        let samples = collector.samples.sorted { $0.at < $1.at }
         guard !samples.isEmpty else { throw ParseError(description: "the file has no heart rate") }
-        return WorkoutFile(format: format, name: delegate.name, sport: delegate.sport, samples: samples)
+        return WorkoutFile(format: format, name: collector.name, sport: collector.sport, samples: samples)
     }
 
     /// A FIT activity: the whole file is checked (CRCs, sizes) before anything is kept.
@@ -54,38 +57,44 @@ public struct WorkoutFile: Sendable {
         return WorkoutFile(format: .fit, name: sport.map(FITSport.title), sport: sport, samples: samples)
     }
 
-    private final class Collector: NSObject, XMLParserDelegate {
+    /// What the file says, element by element in document order, by local names (TCX's and
+    /// GPX's namespaces vary between exporters).
+    private struct Collector {
         let format: Format
         var samples: [HeartRateSample] = []
         var name: String?
         var sport: String?
-        private var path: [String] = []
-        private var text = ""
         private var time: Date?
         private var bpm: Int?
 
         init(format: Format) { self.format = format }
 
-        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
-            let local = element.split(separator: ":").last.map(String.init) ?? element
-            path.append(local)
-            text = ""
-            if local == "Trackpoint" || local == "trkpt" { time = nil; bpm = nil }
-            if local == "Activity", let s = attributes["Sport"] { sport = s }
+        /// Iterative, like the reader: a deep file cannot exhaust the stack.
+        mutating func walk(_ root: XMLText.Element) {
+            // Each element with its parent's name; an element's end is handled once its
+            // children are, as the SAX parser's didEndElement was.
+            var stack: [(element: XMLText.Element, parent: String?, ended: Bool)] = [(root, nil, false)]
+            while let (element, parent, ended) = stack.popLast() {
+                if ended { end(element, parent: parent); continue }
+                start(element)
+                stack.append((element, parent, true))
+                for child in element.children.reversed() { stack.append((child, element.name, false)) }
+            }
         }
 
-        func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+        private mutating func start(_ element: XMLText.Element) {
+            if element.name == "Trackpoint" || element.name == "trkpt" { time = nil; bpm = nil }
+            if element.name == "Activity", let s = element.attributes["Sport"] { sport = s }
+        }
 
-        func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
-            let local = path.popLast() ?? element
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            switch local {
-            case "Time" where path.last == "Trackpoint", "time" where path.last == "trkpt":
+        private mutating func end(_ element: XMLText.Element, parent: String?) {
+            let value = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            switch element.name {
+            case "Time" where parent == "Trackpoint", "time" where parent == "trkpt":
                 time = try? Date(value, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: value.contains(".")))
-            case "Value" where path.last == "HeartRateBpm", "hr":
+            case "Value" where parent == "HeartRateBpm", "hr":
                 bpm = Int(value)
-            case "name" where format == .gpx && (path.last == "trk" || path.last == "metadata"):
+            case "name" where format == .gpx && (parent == "trk" || parent == "metadata"):
                 name = name ?? value
             case "Notes" where format == .tcx:
                 name = name ?? value
@@ -95,7 +104,6 @@ public struct WorkoutFile: Sendable {
                 }
             default: break
             }
-            text = ""
         }
     }
 }

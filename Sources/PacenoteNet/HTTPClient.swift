@@ -67,11 +67,29 @@ public final class HTTPClient: Sendable {
         self.userAgent = userAgent
     }
 
-    /// curl_global_init, once, before the first transfer (Swift runs a static's initializer
-    /// once, whichever thread asks first). Not at `init`: it loads OpenSSL's configuration,
-    /// ~4 MiB resident that a daemon which never sends a request (no `[[forward]]`, no
-    /// friends) should not carry.
-    private static let initializeOnce: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    /// libcurl, loaded and initialised (curl_global_init) once, before the first transfer
+    /// (Swift runs a static's initializer once, whichever thread asks first). Not at start:
+    /// loading it maps OpenSSL and the rest of its libraries, and its initialisation reads
+    /// OpenSSL's configuration, ~4 MiB resident that a daemon which never sends a request
+    /// (no `[[forward]]`, no friends) should not carry.
+    private static let curl: Result<Curl, HTTPClientError> = {
+        let api = UnsafeMutablePointer<pn_curl>.allocate(capacity: 1)  // for the life of the process
+        api.initialize(to: pn_curl())
+        if let failure = pn_curl_load(api) {
+            return .failure(.transport("libcurl could not be loaded: \(String(cString: failure))"))
+        }
+        _ = api.pointee.global_init(Int(CURL_GLOBAL_DEFAULT))
+        return .success(Curl(api: api))
+    }()
+
+    /// libcurl's functions, as loaded.
+    private final class Curl: @unchecked Sendable {
+        // @unchecked Sendable: the table is filled once, before the static above is published,
+        // then only read; the functions themselves are thread-safe for distinct handles.
+        let api: UnsafeMutablePointer<pn_curl>
+        init(api: UnsafeMutablePointer<pn_curl>) { self.api = api }
+        var functions: pn_curl { api.pointee }
+    }
 
     public func send(_ request: Request) async throws(HTTPClientError) -> Response {
         guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
@@ -103,14 +121,18 @@ public final class HTTPClient: Sendable {
     }
 
     private static func perform(_ request: Request, userAgent: String) -> Result<Response, HTTPClientError> {
-        HTTPClient.initializeOnce
-        guard let handle = curl_easy_init() else { return .failure(.transport("libcurl could not start a transfer")) }
-        defer { curl_easy_cleanup(handle) }
+        let curl: Curl
+        switch HTTPClient.curl {
+        case .success(let loaded): curl = loaded
+        case .failure(let error): return .failure(error)
+        }
+        guard let handle = curl.functions.easy_init() else { return .failure(.transport("libcurl could not start a transfer")) }
+        defer { curl.functions.easy_cleanup(handle) }
         var list: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(list) }
+        defer { curl.functions.slist_free_all(list) }
         // libcurl adds "Expect: 100-continue" to large POSTs and waits for it; services answer at once.
         for (name, value) in request.headers + [("Expect", "")] {
-            list = curl_slist_append(list, value.isEmpty ? "\(name):" : "\(name): \(value)")
+            list = curl.functions.slist_append(list, value.isEmpty ? "\(name):" : "\(name): \(value)")
         }
         let sink = Sink(limit: request.maxResponseBytes)
         let context = Unmanaged.passUnretained(sink).toOpaque()
@@ -144,25 +166,25 @@ public final class HTTPClient: Sendable {
                 bytes.withMemoryRebound(to: CChar.self) { chars -> CURLcode in
                     let bodyPointer: UnsafePointer<CChar>? = request.body == nil ? nil
                         : (chars.baseAddress ?? UnsafePointer(errors.baseAddress!))
-                    let prepared = pn_curl_prepare(handle, request.url, request.method, list, bodyPointer, body.count,
+                    let prepared = pn_curl_prepare(curl.api, handle, request.url, request.method, list, bodyPointer, body.count,
                                                    Int(request.timeout * 1000), Int(min(request.timeout, 10) * 1000),
                                                    userAgent, onBody, onHeader, context, errors.baseAddress)
                     guard prepared == CURLE_OK else { return prepared }
-                    return curl_easy_perform(handle)
+                    return curl.functions.easy_perform(handle)
                 }
             }
         }
         if sink.overflowed { return .failure(.tooLarge(limit: request.maxResponseBytes)) }
         switch code {
         case CURLE_OK:
-            return .success(Response(status: pn_curl_status(handle), headers: sink.headers, body: sink.body))
+            return .success(Response(status: pn_curl_status(curl.api, handle), headers: sink.headers, body: sink.body))
         case CURLE_OPERATION_TIMEDOUT:
             return .failure(.timedOut)
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             return .failure(.invalidURL(request.url))
         default:
             let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(.transport(detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
+            return .failure(.transport(detail.isEmpty ? (curl.functions.easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code.rawValue)") : detail))
         }
     }
 }

@@ -206,3 +206,19 @@ import Testing
         }
     }
 }
+
+/// A track's packed texts keep the difference between an empty text and none, and lengths
+/// of one to three varint bytes.
+@Suite struct PackedTextsTests {
+    @Test func emptyNoneAndLongTextsComeBack() {
+        var m = ListeningModel()
+        let tracks: [ListeningModel.Candidate] = [
+            .init(id: 1, uri: "", title: "", artist: nil, bpm: nil, inLibrary: true),
+            .init(id: 2, uri: nil, title: "t", artist: "", bpm: 120, inLibrary: false),
+            .init(id: 3, uri: String(repeating: "u", count: 126), title: String(repeating: "é", count: 64), artist: "a", bpm: nil, inLibrary: true),
+            .init(id: 4, uri: String(repeating: "ü", count: 10_000), title: String(repeating: "t", count: 200_000), artist: nil, bpm: nil, inLibrary: true),
+        ]
+        for track in tracks { m.upsert(track) }
+        for track in tracks { #expect(m.candidate(at: m.slot(of: track.id)!) == track) }
+    }
+}

@@ -61,3 +61,32 @@ import Testing
         for artist in ["A", "B", "C"] { #expect(named(artist) == expected[artist] ?? [:]) }
     }
 }
+
+/// Successors far apart (gaps of one to four varint bytes) and near each other keep their
+/// counts through merges, as in a plain dictionary.
+@Suite struct TransitionsEncodingTests {
+    @Test func wideAndNarrowGapsRoundTrip() {
+        var transitions = Transitions()
+        var expected: [Int32: [Int32: Float]] = [:]
+        var rng = SystemRandomNumberGenerator()
+        let spans: [Int32] = [1, 100, 20_000, 3_000_000, Int32.max - 1]
+        for step in 0..<50_000 {
+            let from = step % 13 == 0 ? 0 : Int32.random(in: 0..<50, using: &rng)
+            let span = spans[step % spans.count]
+            let to = step % 13 == 0 ? 0 : Int32.random(in: 0...span, using: &rng)
+            transitions.add(from: from, to: to)
+            expected[from, default: [:]][to, default: 0] += 1
+        }
+        transitions.merge(ifMoreThan: 0)
+        #expect(transitions.mergedPairs == expected.values.reduce(0) { $0 + $1.count })
+        for row in Int32(0)...50 {
+            #expect(transitions.successors(of: row) == (expected[row] ?? [:]))
+            var previous: Int32 = -1
+            transitions.forEach(from: row) { to, _ in
+                #expect(to > previous)
+                previous = to
+            }
+        }
+        #expect(transitions.successors(of: 0)[0]! > 255)
+    }
+}
