@@ -34,26 +34,14 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         defer { try? bulk.close(); try? reference.close() }
         let all = Self.listens(count: 3000)
         // Some plays first through the trigger in both, so that the bulk path adds to stored sums.
-        for store in [bulk, reference] {
-            for l in all.prefix(500) {
-                let id = try store.saveTrack(l.track)
-                try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
-                                          endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
-                                          counted: l.counted, source: "import:test", player: l.player))
-            }
-        }
+        for store in [bulk, reference] { try store.logThroughTriggers(all.prefix(500)) }
         let session = ListenImportSession(store: bulk, source: "import:test")
         var imported = 0
         for start in stride(from: 500, to: all.count, by: 700) {
             imported += try session.insert(Array(all[start..<min(start + 700, all.count)])).imported
         }
         #expect(imported == 2500)
-        for l in all.dropFirst(500) {
-            let id = try reference.saveTrack(l.track)
-            try reference.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
-                                          endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
-                                          counted: l.counted, source: "import:test", player: l.player))
-        }
+        try reference.logThroughTriggers(all.dropFirst(500))
         let bulkRollups = try bulk.rollupDump()
         #expect(bulkRollups.count > 100)
         #expect(bulkRollups == (try reference.rollupDump()))
@@ -86,12 +74,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         let reference = try Store.open(path: dir.file("ref.sqlite"), timeZone: zone)
         defer { try? bulk.close(); try? reference.close() }
         let all = Self.listens(count: 4000, seed: 7)
-        for l in all.prefix(400) {
-            let id = try bulk.saveTrack(l.track)
-            try bulk.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
-                                     endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
-                                     counted: l.counted, source: "import:test", player: l.player))
-        }
+        try bulk.logThroughTriggers(all.prefix(400))
         let session = ListenImportSession(store: bulk, source: "import:test")
         defer { session.finish() }
         var batcher = ImportBatcher(separators: session.separators)
@@ -114,12 +97,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         }
         #expect(transactions == 3)
         #expect(imported == 3600)
-        for l in all {
-            let id = try reference.saveTrack(l.track)
-            try reference.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
-                                          endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
-                                          counted: l.counted, source: "import:test", player: l.player))
-        }
+        try reference.logThroughTriggers(all)
         #expect(try bulk.rollupDump().count > 100)
         #expect(try bulk.rollupDump() == (try reference.rollupDump()))
         #expect(try bulk.playDump() == (try reference.playDump()))
@@ -239,6 +217,17 @@ extension ImportStoreTests {
 }
 
 extension Store {
+    /// Stores listens one at a time the way the watcher does (`saveTrack`, `insertPlay`):
+    /// through the rollup triggers, the reference the bulk path is held to.
+    func logThroughTriggers(_ listens: some Sequence<ImportedListen>) throws {
+        for l in listens {
+            let id = try saveTrack(l.track)
+            try insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
+                                endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
+                                counted: l.counted, source: "import:test", player: l.player))
+        }
+    }
+
     /// Every rollup row, with the exact bits of its seconds.
     func rollupDump() throws -> [String] {
         try read { db in
