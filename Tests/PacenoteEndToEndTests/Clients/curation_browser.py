@@ -51,7 +51,10 @@ try:
     driver.get(base + "/login?next=/history")
     css("#key")[0].send_keys(key)
     css("form button[type=submit]")[0].click()
-    check(driver.current_url.split("?")[0].endswith("/history"), f"logged in, back on the history ({driver.current_url})")
+    # The click's navigation is asynchronous: on a busy machine the URL is still the login's.
+    wait_for(lambda: driver.current_url.split("?")[0].endswith("/history"))
+    url = driver.current_url
+    check(url.split("?")[0].endswith("/history"), f"logged in, back on the history ({url})")
     before = plays()
     check(before >= 3, f"the history lists the plays ({before})")
     check(len(css("ol.plays form.inline button")) == before, "a delete button on every play")
