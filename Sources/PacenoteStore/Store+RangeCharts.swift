@@ -144,29 +144,26 @@ extension Store {
         var lists = pieces.years.map { (table: entity.table(.year), period: EntityRollups.Period.year, key: $0, days: [String]?.none) }
             + pieces.months.map { (table: entity.table(.month), period: EntityRollups.Period.month, key: $0, days: [String]?.none) }
         var known: [Int64: (plays: Int, seconds: Double)] = [:]
-        var runsToSum = pieces.days
-        if order == .plays {
-            runsToSum = []
-            for run in pieces.days {
-                // A run with few plays is summed whole, in memory; a long one is a list.
-                let plays = try Int.fetchOne(db.cachedStatement(sql: """
-                    SELECT COALESCE(SUM(plays + skips), 0) FROM rollup_day_total WHERE day BETWEEN ? AND ?
-                    """), arguments: [run.from, run.to]) ?? 0
-                var small = plays <= edgeDaysSummedWhole
-                if !small && plays <= edgeDaysSummedWhole * 8 {
-                    let month = try Int.fetchOne(db.cachedStatement(sql: """
-                        SELECT COALESCE(SUM(plays + skips), 0) FROM rollup_month_total WHERE month = ?
-                        """), arguments: [String(run.from.prefix(7))]) ?? 0
-                    small = plays * 3 < month
-                }
-                if small {
-                    runsToSum.append(run)
-                } else {
-                    lists.append((entity.table(.month), .month, String(run.from.prefix(7)), Self.days(run)))
-                }
+        var runsToSum: [RangePieces.DayRun] = []
+        for run in pieces.days {
+            // A run with few plays is summed whole, in memory; a long one is a list.
+            let plays = try Int.fetchOne(db.cachedStatement(sql: """
+                SELECT COALESCE(SUM(plays + skips), 0) FROM rollup_day_total WHERE day BETWEEN ? AND ?
+                """), arguments: [run.from, run.to]) ?? 0
+            var small = plays <= edgeDaysSummedWhole
+            if !small && plays <= edgeDaysSummedWhole * 8 {
+                let month = try Int.fetchOne(db.cachedStatement(sql: """
+                    SELECT COALESCE(SUM(plays + skips), 0) FROM rollup_month_total WHERE month = ?
+                    """), arguments: [String(run.from.prefix(7))]) ?? 0
+                small = plays * 3 < month
+            }
+            if small {
+                runsToSum.append(run)
+            } else {
+                lists.append((entity.table(.month), .month, String(run.from.prefix(7)), Self.days(run)))
             }
         }
-        if order == .plays, !lists.isEmpty {
+        if !lists.isEmpty {
             for run in runsToSum {
                 for row in try Self.entries("SELECT id, SUM(plays), SUM(played_s) FROM (\(entity.daysSource)) GROUP BY id",
                                             [run.from, run.to], in: db) {
@@ -175,12 +172,14 @@ extension Store {
                 }
             }
             let bounding = Set(lists.indices.filter { lists[$0].days != nil })
-            let top = try RankedSum.top(limit: limit, lists: lists.count, bounding: bounding, known: known,
-                                        budget: budget, prefix: { list, n in
+            // Each list read through its index in the chart's order (v8 and v9 by plays, v16 by
+            // time); by time every row counts, as seconds are charted with the plays they go with.
+            let best = order == .plays ? "AND plays > 0 ORDER BY plays DESC, played_s DESC" : "ORDER BY played_s DESC, plays DESC"
+            let top = try RankedSum.top(limit: limit, lists: lists.count, order: order == .plays ? .plays : .seconds,
+                                        bounding: bounding, known: known, budget: budget, prefix: { list, n in
                 let (table, period, key, _) = lists[list]
                 return try Self.entries("""
-                    SELECT \(entity.idColumn), plays, played_s FROM \(table)
-                    WHERE \(period.rawValue) = ? AND plays > 0 ORDER BY plays DESC, played_s DESC LIMIT ?
+                    SELECT \(entity.idColumn), plays, played_s FROM \(table) WHERE \(period.rawValue) = ? \(best) LIMIT ?
                     """, [key, n], in: db)
             }, lookup: { list, ids in
                 let (table, period, key, days) = lists[list]
@@ -197,9 +196,9 @@ extension Store {
             })
             if let top { return top }
             // Flat listening: summing the pieces whole is cheaper than resolving most entries.
-            runsToSum = pieces.days
         }
-        // By time, or only days: every piece's rows summed (no index by time on the periods),
+        runsToSum = pieces.days
+        // Only days, or flat listening: every piece's rows summed,
         // each piece read in its key's order through the C API and summed in memory (SQLite's
         // GROUP BY over a UNION ALL sorted every row first), and only the best kept.
         var pieceQueries: [(sql: String, arguments: [DatabaseValueConvertible])] = []

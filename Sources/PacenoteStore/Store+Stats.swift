@@ -81,29 +81,13 @@ extension Store {
     /// The best rows of a whole range's rollup, ranked by `order`, for a chart of at most
     /// `limit`: the `limit`-th row's ranking key is found by walking the table's index, then
     /// the chart is every row at least as good (the limit and its ties), sorted with the
-    /// names. Where an index by that order exists (by plays: every total and year rollup;
-    /// by time: `rollup_track_total`) that is a read of about `limit` rows, however long
-    /// the history and wide the library; elsewhere (artists and albums by time) one pass over
-    /// the range's rows through the C API (`bestByScan`).
+    /// names. Every total and year rollup has an index by plays (v1, v9) and by time (v7,
+    /// v16): a read of about `limit` rows, however long the history and wide the library.
     /// `select`/`join`/`name`: the chart's columns, the join that names its rows, the tie-break.
     static func topRows(_ range: WholeRange, entity: String, select: String, join: String, name: String, limit: Int,
                         order: ChartOrder, in db: Database) throws -> [Row] {
         let table = range.table(entity)
         let keys = order == .plays ? ("r.plays", "r.played_s") : ("r.played_s", "r.plays")
-        let indexed = order == .plays || (entity == "track" && range == .all)
-        if !indexed, limit <= 1_000 {
-            // No index in that order: one pass over the range's rows through the C API
-            // keeps the best (a few thousand artists or albums; GRDB's rows and SQLite's
-            // sort cost several times more), then they are named and sorted in SQL.
-            let best = try bestByScan(table: table.name, filter: table.filter, arguments: table.arguments,
-                                      id: "\(entity)_id", limit: limit, order: order, in: db)
-            guard !best.isEmpty else { return [] }
-            return try Row.fetchAll(db, sql: """
-                SELECT \(select) FROM \(table.name) r \(join) WHERE \(table.filter)
-                  AND r.\(entity)_id IN (\(Array(repeating: "?", count: best.count).joined(separator: ", ")))
-                ORDER BY \(keys.0) DESC, \(keys.1) DESC, \(name) LIMIT ?
-                """, arguments: table.arguments + StatementArguments(best) + [limit])
-        }
         // By time, `plays > 0` is only a check (`+`): as a bound it would have SQLite walk
         // the index by plays and sort every row by time.
         let played = order == .plays ? "r.plays > 0" : "+r.plays > 0"
@@ -121,31 +105,6 @@ extension Store {
             SELECT \(select) FROM \(table.name) r \(join) WHERE \(table.filter)\(positive)\(atLeast)
             ORDER BY \(keys.0) DESC, \(keys.1) DESC, \(name) LIMIT ?
             """), arguments: arguments)
-    }
-
-    /// The ids of a rollup's best rows by `order` (`limit` and those tied with the
-    /// `limit`-th), read in one pass.
-    static func bestByScan(table: String, filter: String, arguments: StatementArguments, id: String, limit: Int,
-                           order: ChartOrder, in db: Database) throws -> [Int64] {
-        let scan = try RawStatement(db, "SELECT r.\(id), r.plays, r.played_s FROM \(table) r WHERE \(filter) AND r.plays > 0",
-                                    arguments: arguments)
-        var rows: [(id: Int64, key: (Double, Double))] = []
-        // The `limit` best keys so far, best first: most rows are below the last and pass by.
-        var best: [(Double, Double)] = []
-        best.reserveCapacity(limit + 1)
-        while try scan.step() {
-            let plays = Double(scan.int64(1)), seconds = scan.double(2)
-            let key = order == .plays ? (plays, seconds) : (seconds, plays)
-            rows.append((scan.int64(0), key))
-            if best.count < limit || key > best[best.count - 1] {
-                var i = best.count
-                while i > 0, key > best[i - 1] { i -= 1 }
-                best.insert(key, at: i)
-                if best.count > limit { best.removeLast() }
-            }
-        }
-        guard rows.count > limit, let cut = best.last else { return rows.map(\.id) }
-        return rows.filter { $0.key >= cut }.map(\.id)
     }
 
     /// From the rollups: never a scan of the plays.

@@ -91,7 +91,7 @@ struct SplitMix {
     /// Lists of (id → plays, seconds), a brute-force chart, and RankedSum's, compared; also how
     /// many rows the prefixes read.
     static func check(_ lists: [[Int64: (plays: Int, seconds: Double)]], known: [Int64: (plays: Int, seconds: Double)] = [:],
-                      limit: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+                      limit: Int, order: RankedSum.Order = .plays, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
         var sum: [Int64: (plays: Int, seconds: Double)] = known
         for list in lists {
             for (id, v) in list {
@@ -101,13 +101,10 @@ struct SplitMix {
         }
         let expected = sum.filter { $0.value.plays > 0 }
             .map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
-            .sorted { ($0.plays, $0.seconds, $1.id) > ($1.plays, $1.seconds, $0.id) }
-        let sorted = lists.map { list in
-            list.filter { $0.value.plays > 0 }.map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
-                .sorted { ($0.plays, $0.seconds, $1.id) > ($1.plays, $1.seconds, $0.id) }
-        }
+            .sorted(by: order.before)
+        let sorted = Self.sorted(lists, order)
         var read = 0
-        let top = RankedSum.top(limit: limit, lists: lists.count, known: known, prefix: { list, n in
+        let top = RankedSum.top(limit: limit, lists: lists.count, order: order, known: known, prefix: { list, n in
             let rows = Array(sorted[list].prefix(n))
             read += rows.count
             return rows
@@ -118,8 +115,9 @@ struct SplitMix {
         })!
         // The first `limit` agree (entries tied on plays and seconds may come in either order by id).
         let n = min(limit, expected.count)
+        let keys = { (e: RankedSum.Entry) in order == .plays ? [Double(e.plays), e.seconds] : [e.seconds, Double(e.plays)] }
         #expect(top.count >= n, sourceLocation: sourceLocation)
-        #expect(top.prefix(n).map { [Double($0.plays), $0.seconds] } == expected.prefix(n).map { [Double($0.plays), $0.seconds] },
+        #expect(zip(top.prefix(n), expected.prefix(n)).allSatisfy { a, b in zip(keys(a), keys(b)).allSatisfy { abs($0 - $1) < 1e-6 } },
                 sourceLocation: sourceLocation)
         // Every entry returned is right, and every entry as good as the limit-th is there.
         for entry in top {
@@ -127,10 +125,19 @@ struct SplitMix {
         }
         if n > 0 {
             let cut = expected[n - 1]
-            let atLeast = Set(expected.filter { ($0.plays, $0.seconds) >= (cut.plays, cut.seconds) }.map(\.id))
+            let atLeast = Set(expected.filter { !order.before(cut, $0) || keys($0) == keys(cut) }.map(\.id))
             #expect(Set(top.map(\.id)) == atLeast, sourceLocation: sourceLocation)
         }
         return read
+    }
+
+    /// Each list as `prefix` reads it: by plays, the entries with plays; by seconds, all.
+    static func sorted(_ lists: [[Int64: (plays: Int, seconds: Double)]], _ order: RankedSum.Order) -> [[RankedSum.Entry]] {
+        lists.map { list in
+            list.filter { order == .seconds || $0.value.plays > 0 }
+                .map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
+                .sorted(by: order.before)
+        }
     }
 
     /// Plays per track in `lists` periods, popularity 1/rank (as listening is), or flat.
@@ -156,9 +163,11 @@ struct SplitMix {
 
     @Test func skewedListsGiveTheExactChartReadingAFewRowsEach() throws {
         let lists = Self.lists(count: 6, tracks: 20_000, playsPerList: 20_000, skewed: true, seed: 1)
-        let read = try Self.check(lists, limit: 10)
         // About as many rows as the chart shows, per list: not the lists' ~10,000 rows each.
-        #expect(read < 6 * 400, "read \(read) rows")
+        for order in [RankedSum.Order.plays, .seconds] {
+            let read = try Self.check(lists, limit: 10, order: order)
+            #expect(read < 6 * 400, "\(order): read \(read) rows")
+        }
     }
 
     /// Flat popularity over a wide library: past its budget the sum gives up rather than
@@ -184,13 +193,19 @@ struct SplitMix {
             let lists = Self.lists(count: Int(seed % 5) + 1, tracks: 60, playsPerList: 90, skewed: seed % 2 == 0, seed: seed)
             let known = Self.lists(count: 1, tracks: 80, playsPerList: 40, skewed: false, seed: seed + 100)[0]
             for limit in [1, 3, 10, 50, 500] {
-                _ = try Self.check(lists, limit: limit)
-                _ = try Self.check(lists, known: known, limit: limit)
+                for order in [RankedSum.Order.plays, .seconds] {
+                    _ = try Self.check(lists, limit: limit, order: order)
+                    _ = try Self.check(lists, known: known, limit: limit, order: order)
+                }
             }
         }
         // Every entry tied: the chart holds them all.
         let tiedAll: [Int64: (plays: Int, seconds: Double)] = [1: (2, 10), 2: (2, 10), 3: (2, 10)]
         #expect(try Self.check([tiedAll, tiedAll], limit: 2) > 0)
+        #expect(try Self.check([tiedAll, tiedAll], limit: 2, order: .seconds) > 0)
+        // By seconds, an entry with time but no counted plays is not charted, however long.
+        let skippedOnly: [Int64: (plays: Int, seconds: Double)] = [1: (0, 9_000), 2: (1, 10), 3: (2, 5)]
+        #expect(try Self.check([skippedOnly], limit: 1, order: .seconds) > 0)
         // Nothing played: an empty chart.
         #expect(RankedSum.top(limit: 5, lists: 2, prefix: { _, _ in [] }, lookup: { _, _ in [:] })?.isEmpty == true)
     }
@@ -219,21 +234,22 @@ struct SplitMix {
                 }
             }
             let all = exact + months
-            let sorted = all.map { list in
-                list.filter { $0.value.plays > 0 }.map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
-                    .sorted { ($0.plays, $0.seconds, $1.id) > ($1.plays, $1.seconds, $0.id) }
-            }
             let bounding = Set(exact.count..<all.count)
-            for limit in [1, 5, 20] {
-                let top = RankedSum.top(limit: limit, lists: all.count, bounding: bounding, prefix: { list, n in Array(sorted[list].prefix(n)) },
-                                        lookup: { list, ids in
-                    let source = bounding.contains(list) ? days[list - exact.count] : exact[list]
-                    return source.filter { ids.contains($0.key) }
-                })!
-                let expected = sum.filter { $0.value.plays > 0 }.map { $0.value.plays }.sorted(by: >)
-                #expect(top.prefix(limit).map(\.plays) == Array(expected.prefix(limit)), "seed \(seed), limit \(limit)")
-                for entry in top {
-                    #expect(sum[entry.id]!.plays == entry.plays && abs(sum[entry.id]!.seconds - entry.seconds) < 1e-6)
+            for order in [RankedSum.Order.plays, .seconds] {
+                let sorted = Self.sorted(all, order)
+                for limit in [1, 5, 20] {
+                    let top = RankedSum.top(limit: limit, lists: all.count, order: order, bounding: bounding,
+                                            prefix: { list, n in Array(sorted[list].prefix(n)) }, lookup: { list, ids in
+                        let source = bounding.contains(list) ? days[list - exact.count] : exact[list]
+                        return source.filter { ids.contains($0.key) }
+                    })!
+                    let expected = sum.filter { $0.value.plays > 0 }.map { order == .plays ? Double($0.value.plays) : $0.value.seconds }.sorted(by: >)
+                    let got = top.prefix(limit).map { order == .plays ? Double($0.plays) : $0.seconds }
+                    #expect(got.count == min(limit, expected.count) && zip(got, expected).allSatisfy { abs($0 - $1) < 1e-6 },
+                            "seed \(seed), limit \(limit), \(order)")
+                    for entry in top {
+                        #expect(sum[entry.id]!.plays == entry.plays && abs(sum[entry.id]!.seconds - entry.seconds) < 1e-6)
+                    }
                 }
             }
         }
