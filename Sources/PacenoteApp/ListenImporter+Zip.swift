@@ -23,10 +23,6 @@ extension ListenImporter {
     /// once without being kept (its size, CRC-32 and the end of its stream). Inflating
     /// costs a tenth or so of what storing the rows does.
     func importZip(_ archive: ZipArchive, name: String) throws -> ImportSummary {
-        try withIndexPlan(expectedBytes: nil) { try importZipEntries(archive, name: name) }
-    }
-
-    private func importZipEntries(_ archive: ZipArchive, name: String) throws -> ImportSummary {
         let chosen = archive.entries
             .filter { !$0.isDirectory && ($0.name.hasSuffix(".jsonl") || $0.name.hasSuffix(".json")) }
             .sorted { $0.name < $1.name }
@@ -41,8 +37,6 @@ extension ListenImporter {
         } catch let refusal as ZipArchive.Refusal {
             throw FileError(description: refusal.description)
         }
-        // The plan for the charts' indexes weighs every listen entry's bytes.
-        indexPlan = .undecided(expectedBytes: chosen.reduce(0) { $0 + $1.uncompressedSize })
         var summary = ImportSummary()
         var found = false
         let isFeedback = { (entry: ZipArchive.Entry) in entry.name == "feedback.jsonl" || entry.name.hasSuffix("/feedback.jsonl") }

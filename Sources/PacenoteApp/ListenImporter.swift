@@ -44,57 +44,6 @@ public final class ListenImporter {
     /// The largest JSON array or CSV file (or zip entry) that is read, whole, into memory.
     public static let maxWholeFileBytes = 256 << 20
 
-    /// An import at least this large (estimated from its bytes and its first chunk), and at
-    /// least as large as the history, sets the charts' indexes aside while it runs
-    /// (`Store.deferChartIndexes`): at 5M plays into an empty database, ~60 → ~45 s plus ~6 s
-    /// to create them again. (A task local: tests lower it.)
-    @TaskLocal public static var indexDeferralMinimum = 200_000
-
-    /// Whether an import of about `estimatedPlays` into a history of `storedPlays` sets the
-    /// charts' indexes aside: moving each row it writes in every index costs more than
-    /// sorting the whole tables once when it brings at least as many plays as there are.
-    static func defersIndexes(estimatedPlays: Int64, storedPlays: Int, minimum: Int) -> Bool {
-        estimatedPlays >= Int64(minimum) && estimatedPlays >= Int64(storedPlays)
-    }
-
-    /// What one `importFile`/`importBytes` does with the charts' indexes: decided at its
-    /// first chunk of listens, from the bytes it has to read (`expectedBytes`).
-    enum IndexPlan {
-        case undecided(expectedBytes: Int64?)
-        case deferred
-        case kept
-    }
-    var indexPlan = IndexPlan.kept
-
-    /// Decides `indexPlan` at the import's first chunk (`consumed` bytes of its stream gave
-    /// `plays` listens), and sets the indexes aside if that is the plan.
-    func planIndexes(plays: Int, consumed: Int64) throws {
-        guard case .undecided(let expected) = indexPlan else { return }
-        indexPlan = .kept
-        guard let expected, plays > 0, consumed > 0 else { return }
-        let estimated = expected / consumed * Int64(plays) + expected % consumed * Int64(plays) / consumed
-        let stored = try operations.store.counts().plays
-        guard Self.defersIndexes(estimatedPlays: estimated, storedPlays: stored, minimum: Self.indexDeferralMinimum) else { return }
-        if try operations.store.deferChartIndexes() > 0 { indexPlan = .deferred }
-    }
-
-    /// Runs one whole import (a file or an upload of `expectedBytes`), then creates the
-    /// indexes it set aside again, also when it failed or was stopped.
-    func withIndexPlan(expectedBytes: Int64?, _ body: () throws -> ImportSummary) throws -> ImportSummary {
-        indexPlan = .undecided(expectedBytes: expectedBytes)
-        let summary: ImportSummary
-        do {
-            summary = try body()
-        } catch {
-            if case .deferred = indexPlan { _ = try? operations.store.restoreDeferredIndexes(of: .mine) }
-            indexPlan = .kept
-            throw error
-        }
-        defer { indexPlan = .kept }
-        if case .deferred = indexPlan { try operations.store.restoreDeferredIndexes(of: .mine) }
-        return summary
-    }
-
     /// Batches are stored through the one write path, which announces them.
     let operations: Operations
     let forced: ImportFormat?
@@ -146,7 +95,7 @@ public final class ListenImporter {
             }
             return try importZip(archive, name: name)
         }
-        return try withIndexPlan(expectedBytes: size) { try importStream(source, kind: kind, name: name, size: size) }
+        return try importStream(source, kind: kind, name: name, size: size)
     }
 
     /// Imports an uploaded file (`POST /api/v1/import`).
@@ -169,9 +118,7 @@ public final class ListenImporter {
         case .tcx, .gpx, .fit:
             throw FileError(description: "workout files are imported with `pacenote import`, not here")
         default:
-            return try withIndexPlan(expectedBytes: Int64(bytes.count)) {
-                try importStream(ByteSource(bytes: bytes), kind: kind, name: name, size: Int64(bytes.count))
-            }
+            return try importStream(ByteSource(bytes: bytes), kind: kind, name: name, size: Int64(bytes.count))
         }
     }
 
@@ -219,13 +166,6 @@ public final class ListenImporter {
         var ended = false
         var stopped = false
         var failure: (any Error)?
-        // The first message, taken before the first transaction when the import's plan for
-        // the charts' indexes waits on it.
-        var early: Handoff<Chunk>.Message?
-        if case .undecided = indexPlan {
-            early = handoff.take()
-            if case .item(let chunk) = early { try planIndexes(plays: chunk.batch.count, consumed: chunk.consumed) }
-        }
         func report(_ consumed: Int64) {
             guard let progress else { return }
             var total = before
@@ -241,9 +181,7 @@ public final class ListenImporter {
             let result = try session.insert {
                 guard planned < batchSize, !ended, !stopped,
                       Double(DispatchTime.now().uptimeNanoseconds - began) < Self.transactionSeconds * 1e9 else { return nil }
-                let message = early ?? handoff.take()
-                early = nil
-                switch message {
+                switch handoff.take() {
                 case .item(let chunk):
                     if cancelled() {
                         stopped = true

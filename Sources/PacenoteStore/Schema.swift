@@ -853,12 +853,9 @@ enum Schema {
     /// plays do (`Store.ranked`, `RankedSum` by seconds): each year's and month's rollups of
     /// tracks, artists and albums get an index by time, and the artists' and albums' totals
     /// one as the tracks' have had since v7. Without them a range of three years summed
-    /// every row of each year (119 ms p99 at 5M plays, scripts/bench/scale).
-    ///
-    /// `deferred_indexes`: the indexes that only the charts read (`Store.deferChartIndexes`),
-    /// set aside by an import larger than the history and created again, each in one sort,
-    /// at its end; a row here is an index to create again, by the import that set it aside
-    /// (`owner`) or, if that process is gone, by the next opening of the database.
+    /// every row of each year (119 ms p99 at 5M plays, scripts/bench/scale). They cost a bulk
+    /// import about 6 % (1M plays, whole-process medians of 3 pairs); setting every chart
+    /// index aside during a large import and sorting them at its end cost more (5 % at 5M).
     private static func v16ChartsByTime(_ db: Database) throws {
         for table in ["rollup_year_track", "rollup_year_artist", "rollup_year_album"] {
             try db.execute(sql: "CREATE INDEX \(table)_by_time ON \(table)(year, played_s DESC, plays DESC)")
@@ -869,11 +866,6 @@ enum Schema {
         try db.execute(sql: """
             CREATE INDEX rollup_artist_total_by_time ON rollup_artist_total(played_s DESC, plays DESC);
             CREATE INDEX rollup_album_total_by_time ON rollup_album_total(played_s DESC, plays DESC);
-            CREATE TABLE deferred_indexes (
-              name  TEXT PRIMARY KEY NOT NULL,
-              sql   TEXT NOT NULL,                      -- its CREATE INDEX statement
-              owner TEXT NOT NULL                       -- the importing process: 'pid:start' (/proc/PID/stat)
-            ) WITHOUT ROWID;
             """)
     }
 

@@ -84,8 +84,6 @@ public final class Store: Sendable {
         do {
             try store.migrate(announce: announce)
             try store.alignRollups(to: timeZone)
-            // The charts' indexes of an import that died (`deferChartIndexes`).
-            try store.restoreDeferredIndexes(of: .abandoned)
         } catch {
             try? pool.close()
             throw error

@@ -75,11 +75,6 @@ struct Import: ParsableCommand {
             if !replayCuration(path, store: store) { failed += 1 }
         }
         for path in files where !loved && !curation {
-            if ProcessSignals.shared.received != nil {
-                Failure.warn("\(path): not imported (stopped)")
-                failed += 1
-                continue
-            }
             let kind: ImportFileKind?
             do {
                 kind = try ListenImporter.kind(ofFileAt: path, forced: forced)
@@ -154,12 +149,7 @@ struct Import: ParsableCommand {
     func importListens(_ path: String, store: Store, format: ImportFormat?) throws -> ImportSummary? {
         let progress = ProgressReporter("import \(path)")
         let started = Date()
-        // Ctrl-C (or SIGTERM) stops the import after the chunk under way: its transaction
-        // commits, the charts' indexes it set aside are created again, and importing the
-        // file again continues where it stopped.
-        ProcessSignals.shared.onSignal { _ in Failure.warn("stopping after the transaction under way…") }
-        let importer = ListenImporter(store: store, format: format, batchSize: batchSize,
-                                      cancelled: { ProcessSignals.shared.received != nil }, progress: { p in
+        let importer = ListenImporter(store: store, format: format, batchSize: batchSize, progress: { p in
             let s = p.summary
             let rate = Double(s.read) / max(Date().timeIntervalSince(started), 0.001)
             progress.update(fraction: p.bytesTotal.flatMap { $0 > 0 ? Double(p.bytesRead) / Double($0) : nil },
