@@ -34,9 +34,37 @@ extension Store {
                 arguments += [fromDay, toDay]
             }
             guard !selects.isEmpty else { return 0 }
-            // An artist has a row per track of it on a day: ids are told apart over every piece.
-            return try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT id) FROM (\(selects.joined(separator: " UNION ALL ")))",
-                                    arguments: StatementArguments(arguments)) ?? 0
+            // An artist has a row per track of it on a day: ids are told apart over every
+            // piece, in memory (SQLite's COUNT(DISTINCT) over the pieces' UNION ALL sorted
+            // every row first: half a year's albums at 5M plays, 43,000 rows, took 15 ms).
+            var distinct = DistinctIDs()
+            let statement = try RawStatement(db, selects.joined(separator: " UNION ALL "), arguments: StatementArguments(arguments))
+            while try statement.step() { distinct.insert(statement.int64(0)) }
+            return distinct.count
+        }
+    }
+
+    /// Ids told apart: a bit per id while they are small (row ids of tracks, artists and
+    /// albums), a set past that.
+    struct DistinctIDs {
+        private var bits: [UInt64] = []
+        private var large: Set<Int64> = []
+        private(set) var count = 0
+
+        /// Ids up to this go in the bits (at most 8 MiB of them).
+        static let bitLimit: Int64 = 1 << 26
+
+        mutating func insert(_ id: Int64) {
+            guard id >= 0, id < Self.bitLimit else {
+                if large.insert(id).inserted { count += 1 }
+                return
+            }
+            let word = Int(id >> 6), bit = UInt64(1) << UInt64(id & 63)
+            if word >= bits.count { bits += repeatElement(0, count: max(word + 1, bits.count * 2) - bits.count) }
+            if bits[word] & bit == 0 {
+                bits[word] |= bit
+                count += 1
+            }
         }
     }
 

@@ -33,3 +33,23 @@ import Testing
         }
     }
 }
+
+/// The ids a chart's length counts, told apart in memory (`Store.DistinctIDs`).
+@Suite struct DistinctIDsTests {
+    @Test func eachIdCountsOnceSmallLargeOrNegative() {
+        var distinct = Store.DistinctIDs()
+        let ids: [Int64] = [5, 5, 0, 63, 64, 64, 1_000_000, Store.DistinctIDs.bitLimit, Store.DistinctIDs.bitLimit, .max, -3, -3, 5]
+        for id in ids { distinct.insert(id) }
+        #expect(distinct.count == Set(ids).count)
+        var random = Store.DistinctIDs()
+        var seen = Set<Int64>()
+        var x: UInt64 = 7
+        for _ in 0..<20_000 {
+            x = x &* 6364136223846793005 &+ 1442695040888963407
+            let id = Int64(x >> 50)
+            random.insert(id)
+            seen.insert(id)
+        }
+        #expect(random.count == seen.count)
+    }
+}
