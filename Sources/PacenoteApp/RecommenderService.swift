@@ -299,7 +299,7 @@ public final class RecommenderService: RecommenderBackend {
         request.disliked = Set(feelings.filter { $0.value == .dislike }.keys)
         request.notNow = notNow
         return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
-                                  suggestions: Recommender.suggest(model, request))
+                                  suggestions: try Recommender.suggest(model, request, texts: { ids in try store.recommenderTexts(ids: ids) }))
     }
 
     /// How long "not now" lowers a suggestion.
@@ -334,8 +334,10 @@ public final class RecommenderService: RecommenderBackend {
         var suggestion: Recommender.Suggestion?
         if let trackID {
             let model = try refreshedModel()
-            guard let slot = model.slot(of: trackID) else { throw APIError.notFound("no track \(trackID)") }
-            track = model.candidate(at: slot)
+            guard let slot = model.slot(of: trackID), let texts = try store.recommenderTexts(ids: [trackID])[trackID] else {
+                throw APIError.notFound("no track \(trackID)")
+            }
+            track = model.candidate(at: slot, texts: texts)
             guard track.inLibrary, track.uri != nil else {
                 throw APIError(kind: .conflict, code: "not_in_library", message: "track \(trackID) is not in MPD's library")
             }

@@ -5,7 +5,8 @@ import Foundation
 /// then updated play by play (`record`), so the daemon never re-reads a million plays and
 /// the offline evaluation can replay history in time order.
 public struct ListeningModel: Sendable {
-    /// A track as the recommender sees it.
+    /// A track as the recommender sees it: what `upsert` takes, and what a suggestion
+    /// returns (its texts then read for it, see `Texts`).
     public struct Candidate: Equatable, Sendable {
         public var id: Int64
         public var uri: String?
@@ -22,6 +23,29 @@ public struct ListeningModel: Sendable {
             self.artist = artist
             self.bpm = bpm
             self.inLibrary = inLibrary
+        }
+    }
+
+    /// A track's texts. The model keeps none: they were ~4 MiB at 150k tracks, and only
+    /// the few tracks a suggestion returns need them, so these are read for those (in the
+    /// daemon, from the database: `Recommender.suggest`'s `texts`). The song and artist
+    /// keys the scoring compares are made from the texts when a track is upserted.
+    public struct Texts: Equatable, Sendable {
+        public var uri: String?
+        public var title: String
+        public var artist: String?
+
+        public init(uri: String?, title: String, artist: String?) {
+            self.uri = uri
+            self.title = title
+            self.artist = artist
+        }
+
+        /// A lookup over tracks at hand (the offline evaluation, tests, the command line).
+        public static func lookup(_ tracks: [Candidate]) -> @Sendable ([Int64]) -> [Int64: Texts] {
+            let byID = Dictionary(tracks.map { ($0.id, Texts(uri: $0.uri, title: $0.title, artist: $0.artist)) },
+                                  uniquingKeysWith: { _, last in last })
+            return { ids in ids.reduce(into: [:]) { out, id in out[id] = byID[id] } }
         }
     }
 
@@ -49,27 +73,31 @@ public struct ListeningModel: Sendable {
 
     /// Each slot's track id.
     public private(set) var trackIDs: [Int64] = []
-    /// Each slot's texts (URI, title, artist), packed into one buffer: a `String` each
-    /// cost a heap object apiece, most of the model at 100k tracks. `candidate(at:)` makes
-    /// the `Candidate` back for the few tracks a request returns. A slot's record starts at
-    /// `textStart[slot]`: for each field its length in bytes plus one as a LEB128 varint (0:
-    /// none; one byte for a text under 127 bytes), then its bytes (three `Int32` lengths a
-    /// slot took 12 bytes, 1.7 MiB at 150k tracks).
-    var texts: [UInt8] = []
-    var textStart: [UInt32] = []
-    /// Bytes of `texts` no slot uses any more (a retagged track's old texts).
-    var textGarbage = 0
     var inLibrary: [Bool] = []
     var slotByID = IDIndex()
     /// Interned `SongKey` per slot, and the last time any version of that song started.
     /// Keys are interned by a 64-bit hash of their text (`SongKey.hash`), not the text.
     var songKey: [Int32] = []
-    var keyIndex: [UInt64: Int32] = [:]
+    var keyIndex = HashInterner()
     var keyLastPlayedMs: [Int64] = []
     /// Interned primary artist per slot (`SongKey.artistKey`); -1 without an artist.
     var artistOf: [Int32] = []
     var artistIndex: [String: Int32] = [:]
-    var bpm: [Double] = []
+    /// Each slot's tempo (NaN: none). Empty until a track with a tempo arrives: a history
+    /// imported without tempos never spends the 8 bytes a track (1.2 MiB at 150k tracks).
+    private var tempos: [Double] = []
+
+    func bpm(at i: Int) -> Double { tempos.isEmpty ? .nan : tempos[i] }
+
+    private mutating func setBPM(_ bpm: Double?, slot i: Int) {
+        if tempos.isEmpty {
+            guard let bpm else { return }
+            tempos = Array(repeating: .nan, count: trackIDs.count)
+            tempos[i] = bpm
+        } else {
+            tempos[i] = bpm ?? .nan
+        }
+    }
     var queueable: [Bool] = []
 
     var counted: [Int32] = []
@@ -133,82 +161,22 @@ public struct ListeningModel: Sendable {
 
     public var trackCount: Int { trackIDs.count }
 
-    /// The track in `slot` (0..<trackCount).
-    public func candidate(at slot: Int) -> Candidate {
-        var at = Int(textStart[slot])
-        func text() -> String? {
-            let stored = Self.readLength(texts, at: &at)
-            guard stored > 0 else { return nil }
-            defer { at += stored - 1 }
-            return String(decoding: texts[at..<(at + stored - 1)], as: UTF8.self)
-        }
-        let uri = text(), title = text() ?? "", artist = text()
-        return Candidate(id: trackIDs[slot], uri: uri, title: title, artist: artist,
-                         bpm: bpm[slot].isNaN ? nil : bpm[slot], inLibrary: inLibrary[slot])
-    }
-
-    /// A field's stored length (its byte count plus one; 0: none), moving `at` past it.
-    private static func readLength(_ bytes: [UInt8], at: inout Int) -> Int {
-        var value = 0
-        var shift = 0
-        while true {
-            let byte = bytes[at]
-            at += 1
-            value |= Int(byte & 0x7F) << shift
-            if byte < 0x80 { return value }
-            shift += 7
-        }
-    }
-
-    /// The bytes of the record at `start` (three fields with their lengths).
-    private func textRecordSize(at start: Int) -> Int {
-        var at = start
-        for _ in 0..<3 {
-            let stored = Self.readLength(texts, at: &at)
-            at += max(0, stored - 1)
-        }
-        return at - start
+    /// The track in `slot` (0..<trackCount), with its texts as read for it.
+    public func candidate(at slot: Int, texts: Texts) -> Candidate {
+        Candidate(id: trackIDs[slot], uri: texts.uri, title: texts.title, artist: texts.artist,
+                  bpm: bpm(at: slot).isNaN ? nil : bpm(at: slot), inLibrary: inLibrary[slot])
     }
 
     /// The interned song of an artist and title, if some track has it.
     public func songKeySlot(artist: String?, title: String) -> Int32? {
-        keyIndex[SongKey.hash(SongKey.make(artist: artist, title: title))]
-    }
-
-    /// Appends a track's texts to the buffer; returns where they start.
-    private mutating func pack(_ track: Candidate) -> UInt32 {
-        let start = UInt32(texts.count)
-        for field in [track.uri, track.title, track.artist] {
-            var stored = field.map { $0.utf8.count + 1 } ?? 0
-            while stored >= 0x80 {
-                texts.append(UInt8(truncatingIfNeeded: stored) | 0x80)
-                stored >>= 7
-            }
-            texts.append(UInt8(stored))
-            if let field { texts.append(contentsOf: field.utf8) }
-        }
-        return start
-    }
-
-    /// Rewrites the buffer without the texts no slot uses, once they are half of it.
-    private mutating func compactTexts() {
-        guard textGarbage > 1 << 20, textGarbage * 2 > texts.count else { return }
-        var packed: [UInt8] = []
-        packed.reserveCapacity(texts.count - textGarbage)
-        for slot in trackIDs.indices {
-            let start = Int(textStart[slot])
-            let count = textRecordSize(at: start)
-            textStart[slot] = UInt32(packed.count)
-            packed.append(contentsOf: texts[start..<(start + count)])
-        }
-        texts = packed
-        textGarbage = 0
+        keyIndex.id(of: SongKey.hash(SongKey.make(artist: artist, title: title)))
     }
 
     /// Adds a track or updates its tags and tempo (its history is kept).
     public mutating func upsert(_ track: Candidate) {
         let key = SongKey.make(artist: track.artist, title: track.title)
-        let keySlot = intern(SongKey.hash(key), in: &keyIndex) { keyLastPlayedMs.append(.min) }
+        let (keySlot, isNewKey) = keyIndex.intern(SongKey.hash(key))
+        if isNewKey { keyLastPlayedMs.append(.min) }
         let artistName = SongKey.artistKey(track.artist)
         let artistSlot = artistName.isEmpty ? -1 : intern(artistName, in: &artistIndex) {}
         if let slot = slotByID[track.id] {
@@ -217,23 +185,20 @@ public struct ListeningModel: Sendable {
             if songKey[i] != keySlot {
                 keyLastPlayedMs[Int(keySlot)] = max(keyLastPlayedMs[Int(keySlot)], keyLastPlayedMs[Int(songKey[i])])
             }
-            textGarbage += textRecordSize(at: Int(textStart[i]))
-            textStart[i] = pack(track)
             inLibrary[i] = track.inLibrary
-            compactTexts()
             songKey[i] = keySlot
             artistOf[i] = artistSlot
-            bpm[i] = track.bpm ?? .nan
+            setBPM(track.bpm, slot: i)
             queueable[i] = track.inLibrary && track.uri != nil
             return
         }
         slotByID[track.id] = Int32(trackIDs.count)
         trackIDs.append(track.id)
-        textStart.append(pack(track))
         inLibrary.append(track.inLibrary)
         songKey.append(keySlot)
         artistOf.append(artistSlot)
-        bpm.append(track.bpm ?? .nan)
+        if !tempos.isEmpty { tempos.append(.nan) }
+        setBPM(track.bpm, slot: trackIDs.count - 1)
         queueable.append(track.inLibrary && track.uri != nil)
         counted.append(0)
         skips.append(0)

@@ -94,8 +94,10 @@ public enum Recommender {
         public var reasons: [Reason]
     }
 
-    /// The ranked suggestions, best first.
-    public static func suggest(_ model: ListeningModel, _ request: Request) -> [Suggestion] {
+    /// The ranked suggestions, best first. `texts`: the texts of the tracks with these ids
+    /// (the model keeps none); a track it does not return (deleted meanwhile) is left out.
+    public static func suggest(_ model: ListeningModel, _ request: Request,
+                               texts: ([Int64]) throws -> [Int64: ListeningModel.Texts]) rethrows -> [Suggestion] {
         guard request.limit > 0 else { return [] }
         var excludedKeys = Set<Int32>()
         for ref in ([request.current].compactMap { $0 } + request.queued) {
@@ -150,9 +152,15 @@ public enum Recommender {
         }
         // Exploration takes the last places of the first tier, so the familiar picks lead and
         // tracks without a BPM still come after every track with a fitting one.
-        let ranked = picked.map { scorer.explain(Int($0), exploring: false) }
+        let found = try texts((picked + exploring).map { model.trackIDs[Int($0)] })
+        func explained(_ slots: [Int32], exploring: Bool) -> [Suggestion] {
+            slots.compactMap { slot in
+                found[model.trackIDs[Int(slot)]].map { scorer.explain(Int(slot), exploring: exploring, texts: $0) }
+            }
+        }
+        let ranked = explained(picked, exploring: false)
         var out = ranked.filter { $0.tier == 0 }
-        out += exploring.map { scorer.explain(Int($0), exploring: true) }
+        out += explained(exploring, exploring: true)
         out += ranked.filter { $0.tier != 0 }
         return out
     }
@@ -241,7 +249,7 @@ public enum Recommender {
         }
 
         func tempoFit(_ i: Int) -> (tier: Int, fit: TempoFit?)? {
-            let bpm = model.bpm[i]
+            let bpm = model.bpm(at: i)
             if bpm.isNaN { return (usesTiers ? 1 : 0, nil) }
             guard let fit = request.target.fit(bpm: bpm) else { return nil }
             return (0, fit)
@@ -277,7 +285,7 @@ public enum Recommender {
             return (tier, parts(i, fit: fit).sum)
         }
 
-        func explain(_ i: Int, exploring: Bool) -> Suggestion {
+        func explain(_ i: Int, exploring: Bool, texts: ListeningModel.Texts) -> Suggestion {
             let (tier, fit) = tempoFit(i) ?? (0, nil)
             let p = parts(i, fit: fit)
             var reasons: [Reason] = []
@@ -323,7 +331,7 @@ public enum Recommender {
             if exploring {
                 reasons.append(Reason(kind: "exploration", weight: 0, detail: "never played: a new one to try"))
             }
-            return Suggestion(track: model.candidate(at: i), score: p.sum, tier: tier, tempo: fit, reasons: reasons)
+            return Suggestion(track: model.candidate(at: i, texts: texts), score: p.sum, tier: tier, tempo: fit, reasons: reasons)
         }
 
         func factorText(_ factor: Double) -> String {

@@ -23,6 +23,7 @@ public enum RecommenderEvaluation {
                            useTempo: Bool = true) -> [Result] {
         var model = ListeningModel()
         for t in tracks { model.upsert(t) }
+        let texts = ListeningModel.Texts.lookup(tracks)
         let sorted = events.sorted { $0.startedAtMs < $1.startedAtMs }
         let start = Int(Double(sorted.count) * warmUp)
         var hits = [Method: Int](), rr = [Method: Double](), cases = 0
@@ -35,8 +36,8 @@ public enum RecommenderEvaluation {
                 event.startedAtMs - p.endedAtMs <= model.sessionGapMs ? p.trackID : nil
             }
             let currentRef = current.map { id in
-                Recommender.SongRef(trackID: id, artist: model.candidate(at: model.slot(of: id)!).artist,
-                                    title: model.candidate(at: model.slot(of: id)!).title)
+                let t = texts([id])[id]!
+                return Recommender.SongRef(trackID: id, artist: t.artist, title: t.title)
             }
             let target: TempoTarget = !useTempo ? .any : event.zone.map { .window(tempo.window(for: $0)) } ?? .any
             cases += 1
@@ -48,7 +49,7 @@ public enum RecommenderEvaluation {
                     let request = Recommender.Request(zone: event.zone, target: target, nowMs: event.startedAtMs,
                                                       current: currentRef, recentHours: recentHours, limit: k, seed: rng,
                                                       explorationShare: explorationShare, weights: weights)
-                    list = Recommender.suggest(model, request).map(\.track.id)
+                    list = Recommender.suggest(model, request, texts: texts).map(\.track.id)
                 default:
                     list = baseline(method, model: model, current: current, nowMs: event.startedAtMs,
                                     recentHours: recentHours, k: k, seed: rng)

@@ -4,15 +4,18 @@
 /// pairs; array headers, malloc rounding and growth slack); an `Int32` successor and a count
 /// byte per pair, 5 bytes a pair, ~15 MiB; a row's successors as the gaps between them
 /// (sorted, ~7,500 apart in a row of 20 over 150k tracks: two bytes) and a count byte,
-/// ~3 bytes a pair, ~9 MiB.
+/// ~3 bytes a pair, ~7 MiB. Most pairs are seen once (2.66M of the 3M in
+/// `scripts/bench/scale`'s 5M plays): a flag in the gap's lowest bit says whether a count
+/// byte follows, so such a pair takes its two gap bytes only (~4.8 MiB).
 ///
 /// New pairs go to a short unsorted list first and are merged into the rows in bulk, so
 /// recording a play stays O(1) and a build of millions of plays costs a few merges.
 struct Transitions: Sendable {
     /// Row `r`'s pairs are `bytes[rowStart[r]..<rowStart[r + 1]]`: for each successor, in
     /// increasing order, its gap from the one before (the first: its value; the next:
-    /// `successor - previous - 1`) as a LEB128 varint, then how often it followed in one
-    /// byte, as almost every pair is seen a few times; `UInt8.max` means "see `largeCounts`".
+    /// `successor - previous - 1`) times two as a LEB128 varint, plus one when a count byte
+    /// follows: how often it followed, 2 to 254 (no byte: once); `UInt8.max` means "see
+    /// `largeCounts`".
     private var rowStart: [UInt32] = [0]
     private var bytes: [UInt8] = []
     /// Pairs held in the rows.
@@ -21,22 +24,23 @@ struct Transitions: Sendable {
     private var largeCounts: [UInt64: Float] = [:]
     /// Pairs recorded since the last merge, `from << 32 | to`, in arrival order.
     private var recent: [UInt64] = []
-    /// Every pair recorded from each row (merged or not).
-    private var totals: [Float] = []
 
     mutating func add(from: Int32, to: Int32) {
-        let row = Int(from)
-        if row >= totals.count { totals.append(contentsOf: repeatElement(0, count: row + 1 - totals.count)) }
-        totals[row] += 1
         recent.append(Self.pair(from, to))
         // Merging costs a pass over every pair: wait until the new ones are a quarter of
         // them, so a build from scratch copies each pair a few times in all.
         if recent.count >= max(4096, mergedPairs / 4) { merge() }
     }
 
-    /// How many pairs started at `from`.
+    /// How many pairs started at `from`: its row's counts and its recent pairs, summed when
+    /// asked (one row, for the current track) rather than kept per row (4 bytes a track).
+    /// The counts are whole numbers well under 2^24, so the `Float` sum is exact, in any order.
     func total(from: Int32) -> Float {
-        Int(from) < totals.count ? totals[Int(from)] : 0
+        var sum: Float = 0
+        forEach(from: from) { _, n in sum += n }
+        let key = UInt64(UInt32(bitPattern: from))
+        for pair in recent where pair >> 32 == key { sum += 1 }
+        return sum
     }
 
     /// How often each row followed `from`.
@@ -79,16 +83,17 @@ struct Transitions: Sendable {
         var previous: Int32 = -1
 
         mutating func next(in bytes: [UInt8]) -> (to: Int32, count: UInt8) {
-            var gap: UInt32 = 0
-            var shift: UInt32 = 0
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
             while true {
                 let byte = bytes[at]
                 at += 1
-                gap |= UInt32(byte & 0x7F) << shift
+                value |= UInt64(byte & 0x7F) << shift
                 if byte < 0x80 { break }
                 shift += 7
             }
-            previous = previous + 1 + Int32(bitPattern: gap)
+            previous = previous + 1 + Int32(bitPattern: UInt32(truncatingIfNeeded: value >> 1))
+            guard value & 1 == 1 else { return (previous, 1) }
             let count = bytes[at]
             at += 1
             return (previous, count)
@@ -97,13 +102,13 @@ struct Transitions: Sendable {
 
     /// Appends a pair to a row being written, after `previous` (-1 before the first).
     private static func append(_ to: Int32, after previous: Int32, count: UInt8, to out: inout [UInt8]) {
-        var gap = UInt32(bitPattern: to - previous - 1)
-        while gap >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: gap) | 0x80)
-            gap >>= 7
+        var value = UInt64(UInt32(bitPattern: to - previous - 1)) << 1 | (count == 1 ? 0 : 1)
+        while value >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
         }
-        out.append(UInt8(gap))
-        out.append(count)
+        out.append(UInt8(value))
+        if count != 1 { out.append(count) }
     }
 
     private static func pair(_ from: Int32, _ to: Int32) -> UInt64 {

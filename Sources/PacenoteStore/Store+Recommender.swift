@@ -21,6 +21,24 @@ extension Store {
         }
     }
 
+    /// The texts of these tracks, as `recommenderCandidates` reads them: the model keeps
+    /// none, a suggestion reads those of the few tracks it returns. A track that is gone
+    /// has no entry.
+    public func recommenderTexts(ids: [Int64]) throws(StoreError) -> [Int64: ListeningModel.Texts] {
+        guard !ids.isEmpty else { return [:] }
+        return try read { db in
+            var out: [Int64: ListeningModel.Texts] = [:]
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, uri, title, COALESCE(artist, album_artist) FROM tracks WHERE id IN (\(marks))
+                """, arguments: StatementArguments(ids))
+            while let row = try rows.next() {
+                out[row[0]] = .init(uri: row[1], title: row[2], artist: row[3])
+            }
+            return out
+        }
+    }
+
     /// A cheap summary that changes when any candidate changes (tags, BPM, library).
     public func recommenderTracksVersion() throws(StoreError) -> String {
         try read { db in

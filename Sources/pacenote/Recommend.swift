@@ -63,6 +63,8 @@ struct Recommend: ParsableCommand {
         let started = Date()
         var model = ListeningModel()
         for t in try store.recommenderCandidates() { model.upsert(t) }
+        // As the daemon does: the texts of the few tracks a suggestion returns, read for them.
+        let texts = { (ids: [Int64]) throws -> [Int64: ListeningModel.Texts] in try store.recommenderTexts(ids: ids) }
         for e in try store.recommenderEvents(afterID: 0).events { model.record(e) }
         let built = Date().timeIntervalSince(started)
         let z = zone.flatMap(Zone.init(rawValue:))
@@ -70,13 +72,13 @@ struct Recommend: ParsableCommand {
             ?? z.map { .window(config.recommender.tempo.window(for: $0)) } ?? .any
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         if let bench {
-            try Self.bench(model, count: bench, zone: z, target: target, now: now, limit: limit, built: built,
+            try Self.bench(model, texts: texts, count: bench, zone: z, target: target, now: now, limit: limit, built: built,
                            settings: config.recommender)
             return
         }
-        let list = Recommender.suggest(model, .init(zone: z, target: target, nowMs: now, recentHours: config.recommender.recentHours,
+        let list = try Recommender.suggest(model, .init(zone: z, target: target, nowMs: now, recentHours: config.recommender.recentHours,
                                                     limit: limit, seed: UInt64(now / 86_400_000),
-                                                    explorationShare: config.recommender.exploration))
+                                                    explorationShare: config.recommender.exploration), texts: texts)
         for (i, s) in list.enumerated() {
             print(String(format: "%2d. %6.2f  ", i + 1, s.score) + "\(s.track.artist ?? "?") – \(s.track.title)"
                   + (s.track.bpm.map { String(format: "  (%.0f bpm)", $0) } ?? ""))
@@ -93,18 +95,19 @@ struct Recommend: ParsableCommand {
         }
     }
 
-    static func bench(_ model: ListeningModel, count: Int, zone: Zone?, target: TempoTarget, now: Int64, limit: Int,
+    static func bench(_ model: ListeningModel, texts: ([Int64]) throws -> [Int64: ListeningModel.Texts], count: Int, zone: Zone?, target: TempoTarget, now: Int64, limit: Int,
                       built: Double, settings: Config.Recommender) throws {
         var times: [Double] = []
         var rng = SyntheticHistory.RNG(seed: 1)
         for i in 0..<count {
             // A different current track each time, so the transition lookups vary.
-            let current = model.candidate(at: Int(rng.next() % UInt64(model.trackCount)))
+            let id = model.trackIDs[Int(rng.next() % UInt64(model.trackCount))]
+            let current = model.candidate(at: model.slot(of: id)!, texts: try texts([id])[id]!)
             let request = Recommender.Request(
                 zone: zone, target: target, nowMs: now, current: .init(trackID: current.id, artist: current.artist, title: current.title),
                 recentHours: settings.recentHours, limit: limit, seed: UInt64(i), explorationShare: settings.exploration)
             let t0 = DispatchTime.now().uptimeNanoseconds
-            let list = Recommender.suggest(model, request)
+            let list = try Recommender.suggest(model, request, texts: texts)
             times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
             precondition(!list.isEmpty || model.trackCount == 0)
         }

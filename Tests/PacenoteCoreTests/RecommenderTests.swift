@@ -51,67 +51,79 @@ import Testing
     static let hour: Int64 = 3_600_000
     static let now: Int64 = 1_760_000_000_000
 
-    func model(_ tracks: [(Int64, String, String, Double?)]) -> ListeningModel {
-        var m = ListeningModel()
+    /// A model and its tracks' texts, which the model does not keep: a suggestion reads
+    /// those of the tracks it returns (the daemon from the database).
+    struct Library {
+        var model = ListeningModel()
+        var tracks: [ListeningModel.Candidate] = []
+
+        mutating func upsert(_ track: ListeningModel.Candidate) {
+            model.upsert(track)
+            tracks.append(track)
+        }
+
+        func suggest(_ request: Recommender.Request) -> [Recommender.Suggestion] {
+            Recommender.suggest(model, request, texts: ListeningModel.Texts.lookup(tracks))
+        }
+
+        func texts(of id: Int64) -> ListeningModel.Texts {
+            ListeningModel.Texts.lookup(tracks)([id])[id]!
+        }
+    }
+
+    func model(_ tracks: [(Int64, String, String, Double?)]) -> Library {
+        var m = Library()
         for (id, artist, title, bpm) in tracks {
             m.upsert(.init(id: id, uri: "\(id).flac", title: title, artist: artist, bpm: bpm, inLibrary: true))
         }
         return m
     }
 
-    func play(_ m: inout ListeningModel, _ id: Int64, hoursAgo: Double, counted: Bool = true, zone: Zone? = .z4) {
+    func play(_ m: inout Library, _ id: Int64, hoursAgo: Double, counted: Bool = true, zone: Zone? = .z4) {
         let start = Self.now - Int64(hoursAgo * Double(Self.hour))
-        m.record(.init(trackID: id, startedAtMs: start, endedAtMs: start + (counted ? 200_000 : 10_000), counted: counted, zone: zone))
+        m.model.record(.init(trackID: id, startedAtMs: start, endedAtMs: start + (counted ? 200_000 : 10_000), counted: counted, zone: zone))
     }
 
     func request(zone: Zone? = .z4, current: Int64? = nil, queued: [Recommender.SongRef] = [], limit: Int = 10, seed: UInt64 = 1,
-                 in m: ListeningModel) -> Recommender.Request {
+                 in m: Library) -> Recommender.Request {
         let cur = current.map { id in
-            Recommender.SongRef(trackID: id, artist: m.candidate(at: m.slot(of: id)!).artist, title: m.candidate(at: m.slot(of: id)!).title)
+            Recommender.SongRef(trackID: id, artist: m.texts(of: id).artist, title: m.texts(of: id).title)
         }
         return .init(zone: zone, target: zone.map { .window(TempoTable.defaults.window(for: $0)) } ?? .any,
                      nowMs: Self.now, current: cur, queued: queued, limit: limit, seed: seed)
     }
 
-    /// The model keeps tracks' texts packed in one buffer: each comes back exactly, after
-    /// retags (new texts appended) and the compaction that drops the old ones.
-    @Test func tracksComeBackExactlyAfterRetagsAndCompaction() {
-        var m = ListeningModel()
-        func candidate(_ id: Int64, _ version: Int) -> ListeningModel.Candidate {
-            .init(id: id, uri: id % 3 == 0 ? nil : "Música/\(id)/ファイル \(version).flac",
-                  title: String(repeating: "Ünïcode title \(version) ", count: 1 + Int(id % 40)), artist: id % 4 == 0 ? nil : "Björk \(id)",
-                  bpm: id % 5 == 0 ? nil : Double(id) + 0.5, inLibrary: id % 2 == 0)
+    /// A suggestion carries the texts read for its track (the model keeps none) with the
+    /// model's tempo and library flag; a track whose texts are gone is left out.
+    @Test func suggestionsCarryTheTextsReadForThem() {
+        var m = model([(1, "Björk", "Jóga", 135), (2, "B", "Two", 135), (3, "C", "Three", nil)])
+        m.upsert(.init(id: 2, uri: "Música/ファイル.flac", title: "Two (retagged)", artist: nil, bpm: 136.5, inLibrary: true))
+        var r = request(in: m)
+        r.explorationShare = 0
+        let out = m.suggest(r)
+        #expect(out.map(\.track) == [
+            .init(id: 1, uri: "1.flac", title: "Jóga", artist: "Björk", bpm: 135, inLibrary: true),
+            .init(id: 2, uri: "Música/ファイル.flac", title: "Two (retagged)", artist: nil, bpm: 136.5, inLibrary: true),
+            .init(id: 3, uri: "3.flac", title: "Three", artist: "C", bpm: nil, inLibrary: true),
+        ])
+        var asked: [Int64] = []
+        let without2 = Recommender.suggest(m.model, r) { ids in
+            asked = ids
+            return ListeningModel.Texts.lookup(m.tracks)(ids.filter { $0 != 2 })
         }
-        var latest: [Int64: ListeningModel.Candidate] = [:]
-        for id in 1...200 as ClosedRange<Int64> {
-            latest[id] = candidate(id, 0)
-            m.upsert(latest[id]!)
-        }
-        let before = m.texts.count
-        var retagged = 0
-        for version in 1...300 {  // ~3.5 MB of retags: the old texts are dropped along the way
-            for id in stride(from: Int64(version % 7 + 1), through: 200, by: 7) {
-                latest[id] = candidate(id, version)
-                retagged += latest[id]!.title.utf8.count
-                m.upsert(latest[id]!)
-            }
-        }
-        #expect(m.trackCount == 200)
-        #expect(retagged > 3 << 20 && m.texts.count < before + (5 << 20) / 4 && m.textGarbage <= 1 << 20)
-        for id in 1...200 as ClosedRange<Int64> {
-            #expect(m.candidate(at: m.slot(of: id)!) == latest[id]!)
-        }
+        #expect(Set(asked) == [1, 2, 3])
+        #expect(without2.map(\.track.id) == [1, 3])
     }
 
     @Test func onlyFittingTempoThenTracksWithoutBPM() {
         let m = model([(1, "A", "Fast", 135), (2, "A", "Slow", 100), (3, "B", "Half", 67), (4, "C", "Unknown", nil), (5, "D", "Edge", 140)])
         var r = request(in: m)
         r.explorationShare = 0
-        let ids = Recommender.suggest(m, r).map(\.track.id)
+        let ids = m.suggest(r).map(\.track.id)
         #expect(Set(ids.prefix(3)) == [1, 3, 5])
         #expect(ids.last == 4)
         #expect(!ids.contains(2))
-        #expect(Recommender.suggest(m, r).first { $0.track.id == 4 }?.tier == 1)
+        #expect(m.suggest(r).first { $0.track.id == 4 }?.tier == 1)
     }
 
     @Test func neverTheCurrentQueuedOrRecentlyPlayedSongInAnyVersion() {
@@ -121,10 +133,10 @@ import Testing
         play(&m, 3, hoursAgo: 2)
         play(&m, 5, hoursAgo: 7)
         let r = request(current: 1, queued: [.init(artist: "A", title: "Queued")], in: m)
-        #expect(Recommender.suggest(m, r).map(\.track.id) == [5])
+        #expect(m.suggest(r).map(\.track.id) == [5])
         var longer = r
         longer.recentHours = 1
-        let ids = Recommender.suggest(m, longer).map(\.track.id)
+        let ids = m.suggest(longer).map(\.track.id)
         #expect(ids.count == 2 && ids.contains(5) && (ids.contains(3) != ids.contains(4)))  // one version of "Recent"
     }
 
@@ -138,7 +150,7 @@ import Testing
             play(&m, 4, hoursAgo: 24.0 * Double(d + 1) + 2.9)
         }
         for d in 0..<5 { play(&m, 5, hoursAgo: 24.0 * Double(d + 1) + 5, zone: .z0) }
-        let list = Recommender.suggest(m, request(current: 1, in: m))
+        let list = m.suggest(request(current: 1, in: m))
         #expect(list.first?.track.id == 4)
         #expect(list.first?.reasons.contains { $0.kind == "follows_track" && $0.detail.contains("3 times") } == true)
         #expect(list.map(\.track.id).last == 3)
@@ -153,13 +165,13 @@ import Testing
         for i in 1...40 { tracks.append((Int64(i), "Artist \(i % 7)", "Song \(i)", 135)) }
         var m = model(tracks)
         for i in 1...20 { play(&m, Int64(i), hoursAgo: 48 + Double(i)) }
-        let a = Recommender.suggest(m, request(seed: 9, in: m))
-        #expect(a == Recommender.suggest(m, request(seed: 9, in: m)))
+        let a = m.suggest(request(seed: 9, in: m))
+        #expect(a == m.suggest(request(seed: 9, in: m)))
         #expect(a.count == 10)
         #expect(a.filter { $0.reasons.contains { $0.kind == "exploration" } }.count == 1)
         #expect(a.last!.track.id > 20)
         #expect(a.dropLast().allSatisfy { $0.track.id <= 20 })
-        let seeds = Set((0..<20).map { Recommender.suggest(m, request(seed: UInt64($0), in: m)).last!.track.id })
+        let seeds = Set((0..<20).map { m.suggest(request(seed: UInt64($0), in: m)).last!.track.id })
         #expect(seeds.count > 1)
     }
 
@@ -171,7 +183,7 @@ import Testing
         // whatever the seed (the daemon's seed is the day).
         for seed in 0..<64 as Range<UInt64> {
             r.seed = seed
-            let list = Recommender.suggest(m, r)
+            let list = m.suggest(r)
             #expect(list.map(\.track.id) == [2, 3, 1], "seed \(seed)")
             #expect(!list.contains { $0.reasons.contains { $0.kind == "exploration" } }, "seed \(seed)")
         }
@@ -188,7 +200,7 @@ import Testing
         var drawn = Set<Int64>()
         for seed in 0..<64 as Range<UInt64> {
             r.seed = seed
-            let list = Recommender.suggest(m, r)
+            let list = m.suggest(r)
             #expect(list.prefix(2).map(\.track.id) == [1, 2], "seed \(seed): \(list.map(\.track.id))")
             #expect(list.count == 10)
             drawn.formUnion(list.filter { $0.reasons.contains { $0.kind == "exploration" } }.map(\.track.id))
@@ -207,18 +219,18 @@ import Testing
     }
 }
 
-/// A track's packed texts keep the difference between an empty text and none, and lengths
-/// of one to three varint bytes.
-@Suite struct PackedTextsTests {
-    @Test func emptyNoneAndLongTextsComeBack() {
+/// Tempos are kept only once some track has one: a track's tempo comes back whether it
+/// came before, with or after the first tempo, and a retag can take it away.
+@Suite struct ModelTempoTests {
+    @Test func temposComeBackAroundTheFirstOne() {
         var m = ListeningModel()
-        let tracks: [ListeningModel.Candidate] = [
-            .init(id: 1, uri: "", title: "", artist: nil, bpm: nil, inLibrary: true),
-            .init(id: 2, uri: nil, title: "t", artist: "", bpm: 120, inLibrary: false),
-            .init(id: 3, uri: String(repeating: "u", count: 126), title: String(repeating: "é", count: 64), artist: "a", bpm: nil, inLibrary: true),
-            .init(id: 4, uri: String(repeating: "ü", count: 10_000), title: String(repeating: "t", count: 200_000), artist: nil, bpm: nil, inLibrary: true),
-        ]
-        for track in tracks { m.upsert(track) }
-        for track in tracks { #expect(m.candidate(at: m.slot(of: track.id)!) == track) }
+        let texts = ListeningModel.Texts(uri: nil, title: "t", artist: nil)
+        m.upsert(.init(id: 1, uri: nil, title: "a", artist: nil, bpm: nil, inLibrary: true))
+        #expect(m.candidate(at: 0, texts: texts).bpm == nil && m.bpm(at: 0).isNaN)
+        m.upsert(.init(id: 2, uri: nil, title: "b", artist: nil, bpm: 128.5, inLibrary: true))
+        m.upsert(.init(id: 3, uri: nil, title: "c", artist: nil, bpm: nil, inLibrary: true))
+        m.upsert(.init(id: 1, uri: nil, title: "a", artist: nil, bpm: 90, inLibrary: true))
+        m.upsert(.init(id: 2, uri: nil, title: "b", artist: nil, bpm: nil, inLibrary: true))
+        #expect((0..<3).map { m.candidate(at: $0, texts: texts).bpm } == [90, nil, nil])
     }
 }

@@ -90,3 +90,29 @@ import Testing
         #expect(transitions.successors(of: 0)[0]! > 255)
     }
 }
+
+/// The song keys' interner gives each hash one id, in the order they came, as a dictionary
+/// would: through the table's growth, with hashes that share their low or high bits.
+@Suite struct HashInternerTests {
+    @Test func sameIdsAsADictionary() {
+        var interner = HashInterner()
+        var expected: [UInt64: Int32] = [:]
+        var rng = SystemRandomNumberGenerator()
+        for step in 0..<200_000 {
+            let hash: UInt64 = switch step % 4 {
+            case 0: UInt64.random(in: 0...UInt64.max, using: &rng)
+            case 1: UInt64(step) << 40  // low bits all zero
+            case 2: UInt64(step % 5_000)  // high bits all zero, many repeats
+            default: SongKey.hash("song \(step % 30_000)")
+            }
+            let want = expected[hash] ?? Int32(expected.count)
+            let got = interner.intern(hash)
+            #expect(got.id == want && got.isNew == (expected[hash] == nil))
+            expected[hash] = want
+        }
+        #expect(interner.count == expected.count)
+        for (hash, id) in expected { #expect(interner.id(of: hash) == id && interner.hashes[Int(id)] == hash) }
+        #expect(interner.id(of: 0xDEAD_BEEF_0000_0001) == nil || expected[0xDEAD_BEEF_0000_0001] != nil)
+        #expect(HashInterner().id(of: 7) == nil)
+    }
+}
