@@ -67,22 +67,38 @@ public struct ListeningModel: Sendable {
     }
 
     /// Familiarity halves every `familiarityHalfLifeDays` without a play.
-    public var familiarityHalfLifeDays: Double = 60
+    public let familiarityHalfLifeDays: Double = 60
     /// Two plays further apart than this are not a transition (a new session).
     public var sessionGapMs: Int64 = 30 * 60_000
 
     /// Each slot's track id.
-    public private(set) var trackIDs: [Int64] = []
-    var inLibrary: [Bool] = []
+    public private(set) var trackIDs = CompactIDs()
+    /// Each slot's `inLibrary` (bit 0) and whether it can be queued (bit 1: in a library and
+    /// with a URI): one byte a track, not two arrays of `Bool`.
+    private var flags: [UInt8] = []
     var slotByID = IDIndex()
+
+    func inLibrary(_ i: Int) -> Bool { flags[i] & 1 != 0 }
+    func isQueueable(_ i: Int) -> Bool { flags[i] & 2 != 0 }
+
+    private static func flags(_ track: Candidate) -> UInt8 {
+        (track.inLibrary ? 1 : 0) | (track.inLibrary && track.uri != nil ? 2 : 0)
+    }
     /// Interned `SongKey` per slot, and the last time any version of that song started.
     /// Keys are interned by a 64-bit hash of their text (`SongKey.hash`), not the text.
     var songKey: [Int32] = []
     var keyIndex = HashInterner()
     var keyLastPlayedMs: [Int64] = []
-    /// Interned primary artist per slot (`SongKey.artistKey`); -1 without an artist.
+    /// Interned primary artist per slot (`SongKey.artistKey`, by its hash as song keys are);
+    /// -1 without an artist.
     var artistOf: [Int32] = []
-    var artistIndex: [String: Int32] = [:]
+    private var artistIndex = HashInterner()
+
+    /// The interned primary artist of an artist text (`SongKey.artistKey`), -1 if no track has it.
+    func artistSlot(of artist: String?) -> Int32 {
+        let name = SongKey.artistKey(artist)
+        return name.isEmpty ? -1 : artistIndex.id(of: SongKey.hash(name)) ?? -1
+    }
     /// Each slot's tempo (NaN: none). Empty until a track with a tempo arrives: a history
     /// imported without tempos never spends the 8 bytes a track (1.2 MiB at 150k tracks).
     private var tempos: [Double] = []
@@ -98,7 +114,6 @@ public struct ListeningModel: Sendable {
             tempos[i] = bpm ?? .nan
         }
     }
-    var queueable: [Bool] = []
 
     var counted: [Int32] = []
     var skips: [Int32] = []
@@ -114,9 +129,12 @@ public struct ListeningModel: Sendable {
         if zoneRecords.isEmpty { zoneRecords = Array(repeating: 0, count: trackIDs.count * 12) }
         zoneRecords[i * 12 + (skip ? 6 : 0) + zone.rawValue] += 1
     }
-    /// Exponentially decayed count of counted plays, as of `familiarityAtMs`.
-    var familiarity: [Double] = []
-    var familiarityAtMs: [Int64] = []
+    /// Each slot's familiarity, an exponentially decayed count of counted plays, as one number
+    /// that needs no time beside it: log2 of the count plus the half-lives since the epoch at
+    /// its last change. Its value at `ms` is 2^(level - ms / half-life), so decaying is a
+    /// subtraction (`decayedFamiliarity`); -inf: never played. 8 bytes a track where the count
+    /// and its time took 16 (1.2 MiB at 150k tracks).
+    private var familiarityLevel: [Double] = []
 
     /// How often each track was followed by a counted play of another track.
     var trackNext = Transitions()
@@ -164,7 +182,7 @@ public struct ListeningModel: Sendable {
     /// The track in `slot` (0..<trackCount), with its texts as read for it.
     public func candidate(at slot: Int, texts: Texts) -> Candidate {
         Candidate(id: trackIDs[slot], uri: texts.uri, title: texts.title, artist: texts.artist,
-                  bpm: bpm(at: slot).isNaN ? nil : bpm(at: slot), inLibrary: inLibrary[slot])
+                  bpm: bpm(at: slot).isNaN ? nil : bpm(at: slot), inLibrary: inLibrary(slot))
     }
 
     /// The interned song of an artist and title, if some track has it.
@@ -178,41 +196,30 @@ public struct ListeningModel: Sendable {
         let (keySlot, isNewKey) = keyIndex.intern(SongKey.hash(key))
         if isNewKey { keyLastPlayedMs.append(.min) }
         let artistName = SongKey.artistKey(track.artist)
-        let artistSlot = artistName.isEmpty ? -1 : intern(artistName, in: &artistIndex) {}
+        let artistSlot = artistName.isEmpty ? -1 : artistIndex.intern(SongKey.hash(artistName)).id
         if let slot = slotByID[track.id] {
             let i = Int(slot)
             // A retag that changes the song key carries its last play over.
             if songKey[i] != keySlot {
                 keyLastPlayedMs[Int(keySlot)] = max(keyLastPlayedMs[Int(keySlot)], keyLastPlayedMs[Int(songKey[i])])
             }
-            inLibrary[i] = track.inLibrary
+            flags[i] = Self.flags(track)
             songKey[i] = keySlot
             artistOf[i] = artistSlot
             setBPM(track.bpm, slot: i)
-            queueable[i] = track.inLibrary && track.uri != nil
             return
         }
         slotByID[track.id] = Int32(trackIDs.count)
         trackIDs.append(track.id)
-        inLibrary.append(track.inLibrary)
+        flags.append(Self.flags(track))
         songKey.append(keySlot)
         artistOf.append(artistSlot)
         if !tempos.isEmpty { tempos.append(.nan) }
         setBPM(track.bpm, slot: trackIDs.count - 1)
-        queueable.append(track.inLibrary && track.uri != nil)
         counted.append(0)
         skips.append(0)
         if !zoneRecords.isEmpty { zoneRecords.append(contentsOf: repeatElement(0, count: 12)) }
-        familiarity.append(0)
-        familiarityAtMs.append(0)
-    }
-
-    private func intern<Key: Hashable>(_ key: Key, in index: inout [Key: Int32], onNew: () -> Void) -> Int32 {
-        if let existing = index[key] { return existing }
-        let id = Int32(index.count)
-        index[key] = id
-        onNew()
-        return id
+        familiarityLevel.append(-.infinity)
     }
 
     /// Learns from one play. Plays must arrive in time order; a play of an unknown track is
@@ -226,8 +233,8 @@ public struct ListeningModel: Sendable {
         if event.counted {
             counted[i] += 1
             if let zone = event.zone { countInZone(zone, slot: i, skip: false) }
-            familiarity[i] = decayedFamiliarity(i, at: event.startedAtMs) + 1
-            familiarityAtMs[i] = event.startedAtMs
+            let halfLives = Double(event.startedAtMs) / halfLifeMs
+            familiarityLevel[i] = log2(decayedFamiliarity(i, at: event.startedAtMs) + 1) + halfLives
             if lastSlot >= 0, lastSlot != slot, event.startedAtMs - lastEndMs <= sessionGapMs {
                 trackNext.add(from: lastSlot, to: slot)
             }
@@ -239,12 +246,15 @@ public struct ListeningModel: Sendable {
         lastEndMs = event.endedAtMs
     }
 
+    /// A slot's familiarity at `ms` (at or after its last counted play: plays arrive in time
+    /// order, and "now" comes after them).
     func decayedFamiliarity(_ i: Int, at ms: Int64) -> Double {
-        let f = familiarity[i]
-        guard f > 0 else { return 0 }
-        let days = Double(max(ms - familiarityAtMs[i], 0)) / 86_400_000
-        return f * exp2(-days / familiarityHalfLifeDays)
+        let level = familiarityLevel[i]
+        guard level > -.infinity else { return 0 }
+        return exp2(level - Double(ms) / halfLifeMs)
     }
+
+    private var halfLifeMs: Double { familiarityHalfLifeDays * 86_400_000 }
 
     public func slot(of trackID: Int64) -> Int? { slotByID[trackID].map(Int.init) }
 

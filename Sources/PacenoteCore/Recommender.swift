@@ -110,7 +110,7 @@ public enum Recommender {
         let recentSince = request.nowMs - Int64(request.recentHours * 3_600_000)
         let currentSlot = request.current?.trackID.flatMap { model.slotByID[$0] } ?? -1
         let currentArtist: Int32 = currentSlot >= 0 ? model.artistOf[Int(currentSlot)]
-            : (request.current.map { model.artistIndex[SongKey.artistKey($0.artist)] ?? -1 } ?? -1)
+            : (request.current.map { model.artistSlot(of: $0.artist) } ?? -1)
         let scorer = Scorer(model: model, request: request, currentSlot: currentSlot, currentArtist: currentArtist)
 
         let explorationSlots = request.limit >= 5 && request.explorationShare > 0 ? max(1, Int((Double(request.limit) * request.explorationShare).rounded(.down))) : 0
@@ -121,7 +121,7 @@ public enum Recommender {
         var explore = TopK(capacity: explorationSlots > 0 ? request.limit + explorationSlots + 2 : 0)
         let n = model.trackCount
         for i in 0..<n {
-            guard model.queueable[i] else { continue }
+            guard model.isQueueable(i) else { continue }
             let key = model.songKey[i]
             if model.keyLastPlayedMs[Int(key)] >= recentSince || excludedKeys.contains(key) { continue }
             guard let (tier, score) = scorer.score(i) else { continue }

@@ -31,3 +31,25 @@ import Testing
         }
     }
 }
+
+/// Slot-to-id storage gives back every id it was given, in 4 bytes while they fit and after
+/// one that does not (negative, past 2^32) as well.
+@Suite struct CompactIDsTests {
+    @Test func givesBackEveryID() {
+        for outlier: Int64? in [nil, -7, Int64(UInt32.max) + 1, .max, .min] {
+            var ids = CompactIDs()
+            var expected: [Int64] = []
+            for step in 0..<5_000 {
+                let id: Int64 = step == 3_000 && outlier != nil ? outlier! : Int64(step * 7 + 1)
+                ids.append(id)
+                expected.append(id)
+                if step % 499 == 0 { #expect((0..<ids.count).map { ids[$0] } == expected) }
+            }
+            #expect(ids.count == expected.count)
+            #expect((0..<ids.count).map { ids[$0] } == expected)
+        }
+        var small = CompactIDs()
+        small.append(Int64(UInt32.max))
+        #expect(small[0] == Int64(UInt32.max))
+    }
+}

@@ -234,3 +234,42 @@ import Testing
         #expect((0..<3).map { m.candidate(at: $0, texts: texts).bpm } == [90, nil, nil])
     }
 }
+
+/// Familiarity kept as one number a track (log2 of the count plus the half-lives since the
+/// epoch) is the decayed count a count and its time give: each counted play adds one to the
+/// count decayed to its start, halved every 60 days, read at any later time.
+@Suite struct FamiliarityTests {
+    @Test func sameAsTheCountAndItsTime() {
+        var model = ListeningModel()
+        for id in Int64(1)...20 {
+            model.upsert(.init(id: id, uri: "t\(id).flac", title: "Song \(id)", artist: "Artist \(id % 4)", bpm: nil, inLibrary: true))
+        }
+        var rng = SystemRandomNumberGenerator()
+        var count: [Int64: Double] = [:], at: [Int64: Int64] = [:]
+        let day: Int64 = 86_400_000
+        func expected(_ id: Int64, _ ms: Int64) -> Double {
+            guard let c = count[id] else { return 0 }
+            return c * exp2(-Double(ms - at[id]!) / Double(day) / 60)
+        }
+        var ms: Int64 = 1_262_304_000_000  // 2010
+        for _ in 0..<20_000 {
+            ms += Int64.random(in: 0...(2 * day), using: &rng)  // 16 years or more
+            let id = Int64.random(in: 1...20, using: &rng)
+            let counted = Bool.random(using: &rng)
+            model.record(.init(trackID: id, startedAtMs: ms, endedAtMs: ms + 180_000, counted: counted, zone: nil))
+            if counted {
+                count[id] = expected(id, ms) + 1
+                at[id] = ms
+            }
+        }
+        for id in Int64(1)...20 {
+            let slot = model.slot(of: id)!
+            for later in [ms, ms + day, ms + 365 * day] {
+                let want = expected(id, later), got = model.decayedFamiliarity(slot, at: later)
+                #expect(abs(got - want) <= 1e-9 * max(want, 1e-300), "track \(id): \(got) against \(want)")
+            }
+        }
+        model.upsert(.init(id: 99, uri: nil, title: "Never played", artist: nil, bpm: nil, inLibrary: false))
+        #expect(model.decayedFamiliarity(model.slot(of: 99)!, at: ms) == 0)
+    }
+}
