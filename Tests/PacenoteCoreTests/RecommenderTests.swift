@@ -273,3 +273,27 @@ import Testing
         #expect(model.decayedFamiliarity(model.slot(of: 99)!, at: ms) == 0)
     }
 }
+
+/// Plays and skips by zone are counted exactly past two bytes' worth (65,535) in a zone.
+@Suite struct ZoneRecordTests {
+    @Test func countsPastTwoBytes() {
+        var model = ListeningModel()
+        model.upsert(.init(id: 1, uri: "a.flac", title: "A", artist: "X", bpm: nil, inLibrary: true))
+        model.upsert(.init(id: 2, uri: "b.flac", title: "B", artist: "X", bpm: nil, inLibrary: true))
+        #expect(model.record(of: 1, in: .z3) == (0, 0))
+        var ms: Int64 = 1_600_000_000_000
+        for n in 0..<70_000 {
+            ms += 1_000
+            model.record(.init(trackID: 1, startedAtMs: ms, endedAtMs: ms + 500, counted: true, zone: .z3))
+            if n % 7 == 0 { model.record(.init(trackID: 2, startedAtMs: ms, endedAtMs: ms + 500, counted: false, zone: .z1)) }
+            if n == 65_533 || n == 65_534 || n == 65_535 { #expect(model.record(of: 1, in: .z3).counted == n + 1) }
+        }
+        model.record(.init(trackID: 2, startedAtMs: ms + 1, endedAtMs: ms + 2, counted: true, zone: .z5))
+        #expect(model.record(of: 1, in: .z3) == (70_000, 0))
+        #expect(model.record(of: 1) == (70_000, 0))
+        #expect(model.record(of: 2, in: .z1) == (0, 10_000))
+        #expect(model.record(of: 2, in: .z5) == (1, 0))
+        #expect(model.record(of: 2) == (1, 10_000))
+        for zone in [Zone.z0, .z2, .z4] { #expect(model.record(of: 1, in: zone) == (0, 0) && model.record(of: 2, in: zone) == (0, 0)) }
+    }
+}
