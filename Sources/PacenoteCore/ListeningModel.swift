@@ -262,8 +262,9 @@ public struct ListeningModel: Sendable {
         lastEndMs = event.endedAtMs
     }
 
-    /// A slot's familiarity at `ms` (at or after its last counted play: plays arrive in time
-    /// order, and "now" comes after them).
+    /// A slot's familiarity at `ms`: the sum over its counted plays of 2^(-(ms - start) /
+    /// half-life). Adding a play adds its term whatever the order plays arrive in, so a
+    /// back-dated listen read after newer ones counts as if it had come in order.
     func decayedFamiliarity(_ i: Int, at ms: Int64) -> Double {
         let level = familiarityLevel[i]
         guard level > -.infinity else { return 0 }

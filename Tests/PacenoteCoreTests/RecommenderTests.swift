@@ -272,6 +272,22 @@ import Testing
         model.upsert(.init(id: 99, uri: nil, title: "Never played", artist: nil, bpm: nil, inLibrary: false))
         #expect(model.decayedFamiliarity(model.slot(of: 99)!, at: ms) == 0)
     }
+
+    /// A back-dated play (a listen submitted late, read after newer ones) adds what it would
+    /// have added in order: the sum of each play's decayed one.
+    @Test func playsOutOfOrderSumAsInOrder() {
+        var model = ListeningModel()
+        model.upsert(.init(id: 1, uri: "a.flac", title: "A", artist: "X", bpm: nil, inLibrary: true))
+        let day: Int64 = 86_400_000, start: Int64 = 1_700_000_000_000
+        let days: [Int64] = [0, 90, 30, 200, 120, 5]
+        for d in days {
+            model.record(.init(trackID: 1, startedAtMs: start + d * day, endedAtMs: start + d * day + 1, counted: true, zone: nil))
+        }
+        let now = start + 400 * day
+        let want = days.map { exp2(-Double(400 - $0) / 60) }.reduce(0, +)
+        let got = model.decayedFamiliarity(0, at: now)
+        #expect(abs(got - want) <= 1e-9 * want, "\(got) against \(want)")
+    }
 }
 
 /// Plays and skips by zone are counted exactly past two bytes' worth (65,535) in a zone.
