@@ -101,6 +101,9 @@ extension Store {
             defer { try? from.close() }
             let into = try DatabaseQueue(path: destination, configuration: plainConfiguration())
             defer { try? into.close() }
+            // Out of WAL first: SQLite refuses to copy into a WAL database whose pages are of
+            // another size (a backup from before 8 KiB pages, restored over a new database).
+            try into.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
             try from.backup(to: into, pagesPerStep: backupPagesPerStep)
             try into.writeWithoutTransaction { db in
                 // Back to WAL, as `Store.open` keeps it, with nothing left in the log.

@@ -133,8 +133,9 @@ import Testing
         let damaged = daemon.dir.file("damaged.sqlite")
         try FileManager.default.copyItem(atPath: good, toPath: damaged)
         let root = try #require(Int(try sqlite(good, "SELECT rootpage FROM sqlite_master WHERE name = 'plays'").trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pageSize = try #require(Int(try sqlite(good, "PRAGMA page_size").trimmingCharacters(in: .whitespacesAndNewlines)))
         let handle = try #require(FileHandle(forWritingAtPath: damaged))
-        try handle.seek(toOffset: UInt64((root - 1) * 4096))
+        try handle.seek(toOffset: UInt64((root - 1) * pageSize))
         handle.write(Data(repeating: 0x5A, count: 200))
         try handle.close()
         // Not Pacenote's: another SQLite database, and a text file.
@@ -222,5 +223,16 @@ import Testing
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(restored.stdout.contains("plays: 3, from "), "\(restored.stdout)")
         #expect(restored.stdout.contains("it is upgraded (v2.import, v3.lean-day-rollup, v4.feelings, v5.credits-and-recordings, v6.artists-and-albums, v7.entity-rollups, v8.month-rollups, v9.page-indexes, v10.curation, v11.rules, v12.scrobble-sessions, v13.forward, v14.friends, v15.review, v16.charts-by-time) when pacenote next opens it"), "\(restored.stdout)")
+
+        // Over a new database (8 KiB pages, in WAL mode) a backup of 4 KiB pages restores too,
+        // and keeps its pages; the database it replaced is kept beside it.
+        let newDB = fresh.file("new.sqlite")
+        #expect(try sqlite(newDB, "PRAGMA page_size") == "8192\n" && sqlite(backup, "PRAGMA page_size") == "4096\n")
+        let over = try PacenoteProcess.run(["restore", backup, "--db", newDB], environment: ["HOME": fresh.path])
+        #expect(over.status == 0, "\(over.stderr)")
+        #expect(try sqlite(newDB, "SELECT COUNT(*) FROM plays") == "3\n")
+        #expect(try sqlite(newDB, "PRAGMA page_size") == "4096\n")
+        #expect(try sqlite(newDB, "PRAGMA journal_mode") == "wal\n")
+        #expect(try sqlite(newDB, "PRAGMA integrity_check") == "ok\n")
     }
 }

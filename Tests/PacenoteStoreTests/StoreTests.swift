@@ -29,6 +29,22 @@ private func schema(_ path: String) throws -> String {
         #expect(before.contains("CREATE TABLE plays"))
     }
 
+    /// A new database is made of 8 KiB pages (set before its first write); one made with
+    /// another size keeps it, and opens and migrates as before.
+    @Test func aNewDatabaseHasEightKiBPagesAndAnOldOneKeepsItsOwn() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("p.sqlite")
+        try Store.open(path: path, timeZone: utc).close()
+        #expect(try run(try Tools.require("sqlite3"), [path, "PRAGMA page_size"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "8192")
+        let fixture = try #require(Bundle.module.path(forResource: "v1", ofType: "sqlite", inDirectory: "Fixtures"))
+        let old = dir.file("v1.sqlite")
+        try FileManager.default.copyItem(atPath: fixture, toPath: old)
+        let store = try Store.open(path: old, timeZone: utc)
+        #expect(try store.counts() == StoreCounts(plays: 3, tracks: 2))
+        try store.close()
+        #expect(try run(try Tools.require("sqlite3"), [old, "PRAGMA page_size"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "4096")
+    }
+
     @Test func aVersion1DatabaseOpensAndKeepsItsData() throws {
         let fixture = try #require(Bundle.module.path(forResource: "v1", ofType: "sqlite", inDirectory: "Fixtures"))
         let dir = try TemporaryDirectory()
