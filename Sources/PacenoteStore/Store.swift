@@ -63,10 +63,10 @@ public final class Store: Sendable {
         config.prepareDatabase { db in
             // Pages of 8 KiB in a new database (this runs before its first write; an existing
             // one keeps the size it has). Rollup rows and index entries are small and many: at
-            // 8 KiB a page holds twice as many, so a bulk import splits and rewrites half as
-            // many pages — 5M plays imported in 48 s, not 54, and 200,000 new tracks in 7.9 s,
-            // not 9.7 (scripts/bench/scale's files) — while the uncached charts and the
-            // resident memory after the scale benchmark's load stayed the same.
+            // 8 KiB a page holds twice as many, so a bulk import splits and rewrites fewer
+            // pages — scripts/bench/scale's files, 4 KiB and 8 KiB imports taken in turn: 5M
+            // plays 52.1 s against 54.0 (pair by pair 0.95), 1M 0.93, 200,000 new tracks 0.98
+            // — while the uncached charts and the resident memory after the load stayed the same.
             try db.execute(sql: "PRAGMA page_size = \(Store.pageSize)")
             // NORMAL is durable across application crashes in WAL mode; only a power loss
             // can roll back the last commits (https://sqlite.org/pragma.html#pragma_synchronous).
