@@ -290,8 +290,35 @@ import Testing
     }
 }
 
-/// Plays and skips by zone are counted exactly past two bytes' worth (65,535) in a zone.
+/// Plays and skips, in all and by zone, are counted exactly past two bytes' worth (65,535).
 @Suite struct ZoneRecordTests {
+    @Test func smallCountsAreExactAcrossTheirOverflow() {
+        var counts = SmallCounts()
+        counts.appendZeros(3)
+        for n in 1...70_000 {
+            counts.increment(1)
+            if n % 2 == 0 { counts.increment(2) }
+            if (65_530...65_540).contains(n) || n == 70_000 { #expect(counts[1] == Int32(n)) }
+        }
+        #expect(counts[0] == 0 && counts[1] == 70_000 && counts[2] == 35_000)
+        counts.appendZeros(1)
+        #expect(counts.count == 4 && counts[3] == 0 && counts[1] == 70_000)
+    }
+
+    @Test func playsAndSkipsWithoutZonesPastTwoBytes() {
+        var model = ListeningModel()
+        model.upsert(.init(id: 1, uri: "a.flac", title: "A", artist: "X", bpm: nil, inLibrary: true))
+        var ms: Int64 = 1_600_000_000_000
+        for n in 1...66_000 {
+            ms += 1_000
+            model.record(.init(trackID: 1, startedAtMs: ms, endedAtMs: ms + 500, counted: true, zone: nil))
+            model.record(.init(trackID: 1, startedAtMs: ms + 600, endedAtMs: ms + 700, counted: false, zone: nil))
+            if (65_534...65_536).contains(n) { #expect(model.record(of: 1) == (n, n)) }
+        }
+        #expect(model.record(of: 1) == (66_000, 66_000))
+        #expect(model.record(of: 1, in: .z3) == (0, 0))
+    }
+
     @Test func countsPastTwoBytes() {
         var model = ListeningModel()
         model.upsert(.init(id: 1, uri: "a.flac", title: "A", artist: "X", bpm: nil, inLibrary: true))
