@@ -19,7 +19,8 @@ public struct DatabaseSummary: Equatable, Sendable {
 // — the database as it was when the backup began — and in WAL mode a reader never blocks
 // the writer: `serve` keeps storing plays meanwhile.
 extension Store {
-    /// Pages copied per step of the backup API (4 MiB at SQLite's default page size).
+    /// Pages copied per step of the backup API (8 MiB of a new database's 8 KiB pages, 4 MiB of
+    /// an older one's 4 KiB).
     static let backupPagesPerStep: CInt = 1024
 
     /// Writes a consistent copy of this database to `destination` (created with mode 0600;
