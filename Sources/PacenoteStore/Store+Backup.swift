@@ -90,7 +90,7 @@ extension Store {
                 old = try backup(databaseAt: destination, to: replaced, verify: false)
             } catch {
                 // Too damaged to read: kept as it is, files moved aside (no daemon has it open).
-                for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: destination + suffix) {
+                for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: destination + suffix) {
                     do { try FileManager.default.moveItem(atPath: destination + suffix, toPath: replaced + suffix) }
                     catch { throw .cannotOpen(path: destination, reason: "cannot move it aside: \(error.localizedDescription)") }
                 }
@@ -102,9 +102,22 @@ extension Store {
             defer { try? from.close() }
             let into = try DatabaseQueue(path: destination, configuration: plainConfiguration())
             defer { try? into.close() }
-            // Out of WAL first: SQLite refuses to copy into a WAL database whose pages are of
-            // another size (a backup from before 8 KiB pages, restored over a new database).
-            try into.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+            // SQLite refuses to copy into a WAL database whose pages are of another size (a
+            // backup from before 8 KiB pages, restored over a new database): such a one leaves
+            // WAL first. That needs the file to itself, so it is done only then (another
+            // connection reading it, `pacenote backup` or a shell, does not stop the rest).
+            let sourcePageSize = try from.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") }
+            try into.writeWithoutTransaction { db in
+                let size = try Int.fetchOne(db, sql: "PRAGMA page_size")
+                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+                guard mode?.lowercased() == "wal", size != sourcePageSize, try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 > 0 else { return }
+                // Refused (SQLITE_BUSY, or the old mode given back) while another connection has it.
+                let left = try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+                guard left?.lowercased() == "delete" else {
+                    throw StoreError.sqlite("the database's pages are of \(size ?? 0) bytes and the backup's of \(sourcePageSize ?? 0): "
+                                            + "it must leave WAL mode to take them, and another process has it open; stop it and restore again")
+                }
+            }
             try from.backup(to: into, pagesPerStep: backupPagesPerStep)
             try into.writeWithoutTransaction { db in
                 // Back to WAL, as `Store.open` keeps it, with nothing left in the log.

@@ -64,8 +64,8 @@ public final class Store: Sendable {
             // Pages of 8 KiB in a new database (this runs before its first write; an existing
             // one keeps the size it has). Rollup rows and index entries are small and many: at
             // 8 KiB a page holds twice as many, so a bulk import splits and rewrites fewer
-            // pages — scripts/bench/scale's files, 4 KiB and 8 KiB imports taken in turn: 5M
-            // plays 52.1 s against 54.0 (pair by pair 0.95), 1M 0.93, 200,000 new tracks 0.98
+            // pages — scripts/bench/scale's files, 4 KiB and 8 KiB imports taken in turn, the
+            // median of the pairs' time ratios: 5M plays 0.95, 1M 0.93, 200,000 new tracks 0.98
             // — while the uncached charts and the resident memory after the load stayed the same.
             try db.execute(sql: "PRAGMA page_size = \(Store.pageSize)")
             // NORMAL is durable across application crashes in WAL mode; only a power loss

@@ -234,5 +234,54 @@ import Testing
         #expect(try sqlite(newDB, "PRAGMA page_size") == "4096\n")
         #expect(try sqlite(newDB, "PRAGMA journal_mode") == "wal\n")
         #expect(try sqlite(newDB, "PRAGMA integrity_check") == "ok\n")
+        let replaced = try FileManager.default.contentsOfDirectory(atPath: fresh.path).filter { $0.hasPrefix("new.sqlite.replaced-") }
+        #expect(replaced.count == 1, "\(replaced)")
+        #expect(try sqlite(fresh.file(replaced.first ?? "-"), "PRAGMA page_size") == "8192\n")
+    }
+
+    /// Another process reading the database (a shell, `pacenote backup`) does not stop a restore
+    /// of pages of its size; one of another size must take the file out of WAL mode, which
+    /// needs it alone: refused with a clear message, nothing changed, and done once it is.
+    @Test func restoreOverADatabaseAnotherProcessHasOpen() throws {
+        let dir = try TemporaryDirectory("pacenote-restore-open")
+        let env = ["HOME": dir.path]
+        let db = dir.file("pacenote.sqlite")
+        let listen = dir.file("one.jsonl")
+        try #"{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}"#.write(toFile: listen, atomically: true, encoding: .utf8)
+        #expect(try PacenoteProcess.run(["import", "--db", db, listen], environment: env).status == 0)
+        let same = dir.file("same.sqlite")
+        #expect(try PacenoteProcess.run(["backup", "--db", db, "--output", same], environment: env).status == 0)
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("PacenoteStoreTests/Fixtures/v1.sqlite").path
+        let older = dir.file("older.sqlite")
+        try FileManager.default.copyItem(atPath: fixture, toPath: older)
+        #expect(try sqlite(db, "PRAGMA page_size") == "8192\n" && sqlite(older, "PRAGMA page_size") == "4096\n")
+
+        // A shell with the database open.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: try Tools.require("sqlite3"))
+        shell.arguments = [db]
+        let input = Pipe(), output = Pipe()
+        shell.standardInput = input
+        shell.standardOutput = output
+        try shell.run()
+        defer { if shell.isRunning { shell.terminate() } }
+        input.fileHandleForWriting.write(Data("SELECT COUNT(*) FROM plays;\n".utf8))
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "1\n")
+
+        let refused = try PacenoteProcess.run(["restore", older, "--db", db], environment: env)
+        #expect(refused.status == 1, "\(refused.stdout)")
+        #expect(refused.stderr.contains("another process has it open"), "\(refused.stderr)")
+        #expect(try plays(in: db).count == 1 && sqlite(db, "PRAGMA page_size") == "8192\n")
+        let sameSize = try PacenoteProcess.run(["restore", same, "--db", db], environment: env)
+        #expect(sameSize.status == 0, "\(sameSize.stderr)")
+        #expect(try plays(in: db).count == 1)
+
+        try input.fileHandleForWriting.close()
+        shell.waitUntilExit()
+        let restored = try PacenoteProcess.run(["restore", older, "--db", db], environment: env)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try plays(in: db).count == 3 && sqlite(db, "PRAGMA page_size") == "4096\n")
+        #expect(try sqlite(db, "PRAGMA journal_mode") == "wal\n" && sqlite(db, "PRAGMA integrity_check") == "ok\n")
     }
 }
