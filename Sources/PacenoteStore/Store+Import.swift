@@ -20,7 +20,8 @@ import PacenoteCore
 /// schema without them. Each track rollup key's sums are added in the same order the
 /// trigger would have added them, so those rollups are bit-for-bit what the trigger gives
 /// (tested). The search index's trigger on `tracks` is handled the same way. Checkpoints
-/// run beside the writer (`WALCheckpointer`).
+/// run beside the writer (`WALCheckpointer`). An import large beside the stored history
+/// drops the rollups' ranking indexes and builds them again at `finish()` (`DeferredIndexes`).
 public final class ListenImportSession {
     /// The writer's page cache while importing (the store's default is `Store.cacheKiB`).
     static let cacheKiB = 32_768
@@ -93,8 +94,10 @@ public final class ListenImportSession {
         // the WAL would grow by every transaction (1.7 GB for 5M plays), each write a new block.
         checkpointer.caughtUp()
         do {
+            var dropped = false
             let result = try store.writeWithoutForeignKeyChecks { db in
                 var transaction = try begin(capacity: first.plays.count, in: db)
+                dropped = try dropRankingIndexesIfWorthIt(in: db)
                 var batch: ImportBatch? = first
                 while let current = batch {
                     try add(current, now: now, to: &transaction, in: db)
@@ -102,6 +105,8 @@ public final class ListenImportSession {
                 }
                 return try end(transaction, in: db)
             }
+            if dropped { droppedIndexes = true }
+            imported += result.imported
             checkpointer.committed()
             return result
         } catch {
@@ -110,13 +115,42 @@ public final class ListenImportSession {
         }
     }
 
-    /// Gives the writer connection its usual page cache and checkpoints back.
+    /// Builds again the ranking indexes the import dropped, and gives the writer connection
+    /// its usual page cache and checkpoints back.
     public func finish() {
         guard triggerSQL != nil else { return }
+        if droppedIndexes {
+            droppedIndexes = false
+            // A failure leaves them recorded: the next open builds them (`DeferredIndexes`).
+            try? DeferredIndexes.build(in: store.pool, afterEach: {
+                checkpointer.committed()
+                checkpointer.caughtUp()
+            })
+        }
         checkpointer.finish()
         try? store.pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA cache_size = -\(Store.cacheKiB); PRAGMA wal_autocheckpoint = \(Self.autocheckpointPages)")
         }
+    }
+
+    /// Whether this session dropped the rollups' ranking indexes (`DeferredIndexes`), to
+    /// build them again at `finish()`; whether it decided not to; what it has imported; the
+    /// plays stored when it began (roughly: the highest play id).
+    private var droppedIndexes = false
+    private var keepsIndexes = false
+    private var imported = 0
+    private var storedAtStart: Int64?
+
+    /// Drops the ranking indexes (in the transaction under way) if what the import writes is
+    /// large beside what is stored: building them again reads every rollup row, once.
+    private func dropRankingIndexesIfWorthIt(in db: Database) throws -> Bool {
+        guard !droppedIndexes, !keepsIndexes else { return false }
+        if storedAtStart == nil { storedAtStart = try Int64.fetchOne(db, sql: "SELECT max(id) FROM plays") ?? 0 }
+        let stored = storedAtStart!
+        guard stored < DeferredIndexes.fewPlays || Int64(imported) >= stored else { return false }
+        if try DeferredIndexes.drop(in: db) { return true }
+        keepsIndexes = true
+        return false
     }
 
     /// SQLite's default threshold for the automatic checkpoint, in pages.

@@ -89,6 +89,9 @@ public final class Store: Sendable {
         let store = Store(path: path, pool: pool, localTime: LocalTime(timeZone: timeZone), migrationBackups: backupsBeforeMigrating)
         pool.add(transactionObserver: store.commits, extent: .databaseLifetime)
         do {
+            // Indexes a killed import dropped (`DeferredIndexes`), built before a migration
+            // may name them.
+            try store.buildDeferredIndexes()
             try store.migrate(announce: announce)
             try store.alignRollups(to: timeZone)
         } catch {
@@ -142,6 +145,17 @@ public final class Store: Sendable {
 
     /// Applies every migration not yet applied. Running it again changes nothing. A
     /// database that has a schema is backed up first (`migrationBackups`).
+    /// Builds the rollups' ranking indexes an import dropped, if its process is gone
+    /// (`DeferredIndexes`).
+    func buildDeferredIndexes() throws(StoreError) {
+        do {
+            guard try pool.read({ db in try db.tableExists("meta") }) else { return }
+            try DeferredIndexes.buildIfOwnerIsGone(in: pool)
+        } catch {
+            throw StoreError(error, path: path)
+        }
+    }
+
     public func migrate(announce: (@Sendable (String) -> Void)? = nil) throws(StoreError) {
         do {
             let migrator = Schema.migrator

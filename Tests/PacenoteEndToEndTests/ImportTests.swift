@@ -155,11 +155,31 @@ import Testing
         #expect(partial > 0 && partial % 2000 == 0, "\(partial)")  // whole batches only
         try Self.rollupsMatchPlays(sqlite, db)
         #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'plays_rollup_insert'"]).stdout == "1\n")
+        // An import into an empty database drops the rollups' ranking indexes until it ends
+        // (`DeferredIndexes`): killed, it left them dropped, and recorded.
+        let fresh = dir.file("fresh.sqlite")
+        #expect(try PacenoteProcess.run(["migrate", "--db", fresh]).status == 0)
+        let expected = try Self.rankingIndexes(sqlite, fresh)
+        #expect(expected.split(separator: "\n").count == 18, "\(expected)")
+        #expect(try Self.rankingIndexes(sqlite, db) == "")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "1\n")
         let r = try PacenoteProcess.run(["import", "--db", db, file])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(Self.counts(r.stdout, file) == [n, n - partial, partial, 0, 0], "\(r.stdout)")
         #expect(try run(sqlite, [db, "SELECT COUNT(*), SUM(played_s) FROM plays"]).stdout == "\(n)|\(Double(n) * 190.5)\n")
         try Self.rollupsMatchPlays(sqlite, db)
+        // The next open built them again (their process was gone), as a new database has them.
+        #expect(try Self.rankingIndexes(sqlite, db) == expected)
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "0\n")
+        #expect(try run(sqlite, [db, "PRAGMA integrity_check"]).stdout == "ok\n")
+    }
+
+    /// The rollups' ranking indexes of a database, a line each (name and SQL).
+    static func rankingIndexes(_ sqlite: String, _ db: String) throws -> String {
+        try run(sqlite, [db, """
+            SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'rollup%'
+            AND (name LIKE '%_top' OR name LIKE '%_by_time') ORDER BY name
+            """]).stdout
     }
 
     /// A batch the database refuses (here a trigger raises, as a full disk would fail a

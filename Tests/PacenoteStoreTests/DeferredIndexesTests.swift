@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import PacenoteCore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteStore
+
+private let zone = TimeZone(identifier: "Europe/Berlin")!
+
+/// An import drops the rollups' ranking indexes when what it writes is large beside what is
+/// stored, and builds them again when it ends (`DeferredIndexes`); the charts stay right.
+@Suite struct DeferredIndexesTests {
+    /// The ranking indexes of a database: name and SQL.
+    static func rankingIndexes(_ store: Store) throws -> [String] {
+        try store.read { db in try Row.fetchAll(db, sql: DeferredIndexes.selection).map { "\($0[0] as String): \($0[1] as String)" } }
+    }
+
+    static func recorded(_ store: Store) throws -> String? {
+        try store.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [DeferredIndexes.metaKey]) }
+    }
+
+    /// Every chart the store answers from the ranking indexes, for ranges over the listens:
+    /// whole years, a month, months and days, a few days. Seconds to the microsecond
+    /// (`rounded`): an artist's or album's sums are added in another order by an import than
+    /// by the trigger.
+    static func charts(_ store: Store, rounded: Bool = false) throws -> [String] {
+        var out: [String] = []
+        for (from, to) in [("2024-01-01", "2026-12-31"), ("2024-04-01", "2024-04-30"), ("2024-03-29", "2024-05-17"), ("2024-04-10", "2024-04-12")] {
+            for order in [ChartOrder.plays, .time] {
+                for chart in [try store.topTracks(fromDay: from, toDay: to, limit: 5, by: order),
+                              try store.topArtists(fromDay: from, toDay: to, limit: 5, by: order),
+                              try store.topAlbums(fromDay: from, toDay: to, limit: 5, by: order)] {
+                    out.append(chart.map { entry in
+                        var entry = entry
+                        if rounded { entry.seconds = (entry.seconds * 1e6).rounded() / 1e6 }
+                        return "\(entry)"
+                    }.joined(separator: "\n"))
+                }
+            }
+        }
+        return out
+    }
+
+    @Test func anImportIntoAnEmptyDatabaseDropsThemUntilItEnds() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        let reference = try Store.open(path: dir.file("ref.sqlite"), timeZone: zone)
+        defer { try? store.close(); try? reference.close() }
+        let all = ImportStoreTests.listens(count: 3000, seed: 5)
+        try reference.logThroughTriggers(all)
+        let expected = try Self.rankingIndexes(store)
+        #expect(expected.count == 18)
+        let session = ListenImportSession(store: store, source: "import:test")
+        for start in stride(from: 0, to: all.count, by: 1000) {
+            _ = try session.insert(Array(all[start..<(start + 1000)]))
+            // Dropped with the first transaction, and recorded as this process's.
+            #expect(try Self.rankingIndexes(store).isEmpty)
+            #expect(try Self.recorded(store)?.hasPrefix(DeferredIndexes.owner + "\n") == true)
+            // The charts are right without them (SQLite sorts the rows).
+            try EntityRollupTests.expectExact(store, "during the import")
+        }
+        let without = try Self.charts(store)
+        #expect(try Self.charts(store, rounded: true) == (try Self.charts(reference, rounded: true)))
+        session.finish()
+        #expect(try Self.rankingIndexes(store) == expected)
+        #expect(try Self.recorded(store) == nil)
+        // The same charts through the indexes as without them.
+        #expect(try Self.charts(store) == without)
+        #expect(try store.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+    }
+
+    /// An import small beside the stored plays keeps them; a long one drops them once it
+    /// has imported as many plays as were stored when it began.
+    @Test func aSmallImportIntoAHistoryKeepsThemAndALongOneDropsThemLater() throws {
+        try DeferredIndexes.$fewPlays.withValue(100) {
+            let dir = try TemporaryDirectory()
+            let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+            defer { try? store.close() }
+            let all = ImportStoreTests.listens(count: 4000, seed: 9)
+            let first = ListenImportSession(store: store, source: "import:test")
+            _ = try first.insert(Array(all[0..<1000]))
+            #expect(try Self.rankingIndexes(store).isEmpty)
+            first.finish()
+            #expect(try Self.rankingIndexes(store).count == 18)
+            // 1,000 stored: 500 at a time, the indexes stay until 1,000 are imported.
+            let second = ListenImportSession(store: store, source: "import:test")
+            var dropped: [Bool] = []
+            for start in stride(from: 1000, to: 4000, by: 500) {
+                _ = try second.insert(Array(all[start..<(start + 500)]))
+                dropped.append(try Self.rankingIndexes(store).isEmpty)
+            }
+            #expect(dropped == [false, false, true, true, true, true])
+            second.finish()
+            #expect(try Self.rankingIndexes(store).count == 18)
+            #expect(try Self.recorded(store) == nil)
+            try EntityRollupTests.expectExact(store, "after two imports")
+        }
+    }
+
+    /// Indexes another process dropped are its to build (while it runs); those of a process
+    /// that is gone are built by the next open. An import that finds them dropped by another
+    /// leaves them be.
+    @Test func theyAreBuiltAtOpenOnceTheirProcessIsGone() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("p.sqlite")
+        var store = try Store.open(path: path, timeZone: zone)
+        let expected = try Self.rankingIndexes(store)
+        // As a running process (this one) would have left them.
+        _ = try store.pool.write { db in try DeferredIndexes.drop(in: db) }
+        try store.close()
+        store = try Store.open(path: path, timeZone: zone)
+        #expect(try Self.rankingIndexes(store).isEmpty)
+        let session = ListenImportSession(store: store, source: "import:test")
+        _ = try session.insert(ImportStoreTests.listens(count: 200))
+        session.finish()
+        #expect(try Self.rankingIndexes(store).isEmpty)
+        try EntityRollupTests.expectExact(store, "imported while another process had them dropped")
+        // Its process gone (no such pid): the next open builds them.
+        try store.pool.write { db in
+            try db.execute(sql: "UPDATE meta SET value = '999999999 1' || substr(value, instr(value, char(10))) WHERE key = ?",
+                           arguments: [DeferredIndexes.metaKey])
+        }
+        try store.close()
+        store = try Store.open(path: path, timeZone: zone)
+        defer { try? store.close() }
+        #expect(try Self.rankingIndexes(store) == expected)
+        #expect(try Self.recorded(store) == nil)
+        #expect(!DeferredIndexes.isRunning("999999999 1"))
+        #expect(DeferredIndexes.isRunning(DeferredIndexes.owner[...]))
+    }
+}
