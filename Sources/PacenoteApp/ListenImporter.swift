@@ -19,6 +19,9 @@ public final class ListenImporter {
         public var bytesRead: Int64
         public var bytesTotal: Int64?
         public var summary: ImportSummary
+        /// The rows are all stored, and the charts' indexes are being built again (a big
+        /// import's last step: `ListenImportSession.buildsIndexesAtFinish`).
+        public var buildingIndexes = false
     }
 
     /// A file that cannot be imported at all (nothing of it was stored).
@@ -202,6 +205,11 @@ public final class ListenImporter {
             summary.imported += result.imported
             summary.duplicates += result.duplicates
             if planned > 0 { report(consumed) }
+        }
+        if session.buildsIndexesAtFinish, let progress {
+            var total = before
+            total.add(summary)
+            progress(Progress(file: name, bytesRead: size ?? 0, bytesTotal: size, summary: total, buildingIndexes: true))
         }
         if let failure { throw failure }
         if stopped {

@@ -158,4 +158,7 @@ public final class ImportRun {
     }
 
     public func finish() { session.finish() }
+
+    /// Whether `finish()` builds the charts' indexes again (seconds, for a big import).
+    public var buildsIndexesAtFinish: Bool { session.buildsIndexesAtFinish }
 }

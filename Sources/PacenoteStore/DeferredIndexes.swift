@@ -82,8 +82,10 @@ enum DeferredIndexes {
     /// Builds the recorded indexes again, one transaction each (the write lock is never held
     /// for long: ~2 s for the largest at 5M plays), and forgets them with the last. `only`:
     /// do it only if the recorded owner satisfies it. `afterEach`: after each commit.
-    static func build(in pool: DatabasePool, only: (Substring) -> Bool = { _ in true }, afterEach: () -> Void = {}) throws {
+    static func build(in pool: DatabasePool, only: (Substring) -> Bool = { _ in true }, before: () -> Void = {},
+                      afterEach: () -> Void = {}) throws {
         guard let (owner, statements) = try pool.read({ db in try recorded(in: db) }), only(owner) else { return }
+        before()
         // The sort's runs in a temporary file: in memory (the store's setting), the largest
         // index's keys are held whole (peak 237 MiB at 5M plays, against 170 for the import).
         // And a sort buffer of `sortKiB`: SQLite sorts as much as its page cache in memory.
@@ -106,7 +108,9 @@ enum DeferredIndexes {
 
     /// At open: builds the indexes an import dropped if its process is gone (it died, or was
     /// killed, before it had built them).
-    static func buildIfOwnerIsGone(in pool: DatabasePool) throws {
-        try build(in: pool, only: { !isRunning($0) })
+    static func buildIfOwnerIsGone(in pool: DatabasePool, announce: (@Sendable (String) -> Void)?) throws {
+        try build(in: pool, only: { !isRunning($0) }, before: {
+            announce?("building the charts' indexes again, which an import that did not finish had dropped")
+        })
     }
 }

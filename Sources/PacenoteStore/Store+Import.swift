@@ -137,6 +137,8 @@ public final class ListenImportSession {
     /// build them again at `finish()`; whether it decided not to; what it has imported; the
     /// plays stored when it began (roughly: the highest play id).
     private var droppedIndexes = false
+    /// Whether `finish()` builds the rollups' ranking indexes again.
+    public var buildsIndexesAtFinish: Bool { droppedIndexes }
     private var keepsIndexes = false
     private var imported = 0
     private var storedAtStart: Int64?

@@ -91,7 +91,7 @@ public final class Store: Sendable {
         do {
             // Indexes a killed import dropped (`DeferredIndexes`), built before a migration
             // may name them.
-            try store.buildDeferredIndexes()
+            try store.buildDeferredIndexes(announce: announce)
             try store.migrate(announce: announce)
             try store.alignRollups(to: timeZone)
         } catch {
@@ -147,10 +147,10 @@ public final class Store: Sendable {
     /// database that has a schema is backed up first (`migrationBackups`).
     /// Builds the rollups' ranking indexes an import dropped, if its process is gone
     /// (`DeferredIndexes`).
-    func buildDeferredIndexes() throws(StoreError) {
+    func buildDeferredIndexes(announce: (@Sendable (String) -> Void)? = nil) throws(StoreError) {
         do {
             guard try pool.read({ db in try db.tableExists("meta") }) else { return }
-            try DeferredIndexes.buildIfOwnerIsGone(in: pool)
+            try DeferredIndexes.buildIfOwnerIsGone(in: pool, announce: announce)
         } catch {
             throw StoreError(error, path: path)
         }

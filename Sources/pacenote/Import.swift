@@ -151,6 +151,10 @@ struct Import: ParsableCommand {
         let started = Date()
         let importer = ListenImporter(store: store, format: format, batchSize: batchSize, progress: { p in
             let s = p.summary
+            if p.buildingIndexes {
+                progress.update(fraction: 1, "\(s.read) read, \(s.imported) imported; building the charts' indexes", always: true)
+                return
+            }
             let rate = Double(s.read) / max(Date().timeIntervalSince(started), 0.001)
             progress.update(fraction: p.bytesTotal.flatMap { $0 > 0 ? Double(p.bytesRead) / Double($0) : nil },
                             "\(s.read) read, \(s.imported) imported, \(s.duplicates) duplicates, \(s.errors) errors, \(Int(rate))/s")

@@ -30,7 +30,8 @@ final class ProgressReporter: Sendable {
 
     /// The work done so far: `fraction` from 0 to 1 (nil when the total is unknown) and
     /// the counts as words. Safe from several threads.
-    func update(fraction: Double?, _ detail: String) {
+    /// `always`: shown even if a line was shown a moment ago (a new step).
+    func update(fraction: Double?, _ detail: String, always: Bool = false) {
         let text: String? = state.withLock { s in
             guard !s.finished else { return nil }
             s.fraction = fraction.map { min(1, max(0, $0)) }
@@ -39,7 +40,7 @@ final class ProgressReporter: Sendable {
             let tenth = s.fraction.map { Int($0 * 10) } ?? -1
             let due = terminal ? now.timeIntervalSince(s.lastShown) >= 0.1 || s.fraction == 1
                                : s.shown == nil || now.timeIntervalSince(s.lastShown) >= 2 || tenth != s.lastTenth
-            guard due else { return nil }
+            guard due || always else { return nil }
             s.lastShown = now
             s.lastTenth = tenth
             return show(&s)
