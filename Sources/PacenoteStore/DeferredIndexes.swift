@@ -33,7 +33,8 @@ enum DeferredIndexes {
     /// The indexes an import drops: the rollup tables' `…_top` and `…_by_time`.
     static let selection = """
         SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
-        AND tbl_name LIKE 'rollup\\_%' ESCAPE '\\' AND (name LIKE '%\\_top' ESCAPE '\\' OR name LIKE '%\\_by\\_time' ESCAPE '\\')
+        AND sql LIKE 'CREATE INDEX %' AND tbl_name LIKE 'rollup\\_%' ESCAPE '\\'
+        AND (name LIKE '%\\_top' ESCAPE '\\' OR name LIKE '%\\_by\\_time' ESCAPE '\\')
         ORDER BY name
         """
 
@@ -41,27 +42,32 @@ enum DeferredIndexes {
     /// that another process given the same pid later is not taken for it.
     static let owner: String = "\(getpid()) \(startTime(of: getpid()) ?? "?")"
 
-    /// Field 22 of `/proc/PID/stat` (the start time, in clock ticks since boot).
+    /// Field 22 of `/proc/PID/stat` (the start time, in clock ticks since boot); "Z" for a
+    /// process that has exited and not yet been waited for.
     static func startTime(of pid: pid_t) -> String? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
-        // The fields after the command's closing parenthesis start at field 3.
+        // The fields after the command's closing parenthesis start at field 3 (the state).
         let fields = stat[stat.index(after: close)...].split(separator: " ")
+        if fields.first == "Z" { return "Z" }
         return fields.count > 19 ? String(fields[19]) : nil
     }
 
-    /// Whether the process `owner` names is still running.
+    /// Whether the process `owner` names is still running. Without `/proc` (or with the
+    /// start time unknown when it was recorded), whether a process of that pid exists.
     static func isRunning(_ owner: Substring) -> Bool {
         let parts = owner.split(separator: " ")
-        guard parts.count == 2, let pid = pid_t(parts[0]) else { return false }
-        return startTime(of: pid) == String(parts[1])
+        guard parts.count == 2, let pid = pid_t(parts[0]), pid > 0 else { return false }
+        if parts[1] != "?", let now = startTime(of: pid) { return now == String(parts[1]) }
+        if parts[1] != "?", FileManager.default.fileExists(atPath: "/proc/self/stat") { return false }
+        return kill(pid, 0) == 0 || errno == EPERM
     }
 
-    /// The owner and the statements of the recorded indexes, if any are recorded.
-    static func recorded(in db: Database) throws -> (owner: Substring, statements: [String])? {
+    /// The record (`value`), its owner and the statements of the recorded indexes, if any are recorded.
+    static func recorded(in db: Database) throws -> (value: String, owner: Substring, statements: [String])? {
         guard let value = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [metaKey]) else { return nil }
         let lines = value.split(separator: "\n", omittingEmptySubsequences: false)
-        return (lines[0], lines.dropFirst().map(String.init).filter { !$0.isEmpty })
+        return (value, lines[0], lines.dropFirst().map(String.init).filter { !$0.isEmpty })
     }
 
     /// Drops the ranking indexes in the caller's transaction and records them, as this
@@ -84,7 +90,7 @@ enum DeferredIndexes {
     /// do it only if the recorded owner satisfies it. `afterEach`: after each commit.
     static func build(in pool: DatabasePool, only: (Substring) -> Bool = { _ in true }, before: () -> Void = {},
                       afterEach: () -> Void = {}) throws {
-        guard let (owner, statements) = try pool.read({ db in try recorded(in: db) }), only(owner) else { return }
+        guard let (value, owner, statements) = try pool.read({ db in try recorded(in: db) }), only(owner) else { return }
         before()
         // The sort's runs in a temporary file: in memory (the store's setting), the largest
         // index's keys are held whole (peak 237 MiB at 5M plays, against 170 for the import).
@@ -102,7 +108,8 @@ enum DeferredIndexes {
             }
             afterEach()
         }
-        try pool.write { db in try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [metaKey]) }
+        // Only the record read: one written since (by an import that dropped them again) stays.
+        try pool.write { db in try db.execute(sql: "DELETE FROM meta WHERE key = ? AND value = ?", arguments: [metaKey, value]) }
         afterEach()
     }
 

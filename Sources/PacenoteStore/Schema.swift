@@ -854,8 +854,10 @@ enum Schema {
     /// tracks, artists and albums get an index by time, and the artists' and albums' totals
     /// one as the tracks' have had since v7. Without them a range of three years summed
     /// every row of each year (119 ms p99 at 5M plays, scripts/bench/scale). They cost a bulk
-    /// import about 6 % (1M plays, whole-process medians of 3 pairs); setting every chart
-    /// index aside during a large import and sorting them at its end cost more (5 % at 5M).
+    /// import about 6 % (1M plays, whole-process medians of 3 pairs). Setting every chart
+    /// index aside during a large import and sorting them at its end cost 5 % more at 5M
+    /// when first tried; with the WAL started over between transactions and the sort's runs
+    /// in a file, it saves a quarter of a 5M import (`DeferredIndexes`).
     private static func v16ChartsByTime(_ db: Database) throws {
         for table in ["rollup_year_track", "rollup_year_artist", "rollup_year_album"] {
             try db.execute(sql: "CREATE INDEX \(table)_by_time ON \(table)(year, played_s DESC, plays DESC)")

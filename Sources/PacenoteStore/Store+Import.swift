@@ -94,10 +94,11 @@ public final class ListenImportSession {
         // the WAL would grow by every transaction (1.7 GB for 5M plays), each write a new block.
         checkpointer.caughtUp()
         do {
-            var dropped = false
             let result = try store.writeWithoutForeignKeyChecks { db in
                 var transaction = try begin(capacity: first.plays.count, in: db)
-                dropped = try dropRankingIndexesIfWorthIt(in: db)
+                // Known at once: if the transaction then fails, `finish()` finds no record
+                // (rolled back) or its own (committed, and a later step failed), and builds it.
+                if try dropRankingIndexesIfWorthIt(in: db) { droppedIndexes = true }
                 var batch: ImportBatch? = first
                 while let current = batch {
                     try add(current, now: now, to: &transaction, in: db)
@@ -105,7 +106,6 @@ public final class ListenImportSession {
                 }
                 return try end(transaction, in: db)
             }
-            if dropped { droppedIndexes = true }
             imported += result.imported
             checkpointer.committed()
             return result
@@ -121,8 +121,9 @@ public final class ListenImportSession {
         guard triggerSQL != nil else { return }
         if droppedIndexes {
             droppedIndexes = false
-            // A failure leaves them recorded: the next open builds them (`DeferredIndexes`).
-            try? DeferredIndexes.build(in: store.pool, afterEach: {
+            // A failure (a full disk) leaves them recorded: the next open builds them
+            // (`DeferredIndexes`). Only this process's record: another's is its own to build.
+            try? DeferredIndexes.build(in: store.pool, only: { $0 == DeferredIndexes.owner[...] }, afterEach: {
                 checkpointer.committed()
                 checkpointer.caughtUp()
             })

@@ -91,7 +91,7 @@ public final class Store: Sendable {
         do {
             // Indexes a killed import dropped (`DeferredIndexes`), built before a migration
             // may name them.
-            try store.buildDeferredIndexes(announce: announce)
+            store.buildDeferredIndexes(announce: announce)
             try store.migrate(announce: announce)
             try store.alignRollups(to: timeZone)
         } catch {
@@ -143,19 +143,20 @@ public final class Store: Sendable {
         _ = pacenote_sqlite_memstatus(0)
     }()
 
-    /// Applies every migration not yet applied. Running it again changes nothing. A
-    /// database that has a schema is backed up first (`migrationBackups`).
     /// Builds the rollups' ranking indexes an import dropped, if its process is gone
-    /// (`DeferredIndexes`).
-    func buildDeferredIndexes(announce: (@Sendable (String) -> Void)? = nil) throws(StoreError) {
+    /// (`DeferredIndexes`). A failure (a full disk) is told and leaves them recorded: they
+    /// only make charts faster, and the next open tries again.
+    func buildDeferredIndexes(announce: (@Sendable (String) -> Void)? = nil) {
         do {
             guard try pool.read({ db in try db.tableExists("meta") }) else { return }
             try DeferredIndexes.buildIfOwnerIsGone(in: pool, announce: announce)
         } catch {
-            throw StoreError(error, path: path)
+            announce?("the charts' indexes could not be built (\(StoreError(error, path: path))); the charts are right but slower until they are")
         }
     }
 
+    /// Applies every migration not yet applied. Running it again changes nothing. A
+    /// database that has a schema is backed up first (`migrationBackups`).
     public func migrate(announce: (@Sendable (String) -> Void)? = nil) throws(StoreError) {
         do {
             let migrator = Schema.migrator

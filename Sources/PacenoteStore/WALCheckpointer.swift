@@ -54,7 +54,8 @@ final class WALCheckpointer: @unchecked Sendable {
     /// let them copy everything).
     func caughtUp() {
         condition.lock()
-        while pending > 0 || busy { condition.wait() }
+        // Not once the thread has ended (after `finish()`): nothing would copy them.
+        while (pending > 0 || busy) && running { condition.wait() }
         condition.unlock()
     }
 

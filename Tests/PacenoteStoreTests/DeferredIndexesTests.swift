@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import PacenoteCore
 import PacenoteTestSupport
+import Synchronization
 import Testing
 @testable import PacenoteStore
 
@@ -127,5 +128,53 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(try Self.recorded(store) == nil)
         #expect(!DeferredIndexes.isRunning("999999999 1"))
         #expect(DeferredIndexes.isRunning(DeferredIndexes.owner[...]))
+    }
+
+    /// A build that fails at open (here a statement that cannot run) is told, and the
+    /// database opens: the indexes only make charts faster. The record stays for the next try.
+    @Test func aBuildThatFailsAtOpenIsToldAndTheDatabaseOpens() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("p.sqlite")
+        var store = try Store.open(path: path, timeZone: zone)
+        try store.pool.write { db in
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES (?, ?)",
+                           arguments: [DeferredIndexes.metaKey, "999999999 1\nCREATE INDEX broken ON no_such_table(a)"])
+        }
+        try store.close()
+        let told = Mutex<[String]>([])
+        store = try Store.open(path: path, timeZone: zone, announce: { message in told.withLock { $0.append(message) } })
+        defer { try? store.close() }
+        let messages = told.withLock { $0 }
+        #expect(messages.contains { $0.hasPrefix("the charts' indexes could not be built (") && $0.contains("no_such_table") }, "\(messages)")
+        #expect(try Self.recorded(store) != nil)
+        // The writer's settings are the store's again after a build, failed or not.
+        let (cache, temp) = try store.pool.writeWithoutTransaction { db in
+            (try Int.fetchOne(db, sql: "PRAGMA cache_size"), try Int.fetchOne(db, sql: "PRAGMA temp_store"))
+        }
+        #expect(cache == -Store.cacheKiB)
+        #expect(temp == 2)  // MEMORY
+    }
+
+    /// A recorded process is running while its pid has the recorded start time and has not
+    /// exited (a zombie, not yet waited for, is gone); with no start time recorded, while
+    /// its pid exists.
+    @Test func whetherTheRecordedProcessRuns() throws {
+        var pid: pid_t = 0
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("0.3"), nil]
+        defer { for a in argv { free(a) } }
+        #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0)
+        let start = try #require(DeferredIndexes.startTime(of: pid))
+        #expect(DeferredIndexes.isRunning("\(pid) \(start)"))
+        #expect(DeferredIndexes.isRunning("\(pid) ?"))
+        #expect(!DeferredIndexes.isRunning("\(pid) \(start)1"))
+        Thread.sleep(forTimeInterval: 0.8)  // exited, not waited for
+        // A zombie ("Z"), unless something reaped it already.
+        #expect([nil, "Z"].contains(DeferredIndexes.startTime(of: pid)))
+        #expect(!DeferredIndexes.isRunning("\(pid) \(start)"))
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
+        #expect(!DeferredIndexes.isRunning("\(pid) \(start)"))
+        #expect(!DeferredIndexes.isRunning("\(pid) ?"))
+        #expect(!DeferredIndexes.isRunning("garbage"))
     }
 }
