@@ -39,6 +39,9 @@ extension ListenImporter {
         }
         var summary = ImportSummary()
         var found = false
+        // One import per format for the whole zip (ListenBrainz's: a file per month).
+        var imports: [String: SharedImport] = [:]
+        defer { for shared in imports.values { shared.session.finish() } }
         let isFeedback = { (entry: ZipArchive.Entry) in entry.name == "feedback.jsonl" || entry.name.hasSuffix("/feedback.jsonl") }
         for entry in chosen.filter({ !isFeedback($0) }) + chosen.filter(isFeedback) {
             let reader = archive.reader(for: entry)
@@ -52,7 +55,11 @@ extension ListenImporter {
                 }
                 guard let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil else { continue }
                 found = true
-                let part = try importStream(source, kind: kind, name: "\(name):\(entry.printableName)", size: nil, before: summary)
+                let format = kind.format!.source
+                let shared = imports[format] ?? SharedImport(operations.importListens(source: format))
+                imports[format] = shared
+                let part = try importStream(source, kind: kind, name: "\(name):\(entry.printableName)", size: nil,
+                                            before: summary, shared: shared)
                 summary.add(part)
             } catch let refusal as ZipArchive.Refusal {
                 // Only when the file changed since the check: what was stored stays.
@@ -60,6 +67,9 @@ extension ListenImporter {
             }
         }
         guard found else { throw FileError(description: "the zip has no listens (.jsonl or .json files of an export)") }
+        if imports.values.contains(where: \.session.buildsIndexesAtFinish), let progress {
+            progress(Progress(file: name, bytesRead: 0, bytesTotal: nil, summary: summary, buildingIndexes: true))
+        }
         return summary
     }
 }

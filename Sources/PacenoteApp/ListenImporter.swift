@@ -138,19 +138,21 @@ public final class ListenImporter {
     /// and parsing run on a thread of their own, a batch ahead of the store: the two halves
     /// take about as long as each other, and the machine has more than one core.
     /// `before`: what earlier parts of the same upload gave, for the progress line.
+    /// `shared`: the import this stream is a part of (a zip's entries of one format), which
+    /// the caller finishes; by default the stream is an import of its own.
     func importStream(_ source: ByteSource, kind: ImportFileKind, name: String, size: Int64?,
-                      before: ImportSummary = ImportSummary()) throws -> ImportSummary {
+                      before: ImportSummary = ImportSummary(), shared: SharedImport? = nil) throws -> ImportSummary {
         guard let format = kind.format else { throw FileError(description: "not a listen export") }
-        let session = operations.importListens(source: format.source)
-        defer { session.finish() }
+        let stream = shared ?? SharedImport(operations.importListens(source: format.source))
+        let session = stream.session
+        defer { if shared == nil { session.finish() } }
         let handoff = Handoff<Chunk>(capacity: 1)
         let reader = UncheckedBox(source)
         let batchSize = self.batchSize
-        let separators = session.separators
         let thread = Thread {
             do {
                 try Self.readRows(reader.value, kind: kind, name: name, batchSize: min(batchSize, Self.chunkSize),
-                                  separators: separators) { chunk in
+                                  batcher: &stream.batcher) { chunk in
                     guard handoff.put(.item(chunk)) else { throw CancellationError() }
                 }
                 _ = handoff.put(.end)
@@ -206,7 +208,7 @@ public final class ListenImporter {
             summary.duplicates += result.duplicates
             if planned > 0 { report(consumed) }
         }
-        if session.buildsIndexesAtFinish, let progress {
+        if shared == nil, session.buildsIndexesAtFinish, let progress {
             var total = before
             total.add(summary)
             progress(Progress(file: name, bytesRead: size ?? 0, bytesTotal: size, summary: total, buildingIndexes: true))
@@ -219,10 +221,11 @@ public final class ListenImporter {
     }
 
     /// Reads the rows of `source` and hands them on in chunks of `batchSize` listens.
+    /// `batcher`: numbers the tracks' keys for the import's session (one per import: a
+    /// zip's entries of one format share theirs); it hands on the last rows too.
     static func readRows(_ source: ByteSource, kind: ImportFileKind, name: String, batchSize: Int,
-                         separators: [String] = [], emit: (Chunk) throws -> Void) throws {
+                         batcher: inout ImportBatcher, emit: (Chunk) throws -> Void) throws {
         var chunk = Chunk()
-        var batcher = ImportBatcher(separators: separators)
         batcher.reserveCapacity(batchSize)
         func take(_ row: ImportRow, line: Int) throws {
             switch row {
@@ -348,5 +351,20 @@ public final class ListenImporter {
             return k < buffer.count && buffer[k] == UInt8(ascii: "[") ? k : nil
         }
         return nil
+    }
+}
+
+/// One import's store session and the batcher that numbers its tracks' keys (a session
+/// takes the batches of one batcher). A zip's entries of one format share one, so that the
+/// zip is one import: one set of rules, and the charts' indexes set aside once for all its
+/// entries (`ListenImportSession.buildsIndexesAtFinish`), not dropped and built per month.
+/// The reader thread of one entry at a time uses the batcher.
+final class SharedImport: @unchecked Sendable {
+    let session: ImportRun
+    var batcher: ImportBatcher
+
+    init(_ session: ImportRun) {
+        self.session = session
+        self.batcher = ImportBatcher(separators: session.separators)
     }
 }

@@ -177,6 +177,35 @@ import Testing
         #expect(try run(sqlite, [db, "PRAGMA integrity_check"]).stdout == "ok\n")
     }
 
+    /// A ListenBrainz export of many months is one import: its entries share a session, so
+    /// the charts' indexes are set aside and built once for the zip, not once a month; the
+    /// same track in two months is one track.
+    @Test func aZipOfManyMonthsIsOneImport() throws {
+        let sqlite = try Tools.require("sqlite3")
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        let zip = dir.file("export.zip")
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+                for month in range(1, 7):
+                    lines = ['{"listened_at": %d, "track_metadata": {"artist_name": "Artist %d", "track_name": "Song %d"}}'
+                             % (1704067200 + (month - 1) * 2678400 + i * 600, i % 40, i % 300) for i in range(1500)]
+                    z.writestr("listens/2024/%d.jsonl" % month, "\\n".join(lines) + "\\n")
+            """
+        _ = try run(try Tools.require("python3"), ["-c", script, zip])
+        let r = try PacenoteProcess.run(["import", "--db", db, zip])
+        #expect(r.status == 0, "\(r.stderr)")
+        let building = r.stderr.components(separatedBy: "building the charts' indexes").count - 1
+        #expect(building == 1, "\(r.stderr)")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*), COUNT(DISTINCT track_id) FROM plays"]).stdout == "9000|600\n")  // 600 artist-and-title pairs
+        try Self.rollupsMatchPlays(sqlite, db)
+        let fresh = dir.file("fresh.sqlite")
+        #expect(try PacenoteProcess.run(["migrate", "--db", fresh]).status == 0)
+        #expect(try Self.rankingIndexes(sqlite, db) == (try Self.rankingIndexes(sqlite, fresh)))
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "0\n")
+    }
+
     /// The rollups' ranking indexes of a database, a line each (name and SQL).
     static func rankingIndexes(_ sqlite: String, _ db: String) throws -> String {
         try run(sqlite, [db, """
