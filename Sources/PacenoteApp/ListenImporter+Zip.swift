@@ -39,37 +39,46 @@ extension ListenImporter {
         }
         var summary = ImportSummary()
         var found = false
-        // One import per format for the whole zip (ListenBrainz's: a file per month).
-        var imports: [String: SharedImport] = [:]
-        defer { for shared in imports.values { shared.session.finish() } }
         let isFeedback = { (entry: ZipArchive.Entry) in entry.name == "feedback.jsonl" || entry.name.hasSuffix("/feedback.jsonl") }
-        for entry in chosen.filter({ !isFeedback($0) }) + chosen.filter(isFeedback) {
+        func source(_ entry: ZipArchive.Entry) -> ByteSource {
             let reader = archive.reader(for: entry)
-            let source = ByteSource(read: { try reader.read(into: $0) })
-            do {
-                let head = try source.peek(65_536)
-                if isFeedback(entry), ListenBrainzFeedback.isFeedback(head: head) {
-                    summary.add(try importFeedback(source, name: "\(name):\(entry.printableName)"))
-                    found = true
-                    continue
-                }
+            return ByteSource(read: { try reader.read(into: $0) })
+        }
+        do {
+            // The entries of listens, by format (ListenBrainz's: a file per month), each
+            // format's one import; then `feedback.jsonl`, once the listens' tracks exist.
+            var listens: [(entry: ZipArchive.Entry, kind: ImportFileKind)] = []
+            for entry in chosen where !isFeedback(entry) {
+                let head = try source(entry).peek(65_536)
                 guard let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil else { continue }
-                found = true
-                let format = kind.format!.source
-                let shared = imports[format] ?? SharedImport(operations.importListens(source: format))
-                imports[format] = shared
-                let part = try importStream(source, kind: kind, name: "\(name):\(entry.printableName)", size: nil,
-                                            before: summary, shared: shared)
-                summary.add(part)
-            } catch let refusal as ZipArchive.Refusal {
-                // Only when the file changed since the check: what was stored stays.
-                throw FileError(description: refusal.description + " (the entries before it were stored)")
+                listens.append((entry, kind))
             }
+            var formats: [String] = []
+            for (_, kind) in listens where !formats.contains(kind.format!.source) { formats.append(kind.format!.source) }
+            for format in formats {
+                found = true
+                var pending = listens.filter { $0.kind.format!.source == format }[...]
+                summary.add(try importParts(source: format, name: name, size: nil, before: summary) {
+                    guard let (entry, kind) = pending.popFirst() else { return nil }
+                    return ImportPart(source: source(entry), kind: kind, name: "\(name):\(entry.printableName)")
+                })
+            }
+            for entry in chosen where isFeedback(entry) {
+                let entrySource = source(entry)
+                let head = try entrySource.peek(65_536)
+                if ListenBrainzFeedback.isFeedback(head: head) {
+                    summary.add(try importFeedback(entrySource, name: "\(name):\(entry.printableName)"))
+                    found = true
+                } else if let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil {
+                    found = true
+                    summary.add(try importStream(entrySource, kind: kind, name: "\(name):\(entry.printableName)", size: nil, before: summary))
+                }
+            }
+        } catch let refusal as ZipArchive.Refusal {
+            // Only when the file changed since the check: what was stored stays.
+            throw FileError(description: refusal.description + " (the entries before it were stored)")
         }
         guard found else { throw FileError(description: "the zip has no listens (.jsonl or .json files of an export)") }
-        if imports.values.contains(where: \.session.buildsIndexesAtFinish), let progress {
-            progress(Progress(file: name, bytesRead: 0, bytesTotal: nil, summary: summary, buildingIndexes: true))
-        }
         return summary
     }
 }

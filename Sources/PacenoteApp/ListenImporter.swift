@@ -134,26 +134,49 @@ public final class ListenImporter {
         var consumed: Int64 = 0
     }
 
-    /// Reads every row of one file or zip entry and stores the listens in batches. Reading
-    /// and parsing run on a thread of their own, a batch ahead of the store: the two halves
-    /// take about as long as each other, and the machine has more than one core.
-    /// `before`: what earlier parts of the same upload gave, for the progress line.
-    /// `shared`: the import this stream is a part of (a zip's entries of one format), which
-    /// the caller finishes; by default the stream is an import of its own.
+    /// One part of an import: a file, or a zip's entry, of a listen export.
+    struct ImportPart {
+        var source: ByteSource
+        var kind: ImportFileKind
+        var name: String
+    }
+
+    /// Reads every row of one file and stores the listens in batches (`importParts`).
     func importStream(_ source: ByteSource, kind: ImportFileKind, name: String, size: Int64?,
-                      before: ImportSummary = ImportSummary(), shared: SharedImport? = nil) throws -> ImportSummary {
+                      before: ImportSummary = ImportSummary()) throws -> ImportSummary {
         guard let format = kind.format else { throw FileError(description: "not a listen export") }
-        let stream = shared ?? SharedImport(operations.importListens(source: format.source))
-        let session = stream.session
-        defer { if shared == nil { session.finish() } }
+        var given = false
+        return try importParts(source: format.source, name: name, size: size, before: before) {
+            defer { given = true }
+            return given ? nil : ImportPart(source: source, kind: kind, name: name)
+        }
+    }
+
+    /// Reads every row of the parts `next` gives (files or a zip's entries, all of one
+    /// format; called on the reader thread, one part after another) and stores their
+    /// listens as one import: one session, whose batcher numbers the tracks' keys across
+    /// parts, and transactions that run on from one part into the next — a ListenBrainz
+    /// export's file per month is not a transaction per month, nor a setting aside and
+    /// building of the charts' indexes per month (`ListenImportSession.buildsIndexesAtFinish`).
+    /// Reading and parsing run on a thread of their own, a batch ahead of the store: the two
+    /// halves take about as long as each other, and the machine has more than one core.
+    /// `before`: what earlier parts of the same upload gave, for the progress line.
+    func importParts(source format: String, name: String, size: Int64?, before: ImportSummary,
+                     next: @escaping () throws -> ImportPart?) throws -> ImportSummary {
+        let session = operations.importListens(source: format)
+        defer { session.finish() }
         let handoff = Handoff<Chunk>(capacity: 1)
-        let reader = UncheckedBox(source)
+        let parts = UncheckedBox(next)
         let batchSize = self.batchSize
+        let separators = session.separators
         let thread = Thread {
             do {
-                try Self.readRows(reader.value, kind: kind, name: name, batchSize: min(batchSize, Self.chunkSize),
-                                  batcher: &stream.batcher) { chunk in
-                    guard handoff.put(.item(chunk)) else { throw CancellationError() }
+                var batcher = ImportBatcher(separators: separators)
+                while let part = try parts.value() {
+                    try Self.readRows(part.source, kind: part.kind, name: part.name, batchSize: min(batchSize, Self.chunkSize),
+                                      batcher: &batcher) { chunk in
+                        guard handoff.put(.item(chunk)) else { throw CancellationError() }
+                    }
                 }
                 _ = handoff.put(.end)
             } catch {
@@ -208,7 +231,7 @@ public final class ListenImporter {
             summary.duplicates += result.duplicates
             if planned > 0 { report(consumed) }
         }
-        if shared == nil, session.buildsIndexesAtFinish, let progress {
+        if session.buildsIndexesAtFinish, let progress {
             var total = before
             total.add(summary)
             progress(Progress(file: name, bytesRead: size ?? 0, bytesTotal: size, summary: total, buildingIndexes: true))
@@ -221,8 +244,8 @@ public final class ListenImporter {
     }
 
     /// Reads the rows of `source` and hands them on in chunks of `batchSize` listens.
-    /// `batcher`: numbers the tracks' keys for the import's session (one per import: a
-    /// zip's entries of one format share theirs); it hands on the last rows too.
+    /// `batcher`: numbers the tracks' keys for the import's session (one per import, over
+    /// all its parts); the part's last rows are handed on too.
     static func readRows(_ source: ByteSource, kind: ImportFileKind, name: String, batchSize: Int,
                          batcher: inout ImportBatcher, emit: (Chunk) throws -> Void) throws {
         var chunk = Chunk()
@@ -351,20 +374,5 @@ public final class ListenImporter {
             return k < buffer.count && buffer[k] == UInt8(ascii: "[") ? k : nil
         }
         return nil
-    }
-}
-
-/// One import's store session and the batcher that numbers its tracks' keys (a session
-/// takes the batches of one batcher). A zip's entries of one format share one, so that the
-/// zip is one import: one set of rules, and the charts' indexes set aside once for all its
-/// entries (`ListenImportSession.buildsIndexesAtFinish`), not dropped and built per month.
-/// The reader thread of one entry at a time uses the batcher.
-final class SharedImport: @unchecked Sendable {
-    let session: ImportRun
-    var batcher: ImportBatcher
-
-    init(_ session: ImportRun) {
-        self.session = session
-        self.batcher = ImportBatcher(separators: session.separators)
     }
 }
