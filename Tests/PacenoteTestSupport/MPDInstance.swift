@@ -33,24 +33,25 @@ public final class MPDInstance: @unchecked Sendable {
     // @unchecked Sendable: the process handle is only touched by the test that owns the
     // instance (start/stop are not called concurrently).
     public let directory: TemporaryDirectory
-    public let port: UInt16
+    public private(set) var port: UInt16
     public let password: String?
     /// With `stream: true`, the port of MPD's `httpd` output: an Ogg Vorbis radio station
     /// at `http://127.0.0.1:PORT/` whose titles change with each song.
-    public let streamPort: UInt16?
+    public private(set) var streamPort: UInt16?
     public var socketPath: String { directory.file("mpd.socket") }
     public var musicDirectory: String { directory.file("music") }
     private let mpdPath: String
     private let mpcPath: String
     private var process: Process?
 
+    /// `firstPort` asks for a first port to try (tests of this start's retry).
     public init(tracks: [TestTrack] = [TestTrack("a.flac", title: "Alpha", artist: "Tester")],
-                password: String? = nil, stream: Bool = false, start: Bool = true) throws {
+                password: String? = nil, stream: Bool = false, start: Bool = true, firstPort: UInt16? = nil) throws {
         mpdPath = try Tools.require("mpd")
         mpcPath = try Tools.require("mpc")
         let sox = try Tools.require("sox")
         directory = try TemporaryDirectory("pacenote-mpd")
-        port = try Ports.free()
+        port = try firstPort ?? Ports.free()
         streamPort = stream ? try Ports.free() : nil
         self.password = password
         try FileManager.default.createDirectory(atPath: directory.file("music"), withIntermediateDirectories: true)
@@ -66,6 +67,25 @@ public final class MPDInstance: @unchecked Sendable {
             args += [output, "synth", String(track.seconds), "sine", String(track.frequency)]
             try run(sox, args)
         }
+        try writeConfig()
+        guard start else { return }
+        // A port that was free a moment ago can be taken before MPD binds it (another
+        // test's server asks the kernel for any port): MPD then exits, and it starts again
+        // on new ports.
+        for attempt in 1... {
+            do {
+                try self.start()
+                return
+            } catch let error as PortTaken where attempt < 5 {
+                _ = error
+                port = try Ports.free()
+                if streamPort != nil { streamPort = try Ports.free() }
+                try writeConfig()
+            }
+        }
+    }
+
+    private func writeConfig() throws {
         var config = """
             music_directory     "\(directory.file("music"))"
             db_file             "\(directory.file("database"))"
@@ -105,7 +125,6 @@ public final class MPDInstance: @unchecked Sendable {
         }
         if let password { config += "password \"\(password)@read,add,control,admin\"\n" }
         try config.write(toFile: directory.file("mpd.conf"), atomically: true, encoding: .utf8)
-        if start { try self.start() }
     }
 
     deinit { stop() }
@@ -126,11 +145,17 @@ public final class MPDInstance: @unchecked Sendable {
         p.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try p.run()
         process = p
-        do {
-            try Ports.waitUntilListening(port)
-        } catch {
-            let log = (try? String(contentsOfFile: directory.file("mpd.log"), encoding: .utf8)) ?? ""
-            throw HarnessError("mpd did not start: \(error)\n\(log)")
+        // MPD binds 127.0.0.1:port before its Unix socket, and exits if it cannot: once the
+        // socket answers, the port is this MPD's and not another server's that took it.
+        let deadline = Date().addingTimeInterval(10)
+        while !Self.socketAnswers(socketPath) {
+            if !p.isRunning {
+                p.waitUntilExit()
+                process = nil
+                throw PortTaken(message: "mpd exited (\(p.terminationStatus)) while starting on port \(port):\n\(log)")
+            }
+            guard Date() < deadline else { throw HarnessError("mpd did not start on port \(port):\n\(log)") }
+            usleep(20_000)
         }
         try mpc("--wait", "update")
     }
@@ -152,6 +177,34 @@ public final class MPDInstance: @unchecked Sendable {
     }
 
     public var isRunning: Bool { process?.isRunning ?? false }
+
+    private var log: String { (try? String(contentsOfFile: directory.file("mpd.log"), encoding: .utf8)) ?? "" }
+
+    /// MPD could not bind its port (or its socket): it exited at start.
+    struct PortTaken: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    /// Whether something accepts connections on the Unix socket at `path`.
+    private static func socketAnswers(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
 
     /// Sends one raw protocol command (e.g. `seekcur 7`) and returns MPD's answer.
     @discardableResult
