@@ -2,22 +2,22 @@ import Foundation
 import GRDB
 
 /// The rollups' ranking indexes (`rollup_…_top`, `rollup_…_by_time`: a period's rows by
-/// plays and by time, which the charts read a prefix of), and the indexes of what an import
-/// files for a new track that it never reads itself, dropped for the rest of a big import and
+/// plays and by time, which the charts read a prefix of), and the tracks' indexes of artist
+/// and album text, which an import never reads, dropped for the rest of a big import and
 /// built again once it ends.
 ///
 /// Every rollup row an import writes or updates is written again in each of its table's two
 /// ranking indexes (an update moves the entry: a delete and an insert). At 5M plays those
 /// are 12.5M of the import's ~37M B-tree entries, and SQLite's cost is per entry: the import
 /// took 30.5 s without them against 48.5 s with them, while `CREATE INDEX` builds all of them
-/// again in ~10 s, sorted once. So an import session (`ListenImportSession`) drops them when
+/// again in ~7 s, sorted once. So an import session (`ListenImportSession`) drops them when
 /// what it will write is large beside what is stored — when the database holds few plays,
 /// or the session has already imported as many as the database held when it began — and
 /// builds them again when it finishes. A small import into a long history never does: the
 /// build reads every row of the rollups.
 ///
 /// While they are missing, the charts are right but slower (SQLite sorts a period's rows),
-/// and so are an artist's or an album's page (their tracks are found by a scan).
+/// and a look-up of tracks by their artist text scans them.
 /// The dropped indexes are recorded in `meta` in the transaction that drops them, with the
 /// process that did: if it dies before it has built them again, the next `Store.open` does
 /// (`buildIfOwnerIsGone`).
@@ -32,15 +32,17 @@ enum DeferredIndexes {
     /// The writer's page cache while it builds the indexes, in KiB (see `build`).
     static let sortKiB = 2_048
 
-    /// The indexes an import drops: the rollup tables' `…_top` and `…_by_time`, and the
-    /// indexes of what it files for every new track that it never reads (tracks by artist and
-    /// album text and by album, credits by artist, first plays by day; ~10 % of an import of
-    /// new tracks). What it looks up — tracks by match key, recording and URI, artists and
-    /// albums by key, plays by track and time — keeps its index.
+    /// The indexes an import drops: the rollup tables' `…_top` and `…_by_time`, and the two
+    /// of a new track's texts that it never reads (tracks by artist and by album, case folded:
+    /// a B-tree entry in random order for every new track). What it looks up — tracks by match
+    /// key, recording and URI, artists and albums by key, plays by track and time — keeps its
+    /// index, and so do those a year's review and a range's chart read per artist or album
+    /// (credits by artist, tracks by album, first plays by day): without them, one such read
+    /// during an import would scan a table once per artist.
     static let selection = """
         SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND sql LIKE 'CREATE INDEX %'
         AND ((tbl_name LIKE 'rollup\\_%' ESCAPE '\\' AND (name LIKE '%\\_top' ESCAPE '\\' OR name LIKE '%\\_by\\_time' ESCAPE '\\'))
-             OR name IN ('tracks_artist', 'tracks_album', 'tracks_album_id', 'track_artists_artist', 'rollup_track_first_day'))
+             OR name IN ('tracks_artist', 'tracks_album'))
         ORDER BY name
         """
 
@@ -107,15 +109,18 @@ enum DeferredIndexes {
         // One helper thread sorts runs while the writer reads the next (`PRAGMA threads`): the
         // build is all the import does by then (the same 18 indexes, four runs each way:
         // 2.72–2.88 s alone, 2.18–2.42 s with a helper; two helpers were no faster than none).
-        let cache = try pool.writeWithoutTransaction { db in
-            let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -Store.cacheKiB
-            try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA cache_size = -\(sortKiB); PRAGMA threads = 1")
-            return cache
+        let (cache, threads) = try pool.writeWithoutTransaction { db in
+            (try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -Store.cacheKiB, try Int.fetchOne(db, sql: "PRAGMA threads") ?? 0)
         }
+        // Restored whatever happens from here (the settings are set one by one). A PRAGMA
+        // of these fails only on a connection that no longer works, whose next write fails.
         defer {
             try? pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(cache); PRAGMA threads = 0")
+                try db.execute(sql: "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(cache); PRAGMA threads = \(threads)")
             }
+        }
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA cache_size = -\(sortKiB); PRAGMA threads = 1")
         }
         for statement in statements {
             try pool.write { db in

@@ -21,7 +21,8 @@ import PacenoteCore
 /// trigger would have added them, so those rollups are bit-for-bit what the trigger gives
 /// (tested). The search index's trigger on `tracks` is handled the same way. Checkpoints
 /// run beside the writer (`WALCheckpointer`). An import large beside the stored history
-/// drops the rollups' ranking indexes and builds them again at `finish()` (`DeferredIndexes`).
+/// drops the rollups' ranking indexes (and two of the tracks' own) and builds them again at
+/// `finish()` (`DeferredIndexes`).
 public final class ListenImportSession {
     /// The writer's page cache while importing (the store's default is `Store.cacheKiB`).
     static let cacheKiB = 32_768
@@ -144,8 +145,9 @@ public final class ListenImportSession {
     private var imported = 0
     private var storedAtStart: Int64?
 
-    /// Drops the ranking indexes (in the transaction under way) if what the import writes is
-    /// large beside what is stored: building them again reads every rollup row, once.
+    /// Drops the ranking indexes and the others `DeferredIndexes` names (in the transaction
+    /// under way) if what the import writes is large beside what is stored: building them
+    /// again reads every rollup row and every track, once.
     private func dropRankingIndexesIfWorthIt(in db: Database) throws -> Bool {
         guard !droppedIndexes, !keepsIndexes else { return false }
         if storedAtStart == nil { storedAtStart = try Int64.fetchOne(db, sql: "SELECT max(id) FROM plays") ?? 0 }

@@ -45,12 +45,12 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
 public enum Ports {
     /// A TCP port on 127.0.0.1 that is free now, for a server a test starts on a port of
-    /// its choosing (MPD, Maloja, a proxy). Ports are handed out below the kernel's ephemeral
+    /// its choosing (MPD, Maloja, a proxy). Ports are handed out outside the kernel's ephemeral
     /// range, so a server that binds port 0 (`pacenote serve --http 127.0.0.1:0`) or a client's
     /// connection cannot take one between this call and the server's bind, and never twice
     /// in one test run.
     public static func free() throws -> UInt16 {
-        let range = ephemeralLow > 10_000 ? 10_000..<ephemeralLow : 60_000..<65_000
+        guard let range = outsideEphemeral else { return try kernelsChoice() }
         for _ in range {
             let port = next.withLock { (n: inout Int) -> UInt16 in
                 let p = range.lowerBound + n % range.count
@@ -62,11 +62,34 @@ public enum Ports {
         throw HarnessError("no free TCP port in \(range)")
     }
 
-    /// The lowest port the kernel hands out for port 0 and for clients.
-    private static let ephemeralLow: Int = {
+    /// Ports the kernel never hands out for port 0 or to clients: below its ephemeral range,
+    /// or else above it; nil when it leaves fewer than a thousand.
+    private static let outsideEphemeral: Range<Int>? = {
         let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        return text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap { Int($0) } ?? 32_768
+        let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
+        let (low, high) = bounds.count == 2 ? (bounds[0], bounds[1]) : (32_768, 60_999)
+        if low - 10_000 >= 1_000 { return 10_000..<low }
+        if 65_535 - high >= 1_000 { return (high + 1)..<65_536 }
+        return nil
     }()
+
+    /// A port the kernel gives for port 0, closed again (when no range is outside its own).
+    private static func kernelsChoice() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ok else { throw HarnessError("bind to port 0 failed") }
+        return UInt16(bigEndian: address.sin_port)
+    }
 
     /// Where the next port is looked for: a different start for each test process.
     private static let next = Mutex<Int>(Int(getpid()) * 7)

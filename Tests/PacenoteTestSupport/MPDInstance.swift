@@ -76,8 +76,7 @@ public final class MPDInstance: @unchecked Sendable {
             do {
                 try self.start()
                 return
-            } catch let error as PortTaken where attempt < 5 {
-                _ = error
+            } catch is PortTaken where attempt < 5 {
                 port = try Ports.free()
                 if streamPort != nil { streamPort = try Ports.free() }
                 try writeConfig()
