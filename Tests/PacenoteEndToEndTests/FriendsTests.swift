@@ -35,6 +35,24 @@ import Testing
         try friends(daemon).first { $0["name"] as? String == name }
     }
 
+    /// Two moments of the last twenty minutes that are both today (local time), 20 and 10
+    /// minutes ago when they can be: a test run just after midnight would otherwise put a
+    /// song on yesterday too. Within a minute of midnight it waits for the new day first, so
+    /// that "today" holds through the test.
+    static func twoMomentsToday() -> (Int, Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        var now = Date()
+        if let tomorrow = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: now)),
+           tomorrow.timeIntervalSince(now) < 60 {
+            Thread.sleep(until: tomorrow.addingTimeInterval(2))
+            now = Date()
+        }
+        let start = Int(calendar.startOfDay(for: now).timeIntervalSince1970)
+        let seconds = Int(now.timeIntervalSince1970)
+        return (max(start, seconds - 1200), max(start + 1, seconds - 600))
+    }
+
     static func today() -> String {
         let f = DateFormatter()
         f.dateFormat = "yyyy-MM-dd"
@@ -50,9 +68,9 @@ import Testing
 
         // B: two songs today from a scrobbler, the second pinned with a note.
         let b = try PacenoteDaemon(mpd: "127.0.0.1:1", config: CreditsTests.quickRule)
-        let now = Int(Date().timeIntervalSince1970)
-        try CurationTests.submit(b, artist: "Florence + the Machine", title: "Dog Days", at: now - 1200)
-        try CurationTests.submit(b, artist: "Beyoncé", title: "Halo", at: now - 600)
+        let (earlier, later) = Self.twoMomentsToday()
+        try CurationTests.submit(b, artist: "Florence + the Machine", title: "Dog Days", at: earlier)
+        try CurationTests.submit(b, artist: "Beyoncé", title: "Halo", at: later)
         let today = Self.today()
         let halo = try #require(try b.listens().first { $0.title == "Halo" })
         let trackID = try #require(halo.track["id"] as? Int)
