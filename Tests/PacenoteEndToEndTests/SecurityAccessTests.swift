@@ -104,14 +104,16 @@ import Testing
     /// of the day without its file, id, tempo or listening time; a forged log line stays one line.
     @Test func strangersSeeOnlyWhatIsPublic() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none", "--timezone", "UTC", "--log-level", "debug"])
-        #expect(try daemon.post("/1/submit-listens", body: Self.listen("Sine")).status == 200)
+        let listened = Date().addingTimeInterval(-60)
+        #expect(try daemon.post("/1/submit-listens", body: Self.listen("Sine", at: listened)).status == 200)
         let status = try #require(try HTTP.get(daemon.statusURL).json)
         #expect(Set(status.keys) == ["version", "healthy"], "\(status)")
         #expect(status["healthy"] as? Bool == false, "the player is not connected")
         let full = try #require(try HTTP.get(daemon.statusURL, headers: ["X-API-Key": daemon.apiKey]).json)
         #expect(full["mpd"] != nil && full["database"] != nil)
 
-        let day = String(ISO8601DateFormatter().string(from: Date()).prefix(10))
+        // The listen's own day (UTC), also in the first minute after midnight.
+        let day = String(ISO8601DateFormatter().string(from: listened).prefix(10))
         let sotd = try HTTP.get(daemon.base + "/api/v1/sotd/\(day)")
         #expect(sotd.status == 200, "\(sotd.text)")
         let body = try #require(sotd.json)
