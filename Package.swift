@@ -56,11 +56,12 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
 
-        // libdbus, for BlueZ on the system bus (Bluetooth heart-rate straps).
+        // libdbus, for BlueZ on the system bus (Bluetooth heart-rate straps). Declared by
+        // hand and loaded when the first connection is made (see the shim): not linked, and
+        // no pkgConfig, whose flags would add -ldbus-1.
         .systemLibrary(
             name: "CDBus",
-            pkgConfig: "dbus-1",
-            providers: [.apt(["libdbus-1-dev"])]
+            providers: [.apt(["libdbus-1-3"])]
         ),
 
         // The domain: no C, no I/O.
@@ -160,7 +161,7 @@ let package = Package(
             path: "Tests/PacenoteTestSupport"
         ),
         .testTarget(name: "PacenoteCoreTests", dependencies: ["PacenoteCore"]),
-        .testTarget(name: "PacenoteBluetoothTests", dependencies: ["PacenoteBluetooth"]),
+        .testTarget(name: "PacenoteBluetoothTests", dependencies: ["PacenoteBluetooth", "CDBus", "PacenoteTestSupport"]),
         .testTarget(
             name: "PacenoteStoreTests",
             dependencies: ["PacenoteStore", "PacenoteCore", "PacenoteTestSupport"],

@@ -120,6 +120,11 @@ public final class DBusConnection: @unchecked Sendable {
     /// Connects to the system bus. The process is never exited when the bus goes away
     /// (libdbus's default for `dbus_bus_get`): the caller sees the error and reconnects.
     public static func system() throws(DBusFailure) -> DBusConnection {
+        // libdbus is loaded here, by the first connection, not at every start (see CDBus).
+        if let failure = pn_dbus_load() {
+            throw DBusFailure(name: "org.freedesktop.DBus.Error.Failed",
+                              message: "libdbus could not be loaded (install libdbus-1-3): \(String(cString: failure))")
+        }
         _ = dbus_threads_init_default()
         var error = DBusError()
         dbus_error_init(&error)

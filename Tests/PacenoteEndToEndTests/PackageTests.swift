@@ -56,10 +56,13 @@ import Testing
             #expect(needed.contains("NEEDED               \(library)"), "\(library) no longer linked? update this list")
             #expect(depends.contains(debianPackage + " ") || depends.contains(debianPackage + ","), "Depends: \(depends)")
         }
-        // libcurl is loaded on the first outgoing request (dlopen), not linked, yet depended on;
-        // libxml2 is neither (workout files are read by Core's XML reader).
+        // libcurl is loaded on the first outgoing request and libdbus on the first strap
+        // (dlopen), not linked, yet depended on; libxml2 is neither (workout files are read by
+        // Core's XML reader).
         #expect(!needed.contains("libcurl.so"), "libcurl is linked again: \(needed)")
         #expect(depends.range(of: #"libcurl4[a-z0-9]*($|,| )"#, options: .regularExpression) != nil, "Depends: \(depends)")
+        #expect(!needed.contains("libdbus-1.so"), "libdbus is linked again: \(needed)")
+        #expect(depends.range(of: #"libdbus-1-3($|,| )"#, options: .regularExpression) != nil, "Depends: \(depends)")
         #expect(!needed.contains("libxml2.so"), "libxml2 is linked again")
         #expect(depends.contains("adduser | passwd"), "the postinst makes its user with adduser or useradd")
         // The config is a conffile (an admin's edits survive upgrades); the scripts make the user.
