@@ -90,12 +90,12 @@ typedef struct pn_dbus {
     const char *load_failure;
 } pn_dbus;
 
-/// The table, filled once by `pn_dbus_load` (one per module that imports this header: only
-/// PacenoteBluetooth does).
-static inline pn_dbus *pn_dbus_api(void) {
-    static pn_dbus api;
-    return &api;
-}
+/// The table, filled once by `pn_dbus_load`. Weak definitions, so every module that emits
+/// these functions (an importer, or one that Swift inlined them into) shares one table.
+__attribute__((weak)) pn_dbus pn_dbus_table = {0};
+__attribute__((weak)) pthread_once_t pn_dbus_once = PTHREAD_ONCE_INIT;
+
+static inline pn_dbus *pn_dbus_api(void) { return &pn_dbus_table; }
 
 static inline void pn_dbus_load_once(void) {
     pn_dbus *api = pn_dbus_api();
@@ -141,8 +141,7 @@ static inline void pn_dbus_load_once(void) {
 /// Loads libdbus (once, for the life of the process); returns dlerror()'s text on failure,
 /// NULL on success.
 static inline const char *pn_dbus_load(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, pn_dbus_load_once);
+    pthread_once(&pn_dbus_once, pn_dbus_load_once);
     return pn_dbus_api()->load_failure;
 }
 
