@@ -1,53 +1,22 @@
-/// Slots by track id, for ids that are mostly small and dense (SQLite rowids: 1, 2, 3, …):
-/// an array indexed by the id, 4 bytes an id, where a `[Int64: Int32]` took ~21 bytes an
-/// entry (3 MiB at 150k tracks: 8-byte keys, 4-byte values, a table at most 3/4 full, grown
-/// by doubling). An id far beyond the others (or negative) goes to a dictionary instead, so a
-/// sparse set of ids never costs much more than the dictionary alone would.
-struct IDIndex: Sendable {
-    /// `dense[id]`: the slot of `id`, or -1.
-    private var dense: [Int32] = []
-    /// Ids that were too far out when they came (an id is in one of the two, never both).
-    private var sparse: [Int64: Int32] = [:]
-    private(set) var count = 0
-
-    subscript(id: Int64) -> Int32? {
-        get {
-            if id >= 0, id < Int64(dense.count), dense[Int(id)] >= 0 { return dense[Int(id)] }
-            return sparse.isEmpty ? nil : sparse[id]
-        }
-        set {
-            if !sparse.isEmpty, sparse[id] != nil {
-                sparse[id] = newValue
-                if newValue == nil { count -= 1 }
-                return
-            }
-            if id >= 0, id < Int64(dense.count) {
-                let had = dense[Int(id)] >= 0
-                dense[Int(id)] = newValue ?? -1
-                count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
-                return
-            }
-            guard let newValue else { return }
-            count += 1
-            if id >= 0, id < Int64(max(4096, 2 * count)) {
-                // Within twice the number of ids: the array grows to it (amortised by the
-                // array's own doubling).
-                dense.append(contentsOf: repeatElement(-1, count: Int(id) + 1 - dense.count))
-                dense[Int(id)] = newValue
-            } else {
-                sparse[id] = newValue
-            }
-        }
-    }
-}
-
 /// Track ids by slot, 4 bytes each while every id fits in 32 bits (SQLite rowids from 1 up:
 /// all of them in practice), 8 bytes each from the first one that does not: 0.6 MiB less
 /// than an `[Int64]` at 150k tracks, and never a different id.
+///
+/// And slots by id, with no index beside the ids: the model takes tracks in the order of
+/// their ids (`recommenderCandidates` reads them by id, and a new track's rowid is above
+/// every other), so the slots hold increasing ids and an id's slot is found by search.
+/// Increasing whole numbers leave it few places to be (`slot(of:)`): with ids 1, 2, 3, … the
+/// first guess is right. An array indexed by the id took 4 bytes a track (0.6 MiB at 150k
+/// tracks) and a `[Int64: Int32]` ~21. An id that comes out of order (not above the last)
+/// goes to a dictionary, which is empty in the daemon.
 public struct CompactIDs: Sendable {
     private var narrow: [UInt32] = []
     /// Every id, once one did not fit in `narrow` (which is then empty).
     private var wide: [Int64]?
+    /// Slots `0..<sortedCount` hold increasing ids.
+    private var sortedCount = 0
+    /// The slots of ids that came out of order, after the sorted ones.
+    private var unsorted: [Int64: Int32] = [:]
 
     public var count: Int { wide?.count ?? narrow.count }
 
@@ -56,7 +25,14 @@ public struct CompactIDs: Sendable {
         return Int64(narrow[slot])
     }
 
+    /// Gives `id` the next slot. An id is appended once (the model looks it up first).
     mutating func append(_ id: Int64) {
+        let slot = count
+        if sortedCount == slot, slot == 0 || id > self[slot - 1] {
+            sortedCount += 1
+        } else {
+            unsorted[id] = Int32(slot)
+        }
         if wide == nil {
             if let small = UInt32(exactly: id) {
                 narrow.append(small)
@@ -66,5 +42,25 @@ public struct CompactIDs: Sendable {
             narrow = []
         }
         wide!.append(id)
+    }
+
+    /// The slot `id` was appended to, if it was.
+    func slot(of id: Int64) -> Int32? {
+        if sortedCount > 0 {
+            let first = self[0], last = self[sortedCount - 1]
+            if id >= first, id <= last {
+                // Increasing whole numbers: at most `id - first` slots after the first, and at
+                // most `last - id` before the last (differences taken without overflow).
+                var lo = sortedCount - 1 - Int(min(UInt64(bitPattern: last &- id), UInt64(sortedCount - 1)))
+                var hi = Int(min(UInt64(bitPattern: id &- first), UInt64(sortedCount - 1)))
+                while lo <= hi {
+                    let mid = lo + (hi - lo) / 2
+                    let at = self[mid]
+                    if at == id { return Int32(mid) }
+                    if at < id { lo = mid + 1 } else { hi = mid - 1 }
+                }
+            }
+        }
+        return unsorted.isEmpty ? nil : unsorted[id]
     }
 }

@@ -71,12 +71,13 @@ public struct ListeningModel: Sendable {
     /// Two plays further apart than this are not a transition (a new session).
     public var sessionGapMs: Int64 = 30 * 60_000
 
-    /// Each slot's track id.
+    /// Each slot's track id, and each id's slot (`slotOf`).
     public private(set) var trackIDs = CompactIDs()
     /// Each slot's `inLibrary` (bit 0) and whether it can be queued (bit 1: in a library and
     /// with a URI): one byte a track, not two arrays of `Bool`.
     private var flags: [UInt8] = []
-    var slotByID = IDIndex()
+    /// The slot of a track id, if the track was upserted.
+    func slotOf(_ id: Int64) -> Int32? { trackIDs.slot(of: id) }
 
     func inLibrary(_ i: Int) -> Bool { flags[i] & 1 != 0 }
     func isQueueable(_ i: Int) -> Bool { flags[i] & 2 != 0 }
@@ -88,7 +89,20 @@ public struct ListeningModel: Sendable {
     /// Keys are interned by a 64-bit hash of their text (`SongKey.hash`), not the text.
     var songKey: [Int32] = []
     var keyIndex = HashInterner()
-    var keyLastPlayedMs: [Int64] = []
+    /// The time as `second(_:)` gives it: 4 bytes a song where milliseconds took 8 (0.6 MiB
+    /// at 150k songs), so "played recently" is decided to the second. 0: never.
+    var keyLastPlayed: [UInt32] = []
+
+    /// A time as `keyLastPlayed` keeps it: whole seconds since 1970 (rounded down), plus one,
+    /// within 1...UInt32.max (until 2106; a time before 1970 is 1970's first second).
+    static func second(_ ms: Int64) -> UInt32 {
+        let seconds = ms / 1000 - (ms % 1000 < 0 ? 1 : 0)
+        return UInt32(min(max(seconds, 0), Int64(UInt32.max) - 1)) + 1
+    }
+
+    /// Whether any version of the song `key` started at `ms` or later (to the second: a
+    /// start in the same second as `ms` counts).
+    func playedSince(song key: Int32, _ ms: Int64) -> Bool { keyLastPlayed[Int(key)] >= Self.second(ms) }
     /// Interned primary artist per slot (`SongKey.artistKey`, by its hash as song keys are);
     /// -1 without an artist.
     var artistOf: [Int32] = []
@@ -197,14 +211,14 @@ public struct ListeningModel: Sendable {
     public mutating func upsert(_ track: Candidate) {
         let key = SongKey.make(artist: track.artist, title: track.title)
         let (keySlot, isNewKey) = keyIndex.intern(SongKey.hash(key))
-        if isNewKey { keyLastPlayedMs.append(.min) }
+        if isNewKey { keyLastPlayed.append(0) }
         let artistName = SongKey.artistKey(track.artist)
         let artistSlot = artistName.isEmpty ? -1 : artistIndex.intern(SongKey.hash(artistName)).id
-        if let slot = slotByID[track.id] {
+        if let slot = slotOf(track.id) {
             let i = Int(slot)
             // A retag that changes the song key carries its last play over.
             if songKey[i] != keySlot {
-                keyLastPlayedMs[Int(keySlot)] = max(keyLastPlayedMs[Int(keySlot)], keyLastPlayedMs[Int(songKey[i])])
+                keyLastPlayed[Int(keySlot)] = max(keyLastPlayed[Int(keySlot)], keyLastPlayed[Int(songKey[i])])
             }
             flags[i] = Self.flags(track)
             songKey[i] = keySlot
@@ -212,7 +226,6 @@ public struct ListeningModel: Sendable {
             setBPM(track.bpm, slot: i)
             return
         }
-        slotByID[track.id] = Int32(trackIDs.count)
         trackIDs.append(track.id)
         flags.append(Self.flags(track))
         songKey.append(keySlot)
@@ -228,11 +241,11 @@ public struct ListeningModel: Sendable {
     /// Learns from one play. Plays must arrive in time order; a play of an unknown track is
     /// ignored (upsert the track first).
     public mutating func record(_ event: Event) {
-        guard let slot = slotByID[event.trackID] else { return }
+        guard let slot = slotOf(event.trackID) else { return }
         let i = Int(slot)
         eventCount += 1
         let key = Int(songKey[i])
-        keyLastPlayedMs[key] = max(keyLastPlayedMs[key], event.startedAtMs)
+        keyLastPlayed[key] = max(keyLastPlayed[key], Self.second(event.startedAtMs))
         if event.counted {
             counted.increment(i)
             if let zone = event.zone { countInZone(zone, slot: i, skip: false) }
@@ -260,7 +273,7 @@ public struct ListeningModel: Sendable {
 
     private var halfLifeMs: Double { familiarityHalfLifeDays * 86_400_000 }
 
-    public func slot(of trackID: Int64) -> Int? { slotByID[trackID].map(Int.init) }
+    public func slot(of trackID: Int64) -> Int? { slotOf(trackID).map(Int.init) }
 
     /// Counted plays and skips of a track (all zones, or one).
     public func record(of trackID: Int64, in zone: Zone? = nil) -> (counted: Int, skips: Int) {
@@ -269,11 +282,12 @@ public struct ListeningModel: Sendable {
         return (Int(counted[i]), Int(skips[i]))
     }
 
-    /// When any version of this track's song last started, if ever.
+    /// When any version of this track's song last started, if ever: to the second (the
+    /// millisecond it started is rounded down).
     public func lastPlayedMs(songOf trackID: Int64) -> Int64? {
         guard let i = slot(of: trackID) else { return nil }
-        let v = keyLastPlayedMs[Int(songKey[i])]
-        return v == .min ? nil : v
+        let v = keyLastPlayed[Int(songKey[i])]
+        return v == 0 ? nil : (Int64(v) - 1) * 1000
     }
 }
 

@@ -101,14 +101,15 @@ public enum Recommender {
         guard request.limit > 0 else { return [] }
         var excludedKeys = Set<Int32>()
         for ref in ([request.current].compactMap { $0 } + request.queued) {
-            if let id = ref.trackID, let slot = model.slotByID[id] { excludedKeys.insert(model.songKey[Int(slot)]) }
+            if let id = ref.trackID, let slot = model.slotOf(id) { excludedKeys.insert(model.songKey[Int(slot)]) }
             if let key = model.songKeySlot(artist: ref.artist, title: ref.title) { excludedKeys.insert(key) }
         }
         for id in request.disliked {
-            if let slot = model.slotByID[id] { excludedKeys.insert(model.songKey[Int(slot)]) }
+            if let slot = model.slotOf(id) { excludedKeys.insert(model.songKey[Int(slot)]) }
         }
         let recentSince = request.nowMs - Int64(request.recentHours * 3_600_000)
-        let currentSlot = request.current?.trackID.flatMap { model.slotByID[$0] } ?? -1
+        let recentSecond = ListeningModel.second(recentSince)
+        let currentSlot = request.current?.trackID.flatMap { model.slotOf($0) } ?? -1
         let currentArtist: Int32 = currentSlot >= 0 ? model.artistOf[Int(currentSlot)]
             : (request.current.map { model.artistSlot(of: $0.artist) } ?? -1)
         let scorer = Scorer(model: model, request: request, currentSlot: currentSlot, currentArtist: currentArtist)
@@ -123,7 +124,7 @@ public enum Recommender {
         for i in 0..<n {
             guard model.isQueueable(i) else { continue }
             let key = model.songKey[i]
-            if model.keyLastPlayedMs[Int(key)] >= recentSince || excludedKeys.contains(key) { continue }
+            if model.keyLastPlayed[Int(key)] >= recentSecond || excludedKeys.contains(key) { continue }
             guard let (tier, score) = scorer.score(i) else { continue }
             let tie = mix(request.seed ^ UInt64(bitPattern: model.trackIDs[i]))
             if explorationSlots > 0, tier == 0, model.counted[i] == 0, model.skips[i] == 0,

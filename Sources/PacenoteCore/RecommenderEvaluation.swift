@@ -73,7 +73,7 @@ public enum RecommenderEvaluation {
         let currentSlot = current.flatMap { model.slot(of: $0) }
         let currentKey = currentSlot.map { model.songKey[$0] }
         func eligible(_ i: Int) -> Bool {
-            model.isQueueable(i) && model.keyLastPlayedMs[Int(model.songKey[i])] < recentSince && model.songKey[i] != currentKey
+            model.isQueueable(i) && !model.playedSince(song: model.songKey[i], recentSince) && model.songKey[i] != currentKey
         }
         var top = Recommender.TopK(capacity: k)
         let markov = currentSlot.map { model.successors(ofTrack: Int32($0)) } ?? [:]

@@ -340,3 +340,41 @@ import Testing
         for zone in [Zone.z0, .z2, .z4] { #expect(model.record(of: 1, in: zone) == (0, 0) && model.record(of: 2, in: zone) == (0, 0)) }
     }
 }
+
+/// When a song was last played is kept to the second (4 bytes a song): "played recently" is
+/// decided by the second a play started in, and nothing else about it changes.
+@Suite struct LastPlayedTests {
+    @Test func secondsSince1970PlusOneWithinFourBytes() {
+        #expect(ListeningModel.second(0) == 1)
+        #expect(ListeningModel.second(999) == 1)
+        #expect(ListeningModel.second(1000) == 2)
+        #expect(ListeningModel.second(1_700_000_000_123) == 1_700_000_001)
+        #expect(ListeningModel.second(-1) == 1, "before 1970: its first second")
+        #expect(ListeningModel.second(.min) == 1)
+        #expect(ListeningModel.second(.max) == UInt32.max)
+    }
+
+    @Test func aSongIsRecentFromTheSecondItStarted() {
+        var model = ListeningModel()
+        model.upsert(.init(id: 1, uri: "a.flac", title: "A", artist: "X", bpm: nil, inLibrary: true))
+        model.upsert(.init(id: 2, uri: "a-live.flac", title: "A", artist: "X", bpm: nil, inLibrary: true))  // the same song
+        model.upsert(.init(id: 3, uri: "b.flac", title: "B", artist: "X", bpm: nil, inLibrary: true))
+        let start: Int64 = 1_700_000_000_123
+        model.record(.init(trackID: 1, startedAtMs: start - 86_400_000, endedAtMs: start - 86_000_000, counted: true, zone: nil))
+        model.record(.init(trackID: 2, startedAtMs: start, endedAtMs: start + 180_000, counted: false, zone: nil))
+        let a = model.songKey[0], b = model.songKey[2]
+        #expect(model.songKey[1] == a)
+        #expect(model.lastPlayedMs(songOf: 1) == start - 123, "any version's start, to the second")
+        #expect(model.lastPlayedMs(songOf: 3) == nil)
+        #expect(model.playedSince(song: a, start - 5_000))
+        #expect(model.playedSince(song: a, start))
+        #expect(model.playedSince(song: a, start + 500), "the same second")
+        #expect(!model.playedSince(song: a, start + 877))
+        #expect(!model.playedSince(song: b, .min))
+        // A suggestion leaves out what was played within `recentHours`.
+        let tracks = [1, 2, 3].map { ListeningModel.Candidate(id: $0, uri: "\($0).flac", title: "T", artist: "X", bpm: nil, inLibrary: true) }
+        let request = Recommender.Request(zone: nil, target: .any, nowMs: start + 3_600_000, recentHours: 2, limit: 5)
+        let ids = Recommender.suggest(model, request, texts: ListeningModel.Texts.lookup(tracks)).map(\.track.id)
+        #expect(ids == [3])
+    }
+}
