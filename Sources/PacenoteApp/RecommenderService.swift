@@ -106,7 +106,12 @@ public final class RecommenderService: RecommenderBackend {
     func follow(_ change: DataChange) {
         switch change {
         case .playsAdded, .songOfTheDay, .friends: break
-        case .playsRewritten: state.withLock { $0.playsRewritten = true; $0.version &+= 1 }
+        case .playsRewritten:
+            state.withLock {
+                $0.playsRewritten = true
+                $0.version &+= 1
+                ready.store(false, ordering: .releasing)
+            }
         case .trackBPM: state.withLock { $0.tracksChanged = true; $0.version &+= 1 }
         case .trackFeeling: state.withLock { $0.feelings = nil; $0.version &+= 1 }
         // A merge moves plays, likes and BPMs between tracks: all of it is read again.
@@ -116,6 +121,7 @@ public final class RecommenderService: RecommenderBackend {
                 $0.tracksChanged = true
                 $0.feelings = nil
                 $0.version &+= 1
+                ready.store(false, ordering: .releasing)
             }
         }
     }
@@ -123,7 +129,12 @@ public final class RecommenderService: RecommenderBackend {
     /// Brings the model up to date with the plays logged since the last call (an indexed
     /// read of the new rows only). Tracks are re-read on first use and by `refreshTracks`,
     /// off the request path: the check scans the tracks table (about 20 ms at 100k tracks).
-    /// Read without the model's lock, which the first build holds for seconds.
+    /// Read without the model's lock, which a build holds for seconds (10 s at 5M plays).
+    /// False until the first build and again from the moment past plays change (an import,
+    /// a back-dated listen, a delete, a merge) until the model is built again: the
+    /// dashboard then asks for that build in the background (`prepare`) and shows no
+    /// suggestions meanwhile, where it waited on the lock — every view, for the whole build
+    /// (wrk on `/` after a back-dated listen at 5M plays: p99 0.7 s).
     public var isReady: Bool { ready.load(ordering: .acquiring) }
     private let ready = Atomic<Bool>(false)
     private let preparing = Atomic<Bool>(false)
@@ -165,9 +176,10 @@ public final class RecommenderService: RecommenderBackend {
                 s.version &+= 1
             }
             s.model.settle()
+            // Not ready while a rebuild is due (set, with `playsRewritten`, by `follow`).
+            if !s.playsRewritten { ready.store(true, ordering: .releasing) }
             if !s.built {
                 s.built = true
-                ready.store(true, ordering: .releasing)
                 logger.info("recommender: \(s.model.trackCount) tracks, \(s.model.eventCount) plays")
                 // The build read every play through short-lived rows and merged the transitions
                 // a few times: free heap that glibc keeps in its arenas unless asked.
@@ -181,7 +193,8 @@ public final class RecommenderService: RecommenderBackend {
     func refreshTracks() throws {
         let version = try store.recommenderTracksVersion()
         guard version != state.withLock({ $0.tracksVersion }) else { return }
-        let candidates = try store.recommenderCandidates()
+        // Keys made here, outside the model's lock: suggestions wait only for the interning.
+        let candidates = try store.recommenderCandidates().map(ListeningModel.Prepared.init)
         state.withLock { s in
             for candidate in candidates { s.model.upsert(candidate) }
             s.tracksVersion = version

@@ -63,6 +63,59 @@ import Testing
         #expect(try first(170) == slow)
     }
 
+    /// A change to past plays makes the model stale as a whole, and its rebuild holds the
+    /// model's lock for seconds on a large history: the dashboard must not wait on it. The
+    /// service says it is not ready from the change until the model is built again (the
+    /// dashboard then shows no suggestions and asks for the build in the background).
+    @Test func notReadyFromAChangeToThePastUntilTheModelIsBuiltAgain() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        defer { try? store.close() }
+        let songs = ["a.flac": "A", "b.flac": "B"].map { uri, title in
+            SongInfo(uri: uri, tags: ["Title": title, "Artist": title + " Band"], durationSeconds: 200)
+        }
+        try store.applyLibrary(player: "default", changed: songs, removed: [], stickers: [:])
+        let bus = EventBus()
+        let operations = Operations(store: store, events: bus)
+        var settings = Config.Recommender()
+        settings.exploration = 0
+        let service = RecommenderService(store: store, settings: settings, heartRate: nil, players: [], endpoint: nil,
+                                         playerName: "default", events: bus, logger: Logger(label: "test"))
+        func waitUntilReady() throws {
+            let deadline = Date().addingTimeInterval(10)
+            while !service.isReady, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(service.isReady, "built again in the background")
+        }
+        #expect(!service.isReady, "not built yet")
+        service.prepare()
+        try waitUntilReady()
+
+        // A new play: read on the next use, no rebuild.
+        let logged = try operations.recordListens([(track: Track(uri: "b.flac", title: "B", artist: "B Band", durationSeconds: 200),
+                                                    startedAt: Date().addingTimeInterval(-300), client: nil)],
+                                                  source: "listenbrainz")
+        #expect(service.isReady)
+        let afterPlay = try service.recommendations(RecommendationQuery(limit: 2)).suggestions.map(\.track.uri)
+        #expect(afterPlay == ["a.flac"], "the song just played is left out")
+
+        // A delete changes the past: not ready at once, ready again once rebuilt.
+        _ = try operations.deletePlay(id: logged[0].id)
+        #expect(!service.isReady)
+        service.prepare()
+        try waitUntilReady()
+        let afterDelete = try service.recommendations(RecommendationQuery(limit: 2)).suggestions.compactMap(\.track.uri)
+        #expect(Set(afterDelete) == ["a.flac", "b.flac"], "the deleted play no longer counts")
+
+        // A merge moves plays between tracks: not ready either. A request that does not go
+        // through the dashboard waits for the rebuild itself, and sees the merge.
+        let a = try #require(try store.track(uri: "a.flac")?.id), b = try #require(try store.track(uri: "b.flac")?.id)
+        _ = try operations.merge(.track, from: [b], into: a, request: "{}")
+        #expect(!service.isReady)
+        let afterMerge = try service.recommendations(RecommendationQuery(limit: 2)).suggestions.map(\.track.id)
+        #expect(afterMerge == [a])
+        #expect(service.isReady)
+    }
+
     /// Suggestions are kept while nothing they are made from has changed (every dashboard
     /// view asks for them): the same answer twice, then each kind of change — a dislike, a
     /// "not now" (in memory, no commit), a new play — is in the very next answer.
