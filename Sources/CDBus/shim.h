@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef uint32_t dbus_bool_t;
 typedef struct DBusConnection DBusConnection;
@@ -94,6 +95,14 @@ typedef struct pn_dbus {
 /// these functions (an importer, or one that Swift inlined them into) shares one table.
 __attribute__((weak)) pn_dbus pn_dbus_table = {0};
 __attribute__((weak)) pthread_once_t pn_dbus_once = PTHREAD_ONCE_INIT;
+/// Why loading failed: dlerror()'s text, copied (glibc frees it at the thread's next dl call).
+__attribute__((weak)) char pn_dbus_failure_text[512] = {0};
+
+static inline void pn_dbus_failed(pn_dbus *api) {
+    const char *error = dlerror();
+    snprintf(pn_dbus_failure_text, sizeof pn_dbus_failure_text, "%s", error != NULL ? error : "unknown error");
+    api->load_failure = pn_dbus_failure_text;
+}
 
 static inline pn_dbus *pn_dbus_api(void) { return &pn_dbus_table; }
 
@@ -101,11 +110,11 @@ static inline void pn_dbus_load_once(void) {
     pn_dbus *api = pn_dbus_api();
     void *library = dlopen("libdbus-1.so.3", RTLD_NOW | RTLD_LOCAL);
     if (library == NULL) {
-        api->load_failure = dlerror();
+        pn_dbus_failed(api);
         return;
     }
 #define PN_SYMBOL(field, name) \
-    if ((*(void **)&api->field = dlsym(library, name)) == NULL) { api->load_failure = dlerror(); return; }
+    if ((*(void **)&api->field = dlsym(library, name)) == NULL) { pn_dbus_failed(api); return; }
     PN_SYMBOL(threads_init_default, "dbus_threads_init_default");
     PN_SYMBOL(error_init, "dbus_error_init");
     PN_SYMBOL(error_free, "dbus_error_free");
@@ -138,8 +147,8 @@ static inline void pn_dbus_load_once(void) {
 #undef PN_SYMBOL
 }
 
-/// Loads libdbus (once, for the life of the process); returns dlerror()'s text on failure,
-/// NULL on success.
+/// Loads libdbus (once, for the life of the process: a failure stays until a restart);
+/// returns why it failed, NULL on success.
 static inline const char *pn_dbus_load(void) {
     pthread_once(&pn_dbus_once, pn_dbus_load_once);
     return pn_dbus_api()->load_failure;

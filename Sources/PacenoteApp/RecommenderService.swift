@@ -144,13 +144,35 @@ public final class RecommenderService: RecommenderBackend {
     public func prepare() {
         guard !isReady, preparing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
-            do { _ = try refreshedModel() } catch { logger.warning("recommender: \(error)") }
+            var built = true
+            do { _ = try refreshedModel() } catch {
+                built = false
+                logger.warning("recommender: \(error)")
+            }
             preparing.store(false, ordering: .relaxed)
+            // Past plays changed again while it built (after it was marked ready, before
+            // `preparing` was clear, a `prepare` would have been dropped): once more.
+            if built, !isReady { prepare() }
         }
     }
 
     func refreshedModel() throws -> ListeningModel {
-        let (built, tracksChanged) = state.withLock { s in
+        try refreshedModel(rebuilding: true)!
+    }
+
+    /// The model brought up to date; without `rebuilding`, nil instead of building it (first
+    /// or again).
+    func refreshedModel(rebuilding: Bool) throws -> ListeningModel? {
+        while true {
+            if let model = try refreshedModelOnce(rebuilding: rebuilding) { return model }
+            if !rebuilding { return nil }
+            // A build found the tracks not read yet (another caller emptied the model meanwhile).
+        }
+    }
+
+    private func refreshedModelOnce(rebuilding: Bool) throws -> ListeningModel? {
+        let step = state.withLock { s -> (built: Bool, tracksChanged: Bool)? in
+            if !rebuilding, s.playsRewritten || !s.built { return nil }
             if s.playsRewritten {
                 // Built again from the database as it is now; suggestions meanwhile wait.
                 s.playsRewritten = false
@@ -164,8 +186,13 @@ public final class RecommenderService: RecommenderBackend {
             s.tracksChanged = false
             return (s.built, tracksChanged)
         }
+        guard let (built, tracksChanged) = step else { return nil }
         if !built || tracksChanged { try refreshTracks() }
-        return try state.withLock { s throws -> ListeningModel in
+        return try state.withLock { s throws -> ListeningModel? in
+            // A build needs the tracks first: if another caller emptied the model after this
+            // one read them, read them again (the caller loops), rather than replaying the
+            // history into a model without tracks, which would drop every play.
+            if !s.built, s.tracksVersion.isEmpty { return nil }
             if s.built {
                 let new = try store.recommenderEvents(afterID: s.lastPlayID)
                 for event in new.events { s.model.record(event) }
@@ -224,7 +251,21 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     public func recommendations(_ query: RecommendationQuery) throws -> RecommendationList {
-        try recommendations(query, queue: keptQueueState())
+        try recommendations(query, queue: keptQueueState(), rebuilding: true)!
+    }
+
+    /// Suggestions if the model is built and no rebuild is due, else nil (and the build is
+    /// asked for in the background): for the dashboard, which must not wait for a build.
+    public func recommendationsIfReady(_ query: RecommendationQuery) throws -> RecommendationList? {
+        guard isReady else {
+            prepare()
+            return nil
+        }
+        guard let list = try recommendations(query, queue: keptQueueState(), rebuilding: false) else {
+            prepare()
+            return nil
+        }
+        return list
     }
 
     /// MPD's queue, or nil when it cannot be read: the kept one while the default player's
@@ -252,7 +293,8 @@ public final class RecommenderService: RecommenderBackend {
         kept.withLock { $0.removeAll() }
     }
 
-    func recommendations(_ query: RecommendationQuery, queue: MPDQueue.State?) throws -> RecommendationList {
+    /// nil only without `rebuilding`, when the model must be built first.
+    func recommendations(_ query: RecommendationQuery, queue: MPDQueue.State?, rebuilding: Bool = true) throws -> RecommendationList? {
         // Read before anything the answer is made from: a change meanwhile moves them on,
         // so the answer is kept under inputs that are already stale.
         let commits = store.commitCount
@@ -274,7 +316,8 @@ public final class RecommenderService: RecommenderBackend {
         if let hit = kept.withLock({ $0[query] }), hit.inputs == inputs, uptime &- hit.at < Self.keptForNanoseconds {
             return hit.list
         }
-        let list = try suggest(query, zone: zone, zoneSource: zoneSource, playing: playing, queue: queue, seed: seed, now: now)
+        guard let list = try suggest(query, zone: zone, zoneSource: zoneSource, playing: playing, queue: queue, seed: seed,
+                                     now: now, rebuilding: rebuilding) else { return nil }
         kept.withLock { kept in
             if kept.count >= 32, kept[query] == nil { kept.removeAll(keepingCapacity: true) }
             kept[query] = (inputs, uptime, list)
@@ -283,8 +326,8 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     private func suggest(_ query: RecommendationQuery, zone: Zone?, zoneSource: String, playing: Recommender.SongRef?,
-                         queue: MPDQueue.State?, seed: UInt64, now: Date) throws -> RecommendationList {
-        let model = try refreshedModel()
+                         queue: MPDQueue.State?, seed: UInt64, now: Date, rebuilding: Bool) throws -> RecommendationList? {
+        guard let model = try refreshedModel(rebuilding: rebuilding) else { return nil }
         let target: TempoTarget
         switch query.mode {
         case .cadence: target = .cadence(stepsPerMinute: query.cadence ?? settings.cadence)
@@ -359,7 +402,7 @@ public final class RecommenderService: RecommenderBackend {
             one.limit = 1
             let queue: MPDQueue.State
             do { queue = try MPDQueue.state(endpoint: endpoint) } catch { throw Self.mpdUnavailable("MPD: \(error)") }
-            guard let top = try recommendations(one, queue: queue).suggestions.first else {
+            guard let top = try recommendations(one, queue: queue)?.suggestions.first else {
                 throw APIError.notFound("nothing to suggest for this zone")
             }
             suggestion = top
@@ -407,7 +450,7 @@ public final class RecommenderService: RecommenderBackend {
                 return
             }
             let fresh = try MPDQueue.state(endpoint: endpoint)
-            guard let top = try recommendations(RecommendationQuery(limit: 1), queue: fresh).suggestions.first,
+            guard let top = try recommendations(RecommendationQuery(limit: 1), queue: fresh)?.suggestions.first,
                   let uri = top.track.uri else { return }
             let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: uri)
             queueChanged()

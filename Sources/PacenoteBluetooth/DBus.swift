@@ -123,7 +123,7 @@ public final class DBusConnection: @unchecked Sendable {
         // libdbus is loaded here, by the first connection, not at every start (see CDBus).
         if let failure = pn_dbus_load() {
             throw DBusFailure(name: "org.freedesktop.DBus.Error.Failed",
-                              message: "libdbus could not be loaded (install libdbus-1-3): \(String(cString: failure))")
+                              message: "libdbus could not be loaded (install libdbus-1-3, then restart): \(String(cString: failure))")
         }
         _ = dbus_threads_init_default()
         var error = DBusError()

@@ -7,8 +7,9 @@
 /// every other), so the slots hold increasing ids and an id's slot is found by search.
 /// Increasing whole numbers leave it few places to be (`slot(of:)`): with ids 1, 2, 3, … the
 /// first guess is right. An array indexed by the id took 4 bytes a track (0.6 MiB at 150k
-/// tracks) and a `[Int64: Int32]` ~21. An id that comes out of order (not above the last)
-/// goes to a dictionary, which is empty in the daemon.
+/// tracks) and a `[Int64: Int32]` ~21. From the first id that comes out of order (not
+/// above the last), that id and every later one go to a dictionary, which is empty in the
+/// daemon.
 public struct CompactIDs: Sendable {
     private var narrow: [UInt32] = []
     /// Every id, once one did not fit in `narrow` (which is then empty).

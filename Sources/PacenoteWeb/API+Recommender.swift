@@ -18,6 +18,12 @@ extension API {
         try recommender.recommendations(RecommendationQuery(zone: zone, limit: limit, mode: mode, cadence: cadence))
     }
 
+    /// The dashboard's suggestions: nil while the model is (to be) built, which is then asked
+    /// for in the background.
+    func recommendationsIfReady(limit: Int) throws -> RecommendationList? {
+        try recommender.recommendationsIfReady(RecommendationQuery(limit: limit))
+    }
+
     // MARK: GET /api/v1/recommendations/next
 
     func recommendationsJSON(_ q: [String: String]) throws -> JSONValue {

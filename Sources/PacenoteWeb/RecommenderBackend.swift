@@ -70,6 +70,9 @@ public struct QueuedTrack: Equatable, Sendable {
 /// the web module never talks to MPD itself.
 public protocol RecommenderBackend: Sendable {
     func recommendations(_ query: RecommendationQuery) throws -> RecommendationList
+    /// The same, or nil when the model must be built first (asked for in the background):
+    /// what the dashboard shows, which must not wait for a build.
+    func recommendationsIfReady(_ query: RecommendationQuery) throws -> RecommendationList?
     /// Queues `trackID` (or, when nil, the top suggestion for `query`) right after the
     /// current song of the default player.
     func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack
@@ -84,4 +87,7 @@ public protocol RecommenderBackend: Sendable {
 extension RecommenderBackend {
     public var isReady: Bool { true }
     public func prepare() {}
+    public func recommendationsIfReady(_ query: RecommendationQuery) throws -> RecommendationList? {
+        try recommendations(query)
+    }
 }

@@ -1,4 +1,5 @@
 import CDBus
+import Foundation
 import PacenoteTestSupport
 import Testing
 
@@ -37,6 +38,40 @@ import Testing
                     MemoryLayout<DBusMessageIter>.offset(of: \.pad2)!, MemoryLayout<DBusMessageIter>.offset(of: \.pad3)!]
         let constants = "\(MemoryLayout<dbus_bool_t>.size) \(DBUS_BUS_SESSION.rawValue) \(DBUS_BUS_SYSTEM.rawValue) \(DBUS_MESSAGE_TYPE_SIGNAL)"
         #expect(printed == [error.map(String.init).joined(separator: " "), iter.map(String.init).joined(separator: " "), constants])
+    }
+
+    /// The table's function types are libdbus's own: the shim's `pn_dbus` struct, compiled
+    /// against the real headers, takes each real function with no conversion
+    /// (`-Werror=incompatible-pointer-types`: a parameter or result of another type fails).
+    @Test func theTablesFunctionTypesAreLibdbussPrototypes() throws {
+        let shim = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/CDBus/shim.h").path
+        let text = try String(contentsOfFile: shim, encoding: .utf8)
+        let start = try #require(text.range(of: "typedef struct pn_dbus {"))
+        let end = try #require(text.range(of: "} pn_dbus;", range: start.upperBound..<text.endIndex))
+        let table = String(text[start.lowerBound..<end.upperBound])
+        let fields = table.split(separator: "\n").compactMap { line -> String? in
+            guard let open = line.range(of: "(*"), let close = line.range(of: ")", range: open.upperBound..<line.endIndex) else { return nil }
+            return String(line[open.upperBound..<close.lowerBound])
+        }
+        #expect(fields.count == 29)
+        let dir = try TemporaryDirectory("dbus-types")
+        let source = dir.file("types.c")
+        try """
+            #include <dbus/dbus.h>
+            \(table)
+            int main(void) {
+                pn_dbus t;
+            \(fields.map { "    t.\($0) = &dbus_\($0);" }.joined(separator: "\n"))
+                (void)t;
+                return 0;
+            }
+            """.write(toFile: source, atomically: true, encoding: .utf8)
+        let flags = try run(try Tools.require("pkg-config"), ["--cflags", "dbus-1"]).stdout
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        let compiled = try run(try Tools.require("cc"), flags + ["-Werror=incompatible-pointer-types", "-Werror=implicit-function-declaration",
+                                                                  "-c", source, "-o", dir.file("types.o")], allowFailure: true)
+        #expect(compiled.status == 0, "\(compiled.stderr)")
     }
 
     /// Every function the shim calls is found in the installed libdbus; the library is not

@@ -41,9 +41,16 @@ extension API {
         }
         // The next-track suggestion for the live zone, when the recommender runs.
         // Not waited for while the model is first built: the card says so and asks again.
-        let recommenderReady = context.recommender?.isReady ?? false
-        if !recommenderReady { context.recommender?.prepare() }
-        let upNext = recommenderReady ? try? recommendations(limit: 3) : nil
+        var recommenderReady = false
+        var upNext: RecommendationList?
+        if context.recommender != nil {
+            do {
+                upNext = try recommendationsIfReady(limit: 3)
+                recommenderReady = upNext != nil
+            } catch {
+                recommenderReady = true  // built, but this answer failed: no suggestions shown
+            }
+        }
         let back = pageAddress(request)
         // The same page for the same figures: what it shows is its key, with the second
         // while a song plays (the position it shows moves; the page says when it was made).
