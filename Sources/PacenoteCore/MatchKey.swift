@@ -12,11 +12,16 @@ public enum MatchKey {
     }
 
     static func fold(_ text: String, dropArticle: Bool) -> String {
-        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        let folded = SongKey.fold(text)
         var out = ""
         var pendingSpace = false
         for scalar in folded.unicodeScalars {
-            if CharacterSet.alphanumerics.contains(scalar) {
+            // ASCII's alphanumerics are its letters and digits (and after folding, no capitals):
+            // no look-up in Foundation's character set for them.
+            let alphanumeric = scalar.isASCII
+                ? (scalar.value >= 0x61 && scalar.value <= 0x7A) || (scalar.value >= 0x30 && scalar.value <= 0x39)
+                : CharacterSet.alphanumerics.contains(scalar)
+            if alphanumeric {
                 if pendingSpace && !out.isEmpty { out.append(" ") }
                 pendingSpace = false
                 out.unicodeScalars.append(scalar)
