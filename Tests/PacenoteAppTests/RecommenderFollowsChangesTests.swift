@@ -12,24 +12,38 @@ import Testing
 /// tempo reorders suggestions at once, and a deleted play (a change to the past, which
 /// reading only newer plays would never see) no longer counts.
 @Suite struct RecommenderFollowsChangesTests {
-    @Test func aTempoAPlayAndADeleteReachTheModelThroughTheirEvents() throws {
-        let dir = try TemporaryDirectory()
-        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
-        defer { try? store.close() }
-        let songs = ["fast.flac": "Fast", "slow.flac": "Slow"].map { uri, title in
-            SongInfo(uri: uri, tags: ["Title": title, "Artist": title + " Band"], durationSeconds: 200)
+    /// A database whose library has these songs (file: title, by "<title> Band"), the write
+    /// path, and a recommender (no exploration) that follows its announcements.
+    final class Library {
+        let dir: TemporaryDirectory
+        let store: Store
+        let bus = EventBus()
+        let operations: Operations
+        let service: RecommenderService
+
+        init(_ songs: [String: String]) throws {
+            dir = try TemporaryDirectory()
+            store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+            try store.applyLibrary(player: "default", changed: songs.map { uri, title in
+                SongInfo(uri: uri, tags: ["Title": title, "Artist": title + " Band"], durationSeconds: 200)
+            }, removed: [], stickers: [:])
+            operations = Operations(store: store, events: bus)
+            var settings = Config.Recommender()
+            settings.exploration = 0
+            service = RecommenderService(store: store, settings: settings, heartRate: nil, players: [], endpoint: nil,
+                                         playerName: "default", events: bus, logger: Logger(label: "test"))
         }
-        try store.applyLibrary(player: "default", changed: songs, removed: [], stickers: [:])
+
+        deinit { try? store.close() }
+    }
+
+    @Test func aTempoAPlayAndADeleteReachTheModelThroughTheirEvents() throws {
+        let library = try Library(["fast.flac": "Fast", "slow.flac": "Slow"])
+        let (store, operations, service) = (library.store, library.operations, library.service)
         let fast = try #require(try store.track(uri: "fast.flac")?.id)
         let slow = try #require(try store.track(uri: "slow.flac")?.id)
-        let bus = EventBus()
-        let operations = Operations(store: store, events: bus)
         try operations.setBPM(trackID: fast, value: 170)
         try operations.setBPM(trackID: slow, value: 120)
-        var settings = Config.Recommender()
-        settings.exploration = 0
-        let service = RecommenderService(store: store, settings: settings, heartRate: nil, players: [], endpoint: nil,
-                                         playerName: "default", events: bus, logger: Logger(label: "test"))
         func first(_ cadence: Double) throws -> Int64? {
             try service.recommendations(RecommendationQuery(limit: 2, mode: .cadence, cadence: cadence)).suggestions.first?.track.id
         }
@@ -68,19 +82,8 @@ import Testing
     /// service says it is not ready from the change until the model is built again (the
     /// dashboard then shows no suggestions and asks for the build in the background).
     @Test func notReadyFromAChangeToThePastUntilTheModelIsBuiltAgain() throws {
-        let dir = try TemporaryDirectory()
-        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
-        defer { try? store.close() }
-        let songs = ["a.flac": "A", "b.flac": "B"].map { uri, title in
-            SongInfo(uri: uri, tags: ["Title": title, "Artist": title + " Band"], durationSeconds: 200)
-        }
-        try store.applyLibrary(player: "default", changed: songs, removed: [], stickers: [:])
-        let bus = EventBus()
-        let operations = Operations(store: store, events: bus)
-        var settings = Config.Recommender()
-        settings.exploration = 0
-        let service = RecommenderService(store: store, settings: settings, heartRate: nil, players: [], endpoint: nil,
-                                         playerName: "default", events: bus, logger: Logger(label: "test"))
+        let library = try Library(["a.flac": "A", "b.flac": "B"])
+        let (store, operations, service) = (library.store, library.operations, library.service)
         func waitUntilReady() throws {
             let deadline = Date().addingTimeInterval(10)
             while !service.isReady, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
