@@ -131,10 +131,10 @@ public final class RecommenderService: RecommenderBackend {
     /// off the request path: the check scans the tracks table (about 20 ms at 100k tracks).
     /// Read without the model's lock, which a build holds for seconds (10 s at 5M plays).
     /// False until the first build and again from the moment past plays change (an import,
-    /// a back-dated listen, a delete, a merge) until the model is built again: the
-    /// dashboard then asks for that build in the background (`prepare`) and shows no
-    /// suggestions meanwhile, where it waited on the lock — every view, for the whole build
-    /// (wrk on `/` after a back-dated listen at 5M plays: p99 0.7 s).
+    /// a delete, a merge: `.playsRewritten`, `.curated`) until the model is built again: the
+    /// dashboard then asks for that build in the background (`prepare`, through
+    /// `recommendationsIfReady`) and shows no suggestions meanwhile, where every view
+    /// waited on the lock for the whole build.
     public var isReady: Bool { ready.load(ordering: .acquiring) }
     private let ready = Atomic<Bool>(false)
     private let preparing = Atomic<Bool>(false)
