@@ -12,13 +12,29 @@ import Synchronization
 /// heart-rate service for the live zone and MPD for the queue, and queues picks right
 /// after the current song.
 public final class RecommenderService: RecommenderBackend {
-    struct State {
+    /// The model and what it was made from. Its lock is only ever held briefly (new plays,
+    /// changed tracks, the swap of a finished build): a build runs outside it (`builder`).
+    struct ModelState {
         var model = ListeningModel()
         var lastPlayID: Int64 = 0
         var tracksVersion = ""
-        var built = false
-        /// Past plays changed (an import, a delete): the model is built again on next use.
-        var playsRewritten = false
+        /// The `Control.rewrites` its build began at; nil: none built (or being built again).
+        var builtAt: UInt64?
+        /// Moves on whenever a build replaces the model: tracks read for one model are not
+        /// put into the next (`refreshTracks`).
+        var generation: UInt64 = 0
+    }
+
+    /// What the write path's announcements set, likes, "not now" and the auto-DJ's pick. Its
+    /// lock is held for a few assignments only: an announcement (on the writer's thread, in
+    /// the middle of a write) and a suggestion's key never wait for a build. Lock order:
+    /// `model` before `control`, never the other way.
+    struct Control {
+        /// Changes to past plays announced so far (an import, a delete, a merge): a model
+        /// built at an earlier count is stale as a whole and is built again on next use.
+        var rewrites: UInt64 = 0
+        /// `ModelState.builtAt`, readable without the model's lock.
+        var builtAt: UInt64?
         /// A track's tempo changed: the tracks are read again on next use.
         var tracksChanged = false
         /// The auto-DJ's own pick: MPD song id and the zone it was chosen for.
@@ -66,7 +82,10 @@ public final class RecommenderService: RecommenderBackend {
     private let endpoint: MPDEndpoint?
     private let playerName: String
     private let logger: Logger
-    private let state = Mutex(State())
+    private let model = Mutex(ModelState())
+    private let control = Mutex(Control())
+    /// Held by the one build under way (seconds on a large history: 8 s at 5M plays).
+    private let builder = Mutex(())
     private let autoQueue = DispatchQueue(label: "pacenote.auto-dj")
     private let subscription = Mutex<EventBus.Subscription?>(nil)
     private let events: EventBus?
@@ -102,22 +121,23 @@ public final class RecommenderService: RecommenderBackend {
 
     /// Follows the write path's announcements. New plays need nothing: the next use reads
     /// the rows above the last id it saw. Plays that were imported (older than their ids),
-    /// deleted or edited make the model stale as a whole; a new tempo, the tracks.
+    /// deleted or edited make the model stale as a whole; a new tempo, the tracks. Called on
+    /// the writer's thread: it takes only `control`'s lock, never the model's.
     func follow(_ change: DataChange) {
         switch change {
         case .playsAdded, .songOfTheDay, .friends: break
         case .playsRewritten:
-            state.withLock {
-                $0.playsRewritten = true
+            control.withLock {
+                $0.rewrites &+= 1
                 $0.version &+= 1
                 ready.store(false, ordering: .releasing)
             }
-        case .trackBPM: state.withLock { $0.tracksChanged = true; $0.version &+= 1 }
-        case .trackFeeling: state.withLock { $0.feelings = nil; $0.version &+= 1 }
+        case .trackBPM: control.withLock { $0.tracksChanged = true; $0.version &+= 1 }
+        case .trackFeeling: control.withLock { $0.feelings = nil; $0.version &+= 1 }
         // A merge moves plays, likes and BPMs between tracks: all of it is read again.
         case .curated:
-            state.withLock {
-                $0.playsRewritten = true
+            control.withLock {
+                $0.rewrites &+= 1
                 $0.tracksChanged = true
                 $0.feelings = nil
                 $0.version &+= 1
@@ -129,12 +149,10 @@ public final class RecommenderService: RecommenderBackend {
     /// Brings the model up to date with the plays logged since the last call (an indexed
     /// read of the new rows only). Tracks are re-read on first use and by `refreshTracks`,
     /// off the request path: the check scans the tracks table (about 20 ms at 100k tracks).
-    /// Read without the model's lock, which a build holds for seconds (10 s at 5M plays).
-    /// False until the first build and again from the moment past plays change (an import,
-    /// a delete, a merge: `.playsRewritten`, `.curated`) until the model is built again: the
-    /// dashboard then asks for that build in the background (`prepare`, through
-    /// `recommendationsIfReady`) and shows no suggestions meanwhile, where every view
-    /// waited on the lock for the whole build.
+    /// Read without any lock. False until the first build and again from the moment past
+    /// plays change (an import, a delete, a merge: `.playsRewritten`, `.curated`) until the
+    /// model is built again: the dashboard then asks for that build in the background
+    /// (`prepare`, through `recommendationsIfReady`) and shows no suggestions meanwhile.
     public var isReady: Bool { ready.load(ordering: .acquiring) }
     private let ready = Atomic<Bool>(false)
     private let preparing = Atomic<Bool>(false)
@@ -161,71 +179,101 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     /// The model brought up to date; without `rebuilding`, nil instead of building it (first
-    /// or again).
+    /// or again). Past plays as they were when asked: a model built since will do, so a
+    /// request waits for at most the build under way and one more, however often past plays
+    /// change meanwhile (an import announces each of its transactions).
     func refreshedModel(rebuilding: Bool) throws -> ListeningModel? {
+        let wanted = control.withLock { $0.rewrites }
         while true {
-            if let model = try refreshedModelOnce(rebuilding: rebuilding) { return model }
+            if let model = try refreshedModel(builtSince: wanted) { return model }
             if !rebuilding { return nil }
-            // A build found the tracks not read yet (another caller emptied the model meanwhile).
+            try build(since: wanted)
         }
     }
 
-    private func refreshedModelOnce(rebuilding: Bool) throws -> ListeningModel? {
-        let step = state.withLock { s -> (built: Bool, tracksChanged: Bool)? in
-            if !rebuilding, s.playsRewritten || !s.built { return nil }
-            if s.playsRewritten {
-                // Built again from the database as it is now; suggestions meanwhile wait.
-                s.playsRewritten = false
-                s.built = false
-                s.model = ListeningModel()
-                s.tracksVersion = ""
-                s.version &+= 1
-            }
-            let tracksChanged = s.tracksChanged
-            if tracksChanged { s.tracksVersion = "" }
-            s.tracksChanged = false
-            return (s.built, tracksChanged)
+    /// The model brought up to date with new plays and changed tracks, if it was built from
+    /// past plays as they were at the `wanted`th change or later; nil if it must be built first.
+    private func refreshedModel(builtSince wanted: UInt64) throws -> ListeningModel? {
+        let tracksChanged = control.withLock { c -> Bool? in
+            guard let builtAt = c.builtAt, builtAt >= wanted else { return nil }
+            defer { c.tracksChanged = false }
+            return c.tracksChanged
         }
-        guard let (built, tracksChanged) = step else { return nil }
-        if !built || tracksChanged { try refreshTracks() }
-        return try state.withLock { s throws -> ListeningModel? in
-            // A build needs the tracks first: if another caller emptied the model after this
-            // one read them, read them again (the caller loops), rather than replaying the
-            // history into a model without tracks, which would drop every play.
-            if !s.built, s.tracksVersion.isEmpty { return nil }
-            if s.built {
-                let new = try store.recommenderEvents(afterID: s.lastPlayID)
-                for event in new.events { s.model.record(event) }
-                if !new.events.isEmpty { s.version &+= 1 }
-                s.lastPlayID = new.lastID
-            } else {
-                s.lastPlayID = try store.forEachRecommenderEvent { s.model.record($0) }
-                s.version &+= 1
-            }
-            s.model.settle()
-            // Not ready while a rebuild is due (set, with `playsRewritten`, by `follow`).
-            if !s.playsRewritten { ready.store(true, ordering: .releasing) }
-            if !s.built {
-                s.built = true
-                logger.info("recommender: \(s.model.trackCount) tracks, \(s.model.eventCount) plays")
-                // The build read every play through short-lived rows and merged the transitions
-                // a few times: free heap that glibc keeps in its arenas unless asked.
-                _ = glibcMallocTrim(0)
-            }
-            return s.model
+        guard let tracksChanged else { return nil }
+        if tracksChanged {
+            model.withLock { $0.tracksVersion = "" }
+            try refreshTracks()
+        }
+        return try model.withLock { m throws -> ListeningModel? in
+            // As checked above (a build only ever moves `builtAt` on).
+            guard let builtAt = m.builtAt, builtAt >= wanted else { return nil }
+            let new = try store.recommenderEvents(afterID: m.lastPlayID)
+            for event in new.events { m.model.record(event) }
+            m.lastPlayID = new.lastID
+            m.model.settle()
+            if !new.events.isEmpty { control.withLock { $0.version &+= 1 } }
+            return m.model
         }
     }
+
+    /// Builds the model from the database as it is now, outside the model's lock: what does
+    /// not need the model itself (the dashboard, `isReady`, the write path's announcements,
+    /// the background check of the tracks) goes on meanwhile. One build at a time; a caller
+    /// that waited for another's build returns at once if that one began at the `wanted`th
+    /// change to past plays or later.
+    private func build(since wanted: UInt64) throws {
+        try builder.withLock { _ throws in
+            let target = control.withLock { c -> UInt64? in
+                if let builtAt = c.builtAt, builtAt >= wanted { return nil }
+                return c.rewrites
+            }
+            guard let target else { return }
+            // The stale model stays until this one replaces it: a request made before the
+            // change this build is for still answers from it at once (for ~12 MiB more
+            // during a build at 5M plays).
+            whileBuilding?()
+            // Read before the tracks: a change meanwhile shows as another version later.
+            let tracksVersion = try store.recommenderTracksVersion()
+            let candidates = try store.recommenderCandidates().map(ListeningModel.Prepared.init)
+            var fresh = ListeningModel()
+            for candidate in candidates { fresh.upsert(candidate) }
+            let lastPlayID = try store.forEachRecommenderEvent { fresh.record($0) }
+            fresh.settle()
+            let (tracks, plays) = (fresh.trackCount, fresh.eventCount)
+            model.withLock { m in
+                m = ModelState(model: fresh, lastPlayID: lastPlayID, tracksVersion: tracksVersion, builtAt: target,
+                               generation: m.generation &+ 1)
+                control.withLock { c in
+                    c.builtAt = target
+                    c.version &+= 1
+                    // Not ready while another rebuild is due (a change announced meanwhile).
+                    if c.rewrites == target { ready.store(true, ordering: .releasing) }
+                }
+            }
+            logger.info("recommender: \(tracks) tracks, \(plays) plays")
+            // The build read every play through short-lived rows and merged the transitions
+            // a few times: free heap that glibc keeps in its arenas unless asked.
+            _ = glibcMallocTrim(0)
+        }
+    }
+
+    /// Called during a build, outside the model's lock (tests: to hold a build while
+    /// checking what goes on meanwhile).
+    nonisolated(unsafe) var whileBuilding: (() -> Void)?
 
     /// Re-reads the tracks when any changed (tags, BPM, library membership).
     func refreshTracks() throws {
+        let (generation, current) = model.withLock { ($0.generation, $0.tracksVersion) }
         let version = try store.recommenderTracksVersion()
-        guard version != state.withLock({ $0.tracksVersion }) else { return }
+        guard version != current else { return }
         // Keys made here, outside the model's lock: suggestions wait only for the interning.
         let candidates = try store.recommenderCandidates().map(ListeningModel.Prepared.init)
-        state.withLock { s in
-            for candidate in candidates { s.model.upsert(candidate) }
-            s.tracksVersion = version
-            s.version &+= 1
+        model.withLock { m in
+            // A build replaced the model meanwhile: it read the tracks itself.
+            guard m.generation == generation, m.builtAt != nil else { return }
+            for candidate in candidates { m.model.upsert(candidate) }
+            m.tracksVersion = version
+            control.withLock { $0.version &+= 1 }
         }
     }
 
@@ -234,7 +282,7 @@ public final class RecommenderService: RecommenderBackend {
         let timer = trackTimer
         timer.schedule(deadline: .now() + seconds, repeating: seconds)
         timer.setEventHandler { [weak self] in
-            guard let self, self.state.withLock({ $0.built }) else { return }
+            guard let self, self.control.withLock({ $0.builtAt != nil }) else { return }
             do { try self.refreshTracks() } catch { self.logger.warning("recommender: \(error)") }
         }
         timer.resume()
@@ -298,7 +346,7 @@ public final class RecommenderService: RecommenderBackend {
         // Read before anything the answer is made from: a change meanwhile moves them on,
         // so the answer is kept under inputs that are already stale.
         let commits = store.commitCount
-        let version = state.withLock { $0.version }
+        let version = control.withLock { $0.version }
         let now = Date()
         var zone = query.zone
         var zoneSource = zone == nil ? "none" : "query"
@@ -364,14 +412,14 @@ public final class RecommenderService: RecommenderBackend {
     /// The likes and dislikes (read from the store after a change) and the tracks still
     /// under a "not now".
     func currentFeelings(nowMs: Int64) throws -> ([Int64: Feeling], Set<Int64>) {
-        if let cached = state.withLock({ s -> [Int64: Feeling]? in
+        if let cached = control.withLock({ s -> [Int64: Feeling]? in
             s.notNow = s.notNow.filter { $0.value > nowMs }
             return s.feelings
         }) {
-            return (cached, state.withLock { Set($0.notNow.keys) })
+            return (cached, control.withLock { Set($0.notNow.keys) })
         }
         let read = try store.feelings()
-        return state.withLock { s in
+        return control.withLock { s in
             s.feelings = read
             return (read, Set(s.notNow.keys))
         }
@@ -381,7 +429,7 @@ public final class RecommenderService: RecommenderBackend {
     public func notNow(trackID: Int64) throws {
         guard try store.track(id: trackID) != nil else { throw APIError.notFound("no track \(trackID)") }
         let until = Int64(Date().timeIntervalSince1970 * 1000) + Self.notNowMs
-        state.withLock { $0.notNow[trackID] = until; $0.version &+= 1 }
+        control.withLock { $0.notNow[trackID] = until; $0.version &+= 1 }
     }
 
     public func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack {
@@ -439,7 +487,7 @@ public final class RecommenderService: RecommenderBackend {
             let queue = try MPDQueue.state(endpoint: endpoint)
             guard queue.current != nil else { return }
             let zone = heartRate?.current(now: Date())?.zone
-            let pick = state.withLock { $0.autoPick }
+            let pick = control.withLock { $0.autoPick }
             let next = queue.upcomingIDs.first
             if let pick, next == pick.songID {
                 guard pick.zone != zone else { return }
@@ -454,7 +502,7 @@ public final class RecommenderService: RecommenderBackend {
                   let uri = top.track.uri else { return }
             let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: uri)
             queueChanged()
-            state.withLock { $0.autoPick = (added.id, zone) }
+            control.withLock { $0.autoPick = (added.id, zone) }
             logger.info("auto-DJ queued \(uri) for \(zone.map { "Z\($0.rawValue)" } ?? "no zone")")
         } catch {
             logger.warning("auto-DJ: \(error)")

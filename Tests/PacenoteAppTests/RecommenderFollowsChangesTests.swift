@@ -121,6 +121,79 @@ import Testing
         #expect(service.isReady)
     }
 
+    /// A build reads the whole history (8 s at 5M plays) outside the model's lock: while one
+    /// is under way, the write path's announcements (made on the writer's thread, in the
+    /// middle of a delete or a like), the dashboard's call, "not now" and `isReady` all
+    /// answer at once; a request for suggestions waits for the build, and sees every change
+    /// made before it (a delete announced during the build has it built once more), but not
+    /// for another build for a change made after it (an import announces each transaction).
+    @Test func nothingButARequestForSuggestionsWaitsForABuild() throws {
+        let library = try Library(["a.flac": "A", "b.flac": "B"])
+        let (store, operations, service) = (library.store, library.operations, library.service)
+        let a = try #require(try store.track(uri: "a.flac")?.id)
+        let logged = try operations.recordListens([(track: Track(uri: "b.flac", title: "B", artist: "B Band", durationSeconds: 200),
+                                                    startedAt: Date().addingTimeInterval(-300), client: nil),
+                                                   (track: Track(uri: "a.flac", title: "A", artist: "A Band", durationSeconds: 200),
+                                                    startedAt: Date().addingTimeInterval(-3 * 86_400), client: nil)],
+                                                  source: "listenbrainz")
+        // The first build is held until released; the second deletes a play of a meanwhile;
+        // the third (for that delete) is held until released.
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), releaseThird = DispatchSemaphore(value: 0)
+        final class Builds: @unchecked Sendable {
+            let lock = NSLock()
+            var count = 0, resumed = false
+        }
+        let builds = Builds()
+        service.whileBuilding = {
+            let count = builds.lock.withLock { builds.count += 1; return builds.count }
+            if count == 2 { _ = try? operations.deletePlay(id: logged[1].id) }
+            if count == 3 { _ = releaseThird.wait(timeout: .now() + 20) }
+            guard count == 1 else { return }
+            entered.signal()
+            _ = release.wait(timeout: .now() + 20)
+            builds.lock.withLock { builds.resumed = true }
+        }
+        service.prepare()
+        #expect(entered.wait(timeout: .now() + 10) == .success, "the build began")
+        func heldStill(_ what: String) {
+            #expect(!builds.lock.withLock { builds.resumed }, "\(what) answered while the build was under way")
+        }
+
+        _ = try operations.deletePlay(id: logged[0].id)
+        heldStill("a delete (and its announcement)")
+        try operations.setFeeling(trackID: a, .dislike, source: "site")
+        heldStill("a dislike")
+        #expect(!service.isReady)
+        #expect(try service.recommendationsIfReady(RecommendationQuery(limit: 2)) == nil)
+        heldStill("the dashboard's call")
+        try service.notNow(trackID: a)
+        heldStill("a not now")
+
+        // A request for suggestions waits for the build, and then for the one after it.
+        final class Answer: @unchecked Sendable { var uris: Result<[String?], any Error>? }
+        let answer = Answer()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            answer.uris = Result { try service.recommendations(RecommendationQuery(limit: 2)).suggestions.map(\.track.uri) }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 0.3) == .timedOut, "the request waits for the build")
+        release.signal()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        let uris = try #require(answer.uris).get()
+        #expect(uris == ["b.flac"], "the delete is seen (b is no longer just played) and so is the dislike of a")
+        #expect(builds.lock.withLock { builds.count } >= 2, "built once more for the delete announced during the first build")
+        // The delete made during the second build is for the next use: the request did not
+        // wait for the third build (held), which the dashboard asks for.
+        #expect(!service.isReady)
+        #expect(try service.recommendationsIfReady(RecommendationQuery(limit: 2)) == nil)
+        releaseThird.signal()
+        let deadline = Date().addingTimeInterval(10)
+        while !service.isReady, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(service.isReady, "built in the background for the dashboard")
+        #expect(builds.lock.withLock { builds.count } == 3)
+    }
+
     /// Suggestions are kept while nothing they are made from has changed (every dashboard
     /// view asks for them): the same answer twice, then each kind of change — a dislike, a
     /// "not now" (in memory, no commit), a new play — is in the very next answer.
