@@ -160,8 +160,29 @@ public final class RecommenderService: RecommenderBackend {
     /// The first suggestion reads the whole history (seconds on a large one): the
     /// dashboard asks for it here, in the background, instead of waiting.
     public func prepare() {
+        prepare(quietFirst: false)
+    }
+
+    /// How long past plays must go unchanged before a background build that follows
+    /// changes made during the last one.
+    static let quietNanoseconds: UInt64 = 1_000_000_000
+
+    /// `quietFirst`: past plays changed during the last build; wait until they have been
+    /// still for `quietNanoseconds`. An import announces each of its transactions (every
+    /// second or so): without the wait, the model was built again and again for as long
+    /// as it ran, each build reading the whole history beside it.
+    private func prepare(quietFirst: Bool) {
         guard !isReady, preparing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
+            if quietFirst {
+                var seen = control.withLock { $0.rewrites }
+                while true {
+                    Thread.sleep(forTimeInterval: Double(Self.quietNanoseconds) / 1e9)
+                    let now = control.withLock { $0.rewrites }
+                    if now == seen { break }
+                    seen = now
+                }
+            }
             var built = true
             do { _ = try refreshedModel() } catch {
                 built = false
@@ -170,7 +191,7 @@ public final class RecommenderService: RecommenderBackend {
             preparing.store(false, ordering: .relaxed)
             // Past plays changed again while it built (after it was marked ready, before
             // `preparing` was clear, a `prepare` would have been dropped): once more.
-            if built, !isReady { prepare() }
+            if built, !isReady { prepare(quietFirst: true) }
         }
     }
 

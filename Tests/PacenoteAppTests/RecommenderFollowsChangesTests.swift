@@ -194,6 +194,42 @@ import Testing
         #expect(builds.lock.withLock { builds.count } == 3)
     }
 
+    /// An import announces each of its transactions. When past plays changed during a
+    /// background build, the next one waits until they have been still for a moment: not a
+    /// build after every transaction, each reading the whole history beside the import.
+    @Test func backgroundBuildsWaitForChangesToPause() throws {
+        let library = try Library(["a.flac": "A", "b.flac": "B"])
+        let (bus, service) = (library.bus, library.service)
+        final class Builds: @unchecked Sendable {
+            let lock = NSLock()
+            var count = 0
+        }
+        let builds = Builds()
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        service.whileBuilding = {
+            guard builds.lock.withLock({ builds.count += 1; return builds.count }) == 1 else { return }
+            entered.signal()
+            _ = release.wait(timeout: .now() + 20)
+        }
+        let imported = PacenoteEvent.changed(.playsRewritten(.imported))
+        #expect(try service.recommendationsIfReady(RecommendationQuery(limit: 2)) == nil, "not built yet: asked for")
+        #expect(entered.wait(timeout: .now() + 10) == .success)
+        bus.publish(imported)
+        release.signal()
+        // A transaction every 0.2 s for 2.4 s, the dashboard viewed after each.
+        for _ in 0..<12 {
+            Thread.sleep(forTimeInterval: 0.2)
+            bus.publish(imported)
+            #expect(try service.recommendationsIfReady(RecommendationQuery(limit: 2)) == nil)
+        }
+        let whileImporting = builds.lock.withLock { builds.count }
+        #expect(whileImporting <= 2, "\(whileImporting) builds while the changes kept coming")
+        let deadline = Date().addingTimeInterval(10)
+        while !service.isReady, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(service.isReady, "built once the changes paused")
+        #expect(builds.lock.withLock { builds.count } == whileImporting + 1)
+    }
+
     /// Suggestions are kept while nothing they are made from has changed (every dashboard
     /// view asks for them): the same answer twice, then each kind of change — a dislike, a
     /// "not now" (in memory, no commit), a new play — is in the very next answer.
