@@ -18,7 +18,7 @@ public final class RecommenderService: RecommenderBackend {
         var model = ListeningModel()
         var lastPlayID: Int64 = 0
         var tracksVersion = ""
-        /// The `Control.rewrites` its build began at; nil: none built (or being built again).
+        /// The `Control.rewrites` its build began at; nil: none built yet.
         var builtAt: UInt64?
         /// Moves on whenever a build replaces the model: tracks read for one model are not
         /// put into the next (`refreshTracks`).
