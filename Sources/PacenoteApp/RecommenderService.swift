@@ -26,8 +26,8 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     /// What the write path's announcements set, likes, "not now" and the auto-DJ's pick. Its
-    /// lock is held for a few assignments only: an announcement (on the writer's thread, in
-    /// the middle of a write) and a suggestion's key never wait for a build. Lock order:
+    /// lock is held for a few assignments only: an announcement (on the writer's thread,
+    /// after its commit) and a suggestion's key never wait for a build. Lock order:
     /// `model` before `control`, never the other way.
     struct Control {
         /// Changes to past plays announced so far (an import, a delete, a merge): a model
@@ -37,6 +37,11 @@ public final class RecommenderService: RecommenderBackend {
         var builtAt: UInt64?
         /// A track's tempo changed: the tracks are read again on next use.
         var tracksChanged = false
+        /// Announced changes to tracks (tempo, merges): a build that saw it move while it ran
+        /// read its tracks too early, and leaves `tracksChanged` set.
+        var trackChanges: UInt64 = 0
+        /// Announced changes to likes: feelings read while it moved are not kept.
+        var feelingChanges: UInt64 = 0
         /// The auto-DJ's own pick: MPD song id and the zone it was chosen for.
         var autoPick: (songID: Int, zone: Zone?)?
         /// Likes and dislikes by track id; nil: read again on next use (`.trackFeeling`).
@@ -132,24 +137,24 @@ public final class RecommenderService: RecommenderBackend {
                 $0.version &+= 1
                 ready.store(false, ordering: .releasing)
             }
-        case .trackBPM: control.withLock { $0.tracksChanged = true; $0.version &+= 1 }
-        case .trackFeeling: control.withLock { $0.feelings = nil; $0.version &+= 1 }
+        case .trackBPM: control.withLock { $0.tracksChanged = true; $0.trackChanges &+= 1; $0.version &+= 1 }
+        case .trackFeeling: control.withLock { $0.feelings = nil; $0.feelingChanges &+= 1; $0.version &+= 1 }
         // A merge moves plays, likes and BPMs between tracks: all of it is read again.
         case .curated:
             control.withLock {
                 $0.rewrites &+= 1
                 $0.tracksChanged = true
+                $0.trackChanges &+= 1
                 $0.feelings = nil
+                $0.feelingChanges &+= 1
                 $0.version &+= 1
                 ready.store(false, ordering: .releasing)
             }
         }
     }
 
-    /// Brings the model up to date with the plays logged since the last call (an indexed
-    /// read of the new rows only). Tracks are re-read on first use and by `refreshTracks`,
-    /// off the request path: the check scans the tracks table (about 20 ms at 100k tracks).
-    /// Read without any lock. False until the first build and again from the moment past
+    /// Whether suggestions can be made without a build. Read without any lock. False until
+    /// the first build and again from the moment past
     /// plays change (an import, a delete, a merge: `.playsRewritten`, `.curated`) until the
     /// model is built again: the dashboard then asks for that build in the background
     /// (`prepare`, through `recommendationsIfReady`) and shows no suggestions meanwhile.
@@ -164,36 +169,50 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     /// How long past plays must go unchanged before a background build that follows
-    /// changes made during the last one.
-    static let quietNanoseconds: UInt64 = 1_000_000_000
+    /// changes made during the last one (tests lengthen it).
+    nonisolated(unsafe) var quietSeconds: Double = 1
 
     /// `quietFirst`: past plays changed during the last build; wait until they have been
-    /// still for `quietNanoseconds`. An import announces each of its transactions (every
+    /// still for `quietSeconds`. An import announces each of its transactions (every
     /// second or so): without the wait, the model was built again and again for as long
-    /// as it ran, each build reading the whole history beside it.
+    /// as it ran, each build reading the whole history beside it. One such task at a time
+    /// (`preparing`), which builds until the model is ready or the service stops.
     private func prepare(quietFirst: Bool) {
-        guard !isReady, preparing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        guard !isReady, !stopped.load(ordering: .relaxed),
+              preparing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
-            if quietFirst {
-                var seen = control.withLock { $0.rewrites }
-                while true {
-                    Thread.sleep(forTimeInterval: Double(Self.quietNanoseconds) / 1e9)
-                    let now = control.withLock { $0.rewrites }
-                    if now == seen { break }
-                    seen = now
+            var quiet = quietFirst, failed = false
+            while !isReady, !stopped.load(ordering: .relaxed) {
+                if quiet, !waitForQuiet() { break }
+                do { _ = try refreshedModel() } catch {
+                    failed = true
+                    logger.warning("recommender: \(error)")
+                    break
                 }
-            }
-            var built = true
-            do { _ = try refreshedModel() } catch {
-                built = false
-                logger.warning("recommender: \(error)")
+                // Past plays changed while it built: built again once they pause.
+                quiet = true
             }
             preparing.store(false, ordering: .relaxed)
-            // Past plays changed again while it built (after it was marked ready, before
-            // `preparing` was clear, a `prepare` would have been dropped): once more.
-            if built, !isReady { prepare(quietFirst: true) }
+            // A change announced after the last check and before `preparing` was clear (its
+            // `prepare` was dropped): once more.
+            if !failed, !isReady { prepare(quietFirst: true) }
         }
     }
+
+    /// Waits until no change to past plays has been announced for `quietSeconds`; false if
+    /// the service stopped meanwhile.
+    private func waitForQuiet() -> Bool {
+        var seen = control.withLock { $0.rewrites }
+        while !stopped.load(ordering: .relaxed) {
+            Thread.sleep(forTimeInterval: quietSeconds)
+            let now = control.withLock { $0.rewrites }
+            if now == seen { return !stopped.load(ordering: .relaxed) }
+            seen = now
+        }
+        return false
+    }
+
+    private let stopped = Atomic<Bool>(false)
 
     func refreshedModel() throws -> ListeningModel {
         try refreshedModel(rebuilding: true)!
@@ -244,11 +263,11 @@ public final class RecommenderService: RecommenderBackend {
     /// change to past plays or later.
     private func build(since wanted: UInt64) throws {
         try builder.withLock { _ throws in
-            let target = control.withLock { c -> UInt64? in
+            let start = control.withLock { c -> (rewrites: UInt64, trackChanges: UInt64)? in
                 if let builtAt = c.builtAt, builtAt >= wanted { return nil }
-                return c.rewrites
+                return (c.rewrites, c.trackChanges)
             }
-            guard let target else { return }
+            guard let (target, trackChanges) = start else { return }
             // The stale model stays until this one replaces it: a request made before the
             // change this build is for still answers from it at once (for ~12 MiB more
             // during a build at 5M plays).
@@ -267,6 +286,10 @@ public final class RecommenderService: RecommenderBackend {
                 control.withLock { c in
                     c.builtAt = target
                     c.version &+= 1
+                    // A tempo announced while it built may have come after its read of the
+                    // tracks (and a request that took the flag meanwhile read them into the
+                    // model this one replaces): read again on next use.
+                    if c.trackChanges != trackChanges { c.tracksChanged = true }
                     // Not ready while another rebuild is due (a change announced meanwhile).
                     if c.rewrites == target { ready.store(true, ordering: .releasing) }
                 }
@@ -312,8 +335,10 @@ public final class RecommenderService: RecommenderBackend {
     deinit { trackTimer.cancel() }
 
     /// Stops the background work before the database closes: the track refresh, the
-    /// auto-DJ's subscription, and a queueing in progress (waited for).
+    /// background builds (none starts after this), the auto-DJ's subscription, and a
+    /// queueing in progress (waited for).
     public func stop() {
+        stopped.store(true, ordering: .relaxed)
         if let token = subscription.withLock({ $0.take() }) { events?.unsubscribe(token) }
         trackTimer.cancel()
         autoQueue.sync {}
@@ -433,15 +458,15 @@ public final class RecommenderService: RecommenderBackend {
     /// The likes and dislikes (read from the store after a change) and the tracks still
     /// under a "not now".
     func currentFeelings(nowMs: Int64) throws -> ([Int64: Feeling], Set<Int64>) {
-        if let cached = control.withLock({ s -> [Int64: Feeling]? in
+        let (cached, changes) = control.withLock { s -> ([Int64: Feeling]?, UInt64) in
             s.notNow = s.notNow.filter { $0.value > nowMs }
-            return s.feelings
-        }) {
-            return (cached, control.withLock { Set($0.notNow.keys) })
+            return (s.feelings, s.feelingChanges)
         }
+        if let cached { return (cached, control.withLock { Set($0.notNow.keys) }) }
         let read = try store.feelings()
         return control.withLock { s in
-            s.feelings = read
+            // Kept unless a like was announced while it was read (then read again next time).
+            if s.feelingChanges == changes { s.feelings = read }
             return (read, Set(s.notNow.keys))
         }
     }
