@@ -447,6 +447,30 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         }
     }
 
+    /// ListenBrainz's all-time totals (`total_recording_count`…) count what has counted
+    /// plays: a track, artist or album only ever skipped has a rollup row but is left out,
+    /// and one skipped after a counted play stays in. (The all-time count is the table's
+    /// rows less those of skips only, not a read of every row.)
+    @Test func allTimeTotalsLeaveOutWhatWasOnlySkipped() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        func play(_ track: Track, at seconds: Double, counted: Bool) throws {
+            let id = try store.saveTrack(track)
+            _ = try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: seconds),
+                                          endedAt: Date(timeIntervalSince1970: seconds + 30), playedSeconds: 30,
+                                          counted: counted, source: "mpd"))
+        }
+        try play(Track(title: "Kept", artist: "Ana", album: "First"), at: 1_712_000_000, counted: true)
+        try play(Track(title: "Kept", artist: "Ana", album: "First"), at: 1_712_000_600, counted: false)
+        try play(Track(title: "Skipped", artist: "Ben", album: "Second"), at: 1_712_001_200, counted: false)
+        try play(Track(title: "Skipped", artist: "Ben", album: "Second"), at: 1_712_001_800, counted: false)
+        let rows = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rollup_track_total") }
+        #expect(rows == 2, "the skipped track has its row")
+        let counts = try [Store.ChartEntity.track, .artist, .album].map { try store.chartedCount($0, fromDay: "0000-01-01", toDay: "9999-12-31") }
+        #expect(counts == [1, 1, 1])
+    }
+
     @Test func entityRollupsEqualTheirRecomputationThroughEveryChange() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("p.sqlite")
