@@ -248,6 +248,12 @@ public final class RecommenderService: RecommenderBackend {
             // As checked above (a build only ever moves `builtAt` on).
             guard let builtAt = m.builtAt, builtAt >= wanted else { return nil }
             let new = try store.recommenderEvents(afterID: m.lastPlayID)
+            // Tracks first seen in these plays (a scrobble of a new song stores its track and
+            // its play at once, before the background check of the tracks): read first, or
+            // their plays would be passed over until the next build.
+            var unknown = Set<Int64>()
+            for event in new.events where m.model.slot(of: event.trackID) == nil { unknown.insert(event.trackID) }
+            for candidate in try store.recommenderCandidates(ids: unknown.sorted()) { m.model.upsert(candidate) }
             for event in new.events { m.model.record(event) }
             m.lastPlayID = new.lastID
             m.model.settle()

@@ -21,6 +21,25 @@ extension Store {
         }
     }
 
+    /// These tracks as `recommenderCandidates()` reads them (a track that is gone has none).
+    public func recommenderCandidates(ids: [Int64]) throws(StoreError) -> [ListeningModel.Candidate] {
+        guard !ids.isEmpty else { return [] }
+        return try read { db in
+            var out: [ListeningModel.Candidate] = []
+            for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min(ids.count, $0 + 500)] }) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT id, uri, title, COALESCE(artist, album_artist), bpm, in_library AND merged_into IS NULL FROM tracks
+                    WHERE id IN (\(marks)) ORDER BY id
+                    """, arguments: StatementArguments(Array(chunk)))
+                while let row = try rows.next() {
+                    out.append(.init(id: row[0], uri: row[1], title: row[2], artist: row[3], bpm: row[4], inLibrary: row[5]))
+                }
+            }
+            return out
+        }
+    }
+
     /// The texts of these tracks, as `recommenderCandidates` reads them: the model keeps
     /// none, a suggestion reads those of the few tracks it returns. A track that is gone
     /// has no entry.

@@ -77,6 +77,24 @@ import Testing
         #expect(try first(170) == slow)
     }
 
+    /// A scrobble of a song the database did not know stores its track and its play at once:
+    /// the next request reads the track with the play (the background check of the tracks
+    /// runs only every 2 s), so the play counts and the song just played is not suggested.
+    @Test func aPlayOfATrackNewToTheDatabaseCountsAtOnce() throws {
+        let library = try Library(["a.flac": "A", "b.flac": "B"])
+        let (store, operations, service) = (library.store, library.operations, library.service)
+        _ = try service.recommendations(RecommendationQuery(limit: 3))
+        let logged = try operations.recordListens([(track: Track(title: "New", artist: "New Band", durationSeconds: 200),
+                                                    startedAt: Date().addingTimeInterval(-300), client: nil)],
+                                                  source: "listenbrainz")
+        let id = try #require(logged.first?.play.trackID)
+        #expect(try store.track(id: id)?.title == "New")
+        let model = try service.refreshedModel()
+        #expect(model.record(of: id).counted == 1, "the play of the new track is in the model")
+        let ids = try service.recommendations(RecommendationQuery(limit: 3)).suggestions.map(\.track.id)
+        #expect(!ids.contains(id), "the song just played is left out: \(ids)")
+    }
+
     /// A change to past plays makes the model stale as a whole, and its rebuild takes seconds
     /// on a large history: the dashboard must not wait for it. The
     /// service says it is not ready from the change until the model is built again (the
