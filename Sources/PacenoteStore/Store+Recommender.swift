@@ -9,35 +9,33 @@ extension Store {
     /// A track merged into another (`merge`) is no candidate of its own: its plays, like and
     /// tempo are the kept one's.
     public func recommenderCandidates() throws(StoreError) -> [ListeningModel.Candidate] {
-        try read { db in
-            var out: [ListeningModel.Candidate] = []
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, uri, title, COALESCE(artist, album_artist), bpm, in_library AND merged_into IS NULL FROM tracks ORDER BY id
-                """)
-            while let row = try rows.next() {
-                out.append(.init(id: row[0], uri: row[1], title: row[2], artist: row[3], bpm: row[4], inLibrary: row[5]))
-            }
-            return out
-        }
+        try read { db in try Self.candidates(where: "", in: db) }
     }
 
     /// These tracks as `recommenderCandidates()` reads them (a track that is gone has none).
     public func recommenderCandidates(ids: [Int64]) throws(StoreError) -> [ListeningModel.Candidate] {
         guard !ids.isEmpty else { return [] }
         return try read { db in
-            var out: [ListeningModel.Candidate] = []
-            for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min(ids.count, $0 + 500)] }) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT id, uri, title, COALESCE(artist, album_artist), bpm, in_library AND merged_into IS NULL FROM tracks
-                    WHERE id IN (\(marks)) ORDER BY id
-                    """, arguments: StatementArguments(Array(chunk)))
-                while let row = try rows.next() {
-                    out.append(.init(id: row[0], uri: row[1], title: row[2], artist: row[3], bpm: row[4], inLibrary: row[5]))
-                }
+            try stride(from: 0, to: ids.count, by: 500).flatMap { start in
+                let chunk = Array(ids[start..<min(ids.count, start + 500)])
+                return try Self.candidates(where: "WHERE id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))",
+                                           arguments: StatementArguments(chunk), in: db)
             }
-            return out
         }
+    }
+
+    /// The tracks `condition` picks, as candidates, by id.
+    private static func candidates(where condition: String, arguments: StatementArguments = [],
+                                   in db: Database) throws -> [ListeningModel.Candidate] {
+        var out: [ListeningModel.Candidate] = []
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT id, uri, title, COALESCE(artist, album_artist), bpm, in_library AND merged_into IS NULL FROM tracks
+            \(condition) ORDER BY id
+            """, arguments: arguments)
+        while let row = try rows.next() {
+            out.append(.init(id: row[0], uri: row[1], title: row[2], artist: row[3], bpm: row[4], inLibrary: row[5]))
+        }
+        return out
     }
 
     /// The texts of these tracks, as `recommenderCandidates` reads them: the model keeps
