@@ -82,7 +82,7 @@ struct ImportEntityRollups {
         }
     }
 
-    /// Writes the ten tables for the plays of `plays`. `entities`: each track's artists and
+    /// Writes the twelve tables for the plays of `plays`. `entities`: each track's artists and
     /// album, by its index in the session (set for every track with a play here).
     static func write(_ plays: ImportRollups, entities: [Entities?], in db: Database) throws {
         guard plays.count > 0 else { return }
@@ -106,8 +106,10 @@ struct ImportEntityRollups {
         let identity = (0..<Int32(plays.count)).map { $0 }
         let byYear = ImportRollups.sorted(identity, by: plays.yearOf, buckets: plays.years.count)
         let byMonth = ImportRollups.sorted(identity, by: plays.monthOf, buckets: plays.months.count)
+        let byDay = ImportRollups.sorted(identity, by: plays.dayOf, buckets: plays.days.count)
         let year = { (i: Int) in text(String(plays.years[Int(plays.yearOf[i])])) }
         let month = { (i: Int) in text(LocalSlot.monthText(plays.months[Int(plays.monthOf[i])])) }
+        let day = { (i: Int) in BulkInsert.Value.text(plays.days[Int(plays.dayOf[i])].dayText) }
         for (numbering, name, column) in [(artists, "artist", "artist_id"), (albums, "album", "album_id")] {
             try write(plays, order: identity, groups: nil, period: nil, entities: numbering,
                       table: "rollup_\(name)_total", keys: [column], in: db)
@@ -115,13 +117,14 @@ struct ImportEntityRollups {
                       table: "rollup_year_\(name)", keys: ["year", column], in: db)
             try write(plays, order: byMonth, groups: plays.monthOf, period: month, entities: numbering,
                       table: "rollup_month_\(name)", keys: ["month", column], in: db)
+            try write(plays, order: byDay, groups: plays.dayOf, period: day, entities: numbering,
+                      table: "rollup_day_\(name)", keys: ["day", column], in: db)
         }
         try write(plays, order: byYear, groups: plays.yearOf, period: year, entities: nil,
                   table: "rollup_year_total", keys: ["year"], in: db)
         try write(plays, order: byMonth, groups: plays.monthOf, period: month, entities: nil,
                   table: "rollup_month_total", keys: ["month"], in: db)
-        let byDay = ImportRollups.sorted(identity, by: plays.dayOf, buckets: plays.days.count)
-        try write(plays, order: byDay, groups: plays.dayOf, period: { .text(plays.days[Int(plays.dayOf[$0])].dayText) },
+        try write(plays, order: byDay, groups: plays.dayOf, period: day,
                   entities: nil, table: "rollup_day_total", keys: ["day"], in: db)
         try write(plays, order: byYear, groups: plays.yearOf, period: year, entities: nil, hours: true,
                   table: "rollup_year_hour", keys: ["year", "hour"], in: db)

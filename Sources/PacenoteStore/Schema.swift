@@ -33,6 +33,7 @@ enum Schema {
         m.registerMigration("v14.friends", migrate: v14Friends)
         m.registerMigration("v15.review", migrate: v15Review)
         m.registerMigration("v16.charts-by-time", migrate: v16ChartsByTime)
+        m.registerMigration("v17.day-entity-rollups", migrate: v17DayEntityRollups)
         return m
     }
 
@@ -601,18 +602,26 @@ enum Schema {
             \(rollupStatements("OLD", adding: false, tables: trackRollups))
             \(rollupStatements("NEW", adding: true, tables: trackRollups))
             END;
-            CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
-            \(EntityRollups.statements("NEW", adding: true))
-            END;
-            CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
-            \(EntityRollups.statements("OLD", adding: false))
-            END;
-            CREATE TRIGGER plays_entity_rollup_update
-            AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
-            \(EntityRollups.statements("OLD", adding: false))
-            \(EntityRollups.statements("NEW", adding: true))
-            END;
+            \(entityTriggers(EntityRollups.v7Tables + EntityRollups.monthTables))
             """)
+    }
+
+    /// The triggers that keep the entity rollups `tables` (and the period totals) as plays
+    /// come, go and change.
+    static func entityTriggers(_ tables: [EntityRollups.Table]) -> String {
+        """
+        CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
+        \(EntityRollups.statements("NEW", adding: true, tables: tables))
+        END;
+        CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
+        \(EntityRollups.statements("OLD", adding: false, tables: tables))
+        END;
+        CREATE TRIGGER plays_entity_rollup_update
+        AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
+        \(EntityRollups.statements("OLD", adding: false, tables: tables))
+        \(EntityRollups.statements("NEW", adding: true, tables: tables))
+        END;
+        """
     }
 
     /// Curation (`Store+Curation`): every delete, edit, addition and merge is one entry of
@@ -868,6 +877,33 @@ enum Schema {
         try db.execute(sql: """
             CREATE INDEX rollup_artist_total_by_time ON rollup_artist_total(played_s DESC, plays DESC);
             CREATE INDEX rollup_album_total_by_time ON rollup_album_total(played_s DESC, plays DESC);
+            """)
+    }
+
+    /// Artists and albums per local day (`EntityRollups.dayTables`), summed from the day's
+    /// track rollup, kept by the entity triggers (created again with them) and the bulk
+    /// import. Only their keys: a range of days reads its days' rows whole, in key order,
+    /// and a day's rows are a few hundred at most. They cost a bulk import of 5M plays
+    /// about a row per play in each (figures in docs/ARCHITECTURE.md).
+    private static func v17DayEntityRollups(_ db: Database) throws {
+        for table in EntityRollups.dayTables {
+            try db.execute(sql: """
+                CREATE TABLE \(table.name) (
+                  day      TEXT NOT NULL,                   -- local_day
+                  \(table.keys[1]) INTEGER NOT NULL,
+                  plays    INTEGER NOT NULL,
+                  skips    INTEGER NOT NULL,
+                  played_s REAL NOT NULL,
+                  PRIMARY KEY (day, \(table.keys[1]))
+                ) WITHOUT ROWID;
+                """)
+            try EntityRollups.rebuild(table, in: db)
+        }
+        try db.execute(sql: """
+            DROP TRIGGER plays_entity_rollup_insert;
+            DROP TRIGGER plays_entity_rollup_delete;
+            DROP TRIGGER plays_entity_rollup_update;
+            \(entityTriggers(EntityRollups.v7Tables + EntityRollups.monthTables + EntityRollups.dayTables))
             """)
     }
 

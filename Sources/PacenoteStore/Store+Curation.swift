@@ -445,46 +445,47 @@ extension Store {
     }
 
     /// The rollups of some artists or albums, summed again from their tracks' plays (all
-    /// time, per year, per month): one read of those plays by track.
+    /// time, per year, per month, per day): one read of those plays by track, summed by day
+    /// and the days' sums added up into their months, years and all time.
     static func recomputeEntityRollups(entity: String, ids: [Int64], in db: Database) throws {
         guard !ids.isEmpty else { return }
         let list = ids.map(String.init).joined(separator: ",")
         let tables = EntityRollups.tables.filter { $0.entity == entity }
         for table in tables {
-            try db.execute(sql: "DELETE FROM \(table.name) WHERE \(table.keys.last!) IN (\(list))")
+            // A period's rows are found by naming its periods (each one a seek of the key):
+            // the tables have no index by the entity, and a day's has a row per play or so.
+            let periods = table.period.map { "\($0.rawValue) IN (SELECT \($0.rawValue) FROM \($0.totalTable)) AND " } ?? ""
+            try db.execute(sql: "DELETE FROM \(table.name) WHERE \(periods)\(table.keys.last!) IN (\(list))")
         }
         let join = entity == "artist"
             ? "track_artists e JOIN plays p ON p.track_id = e.track_id WHERE e.artist_id IN (\(list))"
             : "tracks e JOIN plays p ON p.track_id = e.id WHERE e.album_id IN (\(list))"
         let idColumn = entity == "artist" ? "e.artist_id" : "e.album_id"
-        let months = try Row.fetchAll(db, sql: """
-            SELECT \(idColumn), substr(p.local_day, 1, 7), SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s)
+        let days = try Row.fetchAll(db, sql: """
+            SELECT \(idColumn), p.local_day, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s)
             FROM \(join) GROUP BY 1, 2
             """)
         struct Sum { var plays: Int64 = 0, skips: Int64 = 0, played: Double = 0 }
-        var years: [Int64: [String: Sum]] = [:], totals: [Int64: Sum] = [:]
-        for table in tables where table.period == .month {
-            let insert = try db.makeStatement(sql: "INSERT INTO \(table.name) (month, \(table.keys[1]), plays, skips, played_s) VALUES (?, ?, ?, ?, ?)")
-            for row in months {
-                try insert.execute(arguments: [row[1], row[0], row[2], row[3], row[4]])
+        for table in tables {
+            // Each row of the table: its period's prefix of the day (none for all time) and the id.
+            var sums: [String: [Int64: Sum]] = [:]
+            for row in days {
+                let id: Int64 = row[0], day: String = row[1]
+                let key = table.period.map { String(day.prefix($0.length)) } ?? ""
+                sums[key, default: [:]][id, default: Sum()].plays += row[2]
+                sums[key, default: [:]][id, default: Sum()].skips += row[3]
+                sums[key, default: [:]][id, default: Sum()].played += row[4]
             }
-        }
-        for row in months {
-            let id: Int64 = row[0], month: String = row[1], plays: Int64 = row[2], skips: Int64 = row[3], played: Double = row[4]
-            years[id, default: [:]][String(month.prefix(4)), default: Sum()].plays += plays
-            years[id, default: [:]][String(month.prefix(4)), default: Sum()].skips += skips
-            years[id, default: [:]][String(month.prefix(4)), default: Sum()].played += played
-            totals[id, default: Sum()].plays += plays
-            totals[id, default: Sum()].skips += skips
-            totals[id, default: Sum()].played += played
-        }
-        for table in tables where table.period == .year {
-            let insert = try db.makeStatement(sql: "INSERT INTO \(table.name) (year, \(table.keys[1]), plays, skips, played_s) VALUES (?, ?, ?, ?, ?)")
-            for (id, byYear) in years { for (year, sum) in byYear { try insert.execute(arguments: [year, id, sum.plays, sum.skips, sum.played]) } }
-        }
-        for table in tables where table.period == nil {
-            let insert = try db.makeStatement(sql: "INSERT INTO \(table.name) (\(table.keys[0]), plays, skips, played_s) VALUES (?, ?, ?, ?)")
-            for (id, sum) in totals { try insert.execute(arguments: [id, sum.plays, sum.skips, sum.played]) }
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
+                VALUES (\(Array(repeating: "?", count: table.keys.count + 3).joined(separator: ", ")))
+                """)
+            for (key, byID) in sums {
+                for (id, sum) in byID {
+                    let values: [DatabaseValueConvertible] = [id, sum.plays, sum.skips, sum.played]
+                    try insert.execute(arguments: StatementArguments(table.period == nil ? values : [key] + values))
+                }
+            }
         }
     }
 

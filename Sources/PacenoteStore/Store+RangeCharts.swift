@@ -14,43 +14,21 @@ extension Store {
         var idColumn: String { "\(rawValue)_id" }
         func table(_ period: EntityRollups.Period) -> String { "rollup_\(period.rawValue)_\(rawValue)" }
 
-        /// The days `?`…`?` of the day-and-track rollup as (id, plays, skips, played_s) rows of this entity.
+        /// The days `?`…`?` of this entity's day rollup as (id, plays, skips, played_s) rows, in
+        /// key order (v17: a day's artists and albums are rows of their own, not lookups of
+        /// each track the day played).
         var daysSource: String {
-            switch self {
-            case .track: "SELECT r.track_id AS id, r.plays, r.skips, r.played_s FROM rollup_day_track r WHERE r.day BETWEEN ? AND ?"
-            case .artist: """
-                SELECT a.artist_id AS id, r.plays, r.skips, r.played_s FROM rollup_day_track r
-                JOIN track_artists a ON a.track_id = r.track_id WHERE r.day BETWEEN ? AND ? AND a.artist_id IS NOT NULL
-                """
-            case .album: """
-                SELECT t.album_id AS id, r.plays, r.skips, r.played_s FROM rollup_day_track r
-                JOIN tracks t ON t.id = r.track_id WHERE r.day BETWEEN ? AND ? AND t.album_id IS NOT NULL
-                """
-            }
+            "SELECT \(idColumn) AS id, plays, skips, played_s FROM \(table(.day)) WHERE day BETWEEN ? AND ?"
         }
 
         /// (id, plays, played_s) of the ids `marks` on the days that follow them (`count` of
-        /// them): looked up by the day-and-track key, a track's or this entity's tracks'. The
-        /// CROSS JOIN keeps SQLite on that order (left to itself it read the days' rows whole
-        /// and looked each one's track up).
+        /// them), looked up by the day-and-id key of this entity's day rollup.
         func daysLookup(ids marks: String, days count: Int) -> String {
             let days = Array(repeating: "?", count: count).joined(separator: ", ")
-            switch self {
-            case .track: return """
-                SELECT track_id, SUM(plays), SUM(played_s) FROM rollup_day_track
-                WHERE track_id IN (\(marks)) AND day IN (\(days)) GROUP BY track_id
+            return """
+                SELECT \(idColumn), SUM(plays), SUM(played_s) FROM \(table(.day))
+                WHERE \(idColumn) IN (\(marks)) AND day IN (\(days)) GROUP BY \(idColumn)
                 """
-            case .artist: return """
-                SELECT a.artist_id, SUM(r.plays), SUM(r.played_s) FROM track_artists a
-                CROSS JOIN rollup_day_track r ON r.track_id = a.track_id
-                WHERE a.artist_id IN (\(marks)) AND r.day IN (\(days)) GROUP BY a.artist_id
-                """
-            case .album: return """
-                SELECT t.album_id, SUM(r.plays), SUM(r.played_s) FROM tracks t
-                CROSS JOIN rollup_day_track r ON r.track_id = t.id
-                WHERE t.album_id IN (\(marks)) AND t.album_id IS NOT NULL AND r.day IN (\(days)) GROUP BY t.album_id
-                """
-            }
         }
     }
 

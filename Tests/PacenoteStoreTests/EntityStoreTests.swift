@@ -268,7 +268,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
     }
 }
 
-/// The rollups by artist, album, year, day and year-and-hour (v7) stay equal to a recomputation from the plays
+/// The rollups by artist, album, year, day and year-and-hour (v7), month (v8) and artist and album per day (v17) stay equal to a recomputation from the plays
 /// whichever way plays arrive or leave and whatever moves a track to other entities.
 @Suite struct EntityRollupTests {
     /// Every entity rollup row: "table key… plays skips" → seconds.
@@ -286,6 +286,8 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_month_artist", "SELECT substr(p.local_day, 1, 7) || ' ' || a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY 1"),
                 ("rollup_month_album", "SELECT substr(p.local_day, 1, 7) || ' ' || t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY 1"),
                 ("rollup_month_total", "SELECT substr(local_day, 1, 7), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY 1"),
+                ("rollup_day_artist", "SELECT p.local_day || ' ' || a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY 1"),
+                ("rollup_day_album", "SELECT p.local_day || ' ' || t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY 1"),
                 ("rollup_track_first", "SELECT track_id || ' ' || MIN(local_day), 0, 0, 0.0 FROM plays WHERE counted = 1 GROUP BY track_id"),
             ] : [
                 ("rollup_artist_total", "SELECT artist_id, plays, skips, played_s FROM rollup_artist_total"),
@@ -299,6 +301,8 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_month_artist", "SELECT month || ' ' || artist_id, plays, skips, played_s FROM rollup_month_artist"),
                 ("rollup_month_album", "SELECT month || ' ' || album_id, plays, skips, played_s FROM rollup_month_album"),
                 ("rollup_month_total", "SELECT month, plays, skips, played_s FROM rollup_month_total"),
+                ("rollup_day_artist", "SELECT day || ' ' || artist_id, plays, skips, played_s FROM rollup_day_artist"),
+                ("rollup_day_album", "SELECT day || ' ' || album_id, plays, skips, played_s FROM rollup_day_album"),
                 ("rollup_track_first", "SELECT track_id || ' ' || day, 0, 0, 0.0 FROM rollup_track_first"),
             ]
             var out: [String: Double] = [:]
