@@ -94,7 +94,13 @@ extension Store {
         }
         if from <= firstYear, to >= lastYear { return .whole(.all) }
         if let whole = WholeRange(fromDay: from, toDay: to) { return .whole(whole) }
-        return RangePieces.of(from: from, to: to).map(RangeSource.pieces)
+        guard var pieces = RangePieces.of(from: from, to: to) else { return nil }
+        // The months and years that moving the ends added beyond the history hold nothing:
+        // "this week" at the history's end is its days, not its days and December's list.
+        let (firstMonth, lastMonth) = (String(first.prefix(7)), String(last.prefix(7)))
+        pieces.months.removeAll { $0 < firstMonth || $0 > lastMonth }
+        pieces.years.removeAll { $0 < first.prefix(4) || $0 > last.prefix(4) }
+        return .pieces(pieces)
     }
 
     static func dayAfter(_ day: String) -> String { shift(day, by: 1) }

@@ -475,6 +475,32 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(counts == [1, 1, 1])
     }
 
+    /// A range that runs past the history's end (this week, on its first days) is read as
+    /// its days: its end moves to the year's end, which makes whole years of what is whole,
+    /// but the empty months that adds are no pieces to read. (They were: each chart of this
+    /// week went through the ranked sum of an empty December and its days.)
+    @Test func aRangePastTheHistorysEndReadsNoEmptyMonth() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        #expect(try ListenImportSession(store: store, source: "import:test").insert(ImportStoreTests.listens(count: 300)).imported == 300)
+        let last = try #require(try store.read { db in try String.fetchOne(db, sql: "SELECT MAX(day) FROM rollup_day_total") })
+        let from = Store.dayBefore(Store.dayBefore(last))
+        var to = last
+        for _ in 0..<6 { to = Store.dayAfter(to) }
+        let source = try store.read { db in try Store.rangeSource(fromDay: from, toDay: to, in: db) }
+        guard case .pieces(let pieces)? = source else {
+            Issue.record("\(from)–\(to): \(String(describing: source))")
+            return
+        }
+        #expect(pieces.years.isEmpty && pieces.months.isEmpty, "\(pieces)")
+        #expect(pieces.days.map(\.from) == [from], "\(pieces)")
+        // What moving the end to the year's end is for: the year from its first day is whole
+        // (and this history, all in that year, is all time).
+        let year = String(last.prefix(4))
+        #expect(try store.read { db in try Store.rangeSource(fromDay: year + "-01-01", toDay: to, in: db) } == .whole(.all))
+    }
+
     @Test func entityRollupsEqualTheirRecomputationThroughEveryChange() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("p.sqlite")
