@@ -503,17 +503,7 @@ enum Schema {
             -- The all-time track chart by listening time walks an index too (a year's reads the
             -- year's rows: an index on rollup_year_track by time cost a tenth of an import).
             CREATE INDEX rollup_track_total_by_time ON rollup_track_total(played_s DESC, plays DESC);
-            CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
-            \(EntityRollups.statements("NEW", adding: true, v7: true))
-            END;
-            CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
-            \(EntityRollups.statements("OLD", adding: false, v7: true))
-            END;
-            CREATE TRIGGER plays_entity_rollup_update
-            AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
-            \(EntityRollups.statements("OLD", adding: false, v7: true))
-            \(EntityRollups.statements("NEW", adding: true, v7: true))
-            END;
+            \(entityTriggers(EntityRollups.v7Tables, v7: true))
             """)
         try EntityRollups.rebuild(in: db, v7: true)
     }
@@ -557,18 +547,7 @@ enum Schema {
               played_s REAL NOT NULL
             ) WITHOUT ROWID;
             """)
-        for table in EntityRollups.monthTables {
-            try db.execute(sql: """
-                CREATE TABLE \(table.name) (
-                  month    TEXT NOT NULL,
-                  \(table.keys[1]) INTEGER NOT NULL,
-                  plays    INTEGER NOT NULL,
-                  skips    INTEGER NOT NULL,
-                  played_s REAL NOT NULL,
-                  PRIMARY KEY (month, \(table.keys[1]))
-                ) WITHOUT ROWID;
-                """)
-        }
+        for table in EntityRollups.monthTables { try createPeriodRollup(table, in: db) }
         // Each month's best rows, walked by the charts: a month's chart reads about as many
         // rows as it shows, and a range of months the first rows of each.
         for table in ["rollup_month_track"] + EntityRollups.monthTables.map(\.name) {
@@ -606,20 +585,36 @@ enum Schema {
             """)
     }
 
-    /// The triggers that keep the entity rollups `tables` (and the period totals) as plays
-    /// come, go and change.
-    static func entityTriggers(_ tables: [EntityRollups.Table]) -> String {
+    /// An entity's rollup per period (v8's months, v17's days): the period's text and the
+    /// entity's id as its key.
+    static func createPeriodRollup(_ table: EntityRollups.Table, in db: Database) throws {
+        let period = table.keys[0], id = table.keys[1]
+        try db.execute(sql: """
+            CREATE TABLE \(table.name) (
+              \(period.padding(toLength: 8, withPad: " ", startingAt: 0)) TEXT NOT NULL,
+              \(id) INTEGER NOT NULL,
+              plays    INTEGER NOT NULL,
+              skips    INTEGER NOT NULL,
+              played_s REAL NOT NULL,
+              PRIMARY KEY (\(period), \(id))
+            ) WITHOUT ROWID;
+            """)
+    }
+
+    /// The triggers that keep the entity rollups `tables` (and the period totals; `v7`: v7's
+    /// only) as plays come, go and change.
+    static func entityTriggers(_ tables: [EntityRollups.Table], v7: Bool = false) -> String {
         """
         CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
-        \(EntityRollups.statements("NEW", adding: true, tables: tables))
+        \(EntityRollups.statements("NEW", adding: true, v7: v7, tables: tables))
         END;
         CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
-        \(EntityRollups.statements("OLD", adding: false, tables: tables))
+        \(EntityRollups.statements("OLD", adding: false, v7: v7, tables: tables))
         END;
         CREATE TRIGGER plays_entity_rollup_update
         AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
-        \(EntityRollups.statements("OLD", adding: false, tables: tables))
-        \(EntityRollups.statements("NEW", adding: true, tables: tables))
+        \(EntityRollups.statements("OLD", adding: false, v7: v7, tables: tables))
+        \(EntityRollups.statements("NEW", adding: true, v7: v7, tables: tables))
         END;
         """
     }
@@ -887,16 +882,7 @@ enum Schema {
     /// about a row per play in each (figures in docs/ARCHITECTURE.md).
     private static func v17DayEntityRollups(_ db: Database) throws {
         for table in EntityRollups.dayTables {
-            try db.execute(sql: """
-                CREATE TABLE \(table.name) (
-                  day      TEXT NOT NULL,                   -- local_day
-                  \(table.keys[1]) INTEGER NOT NULL,
-                  plays    INTEGER NOT NULL,
-                  skips    INTEGER NOT NULL,
-                  played_s REAL NOT NULL,
-                  PRIMARY KEY (day, \(table.keys[1]))
-                ) WITHOUT ROWID;
-                """)
+            try createPeriodRollup(table, in: db)
             try EntityRollups.rebuild(table, in: db)
         }
         try db.execute(sql: """
