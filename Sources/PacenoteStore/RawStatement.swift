@@ -18,6 +18,14 @@ struct RawStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// A statement prepared for one use, not kept in the connection's cache (its text
+    /// varies, as a list of ids does), finalized with it.
+    init(uncached db: Database, _ sql: String) throws {
+        statement = try db.makeStatement(sql: sql)
+        handle = statement.sqliteStatement
+        self.db = db
+    }
+
     /// A query with its arguments bound by GRDB (once), whose rows are then read through the
     /// C API: GRDB's generic decoding of optionals looks type metadata up in a locked table
     /// per value, which took a fifth of the listens endpoint's time under load.

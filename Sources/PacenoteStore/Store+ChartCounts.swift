@@ -9,48 +9,50 @@ extension Store {
     /// rollup when one answers it whole, else of its pieces' (`RangePieces`) told apart by
     /// id — what those pieces hold, never the plays.
     public func chartedCount(_ entity: ChartEntity, fromDay: String, toDay: String) throws(StoreError) -> Int {
-        try read { db in
-            var selects: [String] = []
-            var arguments: [DatabaseValueConvertible] = []
-            switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
-            case .whole(let whole)?:
-                let table = whole.table(entity.rawValue)
-                if case .all = whole {
-                    // Every row but those of skips only. A whole table's COUNT(*) is SQLite's
-                    // count of its b-tree pages' cells (no row is read), and the skip-only
-                    // rows are a range of the index by plays (`…_top`): 0.34 ms at 150k tracks,
-                    // where reading every row for `plays > 0` took 7.3 ms.
-                    return try Int.fetchOne(db, sql: """
-                        SELECT (SELECT COUNT(*) FROM \(table.name)) - (SELECT COUNT(*) FROM \(table.name) WHERE plays <= 0)
-                        """) ?? 0
-                }
-                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.name) r WHERE \(table.filter) AND r.plays > 0",
-                                        arguments: table.arguments) ?? 0
-            case .pieces(let pieces)?:
-                for (period, keys) in [(EntityRollups.Period.year, pieces.years), (.month, pieces.months)] where !keys.isEmpty {
-                    selects.append("""
-                        SELECT \(entity.idColumn) AS id FROM \(entity.table(period))
-                        WHERE \(period.rawValue) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) AND plays > 0
-                        """)
-                    arguments += keys as [DatabaseValueConvertible]
-                }
-                for run in pieces.days {
-                    selects.append("SELECT id FROM (\(entity.daysSource)) WHERE plays > 0")
-                    arguments += [run.from, run.to]
-                }
-            case nil:
-                selects.append("SELECT id FROM (\(entity.daysSource)) WHERE plays > 0")
-                arguments += [fromDay, toDay]
+        try read { db in try Store.chartedCount(entity, fromDay: fromDay, toDay: toDay, in: db) }
+    }
+
+    static func chartedCount(_ entity: ChartEntity, fromDay: String, toDay: String, in db: Database) throws -> Int {
+        var selects: [String] = []
+        var arguments: [DatabaseValueConvertible] = []
+        switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+        case .whole(let whole)?:
+            let table = whole.table(entity.rawValue)
+            if case .all = whole {
+                // Every row but those of skips only. A whole table's COUNT(*) is SQLite's
+                // count of its b-tree pages' cells (no row is read), and the skip-only
+                // rows are a range of the index by plays (`…_top`): 0.34 ms at 150k tracks,
+                // where reading every row for `plays > 0` took 7.3 ms.
+                return try Int.fetchOne(db, sql: """
+                    SELECT (SELECT COUNT(*) FROM \(table.name)) - (SELECT COUNT(*) FROM \(table.name) WHERE plays <= 0)
+                    """) ?? 0
             }
-            guard !selects.isEmpty else { return 0 }
-            // An artist has a row per track of it on a day: ids are told apart over every
-            // piece, in memory (SQLite's COUNT(DISTINCT) over the pieces' UNION ALL sorted
-            // every row first: half a year's albums at 5M plays, 43,000 rows, took 15 ms).
-            var distinct = DistinctIDs()
-            let statement = try RawStatement(db, selects.joined(separator: " UNION ALL "), arguments: StatementArguments(arguments))
-            while try statement.step() { distinct.insert(statement.int64(0)) }
-            return distinct.count
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table.name) r WHERE \(table.filter) AND r.plays > 0",
+                                    arguments: table.arguments) ?? 0
+        case .pieces(let pieces)?:
+            for (period, keys) in [(EntityRollups.Period.year, pieces.years), (.month, pieces.months)] where !keys.isEmpty {
+                selects.append("""
+                    SELECT \(entity.idColumn) AS id FROM \(entity.table(period))
+                    WHERE \(period.rawValue) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) AND plays > 0
+                    """)
+                arguments += keys as [DatabaseValueConvertible]
+            }
+            for run in pieces.days {
+                selects.append("SELECT id FROM (\(entity.daysSource)) WHERE plays > 0")
+                arguments += [run.from, run.to]
+            }
+        case nil:
+            selects.append("SELECT id FROM (\(entity.daysSource)) WHERE plays > 0")
+            arguments += [fromDay, toDay]
         }
+        guard !selects.isEmpty else { return 0 }
+        // An artist has a row per track of it on a day: ids are told apart over every
+        // piece, in memory (SQLite's COUNT(DISTINCT) over the pieces' UNION ALL sorted
+        // every row first: half a year's albums at 5M plays, 43,000 rows, took 15 ms).
+        var distinct = DistinctIDs()
+        let statement = try RawStatement(db, selects.joined(separator: " UNION ALL "), arguments: StatementArguments(arguments))
+        while try statement.step() { distinct.insert(statement.int64(0)) }
+        return distinct.count
     }
 
     /// Ids told apart: a bit per id while they are small (row ids of tracks, artists and

@@ -149,12 +149,14 @@ extension Store {
     /// Ranked entries named as tracks (or artists), ties broken by title (name), cut to `limit`.
     static func trackItems(_ entries: [RankedSum.Entry], limit: Int, in db: Database) throws -> [ReviewReport.Item] {
         try named(best(entries, limit: limit), limit: limit, order: .plays, select: trackColumns("x"), from: "tracks x",
-                  name: { $0[2] }, in: db).map { .track(Store.track(from: $0.row), plays: $0.entry.plays, seconds: $0.entry.seconds) }
+                  decode: { Store.track(from: $0, at: 0) }, name: \.title, in: db)
+            .map { .track($0.row, plays: $0.entry.plays, seconds: $0.entry.seconds) }
     }
 
     static func artistItems(_ entries: [RankedSum.Entry], limit: Int, in db: Database) throws -> [ReviewReport.Item] {
         try named(best(entries, limit: limit), limit: limit, order: .plays, select: "x.id, x.name", from: "artists x",
-                  name: { $0[1] }, in: db).map { ReviewReport.Item(id: $0.row[0], name: $0.row[1], plays: $0.entry.plays, seconds: $0.entry.seconds) }
+                  decode: { (id: $0.int64(0), name: $0.text(1) ?? "") }, name: \.name, in: db)
+            .map { ReviewReport.Item(id: $0.row.id, name: $0.row.name, plays: $0.entry.plays, seconds: $0.entry.seconds) }
     }
 
     /// Songs and artists first heard in the period, and favourites heard again after a year.

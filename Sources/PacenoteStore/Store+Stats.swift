@@ -143,32 +143,62 @@ extension Store {
     public func topTracks(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
-            switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
-            case .whole(let whole)?:
-                let rows = try Store.topStatement(whole, entity: "track", select: "\(Store.trackColumns("t")), r.plays, r.played_s",
-                                                  join: "JOIN tracks t ON t.id = r.track_id", name: "t.title", limit: limit, order: order, in: db)
-                var entries: [ChartEntry] = []
-                let n = Int32(Store.trackColumnCount)
-                while try rows.step() {
-                    entries.append(ChartEntry(track: Store.track(from: rows, at: 0), artist: nil, album: nil,
-                                              plays: Int(rows.int64(n)), seconds: rows.double(n + 1)))
-                }
-                return entries
-            case .pieces(let pieces)?:
-                let ranked = try Store.ranked(.track, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget, in: db)
-                return try Store.named(ranked, limit: limit, order: order, select: Store.trackColumns("x"), from: "tracks x",
-                                       name: { $0[2] }, in: db).map { row, entry in
-                    ChartEntry(track: Store.track(from: row), artist: nil, album: nil, plays: entry.plays, seconds: entry.seconds)
-                }
-            case nil: break
-            }
-            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
-            return try Row.fetchAll(db, sql: """
-                SELECT \(Store.trackColumns("t")), r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
-                JOIN tracks t ON t.id = r.track_id WHERE r.plays > 0
-                ORDER BY \(order.keys(plays: "r.plays", secs: "r.played_s")), t.title LIMIT ?
-                """, arguments: source.arguments + [limit]).map(Store.chartEntry(track:))
+            var counted: Int?
+            return try Store.topTracks(fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                       counted: &counted, in: db)
         }
+    }
+
+    /// A chart of `limit` entries (by plays) and the length of the whole chart
+    /// (`chartedCount`: ListenBrainz's `total_…_count`), from one read. A range the chart
+    /// sums whole (its days, or flat listening) gives its length with it; others count it
+    /// from their rollups.
+    public func countedChart(_ entity: ChartEntity, fromDay: String, toDay: String, limit: Int) throws(StoreError) -> (entries: [ChartEntry], total: Int) {
+        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
+        return try read { db in
+            var counted: Int?
+            let entries = switch entity {
+            case .track: try Store.topTracks(fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
+                                             counted: &counted, in: db)
+            case .artist: try Store.topArtists(fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
+                                               counted: &counted, in: db)
+            case .album: try Store.topAlbums(fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
+                                             counted: &counted, in: db)
+            }
+            return (entries, try counted ?? Store.chartedCount(entity, fromDay: fromDay, toDay: toDay, in: db))
+        }
+    }
+
+    /// `topTracks` in a read. `counted`: set to the length of the whole chart when the
+    /// chart summed every entry of the range (`ranked`).
+    static func topTracks(fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
+                          counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+        switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+        case .whole(let whole)?:
+            let rows = try Store.topStatement(whole, entity: "track", select: "\(Store.trackColumns("t")), r.plays, r.played_s",
+                                              join: "JOIN tracks t ON t.id = r.track_id", name: "t.title", limit: limit, order: order, in: db)
+            var entries: [ChartEntry] = []
+            let n = Int32(Store.trackColumnCount)
+            while try rows.step() {
+                entries.append(ChartEntry(track: Store.track(from: rows, at: 0), artist: nil, album: nil,
+                                          plays: Int(rows.int64(n)), seconds: rows.double(n + 1)))
+            }
+            return entries
+        case .pieces(let pieces)?:
+            let ranked = try Store.ranked(.track, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget,
+                                          counted: &counted, in: db)
+            return try Store.named(ranked, limit: limit, order: order, select: Store.trackColumns("x"), from: "tracks x",
+                                   decode: { Store.track(from: $0, at: 0) }, name: \.title, in: db).map { track, entry in
+                ChartEntry(track: track, artist: nil, album: nil, plays: entry.plays, seconds: entry.seconds)
+            }
+        case nil: break
+        }
+        let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
+        return try Row.fetchAll(db, sql: """
+            SELECT \(Store.trackColumns("t")), r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
+            JOIN tracks t ON t.id = r.track_id WHERE r.plays > 0
+            ORDER BY \(order.keys(plays: "r.plays", secs: "r.played_s")), t.title LIMIT ?
+            """, arguments: source.arguments + [limit]).map(Store.chartEntry(track:))
     }
 
     /// The most played artists: a play counts once for every artist its track is credited
@@ -177,28 +207,37 @@ extension Store {
     public func topArtists(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
-            switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
-            case .whole(let whole)?:
-                return try Store.topRows(whole, entity: "artist", select: "ar.id, ar.name, r.plays, r.played_s",
-                                         join: "JOIN artists ar ON ar.id = r.artist_id", name: "ar.name", limit: limit, order: order, in: db)
-                    .map { ChartEntry(track: nil, artist: $0[1], album: nil, plays: $0[2], seconds: $0[3], artistID: $0[0]) }
-            case .pieces(let pieces)?:
-                let ranked = try Store.ranked(.artist, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget, in: db)
-                return try Store.named(ranked, limit: limit, order: order, select: "x.id, x.name", from: "artists x",
-                                       name: { $0[1] }, in: db).map { row, entry in
-                    ChartEntry(track: nil, artist: row[1], album: nil, plays: entry.plays, seconds: entry.seconds, artistID: row[0])
-                }
-            case nil: break
+            var counted: Int?
+            return try Store.topArtists(fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                        counted: &counted, in: db)
+        }
+    }
+
+    /// `topArtists` in a read (`counted`: as `topTracks`'s).
+    static func topArtists(fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
+                           counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+        switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+        case .whole(let whole)?:
+            return try Store.topRows(whole, entity: "artist", select: "ar.id, ar.name, r.plays, r.played_s",
+                                     join: "JOIN artists ar ON ar.id = r.artist_id", name: "ar.name", limit: limit, order: order, in: db)
+                .map { ChartEntry(track: nil, artist: $0[1], album: nil, plays: $0[2], seconds: $0[3], artistID: $0[0]) }
+        case .pieces(let pieces)?:
+            let ranked = try Store.ranked(.artist, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget,
+                                          counted: &counted, in: db)
+            return try Store.named(ranked, limit: limit, order: order, select: "x.id, x.name", from: "artists x",
+                                   decode: { (id: $0.int64(0), name: $0.text(1) ?? "") }, name: \.name, in: db).map { row, entry in
+                ChartEntry(track: nil, artist: row.name, album: nil, plays: entry.plays, seconds: entry.seconds, artistID: row.id)
             }
-            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
-            return try Row.fetchAll(db, sql: """
-                SELECT ar.id, ar.name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
-                FROM (\(source.sql)) r JOIN track_artists a ON a.track_id = r.track_id JOIN artists ar ON ar.id = a.artist_id
-                GROUP BY ar.id HAVING SUM(r.plays) > 0
-                ORDER BY \(order.keys(plays: "plays", secs: "secs")), ar.name LIMIT ?
-                """, arguments: source.arguments + [limit]).map { row in
-                ChartEntry(track: nil, artist: row[1], album: nil, plays: row[2], seconds: row[3], artistID: row[0])
-            }
+        case nil: break
+        }
+        let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
+        return try Row.fetchAll(db, sql: """
+            SELECT ar.id, ar.name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
+            FROM (\(source.sql)) r JOIN track_artists a ON a.track_id = r.track_id JOIN artists ar ON ar.id = a.artist_id
+            GROUP BY ar.id HAVING SUM(r.plays) > 0
+            ORDER BY \(order.keys(plays: "plays", secs: "secs")), ar.name LIMIT ?
+            """, arguments: source.arguments + [limit]).map { row in
+            ChartEntry(track: nil, artist: row[1], album: nil, plays: row[2], seconds: row[3], artistID: row[0])
         }
     }
 
@@ -207,33 +246,43 @@ extension Store {
     public func topAlbums(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
-            let rows: [(id: Int64, title: String, artist: String?, plays: Int, seconds: Double)]
-            switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
-            case .whole(let whole)?:
-                rows = try Store.topRows(whole, entity: "album", select: "al.id, al.title, al.artist, r.plays, r.played_s",
-                                         join: "JOIN albums al ON al.id = r.album_id", name: "al.title", limit: limit, order: order, in: db)
-                    .map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
-            case .pieces(let pieces)?:
-                let ranked = try Store.ranked(.album, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget, in: db)
-                rows = try Store.named(ranked, limit: limit, order: order, select: "x.id, x.title, x.artist", from: "albums x",
-                                       name: { $0[1] }, in: db).map { ($0.row[0], $0.row[1], $0.row[2], $0.entry.plays, $0.entry.seconds) }
-            case nil:
-                let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
-                rows = try Row.fetchAll(db, sql: """
-                    SELECT al.id, al.title, al.artist, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
-                    FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id JOIN albums al ON al.id = t.album_id
-                    GROUP BY al.id HAVING SUM(r.plays) > 0
-                    ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title LIMIT ?
-                    """, arguments: source.arguments + [limit]).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
+            var counted: Int?
+            return try Store.topAlbums(fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                       counted: &counted, in: db)
+        }
+    }
+
+    /// `topAlbums` in a read (`counted`: as `topTracks`'s).
+    static func topAlbums(fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
+                          counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+        let rows: [(id: Int64, title: String, artist: String?, plays: Int, seconds: Double)]
+        switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+        case .whole(let whole)?:
+            rows = try Store.topRows(whole, entity: "album", select: "al.id, al.title, al.artist, r.plays, r.played_s",
+                                     join: "JOIN albums al ON al.id = r.album_id", name: "al.title", limit: limit, order: order, in: db)
+                .map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
+        case .pieces(let pieces)?:
+            let ranked = try Store.ranked(.album, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget,
+                                          counted: &counted, in: db)
+            rows = try Store.named(ranked, limit: limit, order: order, select: "x.id, x.title, x.artist", from: "albums x",
+                                   decode: { (id: $0.int64(0), title: $0.text(1) ?? "", artist: $0.text(2)) }, name: \.title, in: db)
+                .map { ($0.row.id, $0.row.title, $0.row.artist, $0.entry.plays, $0.entry.seconds) }
+        case nil:
+            let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
+            rows = try Row.fetchAll(db, sql: """
+                SELECT al.id, al.title, al.artist, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
+                FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id JOIN albums al ON al.id = t.album_id
+                GROUP BY al.id HAVING SUM(r.plays) > 0
+                ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title LIMIT ?
+                """, arguments: source.arguments + [limit]).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
+        }
+        return try rows.map { row in
+            // The album artist's own entity, when that name is credited somewhere.
+            let artistID = try row.artist.flatMap {
+                try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(merged_into, id) FROM artists WHERE name_key = ?"), arguments: [EntityKey.artist($0)])
             }
-            return try rows.map { row in
-                // The album artist's own entity, when that name is credited somewhere.
-                let artistID = try row.artist.flatMap {
-                    try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(merged_into, id) FROM artists WHERE name_key = ?"), arguments: [EntityKey.artist($0)])
-                }
-                return ChartEntry(track: nil, artist: row.artist, album: row.title, plays: row.plays, seconds: row.seconds,
-                                  artistID: artistID, albumID: row.id)
-            }
+            return ChartEntry(track: nil, artist: row.artist, album: row.title, plays: row.plays, seconds: row.seconds,
+                              artistID: artistID, albumID: row.id)
         }
     }
 }

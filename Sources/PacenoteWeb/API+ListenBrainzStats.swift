@@ -73,31 +73,29 @@ extension API {
 
     /// The range's chart to `depth` entries as ListenBrainz's items, how many entries the
     /// whole chart has, and when it was read; kept in the chart cache until plays change.
+    /// The chart and its length are read together (`Store.countedChart`): a range of days
+    /// sums its rows once for both.
     func listenBrainzChart(_ entity: ListenBrainzStatsEntity, _ range: StatsRange,
                            depth: Int) throws -> (items: [JSONValue], total: Int, updated: Date) {
         let store = context.store
-        let total = try charts.value("lb-total|\(entity.rawValue)|\(range.from)|\(range.to)") {
-            [("total", .int(Int64(try store.chartedCount(entity.chart, fromDay: range.from, toDay: range.to))))]
+        let cached = try charts.value("lb|\(entity.rawValue)|\(range.from)|\(range.to)|\(depth)") {
+            let chart = try store.countedChart(entity.chart, fromDay: range.from, toDay: range.to, limit: depth)
+            return [("items", .array(try listenBrainzItems(entity, chart.entries))), ("total", .int(Int64(chart.total))),
+                    ("updated", .double(Date().timeIntervalSince1970))]
         }
-        guard case .int(let totalCount) = total[0].1, totalCount > 0 else { return ([], 0, Date()) }
-        let limit = min(depth, Int(totalCount))
-        let cached = try charts.value("lb|\(entity.rawValue)|\(range.from)|\(range.to)|\(limit)") {
-            [("items", .array(try listenBrainzItems(entity, range, limit: limit))),
-             ("updated", .double(Date().timeIntervalSince1970))]
-        }
-        guard case .array(let items) = cached[0].1, case .double(let updated) = cached[1].1 else { return ([], 0, Date()) }
-        return (items, Int(totalCount), Date(timeIntervalSince1970: updated))
+        guard case .array(let items) = cached[0].1, case .int(let total) = cached[1].1, case .double(let updated) = cached[2].1,
+              total > 0 else { return ([], 0, Date()) }
+        return (items, Int(total), Date(timeIntervalSince1970: updated))
     }
 
-    /// The chart's entries in ListenBrainz's shapes (`ArtistRecord`, `RecordingRecord`,
-    /// `ReleaseRecord`): the fields ListenBrainz may leave empty are null (or `[]`) when
-    /// Pacenote has nothing for them; `caa_id` and `artists` are always null.
-    func listenBrainzItems(_ entity: ListenBrainzStatsEntity, _ range: StatsRange, limit: Int) throws -> [JSONValue] {
+    /// A chart's entries (`Store.countedChart`'s) in ListenBrainz's shapes (`ArtistRecord`,
+    /// `RecordingRecord`, `ReleaseRecord`): the fields ListenBrainz may leave empty are null
+    /// (or `[]`) when Pacenote has nothing for them; `caa_id` and `artists` are always null.
+    func listenBrainzItems(_ entity: ListenBrainzStatsEntity, _ entries: [ChartEntry]) throws -> [JSONValue] {
         let store = context.store
         func mbids(_ id: String?) -> JSONValue { .array(id.map { [.string($0)] } ?? []) }
         switch entity {
         case .artists:
-            let entries = try store.topArtists(fromDay: range.from, toDay: range.to, limit: limit)
             let known = try store.artistMBIDs(entries.compactMap(\.artistID))
             return entries.map { e in
                 let mbid = e.artistID.flatMap { known[$0] }
@@ -109,7 +107,7 @@ extension API {
                 ])
             }
         case .recordings:
-            return try store.topTracks(fromDay: range.from, toDay: range.to, limit: limit).map { e in
+            return entries.map { e in
                 let t = e.track!
                 return .object([
                     ("artist_mbids", mbids(t.musicBrainz.artist)), ("artist_name", .string(t.artist ?? t.albumArtist ?? "")),
@@ -122,7 +120,6 @@ extension API {
                 ])
             }
         case .releases:
-            let entries = try store.topAlbums(fromDay: range.from, toDay: range.to, limit: limit)
             let artists = try store.artistMBIDs(entries.compactMap(\.artistID))
             let releases = try store.releaseMBIDs(entries.compactMap(\.albumID))
             return entries.map { e in

@@ -438,6 +438,23 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
             let counts = try [Store.ChartEntity.track, .artist, .album].map { try store.chartedCount($0, fromDay: from, toDay: to) }
             #expect(counts == [expected.count, charts.artists.count, charts.albums.count], "\(step): chart lengths \(from)–\(to)",
                     sourceLocation: sourceLocation)
+            // The chart and its length read together (ListenBrainz's statistics): the same
+            // entries as the chart alone, and the same length, whichever way the range was summed.
+            for (entity, count) in zip([Store.ChartEntity.track, .artist, .album], counts) {
+                for limit in [1, 3, 10_000] {
+                    let counted = try store.countedChart(entity, fromDay: from, toDay: to, limit: limit)
+                    let alone = switch entity {
+                    case .track: try store.topTracks(fromDay: from, toDay: to, limit: limit)
+                    case .artist: try store.topArtists(fromDay: from, toDay: to, limit: limit)
+                    case .album: try store.topAlbums(fromDay: from, toDay: to, limit: limit)
+                    }
+                    #expect(counted.total == count, "\(step): \(entity) chart length with the chart \(from)–\(to) \(limit)",
+                            sourceLocation: sourceLocation)
+                    #expect(counted.entries.map { [$0.track?.id, $0.artistID, $0.albumID] } == alone.map { [$0.track?.id, $0.artistID, $0.albumID] }
+                            && counted.entries.map(\.plays) == alone.map(\.plays),
+                            "\(step): \(entity) chart with its length \(from)–\(to) \(limit)", sourceLocation: sourceLocation)
+                }
+            }
             #expect(charts.artists == (try EntityStoreTests.recomputed(store, "artist", from: from, to: to)), "\(step): artists \(from)–\(to)",
                     sourceLocation: sourceLocation)
             #expect(charts.albums == (try EntityStoreTests.recomputed(store, "album", from: from, to: to)), "\(step): albums \(from)–\(to)",
