@@ -9,13 +9,14 @@ extension Store {
     /// rollup when one answers it whole, else of its pieces' (`RangePieces`) told apart by
     /// id — what those pieces hold, never the plays.
     public func chartedCount(_ entity: ChartEntity, fromDay: String, toDay: String) throws(StoreError) -> Int {
-        try read { db in try Store.chartedCount(entity, fromDay: fromDay, toDay: toDay, in: db) }
+        try read { db in try Store.chartedCount(entity, Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db), fromDay: fromDay, toDay: toDay, in: db) }
     }
 
-    static func chartedCount(_ entity: ChartEntity, fromDay: String, toDay: String, in db: Database) throws -> Int {
+    /// `chartedCount` in a read, of the range as `rangeSource` gave it.
+    static func chartedCount(_ entity: ChartEntity, _ source: RangeSource?, fromDay: String, toDay: String, in db: Database) throws -> Int {
         var selects: [String] = []
         var arguments: [DatabaseValueConvertible] = []
-        switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+        switch source {
         case .whole(let whole)?:
             let table = whole.table(entity.rawValue)
             if case .all = whole {

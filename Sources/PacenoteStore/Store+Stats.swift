@@ -37,6 +37,14 @@ public struct PeriodTotals: Equatable, Sendable {
     public var seconds: Double
 }
 
+/// A range's totals and charts (`Store.rangeStats`).
+public struct RangeStats: Equatable, Sendable {
+    public var totals: PeriodTotals
+    public var tracks: [ChartEntry]
+    public var artists: [ChartEntry]
+    public var albums: [ChartEntry]
+}
+
 extension Store {
     /// The smallest rollup that answers a range of days exactly, as a subquery of
     /// (track_id, plays, skips, played_s) rows: all time, a whole year, or the days.
@@ -117,20 +125,22 @@ extension Store {
 
     /// From the rollups: never a scan of the plays.
     public func totals(fromDay: String, toDay: String) throws(StoreError) -> PeriodTotals {
-        if let whole = WholeRange(fromDay: fromDay, toDay: toDay) {
-            return try read { db in
-                let row = try Row.fetchOne(db, sql: """
-                    SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM rollup_year_total
-                    \(whole == .all ? "" : "WHERE year = ?")
-                    """, arguments: whole.table("track").arguments)!
-                return PeriodTotals(plays: row[0], skips: row[1], seconds: row[2])
-            }
-        }
-        // Any other range: a row per year, month and edge day of its pieces.
-        return try read { db in
-            if case .pieces(let pieces)? = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
-                return try Store.totals(pieces, in: db)
-            }
+        try read { db in try Store.totals(Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db), fromDay: fromDay, toDay: toDay, in: db) }
+    }
+
+    /// A range's totals: its whole years' rows, or a row per year, month and edge day of its
+    /// pieces, or its days'.
+    static func totals(_ source: RangeSource?, fromDay: String, toDay: String, in db: Database) throws -> PeriodTotals {
+        switch source {
+        case .whole(let whole)?:
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM rollup_year_total
+                \(whole == .all ? "" : "WHERE year = ?")
+                """, arguments: whole.table("track").arguments)!
+            return PeriodTotals(plays: row[0], skips: row[1], seconds: row[2])
+        case .pieces(let pieces)?:
+            return try Store.totals(pieces, in: db)
+        case nil:
             let row = try Row.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(plays), 0), COALESCE(SUM(skips), 0), COALESCE(SUM(played_s), 0) FROM rollup_day_total
                 WHERE day BETWEEN ? AND ?
@@ -139,12 +149,34 @@ extension Store {
         }
     }
 
+    /// A range's totals and its top tracks, artists and albums, from one read: the figures
+    /// of one snapshot (they agree with each other while plays are being stored), the range
+    /// cut into pieces once, and one connection's page cache for the four (every stored play
+    /// empties the readers' caches; four reads on four connections read the same rollup
+    /// pages four times). What the stats page and `/api/v1/stats` show.
+    public func rangeStats(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> RangeStats {
+        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
+        return try read { db in
+            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
+            var counted: Int?
+            return RangeStats(
+                totals: try Store.totals(source, fromDay: fromDay, toDay: toDay, in: db),
+                tracks: try Store.topTracks(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                            counted: &counted, in: db),
+                artists: try Store.topArtists(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                              counted: &counted, in: db),
+                albums: try Store.topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                            counted: &counted, in: db))
+        }
+    }
+
     /// The most played tracks (counted plays, then listening time, then title).
     public func topTracks(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
         let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
             var counted: Int?
-            return try Store.topTracks(fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
+            return try Store.topTracks(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
                                        counted: &counted, in: db)
         }
     }
@@ -157,23 +189,24 @@ extension Store {
         let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
             var counted: Int?
+            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
             let entries = switch entity {
-            case .track: try Store.topTracks(fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
+            case .track: try Store.topTracks(source, fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
                                              counted: &counted, in: db)
-            case .artist: try Store.topArtists(fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
+            case .artist: try Store.topArtists(source, fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
                                                counted: &counted, in: db)
-            case .album: try Store.topAlbums(fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
+            case .album: try Store.topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
                                              counted: &counted, in: db)
             }
-            return (entries, try counted ?? Store.chartedCount(entity, fromDay: fromDay, toDay: toDay, in: db))
+            return (entries, try counted ?? Store.chartedCount(entity, source, fromDay: fromDay, toDay: toDay, in: db))
         }
     }
 
     /// `topTracks` in a read. `counted`: set to the length of the whole chart when the
     /// chart summed every entry of the range (`ranked`).
-    static func topTracks(fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
+    static func topTracks(_ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
                           counted: inout Int?, in db: Database) throws -> [ChartEntry] {
-        switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+        switch source {
         case .whole(let whole)?:
             let rows = try Store.topStatement(whole, entity: "track", select: "\(Store.trackColumns("t")), r.plays, r.played_s",
                                               join: "JOIN tracks t ON t.id = r.track_id", name: "t.title", limit: limit, order: order, in: db)
@@ -208,15 +241,16 @@ extension Store {
         let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
             var counted: Int?
-            return try Store.topArtists(fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
+            return try Store.topArtists(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
                                         counted: &counted, in: db)
         }
     }
 
     /// `topArtists` in a read (`counted`: as `topTracks`'s).
-    static func topArtists(fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
+    static func topArtists(_ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
                            counted: inout Int?, in db: Database) throws -> [ChartEntry] {
-        switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+        switch source {
         case .whole(let whole)?:
             return try Store.topRows(whole, entity: "artist", select: "ar.id, ar.name, r.plays, r.played_s",
                                      join: "JOIN artists ar ON ar.id = r.artist_id", name: "ar.name", limit: limit, order: order, in: db)
@@ -247,16 +281,17 @@ extension Store {
         let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
         return try read { db in
             var counted: Int?
-            return try Store.topAlbums(fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
+            return try Store.topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
                                        counted: &counted, in: db)
         }
     }
 
     /// `topAlbums` in a read (`counted`: as `topTracks`'s).
-    static func topAlbums(fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
+    static func topAlbums(_ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
                           counted: inout Int?, in db: Database) throws -> [ChartEntry] {
         let rows: [(id: Int64, title: String, artist: String?, plays: Int, seconds: Double)]
-        switch try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db) {
+        switch source {
         case .whole(let whole)?:
             rows = try Store.topRows(whole, entity: "album", select: "al.id, al.title, al.artist, r.plays, r.played_s",
                                      join: "JOIN albums al ON al.id = r.album_id", name: "al.title", limit: limit, order: order, in: db)

@@ -40,7 +40,8 @@ extension API {
         }
         let generation = charts.generation
         let store = context.store
-        let totals = try store.totals(fromDay: range.from, toDay: range.to)
+        let stats = try store.rangeStats(fromDay: range.from, toDay: range.to, limit: limit, by: order)
+        let totals = stats.totals
         func ranked(_ entries: [ChartEntry], _ item: (ChartEntry) -> [(String, JSONValue)]) -> JSONValue {
             .array(entries.enumerated().map { i, e in
                 .object([("rank", .int(Int64(i + 1)))] + item(e) + [("plays", .int(Int64(e.plays))), ("listening_s", .double(e.seconds.rounded()))])
@@ -49,11 +50,11 @@ extension API {
         let body: [(String, JSONValue)] = [
             ("totals", .object([("plays", .int(Int64(totals.plays))), ("skips", .int(Int64(totals.skips))),
                                 ("listening_s", .double(totals.seconds.rounded()))])),
-            ("top_tracks", ranked(try store.topTracks(fromDay: range.from, toDay: range.to, limit: limit, by: order)) { [("track", APIJSON.track($0.track!))] }),
-            ("top_artists", ranked(try store.topArtists(fromDay: range.from, toDay: range.to, limit: limit, by: order)) {
+            ("top_tracks", ranked(stats.tracks) { [("track", APIJSON.track($0.track!))] }),
+            ("top_artists", ranked(stats.artists) {
                 [("id", .optional($0.artistID)), ("artist", .optional($0.artist))]
             }),
-            ("top_albums", ranked(try store.topAlbums(fromDay: range.from, toDay: range.to, limit: limit, by: order)) {
+            ("top_albums", ranked(stats.albums) {
                 [("id", .optional($0.albumID)), ("album", .optional($0.album)), ("artist", .optional($0.artist))]
             }),
         ]

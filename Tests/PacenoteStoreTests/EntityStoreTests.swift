@@ -455,6 +455,15 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                             "\(step): \(entity) chart with its length \(from)–\(to) \(limit)", sourceLocation: sourceLocation)
                 }
             }
+            // The stats page's four figures from one read: what each gives alone.
+            for order in ChartOrder.allCases {
+                let together = try store.rangeStats(fromDay: from, toDay: to, limit: 3, by: order)
+                let alone = RangeStats(totals: try store.totals(fromDay: from, toDay: to),
+                                       tracks: try store.topTracks(fromDay: from, toDay: to, limit: 3, by: order),
+                                       artists: try store.topArtists(fromDay: from, toDay: to, limit: 3, by: order),
+                                       albums: try store.topAlbums(fromDay: from, toDay: to, limit: 3, by: order))
+                #expect(together == alone, "\(step): a range's stats from one read \(from)–\(to) \(order)", sourceLocation: sourceLocation)
+            }
             #expect(charts.artists == (try EntityStoreTests.recomputed(store, "artist", from: from, to: to)), "\(step): artists \(from)–\(to)",
                     sourceLocation: sourceLocation)
             #expect(charts.albums == (try EntityStoreTests.recomputed(store, "album", from: from, to: to)), "\(step): albums \(from)–\(to)",

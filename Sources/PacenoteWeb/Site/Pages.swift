@@ -322,10 +322,8 @@ extension API {
 
     func statsContent(_ range: StatsRange, today: String, order: ChartOrder = .plays) throws -> Node {
         let store = context.store
-        let totals = try store.totals(fromDay: range.from, toDay: range.to)
-        let tracks = try store.topTracks(fromDay: range.from, toDay: range.to, limit: 10, by: order)
-        let artists = try store.topArtists(fromDay: range.from, toDay: range.to, limit: 10, by: order)
-        let albums = try store.topAlbums(fromDay: range.from, toDay: range.to, limit: 10, by: order)
+        let stats = try store.rangeStats(fromDay: range.from, toDay: range.to, limit: 10, by: order)
+        let (totals, tracks, artists, albums) = (stats.totals, stats.tracks, stats.artists, stats.albums)
         let orderQuery = order == .plays ? "" : "&order=\(order.rawValue)"
         let rangeQuery = range.name == "custom" ? "from=\(range.from)&to=\(range.to)" : "range=\(range.name.isEmpty ? range.from : range.name)"
         let year = Int(range.to.prefix(4)).map { min($0, Int(today.prefix(4)) ?? $0) } ?? Int(today.prefix(4))!
