@@ -161,24 +161,18 @@ extension Store {
             var counted: Int?
             return RangeStats(
                 totals: try Store.totals(source, fromDay: fromDay, toDay: toDay, in: db),
-                tracks: try Store.topTracks(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                            counted: &counted, in: db),
-                artists: try Store.topArtists(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                              counted: &counted, in: db),
-                albums: try Store.topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                            counted: &counted, in: db))
+                tracks: try Store.chart(.track, source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge,
+                                        budget: budget, counted: &counted, in: db),
+                artists: try Store.chart(.artist, source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge,
+                                         budget: budget, counted: &counted, in: db),
+                albums: try Store.chart(.album, source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge,
+                                        budget: budget, counted: &counted, in: db))
         }
     }
 
     /// The most played tracks (counted plays, then listening time, then title).
     public func topTracks(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
-        return try read { db in
-            var counted: Int?
-            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
-            return try Store.topTracks(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                       counted: &counted, in: db)
-        }
+        try chart(.track, fromDay: fromDay, toDay: toDay, limit: limit, order: order)
     }
 
     /// A chart of `limit` entries (by plays) and the length of the whole chart
@@ -190,15 +184,32 @@ extension Store {
         return try read { db in
             var counted: Int?
             let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
-            let entries = switch entity {
-            case .track: try Store.topTracks(source, fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
-                                             counted: &counted, in: db)
-            case .artist: try Store.topArtists(source, fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
-                                               counted: &counted, in: db)
-            case .album: try Store.topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge, budget: budget,
-                                             counted: &counted, in: db)
-            }
+            let entries = try Store.chart(entity, source, fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge,
+                                          budget: budget, counted: &counted, in: db)
             return (entries, try counted ?? Store.chartedCount(entity, source, fromDay: fromDay, toDay: toDay, in: db))
+        }
+    }
+
+    /// A chart in a read of its own (`topTracks`, `topArtists`, `topAlbums`).
+    private func chart(_ entity: ChartEntity, fromDay: String, toDay: String, limit: Int, order: ChartOrder) throws(StoreError) -> [ChartEntry] {
+        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
+        return try read { db in
+            var counted: Int?
+            return try Store.chart(entity, Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db), fromDay: fromDay, toDay: toDay,
+                                   limit: limit, order: order, edge: edge, budget: budget, counted: &counted, in: db)
+        }
+    }
+
+    /// The chart of `entity` in a read, of the range as `rangeSource` gave it (`counted`: as `topTracks`'s).
+    static func chart(_ entity: ChartEntity, _ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder,
+                      edge: Int, budget: Int, counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+        switch entity {
+        case .track: try topTracks(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                   counted: &counted, in: db)
+        case .artist: try topArtists(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                     counted: &counted, in: db)
+        case .album: try topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                   counted: &counted, in: db)
         }
     }
 
@@ -238,13 +249,7 @@ extension Store {
     /// to (`track_artists`: the listed artists, or those split from the text, which falls
     /// back to the album artist), grouped by the artist's entity.
     public func topArtists(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
-        return try read { db in
-            var counted: Int?
-            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
-            return try Store.topArtists(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                        counted: &counted, in: db)
-        }
+        try chart(.artist, fromDay: fromDay, toDay: toDay, limit: limit, order: order)
     }
 
     /// `topArtists` in a read (`counted`: as `topTracks`'s).
@@ -278,13 +283,7 @@ extension Store {
     /// The most played albums, by album entity: two albums of one title by two artists (or
     /// two releases) stay apart. `artistID`: the album artist's entity, when there is one.
     public func topAlbums(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
-        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
-        return try read { db in
-            var counted: Int?
-            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
-            return try Store.topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                       counted: &counted, in: db)
-        }
+        try chart(.album, fromDay: fromDay, toDay: toDay, limit: limit, order: order)
     }
 
     /// `topAlbums` in a read (`counted`: as `topTracks`'s).
