@@ -62,7 +62,8 @@ public enum RankedSum {
                            lookup: (Int, [Int64]) throws -> [Int64: (plays: Int, seconds: Double)]) rethrows -> [Entry]? {
         guard limit > 0 else { return [] }
         let knownValue = { (id: Int64) -> Double in known[id].map { order.value(plays: $0.plays, seconds: $0.seconds) } ?? 0 }
-        var depth = max(16, limit * 2)
+        // Saturating: a caller may ask for any length (a page far down a chart).
+        var depth = max(16, limit > Int.max / 2 ? Int.max : limit * 2)
         while true {
             // What the prefixes say of each entry: its value seen (exact or a bound), what is
             // exact of it, and where it was seen.
@@ -144,7 +145,7 @@ public enum RankedSum {
             }
             // Not enough is known: read deeper (a list read whole bounds nothing any more).
             if depth >= budget { return nil }
-            depth *= 4
+            depth = depth > Int.max / 4 ? Int.max : depth * 4
         }
     }
 

@@ -36,6 +36,10 @@ extension API {
     /// ListenBrainz's `MAX_ITEMS_PER_GET` caps `count` (`_process_user_entity`).
     static let listenBrainzStatsMaxCount = listenBrainzMaxCount
 
+    /// The deepest a ListenBrainz chart is read (a page far past every chart's end reads
+    /// no deeper): more tracks than any library holds.
+    static let maxChartDepth = 1 << 24
+
     /// `GET …/1/stats/user/{name}/{artists|recordings|releases}?range=&count=&offset=`: the
     /// chart of a ListenBrainz range (`StatsRange.listenBrainz`, default `all_time`), `count`
     /// entries (default 25, at most 1000) after the first `offset`. 204 without a body when
@@ -50,9 +54,11 @@ extension API {
         let count = min(try Self.nonNegative(query, "count", default: Self.listenBrainzDefaultCount), Self.listenBrainzStatsMaxCount)
         // The chart is read to 100 entries, or 200, 400, … past the page: paging through it
         // reads it a few times, not once a page (a hundred entries cost about what 25 do).
+        // At most `maxChartDepth`: no chart is longer, and a page beyond it is empty.
         let wanted = offset.addingReportingOverflow(count)
         var depth = 100
-        while depth < Int.max / 2, wanted.overflow || depth < wanted.partialValue { depth *= 2 }
+        while depth < Self.maxChartDepth, wanted.overflow || depth < wanted.partialValue { depth *= 2 }
+        depth = min(depth, Self.maxChartDepth)
         let chart = try listenBrainzChart(entity, range, depth: depth)
         guard chart.total > 0 else { return HTTPResponse(status: 204) }
         let page = offset < chart.items.count ? Array(chart.items[offset..<min(chart.items.count, offset + count)]) : []

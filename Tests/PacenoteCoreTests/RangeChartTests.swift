@@ -208,6 +208,14 @@ struct SplitMix {
         #expect(try Self.check([skippedOnly], limit: 1, order: .seconds) > 0)
         // Nothing played: an empty chart.
         #expect(RankedSum.top(limit: 5, lists: 2, prefix: { _, _ in [] }, lookup: { _, _ in [:] })?.isEmpty == true)
+        // Any length asked (a page far down a chart): every entry, the depths read saturating.
+        for limit in [Int.max, Int.max / 2 + 1, Int.max / 4 + 1] {
+            let all = RankedSum.top(limit: limit, lists: 2, budget: 4, prefix: { list, n in
+                Array([[RankedSum.Entry(id: 1, plays: 3, seconds: 30), RankedSum.Entry(id: 2, plays: 1, seconds: 10)],
+                       [RankedSum.Entry(id: 2, plays: 4, seconds: 40)]][list].prefix(n))
+            }, lookup: { _, _ in [:] })
+            #expect(all.map { $0.map(\.id) } == [2, 1], "limit \(limit)")
+        }
     }
 
     /// Edge days as bounding lists: a month's values bound the days' (each entry has at most

@@ -166,6 +166,17 @@ import Testing
         #expect(try site.payload("/1/stats/user/me/artists?offset=99")["count"] as? Int == 0, "past the end: an empty page")
         let far = try site.payload("/1/stats/user/me/artists?offset=\(Int.max)&count=1000")
         #expect(far["count"] as? Int == 0 && far["offset"] as? Int == Int.max && far["total_artist_count"] as? Int == 4)
+        // As far on every range, whichever way it is read (whole periods, ranked prefixes of
+        // months and years, days summed): an empty page, never a chart read that deep.
+        for range in ["all_time", "this_week", "this_month", "this_year", "week", "month", "quarter", "half_yearly", "year"] {
+            for entity in ["artists", "recordings", "releases"] {
+                let answer = try site.get("/1/stats/user/me/\(entity)?range=\(range)&offset=\(Int.max / 2 + 1)&count=1000")
+                #expect(answer.status == 204 || answer.status == 200, "\(entity) \(range): \(answer.status)")
+                if answer.status == 200 {
+                    #expect(try site.payload("/1/stats/user/me/\(entity)?range=\(range)&offset=\(Int.max / 2 + 1)&count=1000")["count"] as? Int == 0)
+                }
+            }
+        }
         #expect(try site.chart("recordings", "?offset=3&count=1") == [all[3]], "the last one")
         #expect(try site.payload("/1/stats/user/me/artists?count=5000")["count"] as? Int == 4, "more than 1000 is 1000")
     }
