@@ -237,17 +237,16 @@ extension Store {
     static func daySums(_ entity: ChartEntity, _ run: RangePieces.DayRun, in db: Database) throws -> [RankedSum.Entry] {
         let rows = try entries("SELECT id, plays, played_s FROM (\(entity.daysSource))", [run.from, run.to], in: db)
         guard run.from != run.to else { return rows }
-        var at: [Int64: Int] = [:]
-        at.reserveCapacity(rows.count)
+        var at = IDPositions(capacity: rows.count)
         var out: [RankedSum.Entry] = []
         out.reserveCapacity(rows.count)
         for row in rows {
-            if let i = at[row.id] {
+            let (i, inserted) = at.position(of: row.id, orInsert: out.count)
+            if inserted {
+                out.append(row)
+            } else {
                 out[i].plays += row.plays
                 out[i].seconds += row.seconds
-            } else {
-                at[row.id] = out.count
-                out.append(row)
             }
         }
         return out

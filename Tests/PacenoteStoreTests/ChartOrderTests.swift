@@ -53,3 +53,32 @@ import Testing
         #expect(random.count == seen.count)
     }
 }
+
+/// Where each id of a run of days is summed (`Store.IDPositions`): each id its first
+/// position, found again however the table grew; ids of any sign and size.
+@Suite struct IDPositionsTests {
+    @Test func eachIdKeepsTheFirstPositionGiven() {
+        for capacity in [0, 1, 3, 1_000] {
+            var positions = Store.IDPositions(capacity: capacity)
+            var expected: [Int64: Int] = [:]
+            var x: UInt64 = 11
+            var ids: [Int64] = [0, -1, .min, .max, 1 << 40, 16, 32, 48]
+            for _ in 0..<30_000 {
+                x = x &* 6364136223846793005 &+ 1442695040888963407
+                ids.append(Int64(x >> 47))
+            }
+            for id in ids {
+                let next = expected.count
+                let (position, inserted) = positions.position(of: id, orInsert: next)
+                if let known = expected[id] {
+                    #expect(position == known && !inserted, "\(id)")
+                } else {
+                    #expect(position == next && inserted, "\(id)")
+                    expected[id] = next
+                }
+            }
+            #expect(positions.count == expected.count)
+            for (id, known) in expected { #expect(positions.position(of: id, orInsert: -5) == (known, false)) }
+        }
+    }
+}
