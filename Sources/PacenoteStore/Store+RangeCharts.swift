@@ -199,16 +199,21 @@ extension Store {
         } else if pieceQueries.isEmpty && runsToSum.count == 1 {
             entries = try Self.daySums(entity, runsToSum[0], in: db)
         } else {
-            var sums: [Int64: (plays: Int, seconds: Double)] = [:]
             let pieces = try pieceQueries.map { try Self.entries($0.sql, $0.arguments, in: db) }
                 + runsToSum.map { try Self.daySums(entity, $0, in: db) }
+            var at = IDPositions(capacity: pieces.map(\.count).max() ?? 0)
+            entries = []
             for piece in pieces {
                 for row in piece {
-                    sums[row.id, default: (0, 0)].plays += row.plays
-                    sums[row.id]!.seconds += row.seconds
+                    let (i, inserted) = at.position(of: row.id, orInsert: entries.count)
+                    if inserted {
+                        entries.append(row)
+                    } else {
+                        entries[i].plays += row.plays
+                        entries[i].seconds += row.seconds
+                    }
                 }
             }
-            entries = sums.map { RankedSum.Entry(id: $0.key, plays: $0.value.plays, seconds: $0.value.seconds) }
         }
         entries.removeAll { $0.plays <= 0 }
         counted = entries.count
