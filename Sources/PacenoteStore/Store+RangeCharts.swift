@@ -201,19 +201,7 @@ extension Store {
         } else {
             let pieces = try pieceQueries.map { try Self.entries($0.sql, $0.arguments, in: db) }
                 + runsToSum.map { try Self.daySums(entity, $0, in: db) }
-            var at = IDPositions(capacity: pieces.map(\.count).max() ?? 0)
-            entries = []
-            for piece in pieces {
-                for row in piece {
-                    let (i, inserted) = at.position(of: row.id, orInsert: entries.count)
-                    if inserted {
-                        entries.append(row)
-                    } else {
-                        entries[i].plays += row.plays
-                        entries[i].seconds += row.seconds
-                    }
-                }
-            }
+            entries = Self.summed(pieces)
         }
         entries.removeAll { $0.plays <= 0 }
         counted = entries.count
@@ -241,17 +229,25 @@ extension Store {
     /// at 5M plays took 2.4 ms grouped and 0.6 ms read.
     static func daySums(_ entity: ChartEntity, _ run: RangePieces.DayRun, in db: Database) throws -> [RankedSum.Entry] {
         let rows = try entries("SELECT id, plays, played_s FROM (\(entity.daysSource))", [run.from, run.to], in: db)
-        guard run.from != run.to else { return rows }
-        var at = IDPositions(capacity: rows.count)
+        return run.from == run.to ? rows : summed([rows])
+    }
+
+    /// Rows summed by id, each id where it first came, its values added in the order they
+    /// come (`IDPositions` places the ids).
+    static func summed(_ pieces: [[RankedSum.Entry]]) -> [RankedSum.Entry] {
+        let largest = pieces.map(\.count).max() ?? 0
+        var at = IDPositions(capacity: largest)
         var out: [RankedSum.Entry] = []
-        out.reserveCapacity(rows.count)
-        for row in rows {
-            let (i, inserted) = at.position(of: row.id, orInsert: out.count)
-            if inserted {
-                out.append(row)
-            } else {
-                out[i].plays += row.plays
-                out[i].seconds += row.seconds
+        out.reserveCapacity(largest)
+        for piece in pieces {
+            for row in piece {
+                let (i, inserted) = at.position(of: row.id, orInsert: out.count)
+                if inserted {
+                    out.append(row)
+                } else {
+                    out[i].plays += row.plays
+                    out[i].seconds += row.seconds
+                }
             }
         }
         return out
