@@ -133,7 +133,7 @@ public final class PacenoteServer: Sendable {
                 RecommenderService(
                     store: store, settings: config.recommender, heartRate: heartRate, players: players,
                     endpoint: endpoints.first, playerName: config.players.first?.name ?? "default",
-                    events: events, logger: logger)
+                    events: events, logger: logger, transitionDirectory: InstanceFiles(config: config).temporary)
             }, stop: { $0.stop() })
             let stopping = StopFlag()
             let api = API(context: makeContext(

@@ -88,6 +88,8 @@ public final class RecommenderService: RecommenderBackend {
     private let playerName: String
     private let logger: Logger
     private let model = Mutex(ModelState())
+    /// Where each build keeps its transitions (`TransitionFileStorage`: a file in `tmp/`).
+    private let transitions: any TransitionStorage
     private let control = Mutex(Control())
     /// Held by the one build under way (seconds on a large history: 8 s at 5M plays).
     private let builder = Mutex(())
@@ -100,8 +102,11 @@ public final class RecommenderService: RecommenderBackend {
         queue: DispatchQueue(label: "pacenote.recommender-tracks", qos: .utility))
 
     public init(store: Store, settings: Config.Recommender, heartRate: HeartRateService?, players: [PlayerService],
-                endpoint: MPDEndpoint?, playerName: String, events: EventBus?, logger: Logger) {
+                endpoint: MPDEndpoint?, playerName: String, events: EventBus?, logger: Logger,
+                transitionDirectory: String? = nil) {
         self.store = store
+        transitions = transitionDirectory.map { TransitionFileStorage(directory: $0, logger: logger) }
+            ?? InMemoryTransitionStorage()
         self.settings = settings
         self.heartRate = heartRate
         self.players = players
@@ -281,7 +286,7 @@ public final class RecommenderService: RecommenderBackend {
             // Read before the tracks: a change meanwhile shows as another version later.
             let tracksVersion = try store.recommenderTracksVersion()
             let candidates = try store.recommenderCandidates().map(ListeningModel.Prepared.init)
-            var fresh = ListeningModel()
+            var fresh = ListeningModel(transitions: transitions)
             for candidate in candidates { fresh.upsert(candidate) }
             let lastPlayID = try store.forEachRecommenderEvent { fresh.record($0) }
             fresh.settle()

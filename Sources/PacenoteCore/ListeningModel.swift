@@ -192,7 +192,10 @@ public struct ListeningModel: Sendable {
     var lastEndMs: Int64 = .min
     public private(set) var eventCount = 0
 
-    public init() {}
+    /// A model whose transitions are kept in `transitions` (in memory unless told).
+    public init(transitions storage: any TransitionStorage = InMemoryTransitionStorage()) {
+        trackNext = Transitions(storage: storage)
+    }
 
     public var trackCount: Int { trackIDs.count }
 

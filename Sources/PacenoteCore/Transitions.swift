@@ -10,20 +10,36 @@
 ///
 /// New pairs go to a short unsorted list first and are merged into the rows in bulk, so
 /// recording a play stays O(1) and a build of millions of plays costs a few merges.
+///
+/// The rows' bytes are written once by a merge and then only read, a row at a time: where
+/// they are kept is the `TransitionStorage`'s choice. In memory by default (tests, the
+/// offline evaluation, the command line); the daemon's are in a file of their own
+/// (`TransitionFileStorage`, PacenoteApp), read a row at a time, so the ~4.8 MiB at 5M
+/// plays sit in the kernel's page cache rather than the daemon's heap. Only the row
+/// offsets (4 bytes a row) and the pairs since the last merge stay in memory.
 struct Transitions: Sendable {
+    /// Where merges write the rows they make.
+    private let storage: any TransitionStorage
     /// Row `r`'s pairs are `bytes[rowStart[r]..<rowStart[r + 1]]`: for each successor, in
     /// increasing order, its gap from the one before (the first: its value; the next:
     /// `successor - previous - 1`) times two as a LEB128 varint, plus one when a count byte
     /// follows: how often it followed, 2 to 254 (no byte: once); `UInt8.max` means "see
     /// `largeCounts`".
     private var rowStart: [UInt32] = [0]
-    private var bytes: [UInt8] = []
+    private var bytes: any TransitionBytes = InMemoryTransitionStorage.Bytes([])
     /// Pairs held in the rows.
     private(set) var mergedPairs = 0
     /// The counts of `UInt8.max` and above, by pair (`from << 32 | to`).
     private var largeCounts: [UInt64: Float] = [:]
     /// Pairs recorded since the last merge, `from << 32 | to`, in arrival order.
     private var recent: [UInt64] = []
+
+    init(storage: any TransitionStorage = InMemoryTransitionStorage()) {
+        self.storage = storage
+    }
+
+    /// Bytes the merged rows take (wherever the storage keeps them).
+    var rowBytes: Int { bytes.count }
 
     mutating func add(from: Int32, to: Int32) {
         recent.append(Self.pair(from, to))
@@ -59,11 +75,14 @@ struct Transitions: Sendable {
     func forEach(from: Int32, merged body: (Int32, Float) -> Void) {
         let row = Int(from)
         guard row >= 0, row + 1 < rowStart.count else { return }
-        var cursor = Cursor(at: Int(rowStart[row]))
-        let end = Int(rowStart[row + 1])
-        while cursor.at < end {
-            let (to, count) = cursor.next(in: bytes)
-            body(to, storedCount(count, from: from, to: to))
+        let start = Int(rowStart[row]), end = Int(rowStart[row + 1])
+        guard start < end else { return }
+        bytes.withBytes(start..<end) { row in
+            var cursor = Cursor(at: 0)
+            while cursor.at < row.count {
+                let (to, count) = cursor.next(in: row)
+                body(to, storedCount(count, from: from, to: to))
+            }
         }
     }
 
@@ -74,41 +93,47 @@ struct Transitions: Sendable {
     }
 
     private func storedCount(_ count: UInt8, from: Int32, to: Int32) -> Float {
-        count < UInt8.max ? Float(count) : largeCounts[Self.pair(from, to)]!
+        count < UInt8.max ? Float(count) : largeCounts[Self.pair(from, to)] ?? Float(UInt8.max)
     }
 
-    /// Reads a row's pairs in order: each successor and its count byte.
+    /// Reads a row's pairs in order: each successor and its count byte. A varint cut short
+    /// (bytes a failed read left out) ends the row.
     private struct Cursor {
         var at: Int
         var previous: Int32 = -1
 
-        mutating func next(in bytes: [UInt8]) -> (to: Int32, count: UInt8) {
+        mutating func next<Source: ByteSource>(in bytes: inout Source) -> (to: Int32, count: UInt8) {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while true {
-                let byte = bytes[at]
+                let byte = bytes.byte(at: at)
                 at += 1
-                value |= UInt64(byte & 0x7F) << shift
+                value |= UInt64(byte & 0x7F) << (shift & 63)
                 if byte < 0x80 { break }
                 shift += 7
             }
-            previous = previous + 1 + Int32(bitPattern: UInt32(truncatingIfNeeded: value >> 1))
+            previous = previous &+ 1 &+ Int32(bitPattern: UInt32(truncatingIfNeeded: value >> 1))
             guard value & 1 == 1 else { return (previous, 1) }
-            let count = bytes[at]
+            let count = bytes.byte(at: at)
             at += 1
             return (previous, count)
+        }
+
+        mutating func next(in bytes: UnsafeBufferPointer<UInt8>) -> (to: Int32, count: UInt8) {
+            var source = bytes
+            return next(in: &source)
         }
     }
 
     /// Appends a pair to a row being written, after `previous` (-1 before the first).
-    private static func append(_ to: Int32, after previous: Int32, count: UInt8, to out: inout [UInt8]) {
+    private static func append(_ to: Int32, after previous: Int32, count: UInt8, to out: inout RowWriter) throws {
         var value = UInt64(UInt32(bitPattern: to - previous - 1)) << 1 | (count == 1 ? 0 : 1)
         while value >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            try out.append(UInt8(truncatingIfNeeded: value) | 0x80)
             value >>= 7
         }
-        out.append(UInt8(value))
-        if count != 1 { out.append(count) }
+        try out.append(UInt8(value))
+        if count != 1 { try out.append(count) }
     }
 
     private static func pair(_ from: Int32, _ to: Int32) -> UInt64 {
@@ -120,24 +145,46 @@ struct Transitions: Sendable {
         if recent.count > limit { merge() }
     }
 
+    /// Writes the old rows and the recent pairs, merged, as new rows: to the storage, or in
+    /// memory if the storage fails (a full disk), which loses nothing (the old rows and the
+    /// recent pairs are only replaced once the new rows are whole).
     private mutating func merge() {
         guard !recent.isEmpty else { return }
         recent.sort()
+        // Each new pair takes at most 5 bytes of gap and its count; an old one no more than it did.
+        let capacity = bytes.count + recent.count * 6
+        let result: (rowStart: [UInt32], bytes: any TransitionBytes, pairs: Int, large: [UInt64: Float])
+        if let written = try? merged(into: storage.makeWriter(capacity: capacity)) {
+            result = written
+        } else {
+            // An in-memory writer never throws.
+            result = try! merged(into: InMemoryTransitionStorage().makeWriter(capacity: capacity))
+        }
+        rowStart = result.rowStart
+        bytes = result.bytes
+        mergedPairs = result.pairs
+        largeCounts = result.large
+        recent = []
+    }
+
+    /// The rows with the (sorted) recent pairs merged in, written to `writer`.
+    private func merged(into writer: any TransitionWriter) throws
+        -> (rowStart: [UInt32], bytes: any TransitionBytes, pairs: Int, large: [UInt64: Float]) {
         let oldRows = rowStart.count - 1
         let rows = max(oldRows, Int(recent[recent.count - 1] >> 32) + 1)
         var newStart: [UInt32] = []
-        var newBytes: [UInt8] = []
         newStart.reserveCapacity(rows + 1)
-        // Each new pair takes at most 5 bytes of gap and its count; an old one no more than it did.
-        newBytes.reserveCapacity(bytes.count + recent.count * 6)
+        var out = RowWriter(writer)
+        var large = largeCounts
+        var old = ChunkReader(bytes)
         var pairs = 0
         var j = 0
         for row in 0..<rows {
-            newStart.append(UInt32(newBytes.count))
-            var old = Cursor(at: row < oldRows ? Int(rowStart[row]) : 0)
+            newStart.append(UInt32(out.count))
+            var cursor = Cursor(at: row < oldRows ? Int(rowStart[row]) : 0)
             let end = row < oldRows ? Int(rowStart[row + 1]) : 0
             // The next old pair not yet copied, if any.
-            var pending: (to: Int32, count: UInt8)? = old.at < end ? old.next(in: bytes) : nil
+            var pending: (to: Int32, count: UInt8)? = cursor.at < end ? cursor.next(in: &old) : nil
             var previous: Int32 = -1
             let key = UInt64(row)
             // Both sorted by successor: a merge, adding the counts of a pair seen in both.
@@ -149,35 +196,142 @@ struct Transitions: Sendable {
                     j += 1
                 }
                 while let p = pending, p.to < to {
-                    Self.append(p.to, after: previous, count: p.count, to: &newBytes)
+                    try Self.append(p.to, after: previous, count: p.count, to: &out)
                     previous = p.to
                     pairs += 1
-                    pending = old.at < end ? old.next(in: bytes) : nil
+                    pending = cursor.at < end ? cursor.next(in: &old) : nil
                 }
                 if let p = pending, p.to == to {
                     n += storedCount(p.count, from: Int32(row), to: to)
-                    pending = old.at < end ? old.next(in: bytes) : nil
+                    pending = cursor.at < end ? cursor.next(in: &old) : nil
                 }
                 if n < Float(UInt8.max) {
-                    Self.append(to, after: previous, count: UInt8(n), to: &newBytes)
+                    try Self.append(to, after: previous, count: UInt8(n), to: &out)
                 } else {
-                    Self.append(to, after: previous, count: UInt8.max, to: &newBytes)
-                    largeCounts[Self.pair(Int32(row), to)] = n
+                    try Self.append(to, after: previous, count: UInt8.max, to: &out)
+                    large[Self.pair(Int32(row), to)] = n
                 }
                 previous = to
                 pairs += 1
             }
             while let p = pending {
-                Self.append(p.to, after: previous, count: p.count, to: &newBytes)
+                try Self.append(p.to, after: previous, count: p.count, to: &out)
                 previous = p.to
                 pairs += 1
-                pending = old.at < end ? old.next(in: bytes) : nil
+                pending = cursor.at < end ? cursor.next(in: &old) : nil
             }
         }
-        newStart.append(UInt32(newBytes.count))
-        rowStart = newStart
-        bytes = newBytes
-        mergedPairs = pairs
-        recent = []
+        newStart.append(UInt32(out.count))
+        return (newStart, try out.finish(), pairs, large)
+    }
+}
+
+// MARK: Where the rows are kept
+
+/// The bytes of merged transition rows: written once by a merge, then only read.
+public protocol TransitionBytes: Sendable {
+    var count: Int { get }
+    /// Calls `body` with the bytes at `range` (within `0..<count`). If they cannot be read
+    /// (an I/O error on a file), with fewer: the storage reports that its own way.
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R
+}
+
+/// Takes a merge's new rows, in order.
+public protocol TransitionWriter {
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) throws
+    /// The rows written, to be read from now on.
+    mutating func finish() throws -> any TransitionBytes
+}
+
+/// Where a model's transition rows are kept.
+public protocol TransitionStorage: Sendable {
+    /// A writer for one merge's rows, of about `capacity` bytes.
+    func makeWriter(capacity: Int) throws -> any TransitionWriter
+}
+
+/// Rows in the process's memory.
+public struct InMemoryTransitionStorage: TransitionStorage {
+    public init() {}
+
+    public func makeWriter(capacity: Int) -> any TransitionWriter {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(capacity)
+        return Writer(bytes: bytes)
+    }
+
+    final class Bytes: TransitionBytes {
+        let storage: [UInt8]
+        init(_ storage: [UInt8]) { self.storage = storage }
+        var count: Int { storage.count }
+        func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            storage.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+        }
+    }
+
+    struct Writer: TransitionWriter {
+        var bytes: [UInt8]
+        mutating func append(_ more: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: more) }
+        mutating func finish() -> any TransitionBytes {
+            defer { bytes = [] }
+            return Bytes(bytes)
+        }
+    }
+}
+
+/// Bytes read at increasing offsets (a varint cursor's source).
+protocol ByteSource {
+    /// The byte at `offset`; 0x00 past the end (which ends a varint).
+    mutating func byte(at offset: Int) -> UInt8
+}
+
+extension UnsafeBufferPointer<UInt8>: ByteSource {
+    func byte(at offset: Int) -> UInt8 { offset < count ? self[offset] : 0 }
+}
+
+/// The old rows read in 64 KiB windows as a merge walks them.
+private struct ChunkReader: ByteSource {
+    let source: any TransitionBytes
+    var window: [UInt8] = []
+    var windowStart = 0
+    static let windowSize = 64 << 10
+
+    init(_ source: any TransitionBytes) { self.source = source }
+
+    mutating func byte(at offset: Int) -> UInt8 {
+        let i = offset - windowStart
+        if i >= 0, i < window.count { return window[i] }
+        guard offset < source.count else { return 0 }
+        windowStart = offset
+        let range = offset..<min(source.count, offset + Self.windowSize)
+        window = source.withBytes(range) { Array($0) }
+        return window.isEmpty ? 0 : window[0]
+    }
+}
+
+/// Buffers a merge's output for its writer, 64 KiB at a time.
+private struct RowWriter {
+    var writer: any TransitionWriter
+    var buffer: [UInt8] = []
+    private(set) var count = 0
+
+    init(_ writer: any TransitionWriter) {
+        self.writer = writer
+        buffer.reserveCapacity(64 << 10)
+    }
+
+    mutating func append(_ byte: UInt8) throws {
+        buffer.append(byte)
+        count += 1
+        if buffer.count == 64 << 10 { try flush() }
+    }
+
+    private mutating func flush() throws {
+        try buffer.withUnsafeBufferPointer { try writer.append($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    mutating func finish() throws -> any TransitionBytes {
+        try flush()
+        return try writer.finish()
     }
 }

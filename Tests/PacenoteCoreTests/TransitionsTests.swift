@@ -62,6 +62,85 @@ import Testing
     }
 }
 
+/// Rows kept by another storage read the same, a row at a time; a storage whose writes
+/// fail (a full disk) loses nothing: that merge's rows stay in memory.
+@Suite struct TransitionStorageTests {
+    /// Rows in memory behind a storage of the test's own: its `failing`th writer and later
+    /// ones throw on their second chunk; every read's length is kept.
+    final class Flaky: TransitionStorage, @unchecked Sendable {
+        let failing: Int
+        var writers = 0
+        var reads: [Int] = []
+        init(failing: Int) { self.failing = failing }
+
+        func makeWriter(capacity: Int) throws -> any TransitionWriter {
+            writers += 1
+            return Writer(storage: self, fails: writers >= failing)
+        }
+
+        struct Failure: Error {}
+
+        struct Writer: TransitionWriter {
+            let storage: Flaky
+            let fails: Bool
+            var bytes: [UInt8] = []
+            var chunks = 0
+            mutating func append(_ more: UnsafeBufferPointer<UInt8>) throws {
+                chunks += 1
+                if fails, chunks > 1 { throw Failure() }
+                bytes.append(contentsOf: more)
+            }
+            mutating func finish() throws -> any TransitionBytes {
+                if fails { throw Failure() }
+                return Rows(storage: storage, bytes: bytes)
+            }
+        }
+
+        final class Rows: TransitionBytes, @unchecked Sendable {
+            let storage: Flaky
+            let bytes: [UInt8]
+            init(storage: Flaky, bytes: [UInt8]) { (self.storage, self.bytes) = (storage, bytes) }
+            var count: Int { bytes.count }
+            func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+                storage.reads.append(range.count)
+                return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+            }
+        }
+    }
+
+    @Test func anotherStorageAndAFailingOneKeepEveryCount() {
+        for failing in [1, 3, 1_000] {
+            let storage = Flaky(failing: failing)
+            var transitions = Transitions(storage: storage)
+            var expected: [Int32: [Int32: Float]] = [:]
+            var rng = SystemRandomNumberGenerator()
+            for step in 0..<200_000 {
+                let from = Int32.random(in: 0..<3_000, using: &rng) % (step % 4 == 0 ? 5 : 3_000)
+                let to = Int32.random(in: 0..<3_000, using: &rng) % (step % 6 == 0 ? 3 : 3_000)
+                transitions.add(from: from, to: to)
+                expected[from, default: [:]][to, default: 0] += 1
+            }
+            transitions.merge(ifMoreThan: 0)
+            #expect(storage.writers > 3)
+            #expect(transitions.rowBytes > 64 << 10)
+            storage.reads = []
+            for row in Int32(0)..<3_000 {
+                #expect(transitions.successors(of: row) == (expected[row] ?? [:]))
+                #expect(transitions.total(from: row) == (expected[row] ?? [:]).values.reduce(0, +))
+            }
+            // Read from the storage a row at a time, unless the last merge failed (its rows
+            // are in memory).
+            if failing == 1_000 {
+                // Each row's bytes once a call, and nothing else.
+                #expect(storage.reads.count == 2 * 3_000)
+                #expect(storage.reads.reduce(0, +) == 2 * transitions.rowBytes)
+            } else {
+                #expect(storage.reads.isEmpty)
+            }
+        }
+    }
+}
+
 /// Successors far apart (gaps of one to four varint bytes) and near each other keep their
 /// counts through merges, as in a plain dictionary.
 @Suite struct TransitionsEncodingTests {
