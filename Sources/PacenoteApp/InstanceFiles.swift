@@ -75,7 +75,8 @@ public struct InstanceFiles: Sendable, Equatable {
     // MARK: Temporary files
 
     /// Removes everything in `temporary`: what a process that crashed left behind (the
-    /// folder itself is made, mode 0700, by the HTTP server's uploads: `UploadFile`). Only
+    /// folder itself is made, mode 0700, by the HTTP server's uploads, `UploadFile`, and by
+    /// the recommender's transition files, `TransitionFileStorage`). Only
     /// the daemon calls it, when it starts, before anything else could have made a file there.
     public func removeStaleTemporaryFiles() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary) else { return }

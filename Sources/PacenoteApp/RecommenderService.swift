@@ -219,6 +219,22 @@ public final class RecommenderService: RecommenderBackend {
 
     private let stopped = Atomic<Bool>(false)
 
+    /// `TransitionFileStorage.readFailures` as last seen.
+    private let seenReadFailures = Atomic<Int>(0)
+
+    /// After a transition row could not be read from its file (an I/O error; that
+    /// suggestion went without it), the model is stale as a whole: built again, in new files.
+    private func rebuildIfTransitionsUnreadable() {
+        guard let files = transitions as? TransitionFileStorage else { return }
+        let failures = files.readFailures.load(ordering: .relaxed)
+        guard seenReadFailures.exchange(failures, ordering: .relaxed) != failures else { return }
+        control.withLock {
+            $0.rewrites &+= 1
+            $0.version &+= 1
+            ready.store(false, ordering: .releasing)
+        }
+    }
+
     func refreshedModel() throws -> ListeningModel {
         try refreshedModel(rebuilding: true)!
     }
@@ -228,6 +244,7 @@ public final class RecommenderService: RecommenderBackend {
     /// request waits for at most the build under way and one more, however often past plays
     /// change meanwhile (an import announces each of its transactions).
     func refreshedModel(rebuilding: Bool) throws -> ListeningModel? {
+        rebuildIfTransitionsUnreadable()
         let wanted = control.withLock { $0.rewrites }
         while true {
             if let model = try refreshedModel(builtSince: wanted) { return model }

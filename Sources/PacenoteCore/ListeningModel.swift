@@ -171,7 +171,7 @@ public struct ListeningModel: Sendable {
         var out: [Int32: Float] = [:]
         for i in artistOf.indices where artistOf[i] == artist {
             trackNext.forEach(from: Int32(i)) { to, n in
-                let next = artistOf[Int(to)]
+                let next = Int(to) < artistOf.count ? artistOf[Int(to)] : -1
                 if next >= 0 { out[next, default: 0] += n }
             }
         }

@@ -230,7 +230,9 @@ public enum Recommender {
             self.currentSlot = currentSlot
             self.currentArtist = currentArtist
             nextTrack = currentSlot >= 0 ? model.successors(ofTrack: currentSlot) : [:]
-            nextTrackTotal = currentSlot >= 0 ? model.transitions(fromTrack: currentSlot) : 0
+            // The counts are whole numbers well under 2^24: their Float sum is exact in any
+            // order, so this is `transitions(fromTrack:)` without reading the row again.
+            nextTrackTotal = nextTrack.values.reduce(0, +)
             nextArtist = currentArtist >= 0 ? model.successors(ofArtist: currentArtist) : [:]
             nextArtistTotal = nextArtist.values.reduce(0, +)
             zoneIndex = request.zone?.rawValue ?? -1

@@ -33,6 +33,9 @@ struct Transitions: Sendable {
     private var largeCounts: [UInt64: Float] = [:]
     /// Pairs recorded since the last merge, `from << 32 | to`, in arrival order.
     private var recent: [UInt64] = []
+    /// After a merge that could not read the old rows: no other is tried before `recent`
+    /// holds this many pairs.
+    private var nextMergeAt = 0
 
     init(storage: any TransitionStorage = InMemoryTransitionStorage()) {
         self.storage = storage
@@ -45,7 +48,7 @@ struct Transitions: Sendable {
         recent.append(Self.pair(from, to))
         // Merging costs a pass over every pair: wait until the new ones are a quarter of
         // them, so a build from scratch copies each pair a few times in all.
-        if recent.count >= max(4096, mergedPairs / 4) { merge() }
+        if recent.count >= max(4096, mergedPairs / 4, nextMergeAt) { merge() }
     }
 
     /// How many pairs started at `from`: its row's counts and its recent pairs, summed when
@@ -78,6 +81,8 @@ struct Transitions: Sendable {
         let start = Int(rowStart[row]), end = Int(rowStart[row + 1])
         guard start < end else { return }
         bytes.withBytes(start..<end) { row in
+            // Unreadable (the storage reports it): no pairs rather than made-up ones.
+            guard let row else { return }
             var cursor = Cursor(at: 0)
             while cursor.at < row.count {
                 let (to, count) = cursor.next(in: row)
@@ -96,8 +101,8 @@ struct Transitions: Sendable {
         count < UInt8.max ? Float(count) : largeCounts[Self.pair(from, to)] ?? Float(UInt8.max)
     }
 
-    /// Reads a row's pairs in order: each successor and its count byte. A varint cut short
-    /// (bytes a failed read left out) ends the row.
+    /// Reads a row's pairs in order: each successor and its count byte. Rows are read whole
+    /// (`TransitionBytes.withBytes` gives all of a range or nothing).
     private struct Cursor {
         var at: Int
         var previous: Int32 = -1
@@ -146,20 +151,29 @@ struct Transitions: Sendable {
     }
 
     /// Writes the old rows and the recent pairs, merged, as new rows: to the storage, or in
-    /// memory if the storage fails (a full disk), which loses nothing (the old rows and the
-    /// recent pairs are only replaced once the new rows are whole).
+    /// memory if the storage cannot take them (a full disk). Nothing is replaced until the
+    /// new rows are whole, so a failure loses nothing; if the old rows cannot be read (an
+    /// I/O error, which the storage reports), they and the recent pairs stay as they are,
+    /// and the next try waits until the recent pairs have doubled.
     private mutating func merge() {
         guard !recent.isEmpty else { return }
         recent.sort()
         // Each new pair takes at most 5 bytes of gap and its count; an old one no more than it did.
         let capacity = bytes.count + recent.count * 6
         let result: (rowStart: [UInt32], bytes: any TransitionBytes, pairs: Int, large: [UInt64: Float])
-        if let written = try? merged(into: storage.makeWriter(capacity: capacity)) {
-            result = written
-        } else {
-            // An in-memory writer never throws.
-            result = try! merged(into: InMemoryTransitionStorage().makeWriter(capacity: capacity))
+        do {
+            do {
+                result = try merged(into: storage.makeWriter(capacity: capacity))
+            } catch is Unreadable {
+                throw Unreadable()
+            } catch {
+                result = try merged(into: InMemoryTransitionStorage().makeWriter(capacity: capacity))
+            }
+        } catch {
+            nextMergeAt = recent.count * 2
+            return
         }
+        nextMergeAt = 0
         rowStart = result.rowStart
         bytes = result.bytes
         mergedPairs = result.pairs
@@ -167,8 +181,11 @@ struct Transitions: Sendable {
         recent = []
     }
 
+    /// The old rows could not be read.
+    private struct Unreadable: Error {}
+
     /// The rows with the (sorted) recent pairs merged in, written to `writer`.
-    private func merged(into writer: any TransitionWriter) throws
+    private func merged(into writer: consuming any TransitionWriter) throws
         -> (rowStart: [UInt32], bytes: any TransitionBytes, pairs: Int, large: [UInt64: Float]) {
         let oldRows = rowStart.count - 1
         let rows = max(oldRows, Int(recent[recent.count - 1] >> 32) + 1)
@@ -221,6 +238,7 @@ struct Transitions: Sendable {
                 pending = cursor.at < end ? cursor.next(in: &old) : nil
             }
         }
+        if old.failed { throw Unreadable() }
         newStart.append(UInt32(out.count))
         return (newStart, try out.finish(), pairs, large)
     }
@@ -231,9 +249,9 @@ struct Transitions: Sendable {
 /// The bytes of merged transition rows: written once by a merge, then only read.
 public protocol TransitionBytes: Sendable {
     var count: Int { get }
-    /// Calls `body` with the bytes at `range` (within `0..<count`). If they cannot be read
-    /// (an I/O error on a file), with fewer: the storage reports that its own way.
-    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R
+    /// Calls `body` with the bytes at `range` (within `0..<count`), all of them; with nil if
+    /// they cannot be read (an I/O error on a file), which the storage reports its own way.
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R
 }
 
 /// Takes a merge's new rows, in order.
@@ -263,7 +281,7 @@ public struct InMemoryTransitionStorage: TransitionStorage {
         let storage: [UInt8]
         init(_ storage: [UInt8]) { self.storage = storage }
         var count: Int { storage.count }
-        func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
             storage.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
         }
     }
@@ -288,11 +306,13 @@ extension UnsafeBufferPointer<UInt8>: ByteSource {
     func byte(at offset: Int) -> UInt8 { offset < count ? self[offset] : 0 }
 }
 
-/// The old rows read in 64 KiB windows as a merge walks them.
+/// The old rows read in 64 KiB windows as a merge walks them. A window that cannot be read
+/// sets `failed` (the merge is then given up) and reads as zeros.
 private struct ChunkReader: ByteSource {
     let source: any TransitionBytes
     var window: [UInt8] = []
     var windowStart = 0
+    private(set) var failed = false
     static let windowSize = 64 << 10
 
     init(_ source: any TransitionBytes) { self.source = source }
@@ -300,10 +320,11 @@ private struct ChunkReader: ByteSource {
     mutating func byte(at offset: Int) -> UInt8 {
         let i = offset - windowStart
         if i >= 0, i < window.count { return window[i] }
-        guard offset < source.count else { return 0 }
+        guard offset < source.count, !failed else { return 0 }
         windowStart = offset
         let range = offset..<min(source.count, offset + Self.windowSize)
-        window = source.withBytes(range) { Array($0) }
+        window = source.withBytes(range) { $0.map(Array.init) ?? [] }
+        if window.isEmpty { failed = true }
         return window.isEmpty ? 0 : window[0]
     }
 }
@@ -314,7 +335,7 @@ private struct RowWriter {
     var buffer: [UInt8] = []
     private(set) var count = 0
 
-    init(_ writer: any TransitionWriter) {
+    init(_ writer: consuming any TransitionWriter) {
         self.writer = writer
         buffer.reserveCapacity(64 << 10)
     }

@@ -84,6 +84,20 @@ import Testing
         Self.expectSame(copy, inMemory)
         #expect(inFiles.transitions(fromTrack: 0) > copy.transitions(fromTrack: 0))
         #expect(lines.lines.withLock { $0 } == [])
+        #expect(storage.readFailures.load(ordering: .relaxed) == 0)
+    }
+
+    /// Each file is closed with the last model that reads it.
+    @Test func theFilesGoWithTheirModels() throws {
+        let dir = try TemporaryDirectory()
+        let folder = dir.file("tmp")
+        let storage = TransitionFileStorage(directory: folder, logger: Logger(label: "test"))
+        do {
+            let model = Self.model(storage, plays: 50_000)
+            #expect(model.trackNext.rowBytes > 0)
+            #expect(try Self.openFiles(in: folder) == 1)
+        }
+        #expect(try Self.openFiles(in: folder) == 0)
     }
 
     @Test func aFolderThatCannotTakeThemLeavesTheRowsInMemory() throws {

@@ -66,11 +66,13 @@ import Testing
 /// fail (a full disk) loses nothing: that merge's rows stay in memory.
 @Suite struct TransitionStorageTests {
     /// Rows in memory behind a storage of the test's own: its `failing`th writer and later
-    /// ones throw on their second chunk; every read's length is kept.
+    /// ones throw on their second chunk; every read's length is kept; while `unreadable`,
+    /// every read fails.
     final class Flaky: TransitionStorage, @unchecked Sendable {
         let failing: Int
         var writers = 0
         var reads: [Int] = []
+        var unreadable = false
         init(failing: Int) { self.failing = failing }
 
         func makeWriter(capacity: Int) throws -> any TransitionWriter {
@@ -101,7 +103,8 @@ import Testing
             let bytes: [UInt8]
             init(storage: Flaky, bytes: [UInt8]) { (self.storage, self.bytes) = (storage, bytes) }
             var count: Int { bytes.count }
-            func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+                if storage.unreadable { return body(nil) }
                 storage.reads.append(range.count)
                 return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
             }
@@ -113,7 +116,7 @@ import Testing
             let storage = Flaky(failing: failing)
             var transitions = Transitions(storage: storage)
             var expected: [Int32: [Int32: Float]] = [:]
-            var rng = SystemRandomNumberGenerator()
+            var rng = Xorshift(seed: UInt64(failing))
             for step in 0..<200_000 {
                 let from = Int32.random(in: 0..<3_000, using: &rng) % (step % 4 == 0 ? 5 : 3_000)
                 let to = Int32.random(in: 0..<3_000, using: &rng) % (step % 6 == 0 ? 3 : 3_000)
@@ -132,12 +135,64 @@ import Testing
             // are in memory).
             if failing == 1_000 {
                 // Each row's bytes once a call, and nothing else.
-                #expect(storage.reads.count == 2 * 3_000)
+                #expect(storage.reads.count == 2 * expected.count)
                 #expect(storage.reads.reduce(0, +) == 2 * transitions.rowBytes)
             } else {
                 #expect(storage.reads.isEmpty)
             }
         }
+    }
+
+    /// Rows that cannot be read give no pairs (never made-up ones), and merges meanwhile
+    /// keep the old rows and the recent pairs: once reads work again, every count is there.
+    @Test func unreadableRowsGiveNothingAndLoseNothing() {
+        let storage = Flaky(failing: .max)
+        var transitions = Transitions(storage: storage)
+        var expected: [Int32: [Int32: Float]] = [:]
+        var rng = Xorshift(seed: 11)
+        func add(_ n: Int) {
+            for step in 0..<n {
+                let from = Int32.random(in: 0..<500, using: &rng) % (step % 4 == 0 ? 3 : 500)
+                let to = Int32.random(in: 0..<3_000, using: &rng)
+                transitions.add(from: from, to: to)
+                expected[from, default: [:]][to, default: 0] += 1
+            }
+        }
+        add(100_000)
+        transitions.merge(ifMoreThan: 0)
+        let rowsBefore = transitions.rowBytes
+        storage.unreadable = true
+        // Only the pairs since the last merge, which are in memory.
+        #expect(transitions.successors(of: 0).values.reduce(0, +) == transitions.total(from: 0))
+        #expect(transitions.total(from: 0) < (expected[0] ?? [:]).values.reduce(0, +))
+        let writers = storage.writers
+        add(100_000)
+        transitions.merge(ifMoreThan: 0)
+        // Merges were tried (a writer each) and given up: the rows are the old ones.
+        #expect(storage.writers > writers)
+        #expect(transitions.rowBytes == rowsBefore)
+        storage.unreadable = false
+        for row in Int32(0)..<500 {
+            #expect(transitions.successors(of: row) == (expected[row] ?? [:]))
+        }
+        transitions.merge(ifMoreThan: 0)
+        #expect(transitions.rowBytes > rowsBefore)
+        for row in Int32(0)..<500 {
+            #expect(transitions.successors(of: row) == (expected[row] ?? [:]))
+            #expect(transitions.total(from: row) == (expected[row] ?? [:]).values.reduce(0, +))
+        }
+    }
+}
+
+/// xorshift64*: the same pairs in every run.
+struct Xorshift: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = (seed &+ 1) &* 0x9E37_79B9_7F4A_7C15 | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
     }
 }
 
