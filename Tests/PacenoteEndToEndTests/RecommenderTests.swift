@@ -286,3 +286,36 @@ import Testing
         #expect(r.status == 0 && r.stdout.contains("| last-track Markov |"), "\(r.stdout)\(r.stderr)")
     }
 }
+
+/// The daemon's model keeps its transition rows in an unnamed file in `tmp/` beside the
+/// database, not in its heap: after a history long enough for a merge, one such file is
+/// open, nothing is named in the folder, and suggestions are answered.
+@Suite struct RecommenderTransitionFilesEndToEndTests {
+    @Test func transitionRowsAreInAnUnnamedFileBesideTheDatabase() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        // 6,000 plays in one session, 200 s apart over 300 songs: ~6,000 transitions, more
+        // than the 4,096 recent pairs after which they are merged into rows.
+        for batch in 0..<6 {
+            let listens = (0..<1_000).map { n -> String in
+                let i = batch * 1_000 + n
+                return #"{"listened_at": \#(1_700_000_000 + i * 200), "track_metadata": {"artist_name": "Artist \#(i % 30)", "track_name": "Song \#((i * 7) % 300)"}}"#
+            }
+            let r = try daemon.post("/1/submit-listens", body: #"{"listen_type": "import", "payload": [\#(listens.joined(separator: ","))]}"#)
+            #expect(r.status == 200, "\(r.text)")
+        }
+        let r = try HTTP.get(daemon.base + "/api/v1/recommendations/next?limit=3", headers: ["Authorization": "Token \(daemon.apiKey)"])
+        #expect(r.status == 200, "\(r.text)")
+        #expect(try eventually(timeout: 20) { daemon.process.stderr.contains("recommender: 300 tracks, 6000 plays") },
+                "\(daemon.process.stderr)")
+        let folder = daemon.dir.file("tmp")
+        let pid = daemon.process.process.processIdentifier
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { fd in
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")
+        }.filter { $0.hasPrefix(folder + "/") }
+        #expect(open.count == 1 && open.allSatisfy { $0.hasSuffix("(deleted)") }, "\(open)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
+        let mode = try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        try daemon.stop()
+    }
+}
