@@ -292,6 +292,48 @@ import Testing
 
 /// Plays and skips, in all and by zone, are counted exactly past two bytes' worth (65,535).
 @Suite struct ZoneRecordTests {
+    /// Zone counts are kept for the tracks played in some zone only, and equal counting the
+    /// plays: tracks added before and after the first play with a zone, counted and skipped.
+    @Test func zoneCountsOnlyForZonedTracksEqualThePlays() {
+        var model = ListeningModel()
+        func upsert(_ ids: ClosedRange<Int64>) {
+            for id in ids { model.upsert(.init(id: id, uri: "\(id).flac", title: "T\(id)", artist: "A", bpm: nil, inLibrary: true)) }
+        }
+        var expected: [Int64: [Int]] = [:]  // 12 counts: counted by zone, then skips
+        var zoned = Set<Int64>()
+        var ms: Int64 = 1_600_000_000_000
+        var n = 0
+        func play(_ tracks: ClosedRange<Int64>, _ count: Int) {
+            for _ in 0..<count {
+                n += 1
+                let id = tracks.lowerBound + Int64((n * 7_919) % tracks.count)
+                // Workouts: a zone on the plays of one track in ten.
+                let zone = id % 10 == 0 ? Zone(rawValue: n % 6) : nil
+                let counted = n % 5 != 0
+                ms += 200_000
+                model.record(.init(trackID: id, startedAtMs: ms, endedAtMs: ms + 180_000, counted: counted, zone: zone))
+                if let zone {
+                    expected[id, default: Array(repeating: 0, count: 12)][(counted ? 0 : 6) + zone.rawValue] += 1
+                    zoned.insert(id)
+                }
+            }
+        }
+        upsert(1...1_000)
+        play(1...1_000, 20_000)
+        upsert(1_001...2_000)
+        play(1...2_000, 20_000)
+        #expect(model.zonedTracks == zoned.count)
+        #expect(zoned.count == 200)
+        var differing = 0
+        for id in Int64(1)...2_000 {
+            for zone in Zone.allCases {
+                let want = expected[id] ?? Array(repeating: 0, count: 12)
+                if model.record(of: id, in: zone) != (want[zone.rawValue], want[6 + zone.rawValue]) { differing += 1 }
+            }
+        }
+        #expect(differing == 0)
+    }
+
     @Test func smallCountsAreExactAcrossTheirOverflow() {
         var counts = SmallCounts()
         counts.appendZeros(3)
