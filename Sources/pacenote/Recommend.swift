@@ -66,6 +66,8 @@ struct Recommend: ParsableCommand {
         // As the daemon does: the texts of the few tracks a suggestion returns, read for them.
         let texts = { (ids: [Int64]) throws -> [Int64: ListeningModel.Texts] in try store.recommenderTexts(ids: ids) }
         for e in try store.recommenderEvents(afterID: 0).events { model.record(e) }
+        // As the daemon does after a build: transitions merged, zone rows in slot order.
+        model.settle()
         let built = Date().timeIntervalSince(started)
         let z = zone.flatMap(Zone.init(rawValue:))
         let target: TempoTarget = cadence.map { .cadence(stepsPerMinute: $0) }
