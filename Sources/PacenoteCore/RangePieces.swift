@@ -7,7 +7,8 @@ public struct RangePieces: Equatable, Sendable {
     public var years: [String] = []
     /// Whole months (`YYYY-MM`) outside those years, in order.
     public var months: [String] = []
-    /// Runs of days (`from`, `to`) that fill no whole month: at most one at each end.
+    /// Runs of days (`from`, `to`) that fill no whole month: at most one at each end, each
+    /// within one month (a run read through its month's rollup is bounded by that month).
     public var days: [DayRun] = []
 
     public struct DayRun: Equatable, Sendable {
@@ -37,8 +38,10 @@ public struct RangePieces: Equatable, Sendable {
         var first = start.day == 1 ? start.month : start.month.next
         let last = end.day == end.month.days ? end.month : end.month.previous
         if first > last {
-            // No whole month: the range is days (within one month, or across the end of one).
-            pieces.days = [DayRun(from: from, to: to)]
+            // No whole month: the range is days, within one month or across the end of one —
+            // then a run on each side of it: the first month's rollup bounds nothing of the next's.
+            pieces.days = start.month == end.month ? [DayRun(from: from, to: to)]
+                : [DayRun(from: from, to: start.month.lastDay), DayRun(from: end.month.firstDay, to: to)]
             return pieces
         }
         if start.day != 1 { pieces.days.append(DayRun(from: from, to: start.month.lastDay)) }

@@ -15,9 +15,12 @@ import Testing
         #expect(RangePieces.of(from: "2024-02-01", to: "2024-02-29") == RangePieces(months: ["2024-02"]))
         #expect(RangePieces.of(from: "2023-02-01", to: "2023-02-28") == RangePieces(months: ["2023-02"]))
         #expect(RangePieces.of(from: "2024-02-01", to: "2024-02-28") == RangePieces(days: [Run(from: "2024-02-01", to: "2024-02-28")]))
-        // No whole month: days, within one month or across the end of one.
+        // No whole month: days, within one month or across the end of one (a run each side).
         #expect(RangePieces.of(from: "2020-06-15", to: "2020-06-15") == RangePieces(days: [Run(from: "2020-06-15", to: "2020-06-15")]))
-        #expect(RangePieces.of(from: "2020-06-15", to: "2020-07-14") == RangePieces(days: [Run(from: "2020-06-15", to: "2020-07-14")]))
+        #expect(RangePieces.of(from: "2020-06-15", to: "2020-07-14") == RangePieces(days: [Run(from: "2020-06-15", to: "2020-06-30"),
+                                                                                           Run(from: "2020-07-01", to: "2020-07-14")]))
+        #expect(RangePieces.of(from: "2020-12-31", to: "2021-01-01") == RangePieces(days: [Run(from: "2020-12-31", to: "2020-12-31"),
+                                                                                           Run(from: "2021-01-01", to: "2021-01-01")]))
         // A whole month between two part-months; a year's end.
         #expect(RangePieces.of(from: "2020-11-20", to: "2021-01-05") == RangePieces(
             months: ["2020-12"], days: [Run(from: "2020-11-20", to: "2020-11-30"), Run(from: "2021-01-01", to: "2021-01-05")]))
@@ -65,6 +68,8 @@ import Testing
             }
             #expect(covered.sorted() == Array(a...b), "\(from)…\(to)")
             #expect(pieces.days.count <= 2)
+            // Each run within one month: its month's rollup bounds it.
+            #expect(pieces.days.allSatisfy { $0.from.prefix(7) == $0.to.prefix(7) }, "\(from)…\(to): \(pieces.days)")
         }
     }
 

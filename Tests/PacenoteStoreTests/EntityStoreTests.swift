@@ -601,3 +601,40 @@ extension ImportStoreTests {
         }
     }
 }
+
+extension EntityRollupTests {
+    /// A range of days across the end of a month (no whole month in it) read through the
+    /// lists: each month's days must be bounded by their own month, not the first month's.
+    @Test func aRunOfDaysAcrossTwoMonthsFindsTheSecondMonthsBest() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        // Noon in Berlin on a day of 2024.
+        func at(_ month: Int, _ day: Int, _ n: Int) -> Int64 {
+            Int64(CivilDate.days(year: 2024, month: month, day: day)) * 86_400_000 + 11 * 3_600_000 + Int64(n) * 300_000
+        }
+        var listens: [ImportedListen] = []
+        // May: "Old" five times in the run's May days, and plays of May outside the run.
+        for n in 0..<5 { listens.append(ImportedListen(track: Track(title: "Old", artist: "A"), startedAtMs: at(5, 20, n), playedSeconds: 100)) }
+        for n in 0..<3 { listens.append(ImportedListen(track: Track(title: "Earlier", artist: "B"), startedAtMs: at(5, 2, n), playedSeconds: 100)) }
+        // And after the run, so that its ends stay where they are (no whole month in it).
+        for n in 0..<3 { listens.append(ImportedListen(track: Track(title: "Later", artist: "B"), startedAtMs: at(6, 25, n), playedSeconds: 100)) }
+        // June: "New" ten times, never played in May.
+        for n in 0..<10 { listens.append(ImportedListen(track: Track(title: "New", artist: "C", album: "Fresh"), startedAtMs: at(6, 5, n), playedSeconds: 100)) }
+        #expect(try ListenImportSession(store: store, source: "import:test").insert(listens).imported == 21)
+        let source = try store.read { db in try Store.rangeSource(fromDay: "2024-05-17", toDay: "2024-06-15", in: db) }
+        #expect(source == .pieces(RangePieces(days: [.init(from: "2024-05-17", to: "2024-05-31"), .init(from: "2024-06-01", to: "2024-06-15")])))
+        for summedWhole in [1_000, 0] {
+            try Store.$edgeDaysSummedWhole.withValue(summedWhole) {
+                let tracks = try store.topTracks(fromDay: "2024-05-17", toDay: "2024-06-15", limit: 1)
+                #expect(tracks.map { $0.track?.title } == ["New"], "edge days summed whole: \(summedWhole)")
+                #expect(tracks.first?.plays == 10)
+                let byTime = try store.topTracks(fromDay: "2024-05-17", toDay: "2024-06-15", limit: 1, by: .time)
+                #expect(byTime.map { $0.track?.title } == ["New"] && byTime.first?.seconds == 1_000, "by time, edge days summed whole: \(summedWhole)")
+                #expect(try store.topArtists(fromDay: "2024-05-17", toDay: "2024-06-15", limit: 1).map(\.artist) == ["C"])
+                #expect(try store.topAlbums(fromDay: "2024-05-17", toDay: "2024-06-15", limit: 1).map(\.album) == ["Fresh"])
+            }
+        }
+        try Self.expectExact(store, "a run across two months")
+    }
+}
