@@ -406,7 +406,8 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
 
     /// Every chart (tracks, artists, albums; by plays and by time; whole and cut short) equals
     /// its recomputation from the plays, for every shape of range.
-    static func expectChartsExact(_ store: Store, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectChartsExact(_ store: Store, _ step: String, ranges: [(String, String)] = ranges,
+                                  sourceLocation: SourceLocation = #_sourceLocation) throws {
         for (from, to) in ranges {
             let expected = try store.read { db in
                 try Row.fetchAll(db, sql: """
@@ -636,5 +637,59 @@ extension EntityRollupTests {
             }
         }
         try Self.expectExact(store, "a run across two months")
+    }
+}
+
+extension EntityRollupTests {
+    /// Charts of random ranges over listening that changes with time — tracks that come and
+    /// go, each popular for a while — read every way (edge days summed whole or through their
+    /// months' lists, the ranked sum or the pieces summed whole), equal their recomputation
+    /// from the plays. (Stationary listening hides a list that bounds the wrong days.)
+    @Test func randomRangesOfChangingListeningChartExactly() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        var state: UInt64 = 7
+        func random(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(n))
+        }
+        let first = CivilDate.days(year: 2024, month: 3, day: 1), span = 140
+        // Each track is played within a window of days, some briefly and often.
+        let tracks = (0..<160).map { i -> (track: Track, from: Int, days: Int, weight: Int) in
+            let from = random(span), days = 1 + random(i % 4 == 0 ? 6 : 60)
+            return (Track(title: "Song \(i)", artist: "Artist \(i % 23)" + (i % 9 == 0 ? " feat. Guest \(i % 5)" : ""),
+                          album: i % 7 == 0 ? nil : "Album \(i % 17)", durationSeconds: 200), from, days, 1 + random(i % 4 == 0 ? 40 : 8))
+        }
+        var listens: [ImportedListen] = []
+        for day in 0..<span {
+            let active = tracks.filter { day >= $0.from && day < $0.from + $0.days }
+            let total = active.reduce(0) { $0 + $1.weight }
+            guard total > 0 else { continue }
+            for n in 0..<(5 + random(30)) {
+                var pick = random(total)
+                let chosen = active.first { pick -= $0.weight; return pick < 0 }!
+                let at = Int64(first + day) * 86_400_000 + Int64(n) * 600_000 + 8 * 3_600_000
+                listens.append(ImportedListen(track: chosen.track, startedAtMs: at, playedSeconds: Double(30 + random(300)) + 0.25,
+                                              counted: random(6) != 0))
+            }
+        }
+        #expect(try ListenImportSession(store: store, source: "import:test").insert(listens).imported == listens.count)
+        let ranges = (0..<30).map { _ -> (String, String) in
+            let a = first - 5 + random(span + 10), b = a + random(75)
+            return (Self.dayText(a), Self.dayText(b))
+        }
+        try Self.expectChartsExact(store, "changing listening", ranges: ranges)
+        try Store.$edgeDaysSummedWhole.withValue(0) {
+            try Self.expectChartsExact(store, "changing listening, edge days through their months", ranges: ranges)
+            try Store.$rankedBudget.withValue(1) {
+                try Self.expectChartsExact(store, "changing listening, summed whole", ranges: ranges)
+            }
+        }
+    }
+
+    static func dayText(_ number: Int) -> String {
+        let civil = CivilDate.civil(days: number)
+        return LocalTime.format(year: civil.year, month: civil.month, day: civil.day)
     }
 }
