@@ -64,6 +64,10 @@ public enum RankedSum {
         let knownValue = { (id: Int64) -> Double in known[id].map { order.value(plays: $0.plays, seconds: $0.seconds) } ?? 0 }
         // Saturating: a caller may ask for any length (a page far down a chart).
         var depth = max(16, limit > Int.max / 2 ? Int.max : limit * 2)
+        // Entries resolved exactly, kept when the lists are read deeper: an exact value does
+        // not depend on how deep they were read, and a look-up is what costs (a run of edge
+        // days bounded by its month's list is looked up day by day).
+        var exact: [Int64: (plays: Int, seconds: Double)] = [:]
         while true {
             // What the prefixes say of each entry: its value seen (exact or a bound), what is
             // exact of it, and where it was seen.
@@ -122,22 +126,24 @@ public enum RankedSum {
                 // Resolve the next few exactly.
                 let ids = candidates[next..<min(next + chunk, candidates.count)].map(\.id)
                 next += ids.count
+                let fresh = ids.filter { exact[$0] == nil }
                 var totals: [Int64: (plays: Int, seconds: Double)] = [:]
-                for id in ids {
+                for id in fresh {
                     let entry = seen[id]!
                     totals[id] = (entry.plays + (known[id]?.plays ?? 0), entry.seconds + (known[id]?.seconds ?? 0))
                 }
-                for list in 0..<lists {
+                for list in 0..<lists where !fresh.isEmpty {
                     let bounded = bounding.contains(list)
-                    let missing = ids.filter { bounded || !seen[$0]!.lists.contains(Int32(list)) }
+                    let missing = fresh.filter { bounded || !seen[$0]!.lists.contains(Int32(list)) }
                     guard !missing.isEmpty else { continue }
                     for (id, value) in try lookup(list, missing) {
                         totals[id]!.plays += value.plays
                         totals[id]!.seconds += value.seconds
                     }
                 }
+                for (id, total) in totals { exact[id] = total }
                 for id in ids {
-                    let total = totals[id]!
+                    let total = exact[id]!
                     guard total.plays > 0 else { continue }
                     resolved.append(Entry(id: id, plays: total.plays, seconds: total.seconds))
                     best.add(order.value(plays: total.plays, seconds: total.seconds))

@@ -251,11 +251,15 @@ struct SplitMix {
             for order in [RankedSum.Order.plays, .seconds] {
                 let sorted = Self.sorted(all, order)
                 for limit in [1, 5, 20] {
+                    // Each entry is looked up in a list at most once, however deep the lists are read.
+                    var lookedUp: [Int: [Int64]] = [:]
                     let top = RankedSum.top(limit: limit, lists: all.count, order: order, bounding: bounding,
                                             prefix: { list, n in Array(sorted[list].prefix(n)) }, lookup: { list, ids in
+                        lookedUp[list, default: []] += ids
                         let source = bounding.contains(list) ? days[list - exact.count] : exact[list]
                         return source.filter { ids.contains($0.key) }
                     })!
+                    #expect(lookedUp.values.allSatisfy { Set($0).count == $0.count }, "seed \(seed), limit \(limit): an entry looked up twice")
                     let expected = sum.filter { $0.value.plays > 0 }.map { order == .plays ? Double($0.value.plays) : $0.value.seconds }.sorted(by: >)
                     let got = top.prefix(limit).map { order == .plays ? Double($0.plays) : $0.seconds }
                     #expect(got.count == min(limit, expected.count) && zip(got, expected).allSatisfy { abs($0 - $1) < 1e-6 },
