@@ -76,10 +76,10 @@ public enum RankedSum {
             for list in 0..<lists {
                 let rows = try prefix(list, depth)
                 if rows.count >= depth, let last = rows.last { frontier[list] = order.value(plays: last.plays, seconds: last.seconds) }
-                let exact = !bounding.contains(list)
+                let isExact = !bounding.contains(list)
                 for row in rows {
                     seen[row.id, default: (0, 0, 0, [])].value += order.value(plays: row.plays, seconds: row.seconds)
-                    if exact {
+                    if isExact {
                         seen[row.id]!.plays += row.plays
                         seen[row.id]!.seconds += row.seconds
                     }

@@ -39,8 +39,10 @@ extension Store {
     /// month's figures bound a few days' loosely (this week's artists at 5M plays, three
     /// days and 2,400 plays, took 53 ms through the month's index; summed whole, 5 ms, and
     /// ~1 ms from their own day rollup since v17),
-    /// while half a month's bound it well (30 days across two months at 1M plays, 2,600
-    /// plays a side: 4 ms through the index, 13 ms summed whole). (A task local, read by
+    /// while half a month's bound it well enough (30 days across two months at 1M plays, 2,600
+    /// plays a side: 4 ms through the index, 13 ms summed whole — measured before v17's day
+    /// rollups of artists and albums, and before such a range was cut at the month's end;
+    /// at 5M plays, read right, 4.2 ms p50 through the indexes). (A task local, read by
     /// the chart functions on the caller's task: tests set it to 0 to take the index.)
     @TaskLocal static var edgeDaysSummedWhole = 1_000
 
