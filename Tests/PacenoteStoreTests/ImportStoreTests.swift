@@ -262,3 +262,83 @@ extension Store {
         }
     }
 }
+
+extension ImportStoreTests {
+    /// Random listens of a few tracks — clustered, some with minute-precision starts, files in
+    /// and out of time order, imported in several sessions and batches — keep exactly the
+    /// plays a listen-by-listen reading of the duplicate rule keeps: a listen is a duplicate
+    /// when a kept play of its track starts within `DuplicatePlay`'s window of it.
+    @Test func randomImportsKeepWhatTheDuplicateRuleKeeps() throws {
+        for seed in 1...12 as ClosedRange<UInt64> {
+            var state = seed &* 0x9E3779B97F4A7C15
+            func random(_ n: Int) -> Int {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return Int((state >> 33) % UInt64(n))
+            }
+            let dir = try TemporaryDirectory()
+            let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+            defer { try? store.close() }
+            let base: Int64 = 1_700_000_000_000
+            var listens: [(title: String, start: Int64, precision: Int64)] = []
+            for _ in 0..<400 {
+                let title = "Song \(random(5))"
+                // Clusters: most starts near one of a few moments, a few seconds apart.
+                var start = base + Int64(random(12)) * 120_000 + Int64(random(40_000))
+                var precision: Int64 = 1000
+                if random(4) == 0 {
+                    precision = 60_000
+                    start -= start % 60_000
+                } else {
+                    start -= start % 1000
+                }
+                listens.append((title, start, precision))
+            }
+            if random(2) == 0 { listens.sort { $0.start < $1.start } }
+            // The rule, listen by listen in the order they are imported.
+            var kept: [String: [Int64]] = [:]
+            var expected: [(imported: Int, duplicates: Int)] = []
+            var calls: [[Int]] = []
+            var i = 0
+            while i < listens.count {
+                let n = min(listens.count - i, 1 + random(120))
+                calls.append(Array(i..<i + n))
+                i += n
+            }
+            for call in calls {
+                var result = (imported: 0, duplicates: 0)
+                for k in call {
+                    let l = listens[k]
+                    let low = l.start - DuplicatePlay.windowMs, high = l.start + l.precision - 1 + DuplicatePlay.windowMs
+                    if kept[l.title, default: []].contains(where: { $0 >= low && $0 <= high }) {
+                        result.duplicates += 1
+                    } else {
+                        kept[l.title, default: []].append(l.start)
+                        result.imported += 1
+                    }
+                }
+                expected.append(result)
+            }
+            // The importer: a new session now and then (what it knew goes; the stored plays stay).
+            var session = ListenImportSession(store: store, source: "import:test")
+            for (c, call) in calls.enumerated() {
+                if random(3) == 0 { session = ListenImportSession(store: store, source: "import:test") }
+                let batch = call.map { k -> ImportedListen in
+                    var listen = ImportedListen(track: Track(title: listens[k].title, artist: "Band"), startedAtMs: listens[k].start,
+                                                playedSeconds: 100)
+                    listen.startPrecisionMs = listens[k].precision
+                    return listen
+                }
+                let got = try session.insert(batch)
+                #expect(got.imported == expected[c].imported && got.duplicates == expected[c].duplicates,
+                        "seed \(seed), call \(c): \(got) against \(expected[c])")
+            }
+            let stored = try store.read { db in
+                try Row.fetchAll(db, sql: "SELECT t.title, p.started_at_ms FROM plays p JOIN tracks t ON t.id = p.track_id")
+                    .map { "\($0[0] as String) \($0[1] as Int64)" }.sorted()
+            }
+            #expect(stored == kept.flatMap { title, starts in starts.map { "\(title) \($0)" } }.sorted(), "seed \(seed)")
+            // Both kinds in every history: the rule was put to work.
+            #expect(expected.reduce(0) { $0 + $1.duplicates } > 50 && stored.count > 50, "seed \(seed)")
+        }
+    }
+}
