@@ -193,6 +193,8 @@ public final class ListenImporter {
         var summary = ImportSummary()
         var ended = false
         var stopped = false
+        /// How far into the source the stored chunks reach.
+        var reached: Int64 = 0
         var failure: (any Error)?
         func report(_ consumed: Int64) {
             guard let progress else { return }
@@ -229,12 +231,16 @@ public final class ListenImporter {
             }
             summary.imported += result.imported
             summary.duplicates += result.duplicates
-            if planned > 0 { report(consumed) }
+            if planned > 0 {
+                reached = consumed
+                report(consumed)
+            }
         }
         if session.buildsIndexesAtFinish, let progress {
             var total = before
             total.add(summary)
-            progress(Progress(file: name, bytesRead: size ?? 0, bytesTotal: size, summary: total, buildingIndexes: true))
+            // A stopped import is as far as it got; one that ended has read all of it.
+            progress(Progress(file: name, bytesRead: stopped ? reached : size ?? 0, bytesTotal: size, summary: total, buildingIndexes: true))
         }
         if let failure { throw failure }
         if stopped {

@@ -172,6 +172,11 @@ public final class PacenoteServer: Sendable {
                 poller.start()
                 return poller
             }, stop: { $0.stop() })
+            try services.start("indexes an import left", {
+                let watch = AbandonedIndexes(store: store, interval: AbandonedIndexes.interval(), logger: logger)
+                watch.start()
+                return watch
+            }, stop: { $0.stop() })
             try services.start("backups", {
                 let scheduler = BackupScheduler(store: store, settings: config.backup, directory: config.backupDirectory, logger: logger)
                 scheduler.start()

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The one owner of SIGINT and SIGTERM in the process. `serve`, `demo` (while it sets up
-/// and while it serves) and `hr-feed` ask it instead of making signal sources of their own:
+/// and while it serves), `hr-feed` and `import` ask it instead of making signal sources of their own:
 /// a dispatch source that is cancelled and made again for the same signal leaves the signal
 /// ignored for good on Linux (`shared/PLATFORM.md`), so each signal gets one source, made
 /// on first use and never cancelled.
@@ -14,6 +14,7 @@ public final class ProcessSignals: Sendable {
     private struct State {
         var received: Int32?
         var handlers: [@Sendable (Int32) -> Void] = []
+        var again: [@Sendable (Int32) -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -65,9 +66,15 @@ public final class ProcessSignals: Sendable {
         if let already { handler(already) }
     }
 
+    /// Calls `handler`, on the signal queue, with each signal after the first (a second
+    /// Ctrl-C: stop at once what the first asked to stop cleanly).
+    public func onAnotherSignal(_ handler: @escaping @Sendable (Int32) -> Void) {
+        state.withLock { $0.again.append(handler) }
+    }
+
     private func deliver(_ sig: Int32) {
         let handlers: [@Sendable (Int32) -> Void] = state.withLock { s in
-            guard s.received == nil else { return [] }
+            guard s.received == nil else { return s.again }
             s.received = sig
             defer { s.handlers = [] }
             return s.handlers

@@ -146,13 +146,30 @@ public final class Store: Sendable {
     /// Builds the rollups' ranking indexes an import dropped, if its process is gone
     /// (`DeferredIndexes`). A failure (a full disk) is told and leaves them recorded: they
     /// only make charts faster, and the next open tries again.
-    func buildDeferredIndexes(announce: (@Sendable (String) -> Void)? = nil) {
+    /// Returns whether it built them.
+    @discardableResult
+    func buildDeferredIndexes(announce: (@Sendable (String) -> Void)? = nil) -> Bool {
+        let building = Atomic<Bool>(false)
         do {
-            guard try pool.read({ db in try db.tableExists("meta") }) else { return }
-            try DeferredIndexes.buildIfOwnerIsGone(in: pool, announce: announce)
+            guard try pool.read({ db in try db.tableExists("meta") }) else { return false }
+            try DeferredIndexes.buildIfOwnerIsGone(in: pool, announce: { message in
+                building.store(true, ordering: .relaxed)
+                announce?(message)
+            })
+            return building.load(ordering: .relaxed)
         } catch {
             announce?("the charts' indexes could not be built (\(StoreError(error, path: path))); the charts are right but slower until they are")
+            return false
         }
+    }
+
+    /// What the daemon does while it runs (`AbandonedIndexes`): builds the indexes an import
+    /// in a process that is gone set aside, as an open would. One read of `meta` when there
+    /// are none. `announce`: when it starts, and if it fails.
+    /// Returns whether it built them.
+    @discardableResult
+    public func buildAbandonedIndexes(announce: @escaping @Sendable (String) -> Void) -> Bool {
+        buildDeferredIndexes(announce: announce)
     }
 
     /// Applies every migration not yet applied. Running it again changes nothing. A

@@ -32,9 +32,12 @@ struct Failure: Error, CustomStringConvertible {
     }
 
     /// A line on stderr that does not end the command (a file that could not be read).
-    static func warn(_ message: String) { line(message) }
+    /// `newline`: on a terminal, on a line of its own below a progress bar being drawn.
+    static func warn(_ message: String, newline: Bool = false) {
+        line(message, after: newline && isatty(STDERR_FILENO) == 1 ? "\n" : "")
+    }
 
-    private static func line(_ message: String) {
-        FileHandle.standardError.write(Data("pacenote: \(message)\n".utf8))
+    private static func line(_ message: String, after start: String = "") {
+        FileHandle.standardError.write(Data("\(start)pacenote: \(message)\n".utf8))
     }
 }

@@ -5,6 +5,7 @@ import PacenoteApp
 import PacenoteCore
 import PacenoteOperations
 import PacenoteStore
+import Synchronization
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -46,6 +47,19 @@ struct Import: ParsableCommand {
         }
         guard batchSize >= 1 else { throw Failure("--batch-size: at least 1") }
         let logger = makeLogger(level: .warning)
+        // Ctrl-C (or SIGTERM) while listens are imported stops the import cleanly: the plays
+        // in flight are stored whole, the charts' indexes it set aside are built again, and
+        // it says what it kept. Another Ctrl-C stops at once: what was committed stays, and
+        // the next start of Pacenote builds the indexes. Anything else stops at once.
+        let signals = ProcessSignals.shared
+        signals.onSignal { sig in
+            guard Self.importingListens.load(ordering: .acquiring) else { _exit(128 + sig) }
+            Failure.warn("stopping after the plays in flight are stored (press Ctrl-C again to stop at once)", newline: true)
+        }
+        signals.onAnotherSignal { sig in
+            Failure.warn("stopped at once: the plays stored so far are kept, and importing again continues; the charts' indexes it set aside are built when Pacenote next opens the database (or within a minute by a running daemon)", newline: true)
+            _exit(128 + sig)
+        }
         // Two threads (reading, storing) need no more than two malloc arenas (as in serve).
         _ = glibcMallopt(-8 /* M_ARENA_MAX */, 2)
         var failed = 0
@@ -75,6 +89,7 @@ struct Import: ParsableCommand {
             if !replayCuration(path, store: store) { failed += 1 }
         }
         for path in files where !loved && !curation {
+            guard signals.received == nil else { break }
             let kind: ImportFileKind?
             do {
                 kind = try ListenImporter.kind(ofFileAt: path, forced: forced)
@@ -99,6 +114,7 @@ struct Import: ParsableCommand {
             listenFiles += 1
         }
         if listenFiles > 1 { print("total: \(total.line)") }
+        if let sig = signals.received { throw ExitCode(128 + sig) }
         if failed > 0 { throw ExitCode.failure }
     }
 
@@ -145,14 +161,20 @@ struct Import: ParsableCommand {
         return true
     }
 
+    /// Whether a file of listens is being imported (a first signal then stops it cleanly).
+    static let importingListens = Atomic<Bool>(false)
+
     /// A listening-history file, with its progress on stderr; nil when it failed (reported).
     func importListens(_ path: String, store: Store, format: ImportFormat?) throws -> ImportSummary? {
         let progress = ProgressReporter("import \(path)")
         let started = Date()
-        let importer = ListenImporter(store: store, format: format, batchSize: batchSize, progress: { p in
+        Self.importingListens.store(true, ordering: .releasing)
+        defer { Self.importingListens.store(false, ordering: .releasing) }
+        let importer = ListenImporter(store: store, format: format, batchSize: batchSize,
+                                      cancelled: { ProcessSignals.shared.received != nil }, progress: { p in
             let s = p.summary
             if p.buildingIndexes {
-                progress.update(fraction: 1, "\(s.read) read, \(s.imported) imported; building the charts' indexes", always: true)
+                progress.update(fraction: p.bytesTotal.flatMap { $0 > 0 ? Double(p.bytesRead) / Double($0) : nil } ?? 1, "\(s.read) read, \(s.imported) imported; building the charts' indexes", always: true)
                 return
             }
             let rate = Double(s.read) / max(Date().timeIntervalSince(started), 0.001)

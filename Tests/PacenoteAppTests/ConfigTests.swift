@@ -347,6 +347,16 @@ import Testing
         #expect(PacenoteServer.friendsPollInterval(environment: ["PACENOTE_TEST_FRIENDS_POLL_S": "nan"]) == 900)
     }
 
+    /// How often the daemon looks for indexes a dead import set aside: a minute, shorter
+    /// only for the end-to-end tests, and never less often.
+    @Test func theDaemonLooksForAbandonedIndexesEveryMinute() {
+        #expect(AbandonedIndexes.interval(environment: [:]) == 60)
+        #expect(AbandonedIndexes.interval(environment: ["PACENOTE_TEST_INDEX_CHECK_S": "0.5"]) == 0.5)
+        #expect(AbandonedIndexes.interval(environment: ["PACENOTE_TEST_INDEX_CHECK_S": "0"]) == 0.2)
+        #expect(AbandonedIndexes.interval(environment: ["PACENOTE_TEST_INDEX_CHECK_S": "3600"]) == 60)
+        #expect(AbandonedIndexes.interval(environment: ["PACENOTE_TEST_INDEX_CHECK_S": "nan"]) == 60)
+    }
+
     @Test func ruleErrorsNameTheRuleTheKeyAndTheLine() {
         // A value that is not one of the words.
         var f = failure("[[rules]]\naction = \"ignore\"\nfield = \"genre\"\nvalue = \"x\"\n[[rules]]\naction = \"drop\"\n")

@@ -178,6 +178,108 @@ import Testing
         #expect(try run(sqlite, [db, "PRAGMA integrity_check"]).stdout == "ok\n")
     }
 
+    /// `n` listens of 700 songs by 50 artists, 200 s apart, as ListenBrainz JSON lines.
+    static func writeListens(_ n: Int, to file: String) throws {
+        var text = ""
+        for i in 0..<n {
+            text += #"{"listened_at": \#(1_600_000_000 + i * 200), "track_metadata": {"artist_name": "Artist \#(i % 50)", "track_name": "Song \#(i % 700)", "additional_info": {"duration_ms": 190500}}}"# + "\n"
+        }
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+    }
+
+    /// The plays stored, read beside a writer.
+    static func plays(_ sqlite: String, _ db: String) throws -> Int {
+        Int(try run(sqlite, ["-cmd", ".timeout 5000", db, "SELECT COUNT(*) FROM plays"], allowFailure: true).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Ctrl-C stops an import cleanly: the plays in flight are stored whole, the charts'
+    /// indexes it set aside are built again, it says what it kept, and it exits with 130.
+    /// A second Ctrl-C stops it at once (what was committed stays), and the next import
+    /// goes on from there.
+    @Test func ctrlCStopsAnImportCleanlyAndASecondStopsItAtOnce() throws {
+        let sqlite = try Tools.require("sqlite3")
+        let dir = try TemporaryDirectory()
+        let db = dir.file("p.sqlite")
+        let file = dir.file("big.jsonl")
+        let n = 150_000
+        try Self.writeListens(n, to: file)
+        let fresh = dir.file("fresh.sqlite")
+        #expect(try PacenoteProcess.run(["migrate", "--db", fresh]).status == 0)
+        let expected = try Self.rankingIndexes(sqlite, fresh)
+
+        var process = try PacenoteProcess(["import", "--db", db, "--batch-size", "2000", file])
+        #expect(try eventually(timeout: 60) { try Self.plays(sqlite, db) >= 4000 })
+        process.signal(SIGINT)
+        #expect(try process.wait(timeout: 60) == 130, "\(process.stderr)")
+        let kept = try Self.plays(sqlite, db)
+        #expect(kept > 0 && kept < n && kept % 2000 == 0, "\(kept)")  // whole batches only
+        #expect(process.stderr.contains("pacenote: stopping after the plays in flight are stored (press Ctrl-C again to stop at once)"),
+                "\(process.stderr)")
+        #expect(process.stderr.contains("pacenote: \(file): stopped after \(kept) new plays (whole batches); importing again continues"),
+                "\(process.stderr)")
+        // It had set the indexes aside (an empty database), said so, and built them again.
+        #expect(process.stderr.contains("\(kept) read, \(kept) imported; building the charts' indexes"), "\(process.stderr)")
+        #expect(try Self.rankingIndexes(sqlite, db) == expected)
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "0\n")
+        try Self.rollupsMatchPlays(sqlite, db)
+
+        // Twice: it stops at once.
+        process = try PacenoteProcess(["import", "--db", db, "--batch-size", "2000", file])
+        #expect(try eventually(timeout: 60) { try Self.plays(sqlite, db) >= kept + 4000 })
+        process.signal(SIGINT)
+        #expect(try eventually(timeout: 10) { process.stderr.contains("stopping after the plays in flight") })
+        process.signal(SIGINT)
+        #expect(try process.wait(timeout: 10) == 130, "\(process.stderr)")
+        #expect(process.stderr.contains("pacenote: stopped at once: the plays stored so far are kept"), "\(process.stderr)")
+        let second = try Self.plays(sqlite, db)
+        #expect(second > kept && second % 2000 == 0, "\(second)")
+        try Self.rollupsMatchPlays(sqlite, db)
+
+        // And the next import goes on from there: every play once, the indexes whole.
+        let r = try PacenoteProcess.run(["import", "--db", db, file])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Self.counts(r.stdout, file) == [n, n - second, second, 0, 0], "\(r.stdout)")
+        #expect(try Self.plays(sqlite, db) == n)
+        try Self.rollupsMatchPlays(sqlite, db)
+        #expect(try Self.rankingIndexes(sqlite, db) == expected)
+        #expect(try run(sqlite, [db, "PRAGMA integrity_check"]).stdout == "ok\n")
+    }
+
+    /// A daemon that is running builds the indexes an import killed in another process had
+    /// set aside (`AbandonedIndexes`), rather than leave its charts without them until it
+    /// starts again.
+    @Test func aRunningDaemonBuildsTheIndexesAKilledImportSetAside() throws {
+        let sqlite = try Tools.require("sqlite3")
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", environment: ["PACENOTE_TEST_INDEX_CHECK_S": "0.5"])
+        let dir = try TemporaryDirectory()
+        let file = dir.file("big.jsonl")
+        try Self.writeListens(150_000, to: file)
+        let fresh = dir.file("fresh.sqlite")
+        #expect(try PacenoteProcess.run(["migrate", "--db", fresh]).status == 0)
+        let expected = try Self.rankingIndexes(sqlite, fresh)
+        #expect(try Self.rankingIndexes(sqlite, daemon.db) == expected)
+
+        let process = try PacenoteProcess(["import", "--db", daemon.db, "--batch-size", "2000", file])
+        #expect(try eventually(timeout: 60) { try Self.plays(sqlite, daemon.db) >= 4000 })
+        // While it runs, the indexes are its to build: the daemon leaves them.
+        #expect(try Self.rankingIndexes(sqlite, daemon.db) == "")
+        process.signal(SIGKILL)
+        _ = try process.wait()
+        #expect(try eventually(timeout: 30) {
+            try Self.rankingIndexes(sqlite, daemon.db) == expected
+                && run(sqlite, ["-cmd", ".timeout 5000", daemon.db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "0\n"
+        })
+        #expect(try eventually(timeout: 10) { daemon.process.stderr.contains("built the charts' indexes in") }, "\(daemon.process.stderr)")
+        #expect(daemon.process.stderr.contains("building the charts' indexes again, which an import that did not finish had dropped"))
+        try Self.rollupsMatchPlays(sqlite, daemon.db)
+        // Its charts answer from them, with every play the import committed.
+        let plays = try Self.plays(sqlite, daemon.db)
+        let stats = try HTTP.get(daemon.base + "/api/v1/stats?range=all")
+        #expect(stats.status == 200 && (stats.json?["totals"] as? [String: Any])?["plays"] as? Int == plays, "\(stats.text)")
+        #expect(daemon.process.process.isRunning)
+    }
+
     /// A ListenBrainz export of many months is one import: its entries share a session, so
     /// the charts' indexes are set aside and built once for the zip, not once a month; the
     /// same track in two months is one track.
