@@ -73,9 +73,13 @@ public enum RankedSum {
             // exact of it, and where it was seen.
             var seen: [Int64: (value: Double, plays: Int, seconds: Double, lists: [Int32])] = [:]
             var frontier = [Double](repeating: 0, count: lists)
+            var readWhole = true
             for list in 0..<lists {
                 let rows = try prefix(list, depth)
-                if rows.count >= depth, let last = rows.last { frontier[list] = order.value(plays: last.plays, seconds: last.seconds) }
+                if rows.count >= depth, let last = rows.last {
+                    frontier[list] = order.value(plays: last.plays, seconds: last.seconds)
+                    readWhole = false
+                }
                 let isExact = !bounding.contains(list)
                 for row in rows {
                     seen[row.id, default: (0, 0, 0, [])].value += order.value(plays: row.plays, seconds: row.seconds)
@@ -117,11 +121,11 @@ public enum RankedSum {
                 }
                 if next == candidates.count {
                     // Everything seen is resolved: the lists were read whole, or deeper is needed.
-                    if threshold == 0 { return finish(resolved, limit: limit, order: order) }
+                    if readWhole { return finish(resolved, limit: limit, order: order) }
                     break
                 }
                 // What is left to resolve could not lift the limit-th above the threshold.
-                if threshold > 0, nextUpper <= thresholdBound, (kth ?? -.infinity) <= thresholdBound { break }
+                if !readWhole, nextUpper <= thresholdBound, (kth ?? -.infinity) <= thresholdBound { break }
                 if next >= budget { return nil }
                 // Resolve the next few exactly.
                 let ids = candidates[next..<min(next + chunk, candidates.count)].map(\.id)

@@ -193,6 +193,24 @@ struct SplitMix {
         #expect(lookups < 4 * 400, "\(lookups) look-ups before giving up")
     }
 
+    /// By seconds, lists whose entries have no time (listens without a length: 0 s each) read
+    /// to a depth still have rows past it: a frontier of 0 is not a list read whole. The
+    /// best is the entry with the most plays, seen past the first prefix of every list.
+    @Test func entriesWithoutTimeAreChartedByTheirPlays() throws {
+        var first: [Int64: (plays: Int, seconds: Double)] = [:], second: [Int64: (plays: Int, seconds: Double)] = [:]
+        for id in 1...40 as ClosedRange<Int64> { first[id] = (3, 0) }
+        for id in 41...80 as ClosedRange<Int64> { second[id] = (3, 0) }
+        first[100] = (2, 0)
+        second[100] = (2, 0)
+        for limit in [1, 3, 60] {
+            _ = try Self.check([first, second], limit: limit, order: .seconds)
+        }
+        let sorted = Self.sorted([first, second], .seconds)
+        let top = RankedSum.top(limit: 1, lists: 2, order: .seconds, prefix: { list, n in Array(sorted[list].prefix(n)) },
+                                lookup: { list, ids in [first, second][list].filter { ids.contains($0.key) } })
+        #expect(top?.first.map { [$0.id, Int64($0.plays)] } == [100, 4])
+    }
+
     @Test func flatListsTiesAndEdgeDaysStayExact() throws {
         for seed in 1...20 as ClosedRange<UInt64> {
             let lists = Self.lists(count: Int(seed % 5) + 1, tracks: 60, playsPerList: 90, skewed: seed % 2 == 0, seed: seed)
