@@ -213,7 +213,7 @@ extension Store {
                        NOT EXISTS (SELECT 1 FROM track_artists p WHERE p.track_id = t.id AND p.artist_id = ?1 AND p.role = 'primary')
                 FROM tracks t JOIN rollup_track_total r ON r.track_id = t.id
                 WHERE t.id IN (SELECT track_id FROM track_artists WHERE artist_id = ?1)
-                ORDER BY r.plays DESC, r.played_s DESC, t.title LIMIT ?2
+                ORDER BY r.plays DESC, r.played_s DESC, t.title, t.id LIMIT ?2
                 """, arguments: [artistID, limit]).map { row in
                 var entry = Store.chartEntry(track: row)
                 entry.featured = row[Store.trackColumnCount + 2]
@@ -241,7 +241,7 @@ extension Store {
                 SELECT al.id, al.title, al.artist, COALESCE(SUM(r.plays), 0) AS plays, COALESCE(SUM(r.played_s), 0) AS secs
                 FROM tracks t JOIN albums al ON al.id = t.album_id LEFT JOIN rollup_track_total r ON r.track_id = t.id
                 WHERE t.id IN (SELECT track_id FROM track_artists WHERE artist_id = ?1)
-                GROUP BY al.id ORDER BY plays DESC, secs DESC, al.title LIMIT ?2
+                GROUP BY al.id ORDER BY plays DESC, secs DESC, al.title, al.id LIMIT ?2
                 """, arguments: [artistID, limit]).map { row in
                 ChartEntry(track: nil, artist: row[2], album: row[1], plays: row[3], seconds: row[4], albumID: row[0])
             }

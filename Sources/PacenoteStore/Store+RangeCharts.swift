@@ -291,6 +291,9 @@ extension Store {
             switch order {
             case .plays where (x.plays, x.seconds) != (y.plays, y.seconds): return (x.plays, x.seconds) > (y.plays, y.seconds)
             case .time where (x.seconds, x.plays) != (y.seconds, y.plays): return (x.seconds, x.plays) > (y.seconds, y.plays)
+            // The same name (two songs called "Intro"): the lower id first, as the rollups'
+            // SQL orders them, so that every read path and every length of a chart agree.
+            case _ where a.name == b.name: return x.id < y.id
             default: return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
             }
         }.prefix(limit).map { ($0.row, $0.entry) }

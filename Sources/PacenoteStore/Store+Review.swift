@@ -443,7 +443,8 @@ extension Store {
             .sorted { a, b in
                 if a.0.lift != b.0.lift { return a.0.lift > b.0.lift }
                 if a.0.plays != b.0.plays { return a.0.plays > b.0.plays }
-                return a.1.title.utf8.lexicographicallyPrecedes(b.1.title.utf8)
+                if a.1.title != b.1.title { return a.1.title.utf8.lexicographicallyPrecedes(b.1.title.utf8) }
+                return a.0.track < b.0.track
             }
             .prefix(limit)
             .map { ReviewReport.PowerSong(item: .track($0.1, plays: $0.0.plays, seconds: 0), lift: $0.0.lift) }

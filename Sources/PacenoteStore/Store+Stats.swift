@@ -119,7 +119,7 @@ extension Store {
         let arguments = table.arguments + (threshold.map { [$0[0] as DatabaseValue, $0[0] as DatabaseValue, $0[1] as DatabaseValue] } ?? []) + [limit]
         return try RawStatement(db, """
             SELECT \(select) FROM \(table.name) r \(join) WHERE \(table.filter)\(positive)\(atLeast)
-            ORDER BY \(keys.0) DESC, \(keys.1) DESC, \(name) LIMIT ?
+            ORDER BY \(keys.0) DESC, \(keys.1) DESC, \(name), r.\(entity)_id LIMIT ?
             """, arguments: arguments)
     }
 
@@ -241,7 +241,7 @@ extension Store {
         return try Row.fetchAll(db, sql: """
             SELECT \(Store.trackColumns("t")), r.plays AS chart_plays, r.played_s AS chart_secs FROM (\(source.sql)) r
             JOIN tracks t ON t.id = r.track_id WHERE r.plays > 0
-            ORDER BY \(order.keys(plays: "r.plays", secs: "r.played_s")), t.title LIMIT ?
+            ORDER BY \(order.keys(plays: "r.plays", secs: "r.played_s")), t.title, t.id LIMIT ?
             """, arguments: source.arguments + [limit]).map(Store.chartEntry(track:))
     }
 
@@ -274,7 +274,7 @@ extension Store {
             SELECT ar.id, ar.name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
             FROM (\(source.sql)) r JOIN track_artists a ON a.track_id = r.track_id JOIN artists ar ON ar.id = a.artist_id
             GROUP BY ar.id HAVING SUM(r.plays) > 0
-            ORDER BY \(order.keys(plays: "plays", secs: "secs")), ar.name LIMIT ?
+            ORDER BY \(order.keys(plays: "plays", secs: "secs")), ar.name, ar.id LIMIT ?
             """, arguments: source.arguments + [limit]).map { row in
             ChartEntry(track: nil, artist: row[1], album: nil, plays: row[2], seconds: row[3], artistID: row[0])
         }
@@ -307,7 +307,7 @@ extension Store {
                 SELECT al.id, al.title, al.artist, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
                 FROM (\(source.sql)) r JOIN tracks t ON t.id = r.track_id JOIN albums al ON al.id = t.album_id
                 GROUP BY al.id HAVING SUM(r.plays) > 0
-                ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title LIMIT ?
+                ORDER BY \(order.keys(plays: "plays", secs: "secs")), al.title, al.id LIMIT ?
                 """, arguments: source.arguments + [limit]).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
         }
         return try rows.map { row in

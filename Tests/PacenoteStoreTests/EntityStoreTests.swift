@@ -421,7 +421,8 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                                                  : ((a.seconds, Double(a.plays)), (b.seconds, Double(b.plays)))
                     if abs(x.0 - y.0) > 1e-6 { return x.0 > y.0 }
                     if abs(x.1 - y.1) > 1e-6 { return x.1 > y.1 }
-                    return a.title.utf8.lexicographicallyPrecedes(b.title.utf8)
+                    if a.title != b.title { return a.title.utf8.lexicographicallyPrecedes(b.title.utf8) }
+                    return a.id < b.id
                 }
                 for limit in [10_000, 3, 1] {
                     let chart = try store.topTracks(fromDay: from, toDay: to, limit: limit, by: order)
