@@ -138,11 +138,7 @@ import Testing
         let db = dir.file("p.sqlite")
         let file = dir.file("big.jsonl")
         let n = 60_000
-        var text = ""
-        for i in 0..<n {
-            text += #"{"listened_at": \#(1_600_000_000 + i * 200), "track_metadata": {"artist_name": "Artist \#(i % 50)", "track_name": "Song \#(i % 700)", "additional_info": {"duration_ms": 190500}}}"# + "\n"
-        }
-        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        try Self.writeListens(n, to: file)
         let process = try PacenoteProcess(["import", "--db", db, "--batch-size", "2000", file])
         // Killed (no chance to clean up) once some batches are committed.
         #expect(try eventually(timeout: 60) {

@@ -416,14 +416,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                     """, arguments: [from, to]).map { (id: $0[0] as Int64, plays: $0[1] as Int, seconds: $0[2] as Double, title: $0[3] as String) }
             }
             for order in ChartOrder.allCases {
-                let sorted = expected.sorted { a, b in
-                    let (x, y) = order == .plays ? ((Double(a.plays), a.seconds), (Double(b.plays), b.seconds))
-                                                 : ((a.seconds, Double(a.plays)), (b.seconds, Double(b.plays)))
-                    if abs(x.0 - y.0) > 1e-6 { return x.0 > y.0 }
-                    if abs(x.1 - y.1) > 1e-6 { return x.1 > y.1 }
-                    if a.title != b.title { return a.title.utf8.lexicographicallyPrecedes(b.title.utf8) }
-                    return a.id < b.id
-                }
+                let sorted = RandomHistoryChartTests.sorted(expected.map { .init(id: $0.id, plays: $0.plays, seconds: $0.seconds, name: $0.title) }, order)
                 for limit in [10_000, 3, 1] {
                     let chart = try store.topTracks(fromDay: from, toDay: to, limit: limit, by: order)
                     let want = sorted.prefix(limit)

@@ -53,6 +53,8 @@ struct ChartRNG {
         }
     }
 
+    /// A recomputed chart in the charts' order: by plays then time (or time then plays), then
+    /// name (bytes), then id.
     static func sorted(_ w: [Want], _ order: ChartOrder) -> [Want] {
         w.sorted { a, b in
             let (x, y) = order == .plays ? ((Double(a.plays), a.seconds), (Double(b.plays), b.seconds))
