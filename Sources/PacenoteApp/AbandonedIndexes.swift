@@ -17,6 +17,8 @@ public final class AbandonedIndexes: @unchecked Sendable {
     private let queue = DispatchQueue(label: "pacenote.abandoned-indexes", qos: .utility)
     private let timer: DispatchSourceTimer
     private let stopping = Atomic<Bool>(false)
+    /// The failure the last check logged, so that the same one is not logged every minute.
+    private let lastFailure = Mutex<String?>(nil)
 
     /// A minute: an import's indexes are built within a minute of its process's end.
     public static let interval = 60.0
@@ -32,8 +34,8 @@ public final class AbandonedIndexes: @unchecked Sendable {
 
     public func start() { timer.schedule(deadline: .now() + interval) }
 
-    /// Cancels the timer and waits for a build in progress (each index is one transaction;
-    /// the largest takes ~2 s at 5M plays).
+    /// Cancels the timer and waits for the index being built, if one is (each is one
+    /// transaction, the largest ~2 s at 5M plays): the rest stay recorded for the next start.
     public func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
         timer.cancel()
@@ -42,9 +44,18 @@ public final class AbandonedIndexes: @unchecked Sendable {
 
     private func check() {
         let began = Date()
-        if store.buildAbandonedIndexes(announce: { [logger] in logger.notice("\($0)") }) {
-            logger.notice("built the charts' indexes in \(String(format: "%.1f", Date().timeIntervalSince(began))) s")
+        let said = Mutex<[String]>([])
+        let built = store.buildAbandonedIndexes(announce: { message in said.withLock { $0.append(message) } },
+                                                stopping: { stopping.load(ordering: .sequentiallyConsistent) })
+        let messages = said.withLock { $0 }
+        // A build that keeps failing the same way (a full disk) is told once, not every minute.
+        let failure = built ? nil : messages.last { $0.contains("could not be built") }
+        let repeated = lastFailure.withLock { last in
+            defer { last = failure }
+            return failure != nil && last == failure
         }
+        if !repeated { for message in messages { logger.notice("\(message)") } }
+        if built { logger.notice("built the charts' indexes in \(String(format: "%.1f", Date().timeIntervalSince(began))) s") }
         if !stopping.load(ordering: .sequentiallyConsistent) { timer.schedule(deadline: .now() + interval) }
     }
 

@@ -34,7 +34,12 @@ public final class ProcessSignals: Sendable {
         }
         self.sources = sources
         for (sig, source) in zip(signals, sources) {
-            source.setEventHandler { [unowned self] in self.deliver(sig) }
+            // Signals that came before the handler ran are one event: `data` counts them (two
+            // quick Ctrl-Cs are two, the second of which stops at once what the first stops cleanly).
+            // (The source holds itself through its handler: it lives as long as the process anyway.)
+            source.setEventHandler { [unowned self, source] in
+                for _ in 0..<max(1, Int(source.data)) { self.deliver(sig) }
+            }
             source.resume()
         }
     }

@@ -96,8 +96,9 @@ enum DeferredIndexes {
     /// Builds the recorded indexes again, one transaction each (the write lock is never held
     /// for long: ~2 s for the largest at 5M plays), and forgets them with the last. `only`:
     /// do it only if the recorded owner satisfies it. `afterEach`: after each commit.
+    /// `stopping`: asked before each index; true leaves the rest recorded, for later.
     static func build(in pool: DatabasePool, only: (Substring) -> Bool = { _ in true }, before: () -> Void = {},
-                      afterEach: () -> Void = {}) throws {
+                      afterEach: () -> Void = {}, stopping: () -> Bool = { false }) throws {
         guard let (value, owner, statements) = try pool.read({ db in try recorded(in: db) }), only(owner) else { return }
         before()
         // The sort's runs in a temporary file: in memory (the store's setting), the largest
@@ -109,23 +110,23 @@ enum DeferredIndexes {
         // One helper thread sorts runs while the writer reads the next (`PRAGMA threads`): the
         // build is all the import does by then (the same 18 indexes, four runs each way:
         // 2.72–2.88 s alone, 2.18–2.42 s with a helper; two helpers were no faster than none).
-        let (cache, threads) = try pool.writeWithoutTransaction { db in
-            (try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -Store.cacheKiB, try Int.fetchOne(db, sql: "PRAGMA threads") ?? 0)
-        }
-        // Restored whatever happens from here (the settings are set one by one). A PRAGMA
-        // of these fails only on a connection that no longer works, whose next write fails.
-        defer {
-            try? pool.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(cache); PRAGMA threads = \(threads)")
-            }
-        }
-        try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA cache_size = -\(sortKiB); PRAGMA threads = 1")
-        }
+        // The settings are the writer connection's: they are set and restored around each index
+        // while it is held (`writeWithoutTransaction`), so an import's transactions between two
+        // indexes (the daemon's, while `AbandonedIndexes` builds another's) keep their own.
+        // Restored whatever happens; a PRAGMA of these fails only on a connection that no
+        // longer works, whose next write fails.
         for statement in statements {
-            try pool.write { db in
-                try db.execute(sql: statement.replacingOccurrences(of: "CREATE INDEX ", with: "CREATE INDEX IF NOT EXISTS ",
-                                                                    options: .anchored))
+            if stopping() { return }
+            try pool.writeWithoutTransaction { db in
+                let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -Store.cacheKiB
+                let threads = try Int.fetchOne(db, sql: "PRAGMA threads") ?? 0
+                defer { try? db.execute(sql: "PRAGMA temp_store = MEMORY; PRAGMA cache_size = \(cache); PRAGMA threads = \(threads)") }
+                try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA cache_size = -\(sortKiB); PRAGMA threads = 1")
+                try db.inTransaction(.immediate) {
+                    try db.execute(sql: statement.replacingOccurrences(of: "CREATE INDEX ", with: "CREATE INDEX IF NOT EXISTS ",
+                                                                        options: .anchored))
+                    return .commit
+                }
             }
             afterEach()
         }
@@ -136,9 +137,10 @@ enum DeferredIndexes {
 
     /// At open: builds the indexes an import dropped if its process is gone (it died, or was
     /// killed, before it had built them).
-    static func buildIfOwnerIsGone(in pool: DatabasePool, announce: (@Sendable (String) -> Void)?) throws {
+    static func buildIfOwnerIsGone(in pool: DatabasePool, announce: (@Sendable (String) -> Void)?,
+                                   stopping: () -> Bool = { false }) throws {
         try build(in: pool, only: { !isRunning($0) }, before: {
             announce?("building the charts' indexes again, which an import that did not finish had dropped")
-        })
+        }, stopping: stopping)
     }
 }

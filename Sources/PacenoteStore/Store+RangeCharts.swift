@@ -293,7 +293,9 @@ extension Store {
             case .time where (x.seconds, x.plays) != (y.seconds, y.plays): return (x.seconds, x.plays) > (y.seconds, y.plays)
             // The same name (two songs called "Intro"): the lower id first, as the rollups'
             // SQL orders them, so that every read path and every length of a chart agree.
-            case _ where a.name == b.name: return x.id < y.id
+            // Compared as bytes, as SQLite's BINARY collation does: Swift's `==` takes "Café"
+            // spelt with é and with e and an accent for the same name.
+            case _ where a.name.utf8.elementsEqual(b.name.utf8): return x.id < y.id
             default: return a.name.utf8.lexicographicallyPrecedes(b.name.utf8)
             }
         }.prefix(limit).map { ($0.row, $0.entry) }

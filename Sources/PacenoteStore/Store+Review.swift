@@ -443,7 +443,7 @@ extension Store {
             .sorted { a, b in
                 if a.0.lift != b.0.lift { return a.0.lift > b.0.lift }
                 if a.0.plays != b.0.plays { return a.0.plays > b.0.plays }
-                if a.1.title != b.1.title { return a.1.title.utf8.lexicographicallyPrecedes(b.1.title.utf8) }
+                if !a.1.title.utf8.elementsEqual(b.1.title.utf8) { return a.1.title.utf8.lexicographicallyPrecedes(b.1.title.utf8) }
                 return a.0.track < b.0.track
             }
             .prefix(limit)

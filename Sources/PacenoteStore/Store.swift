@@ -148,15 +148,15 @@ public final class Store: Sendable {
     /// only make charts faster, and the next open tries again.
     /// Returns whether it built them.
     @discardableResult
-    func buildDeferredIndexes(announce: (@Sendable (String) -> Void)? = nil) -> Bool {
+    func buildDeferredIndexes(announce: (@Sendable (String) -> Void)? = nil, stopping: () -> Bool = { false }) -> Bool {
         let building = Atomic<Bool>(false)
         do {
             guard try pool.read({ db in try db.tableExists("meta") }) else { return false }
             try DeferredIndexes.buildIfOwnerIsGone(in: pool, announce: { message in
                 building.store(true, ordering: .relaxed)
                 announce?(message)
-            })
-            return building.load(ordering: .relaxed)
+            }, stopping: stopping)
+            return building.load(ordering: .relaxed) && !stopping()
         } catch {
             announce?("the charts' indexes could not be built (\(StoreError(error, path: path))); the charts are right but slower until they are")
             return false
@@ -165,11 +165,12 @@ public final class Store: Sendable {
 
     /// What the daemon does while it runs (`AbandonedIndexes`): builds the indexes an import
     /// in a process that is gone set aside, as an open would. One read of `meta` when there
-    /// are none. `announce`: when it starts, and if it fails.
+    /// are none. `announce`: when it starts, and if it fails. `stopping`: asked before each
+    /// index (the daemon is stopping: the rest stay recorded, for its next start).
     /// Returns whether it built them.
     @discardableResult
-    public func buildAbandonedIndexes(announce: @escaping @Sendable (String) -> Void) -> Bool {
-        buildDeferredIndexes(announce: announce)
+    public func buildAbandonedIndexes(announce: @escaping @Sendable (String) -> Void, stopping: () -> Bool = { false }) -> Bool {
+        buildDeferredIndexes(announce: announce, stopping: stopping)
     }
 
     /// Applies every migration not yet applied. Running it again changes nothing. A

@@ -53,11 +53,15 @@ struct Import: ParsableCommand {
         // the next start of Pacenote builds the indexes. Anything else stops at once.
         let signals = ProcessSignals.shared
         signals.onSignal { sig in
-            guard Self.importingListens.load(ordering: .acquiring) else { _exit(128 + sig) }
+            guard Self.importingListens.load(ordering: .acquiring) else {
+                fflush(nil)  // every stream: stdout is buffered when it is not a terminal
+                _exit(128 + sig)
+            }
             Failure.warn("stopping after the plays in flight are stored (press Ctrl-C again to stop at once)", newline: true)
         }
         signals.onAnotherSignal { sig in
             Failure.warn("stopped at once: the plays stored so far are kept, and importing again continues; the charts' indexes it set aside are built when Pacenote next opens the database (or within a minute by a running daemon)", newline: true)
+            fflush(nil)  // every stream: stdout is buffered when it is not a terminal
             _exit(128 + sig)
         }
         // Two threads (reading, storing) need no more than two malloc arenas (as in serve).
@@ -163,6 +167,11 @@ struct Import: ParsableCommand {
 
     /// Whether a file of listens is being imported (a first signal then stops it cleanly).
     static let importingListens = Atomic<Bool>(false)
+    /// `PACENOTE_TEST_STOP_PAUSE_S` (the end-to-end tests only, at most 10 s): how long a clean
+    /// stop waits before it stops, once.
+    static let testStopPause: Double? = ProcessInfo.processInfo.environment["PACENOTE_TEST_STOP_PAUSE_S"]
+        .flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? min($0, 10) : nil }
+    static let pausedOnce = Atomic<Bool>(false)
 
     /// A listening-history file, with its progress on stderr; nil when it failed (reported).
     func importListens(_ path: String, store: Store, format: ImportFormat?) throws -> ImportSummary? {
@@ -170,8 +179,13 @@ struct Import: ParsableCommand {
         let started = Date()
         Self.importingListens.store(true, ordering: .releasing)
         defer { Self.importingListens.store(false, ordering: .releasing) }
-        let importer = ListenImporter(store: store, format: format, batchSize: batchSize,
-                                      cancelled: { ProcessSignals.shared.received != nil }, progress: { p in
+        let importer = ListenImporter(store: store, format: format, batchSize: batchSize, cancelled: {
+            guard ProcessSignals.shared.received != nil else { return false }
+            // Only the end-to-end tests pause a clean stop, to have time to press Ctrl-C again
+            // (a stop takes well under a second, and two signals sent at once are one).
+            if let pause = Self.testStopPause, !Self.pausedOnce.exchange(true, ordering: .relaxed) { Thread.sleep(forTimeInterval: pause) }
+            return true
+        }, progress: { p in
             let s = p.summary
             if p.buildingIndexes {
                 progress.update(fraction: p.bytesTotal.flatMap { $0 > 0 ? Double(p.bytesRead) / Double($0) : nil } ?? 1, "\(s.read) read, \(s.imported) imported; building the charts' indexes", always: true)

@@ -220,21 +220,32 @@ import Testing
         #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "0\n")
         try Self.rollupsMatchPlays(sqlite, db)
 
-        // Twice: it stops at once.
-        process = try PacenoteProcess(["import", "--db", db, "--batch-size", "2000", file])
+        // Twice: it stops at once, after a small file it had finished, whose line is kept. (A
+        // clean stop takes well under a second here; the test has it pause 5 s, to press
+        // Ctrl-C again meanwhile. Two signals sent at once are one: the kernel keeps one pending.)
+        let small = dir.file("small.jsonl")
+        try Self.writeListens(500, to: small)
+        process = try PacenoteProcess(["import", "--db", db, "--batch-size", "2000", small, file],
+                                      environment: ["PACENOTE_TEST_STOP_PAUSE_S": "5"], captureOutput: true)
         #expect(try eventually(timeout: 60) { try Self.plays(sqlite, db) >= kept + 4000 })
         process.signal(SIGINT)
         #expect(try eventually(timeout: 10) { process.stderr.contains("stopping after the plays in flight") })
         process.signal(SIGINT)
         #expect(try process.wait(timeout: 10) == 130, "\(process.stderr)")
         #expect(process.stderr.contains("pacenote: stopped at once: the plays stored so far are kept"), "\(process.stderr)")
+        #expect(process.stdout.contains("\(small): read 500, imported 0, duplicates 500"), "\(process.stdout)")
         let second = try Self.plays(sqlite, db)
         #expect(second > kept && second % 2000 == 0, "\(second)")
         try Self.rollupsMatchPlays(sqlite, db)
+        // It had set the indexes aside (fewer than 50,000 plays stored) and left them so:
+        // it did not stop to build them.
+        #expect(try Self.rankingIndexes(sqlite, db) == "")
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "1\n")
 
         // And the next import goes on from there: every play once, the indexes whole.
         let r = try PacenoteProcess.run(["import", "--db", db, file])
         #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("pacenote: building the charts' indexes again, which an import that did not finish had dropped"), "\(r.stderr)")
         #expect(Self.counts(r.stdout, file) == [n, n - second, second, 0, 0], "\(r.stdout)")
         #expect(try Self.plays(sqlite, db) == n)
         try Self.rollupsMatchPlays(sqlite, db)
@@ -250,7 +261,7 @@ import Testing
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", environment: ["PACENOTE_TEST_INDEX_CHECK_S": "0.5"])
         let dir = try TemporaryDirectory()
         let file = dir.file("big.jsonl")
-        try Self.writeListens(150_000, to: file)
+        try Self.writeListens(300_000, to: file)
         let fresh = dir.file("fresh.sqlite")
         #expect(try PacenoteProcess.run(["migrate", "--db", fresh]).status == 0)
         let expected = try Self.rankingIndexes(sqlite, fresh)
@@ -258,8 +269,11 @@ import Testing
 
         let process = try PacenoteProcess(["import", "--db", daemon.db, "--batch-size", "2000", file])
         #expect(try eventually(timeout: 60) { try Self.plays(sqlite, daemon.db) >= 4000 })
-        // While it runs, the indexes are its to build: the daemon leaves them.
+        // While it runs, the indexes are its to build: the daemon, looking every 0.5 s, leaves them.
+        Thread.sleep(forTimeInterval: 1.6)
+        #expect(process.process.isRunning, "the import ended before the daemon had looked three times")
         #expect(try Self.rankingIndexes(sqlite, daemon.db) == "")
+        #expect(try run(sqlite, ["-cmd", ".timeout 5000", daemon.db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "1\n")
         process.signal(SIGKILL)
         _ = try process.wait()
         #expect(try eventually(timeout: 30) {

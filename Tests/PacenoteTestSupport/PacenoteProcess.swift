@@ -54,16 +54,20 @@ public final class PacenoteProcess: @unchecked Sendable {
 
     /// Starts `pacenote ARGS` in the background; its stderr goes to a file for inspection.
     /// `binary`: another copy of the executable than the one built beside the tests.
-    public init(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil) throws {
+    /// `captureOutput`: its stdout to a file as well (`stdout`), not thrown away.
+    public init(_ arguments: [String], environment: [String: String] = [:], binary: String? = nil,
+                captureOutput: Bool = false) throws {
         directory = try TemporaryDirectory("pacenote-proc")
         stderrPath = directory.file("stderr.log")
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let stdoutPath = directory.file("stdout.log")
+        if captureOutput { FileManager.default.createFile(atPath: stdoutPath, contents: nil) }
         process = Process()
         process.executableURL = URL(fileURLWithPath: try binary ?? Self.binary())
         process.arguments = arguments
         process.environment = Self.cleanEnvironment(environment)
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = captureOutput ? FileHandle(forWritingAtPath: stdoutPath) : FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()
     }
@@ -76,6 +80,8 @@ public final class PacenoteProcess: @unchecked Sendable {
     }
 
     public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    /// What it wrote on stdout, when started with `captureOutput`.
+    public var stdout: String { (try? String(contentsOfFile: directory.file("stdout.log"), encoding: .utf8)) ?? "" }
 
     public func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
 
