@@ -17,8 +17,23 @@ public final class AbandonedIndexes: @unchecked Sendable {
     private let queue = DispatchQueue(label: "pacenote.abandoned-indexes", qos: .utility)
     private let timer: DispatchSourceTimer
     private let stopping = Atomic<Bool>(false)
-    /// The failure the last check logged, so that the same one is not logged every minute.
-    private let lastFailure = Mutex<String?>(nil)
+    private let told = Mutex(Told())
+
+    /// What the checks have said. A build that keeps failing the same way (a full disk) is
+    /// told once, not every minute: after a failure, what a check says is held back
+    /// (`quiet`), and told at its end only if it changed (another failure, or built at last).
+    struct Told {
+        /// The failure the last check ended with.
+        var failure: String?
+        var quiet: Bool { failure != nil }
+
+        /// A check's messages that were held back and are to be told now; remembers how it ended.
+        mutating func heldBack(after messages: [String], built: Bool) -> [String] {
+            let ended = built ? nil : messages.last { $0.contains("could not be built") }
+            defer { failure = ended }
+            return quiet && ended != failure ? messages : []
+        }
+    }
 
     /// A minute: an import's indexes are built within a minute of its process's end.
     public static let interval = 60.0
@@ -44,17 +59,14 @@ public final class AbandonedIndexes: @unchecked Sendable {
 
     private func check() {
         let began = Date()
+        let quiet = told.withLock { $0.quiet }
         let said = Mutex<[String]>([])
-        let built = store.buildAbandonedIndexes(announce: { message in said.withLock { $0.append(message) } },
-                                                stopping: { stopping.load(ordering: .sequentiallyConsistent) })
+        let built = store.buildAbandonedIndexes(announce: { [logger] message in
+            said.withLock { $0.append(message) }
+            if !quiet { logger.notice("\(message)") }
+        }, stopping: { stopping.load(ordering: .sequentiallyConsistent) })
         let messages = said.withLock { $0 }
-        // A build that keeps failing the same way (a full disk) is told once, not every minute.
-        let failure = built ? nil : messages.last { $0.contains("could not be built") }
-        let repeated = lastFailure.withLock { last in
-            defer { last = failure }
-            return failure != nil && last == failure
-        }
-        if !repeated { for message in messages { logger.notice("\(message)") } }
+        for message in told.withLock({ $0.heldBack(after: messages, built: built) }) { logger.notice("\(message)") }
         if built { logger.notice("built the charts' indexes in \(String(format: "%.1f", Date().timeIntervalSince(began))) s") }
         if !stopping.load(ordering: .sequentiallyConsistent) { timer.schedule(deadline: .now() + interval) }
     }

@@ -349,6 +349,20 @@ import Testing
 
     /// How often the daemon looks for indexes a dead import set aside: a minute, shorter
     /// only for the end-to-end tests, and never less often.
+    /// A build that keeps failing the same way is told once; a new failure, or a build that
+    /// works at last, is told with what the check said.
+    @Test func aBuildThatKeepsFailingIsToldOnce() {
+        var told = AbandonedIndexes.Told()
+        let building = "building the charts' indexes again, which an import that did not finish had dropped"
+        let full = "the charts' indexes could not be built (disk full); the charts are right but slower until they are"
+        let other = "the charts' indexes could not be built (I/O error); the charts are right but slower until they are"
+        #expect(!told.quiet && told.heldBack(after: [building, full], built: false).isEmpty, "told as it happened")
+        #expect(told.quiet && told.heldBack(after: [building, full], built: false).isEmpty, "the same again: held back")
+        #expect(told.heldBack(after: [building, other], built: false) == [building, other], "another failure: told")
+        #expect(told.heldBack(after: [building], built: true) == [building], "built at last: told")
+        #expect(!told.quiet && told.heldBack(after: [], built: false).isEmpty)
+    }
+
     @Test func theDaemonLooksForAbandonedIndexesEveryMinute() {
         #expect(AbandonedIndexes.interval(environment: [:]) == 60)
         #expect(AbandonedIndexes.interval(environment: ["PACENOTE_TEST_INDEX_CHECK_S": "0.5"]) == 0.5)
