@@ -24,9 +24,16 @@ public final class ListenImporter {
         public var buildingIndexes = false
     }
 
-    /// A file that cannot be imported at all (nothing of it was stored).
+    /// A file that cannot be imported at all (nothing of it was stored), or an import stopped
+    /// part way (`stopped`: what it read and stored until then, its unreadable rows too).
     public struct FileError: Error, CustomStringConvertible, Sendable {
         public var description: String
+        public var stopped: ImportSummary?
+
+        public init(description: String, stopped: ImportSummary? = nil) {
+            self.description = description
+            self.stopped = stopped
+        }
     }
 
     /// The longest line of a JSON lines file that is read (a listen is well under 4 KiB).
@@ -244,7 +251,8 @@ public final class ListenImporter {
         }
         if let failure { throw failure }
         if stopped {
-            throw FileError(description: "stopped after \(summary.imported) new plays (whole batches); importing again continues")
+            throw FileError(description: "stopped after \(summary.imported) new plays (whole batches); importing again continues",
+                            stopped: summary)
         }
         return summary
     }

@@ -92,8 +92,12 @@ struct Import: ParsableCommand {
         for path in files where curation {
             if !replayCuration(path, store: store) { failed += 1 }
         }
+        var interrupted = false
         for path in files where !loved && !curation {
-            guard signals.received == nil else { break }
+            guard signals.received == nil else {
+                interrupted = true
+                break
+            }
             let kind: ImportFileKind?
             do {
                 kind = try ListenImporter.kind(ofFileAt: path, forced: forced)
@@ -118,7 +122,9 @@ struct Import: ParsableCommand {
             listenFiles += 1
         }
         if listenFiles > 1 { print("total: \(total.line)") }
-        if let sig = signals.received { throw ExitCode(128 + sig) }
+        // 130 when a signal left something undone (a file stopped part way, files not begun);
+        // one that came as the last file's indexes were built left nothing undone.
+        if let sig = signals.received, interrupted || Self.stoppedPartWay.load(ordering: .relaxed) { throw ExitCode(128 + sig) }
         if failed > 0 { throw ExitCode.failure }
     }
 
@@ -172,6 +178,8 @@ struct Import: ParsableCommand {
     static let testStopPause: Double? = ProcessInfo.processInfo.environment["PACENOTE_TEST_STOP_PAUSE_S"]
         .flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? min($0, 10) : nil }
     static let pausedOnce = Atomic<Bool>(false)
+    /// Whether a file's import was stopped part way by a signal.
+    static let stoppedPartWay = Atomic<Bool>(false)
 
     /// A listening-history file, with its progress on stderr; nil when it failed (reported).
     func importListens(_ path: String, store: Store, format: ImportFormat?) throws -> ImportSummary? {
@@ -200,6 +208,11 @@ struct Import: ParsableCommand {
             defer { progress.finish() }
             summary = try importer.importFile(at: path)
         } catch let error as ListenImporter.FileError {
+            // Stopped part way: the rows it could not read until then are told too.
+            if let stopped = error.stopped {
+                Self.stoppedPartWay.store(true, ordering: .relaxed)
+                for problem in stopped.problems { Failure.warn(problem.description) }
+            }
             Failure.warn("\(path): \(error.description)")
             return nil
         } catch let error as StoreError {
