@@ -160,15 +160,21 @@ extension Store {
                 }
             }
             let bounding = Set(lists.indices.filter { lists[$0].days != nil })
-            // Each list read through its index in the chart's order (v8 and v9 by plays, v16 by
-            // time); by time every row counts, as seconds are charted with the plays they go with.
-            let best = order == .plays ? "AND plays > 0 ORDER BY plays DESC, played_s DESC" : "ORDER BY played_s DESC, plays DESC"
+            // Each list read in the chart's order: its head through its index (v18,
+            // `RankingHeads`), then, if that was shorter than asked, its tail sorted, ties by
+            // id as in the index. By time every row counts, as seconds are charted with the
+            // plays they go with.
+            let keys = order == .plays ? "plays DESC, played_s DESC" : "played_s DESC, plays DESC"
             let top = try RankedSum.top(limit: limit, lists: lists.count, order: order == .plays ? .plays : .seconds,
                                         bounding: bounding, known: known, budget: budget, prefix: { list, n in
                 let (table, period, key, _) = lists[list]
-                return try Self.entries("""
-                    SELECT \(entity.idColumn), plays, played_s FROM \(table) WHERE \(period.rawValue) = ? \(best) LIMIT ?
-                    """, [key, n], in: db)
+                let select = "SELECT \(entity.idColumn), plays, played_s FROM \(table) WHERE \(period.rawValue) = ?"
+                var rows = try Self.entries("\(select) AND \(RankingHeads.head(order)) ORDER BY \(keys) LIMIT ?", [key, n], in: db)
+                if rows.count < n {
+                    rows += try Self.entries("\(select) AND \(RankingHeads.tail(order)) ORDER BY \(keys), \(entity.idColumn) LIMIT ?",
+                                             [key, n - rows.count], in: db)
+                }
+                return rows
             }, lookup: { list, ids in
                 let (table, period, key, days) = lists[list]
                 var out: [Int64: (plays: Int, seconds: Double)] = [:]

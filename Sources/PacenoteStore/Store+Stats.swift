@@ -107,15 +107,34 @@ extension Store {
         // By time, `plays > 0` is only a check (`+`): as a bound it would have SQLite walk
         // the index by plays and sort every row by time.
         let played = order == .plays ? "r.plays > 0" : "+r.plays > 0"
-        let threshold = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(keys.0), \(keys.1) FROM \(table.name) r WHERE \(table.filter) AND \(played)
-            ORDER BY \(keys.0) DESC, \(keys.1) DESC LIMIT 1 OFFSET ?
-            """), arguments: table.arguments + [limit - 1])
+        let ranking = "ORDER BY \(keys.0) DESC, \(keys.1) DESC LIMIT 1 OFFSET ?"
+        // A year's index holds its head only (v18, `RankingHeads`): the limit-th is looked for
+        // there, then, when the head is shorter, among the tail's rows, sorted.
+        var head = ""
+        var threshold: Row?
+        if case .year = range {
+            let inHead = "\(table.filter) AND \(RankingHeads.head(order, "r.")) AND \(played)"
+            threshold = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(keys.0), \(keys.1) FROM \(table.name) r WHERE \(inHead) \(ranking)"),
+                                         arguments: table.arguments + [limit - 1])
+            if threshold != nil {
+                head = " AND \(RankingHeads.head(order, "r."))"
+            } else {
+                let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM \(table.name) r WHERE \(inHead)"),
+                                             arguments: table.arguments) ?? 0
+                threshold = try Row.fetchOne(db.cachedStatement(sql: """
+                    SELECT \(keys.0), \(keys.1) FROM \(table.name) r WHERE \(table.filter) AND \(RankingHeads.tail(order, "r.")) AND \(played) \(ranking)
+                    """), arguments: table.arguments + [limit - 1 - count])
+            }
+        } else {
+            threshold = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(keys.0), \(keys.1) FROM \(table.name) r WHERE \(table.filter) AND \(played) \(ranking)"),
+                                         arguments: table.arguments + [limit - 1])
+        }
         // The leading key's bound on its own as well, and no other bound on that column: SQLite
         // seeks the index by one bound of a column, and checks a row value against every row
         // it walks (all 150,000 tracks at 5M plays). By plays, the bound implies `plays > 0`.
+        // A limit-th in a year's head: the head's condition too, for SQLite to read its index.
         let positive = threshold != nil && order == .plays ? "" : " AND \(played)"
-        let atLeast = threshold == nil ? "" : " AND \(keys.0) >= ? AND (\(keys.0), \(keys.1)) >= (?, ?)"
+        let atLeast = threshold == nil ? "" : "\(head) AND \(keys.0) >= ? AND (\(keys.0), \(keys.1)) >= (?, ?)"
         let arguments = table.arguments + (threshold.map { [$0[0] as DatabaseValue, $0[0] as DatabaseValue, $0[1] as DatabaseValue] } ?? []) + [limit]
         return try RawStatement(db, """
             SELECT \(select) FROM \(table.name) r \(join) WHERE \(table.filter)\(positive)\(atLeast)

@@ -1,0 +1,158 @@
+import Foundation
+import GRDB
+import PacenoteCore
+import PacenoteTestSupport
+import Testing
+@testable import PacenoteStore
+
+private let zone = TimeZone(identifier: "Europe/Berlin")!
+
+/// The year and month rollups' ranking indexes hold each period's head only (v18,
+/// `RankingHeads`): a database of v17 gets them, an import's record of the indexes it set
+/// aside gets their new statements, the charts read through them are exact on both sides of
+/// the head's edge, and SQLite reads a head through its index.
+@Suite struct RankingHeadsTests {
+    /// The statements of the 12 head indexes, or of the 12 names, as `sqlite_master` has them.
+    static func headIndexes(_ db: Database) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for (table, _) in RankingHeads.tables {
+            for order in ChartOrder.allCases {
+                let name = RankingHeads.indexName(table, order)
+                if let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) {
+                    out[name] = sql
+                }
+            }
+        }
+        return out
+    }
+
+    /// A database at v17 with plays on both sides of the heads' edges: tracks played three
+    /// times, twice and once, each month, for 90 to 700 seconds a play, and a skip only.
+    static func v17Database(_ path: String, setAside: Bool = false) throws {
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v17.day-entity-rollups")
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('rollup_timezone', 'Europe/Berlin')")
+            for artist in 1...4 {
+                try db.execute(sql: "INSERT INTO artists (id, name, name_key, created_at_ms) VALUES (?, ?, ?, 0)",
+                               arguments: [artist, "Artist \(artist)", "artist \(artist)"])
+                try db.execute(sql: "INSERT INTO albums (id, title, artist, album_key, created_at_ms) VALUES (?, ?, ?, ?, 0)",
+                               arguments: [artist, "Album \(artist)", "Artist \(artist)", "album \(artist)|artist \(artist)"])
+            }
+            for track in 1...12 {
+                let artist = (track - 1) % 4 + 1
+                try db.execute(sql: """
+                    INSERT INTO tracks (id, uri, title, artist, album, match_key, first_seen_at_ms, updated_at_ms, album_id)
+                    VALUES (?, NULL, ?, ?, ?, ?, 0, 0, ?)
+                    """, arguments: [track, "Song \(track % 5)", "Artist \(artist)", "Album \(artist)", "k\(track)", artist])
+                try db.execute(sql: "INSERT INTO track_artists (track_id, position, name, role, artist_id) VALUES (?, 0, ?, 'primary', ?)",
+                               arguments: [track, "Artist \(artist)", artist])
+            }
+            var generator = ChartRNG(state: 18)
+            // Each track's plays in a month: 0 to 3, some skipped; lengths that put a month's
+            // or a year's time on either side of 600 s.
+            for month in 1...14 {
+                let year = month <= 12 ? 2024 : 2025
+                let m = (month - 1) % 12 + 1
+                for track in 1...12 {
+                    for n in 0..<generator.next(4) {
+                        let day = CivilDate.days(year: year, month: m, day: 1 + n * 9 + track % 7)
+                        let at = Int64(day) * 86_400_000 + Int64(track) * 3_600_000
+                        let seconds = [90.0, 200, 300, 599, 600, 700][generator.next(6)]
+                        let counted = generator.next(6) > 0 ? 1 : 0
+                        let local = LocalTime(timeZone: zone).day(of: Date(timeIntervalSince1970: Double(at) / 1000))
+                        try db.execute(sql: """
+                            INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, local_day, local_hour)
+                            VALUES (?, ?, ?, ?, ?, 'mpd', ?, 1)
+                            """, arguments: [track, at, at + Int64(seconds * 1000), seconds, counted, local])
+                    }
+                }
+            }
+            if setAside {
+                #expect(try DeferredIndexes.drop(in: db))
+            }
+        }
+        try queue.close()
+    }
+
+    static let ranges = [("2024-01-01", "2024-12-31"), ("2025-01-01", "2025-12-31"), ("2024-03-01", "2024-03-31"),
+                         ("2024-03-10", "2024-05-20"), ("2024-02-15", "2025-02-10"), ("0000-01-01", "9999-12-31")]
+
+    @Test func aV17DatabaseGetsHeadIndexesAndChartsThemExactly() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v17.sqlite")
+        try Self.v17Database(path)
+        let store = try Store.open(path: path, timeZone: zone)
+        defer { try? store.close() }
+        let indexes = try store.read { db in try Self.headIndexes(db) }
+        #expect(indexes.count == 12)
+        for (table, period) in RankingHeads.tables {
+            #expect(indexes["\(table)_top"] == "CREATE INDEX \(table)_top ON \(table)(\(period), plays DESC, played_s DESC) WHERE plays >= 2")
+            #expect(indexes["\(table)_by_time"] == "CREATE INDEX \(table)_by_time ON \(table)(\(period), played_s DESC, plays DESC) WHERE played_s >= 600")
+        }
+        // The data has rows on both sides of both edges.
+        let sides = try store.read { db in
+            try Row.fetchOne(db, sql: "SELECT SUM(plays >= 2), SUM(plays = 1), SUM(played_s >= 600), SUM(played_s < 600) FROM rollup_month_track")!
+        }
+        for i in 0..<4 { #expect((sides[i] as Int) > 5) }
+        let fails = try RandomHistoryChartTests.checkAllPaths(store, "v18", ranges: Self.ranges, limits: [1, 2, 3, 5, 8, 13, 100])
+        #expect(fails.isEmpty, "\(fails.prefix(20))")
+        try EntityRollupTests.expectExact(store, "after v18")
+    }
+
+    /// An import that had set them aside when the new version opened: its record gets their
+    /// new statements, and whoever builds them builds heads.
+    @Test func indexesAnImportSetAsideAreRecordedAsHeads() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v17.sqlite")
+        try Self.v17Database(path, setAside: true)
+        var store = try Store.open(path: path, timeZone: zone)
+        // Recorded as this process's, which runs: not built at open.
+        #expect(try store.read { db in try Self.headIndexes(db) }.isEmpty)
+        let record = try #require(try DeferredIndexesTests.recorded(store))
+        let lines = record.split(separator: "\n").map(String.init)
+        for (table, period) in RankingHeads.tables {
+            for order in ChartOrder.allCases {
+                let name = RankingHeads.indexName(table, order)
+                #expect(lines.filter { $0.hasPrefix("CREATE INDEX \(name) ON ") } == [RankingHeads.indexSQL(table, period, order)])
+            }
+        }
+        // The totals' are whole, as they were.
+        #expect(lines.contains("CREATE INDEX rollup_track_total_top ON rollup_track_total(plays DESC, played_s DESC)"))
+        // The tracks' own two are still recorded as they were.
+        #expect(record.contains("CREATE INDEX tracks_artist ON tracks(artist COLLATE NOCASE)"))
+        #expect(record.split(separator: "\n").count == 21)
+        // Its process gone: the next open builds them, as heads.
+        try store.pool.write { db in
+            try db.execute(sql: "UPDATE meta SET value = '999999999 1' || substr(value, instr(value, char(10))) WHERE key = ?",
+                           arguments: [DeferredIndexes.metaKey])
+        }
+        try store.close()
+        store = try Store.open(path: path, timeZone: zone)
+        defer { try? store.close() }
+        #expect(try DeferredIndexesTests.recorded(store) == nil)
+        let indexes = try store.read { db in try Self.headIndexes(db) }
+        #expect(indexes.count == 12 && indexes.values.allSatisfy { $0.contains(" WHERE ") })
+        let fails = try RandomHistoryChartTests.check(store, "built", ranges: Self.ranges, limits: [1, 3, 100])
+        #expect(fails.isEmpty, "\(fails.prefix(20))")
+    }
+
+    /// SQLite reads a head through its index only when the query repeats the index's
+    /// condition as a literal: the charts' queries do, and are read without a sort.
+    @Test func aHeadIsReadThroughItsIndex() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        try store.read { db in
+            for (table, period) in RankingHeads.tables {
+                for order in ChartOrder.allCases {
+                    let keys = order == .plays ? "plays DESC, played_s DESC" : "played_s DESC, plays DESC"
+                    let plan = try Row.fetchAll(db, sql: """
+                        EXPLAIN QUERY PLAN SELECT plays FROM \(table) WHERE \(period) = ? AND \(RankingHeads.head(order)) ORDER BY \(keys) LIMIT ?
+                        """, arguments: ["2024", 10]).map { $0["detail"] as String }.joined(separator: "; ")
+                    #expect(plan.contains("INDEX \(RankingHeads.indexName(table, order))") && !plan.contains("TEMP B-TREE"), "\(table) \(order): \(plan)")
+                }
+            }
+        }
+    }
+}
