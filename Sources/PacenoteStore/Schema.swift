@@ -34,7 +34,7 @@ enum Schema {
         m.registerMigration("v15.review", migrate: v15Review)
         m.registerMigration("v16.charts-by-time", migrate: v16ChartsByTime)
         m.registerMigration("v17.day-entity-rollups", migrate: v17DayEntityRollups)
-        m.registerMigration("v18.ranking-heads", migrate: RankingHeads.migrate)
+        m.registerMigration("v18.ranking-heads", foreignKeyChecks: .immediate, migrate: RankingHeads.migrate)
         return m
     }
 
