@@ -132,9 +132,12 @@ extension Store {
         // The leading key's bound on its own as well, and no other bound on that column: SQLite
         // seeks the index by one bound of a column, and checks a row value against every row
         // it walks (all 150,000 tracks at 5M plays). By plays, the bound implies `plays > 0`.
-        // A limit-th in a year's head: the head's condition too, for SQLite to read its index.
+        // A limit-th in a year's head: the head's condition too, for SQLite to read its index
+        // — after the bound, which SQLite then seeks by (it takes the first of two bounds of a
+        // column; by the head's, it walked the whole head: ~22,000 rows, 3 ms, a year of tracks
+        // at 5M plays). `RankingHeadsTests` counts the rows it steps through.
         let positive = threshold != nil && order == .plays ? "" : " AND \(played)"
-        let atLeast = threshold == nil ? "" : "\(head) AND \(keys.0) >= ? AND (\(keys.0), \(keys.1)) >= (?, ?)"
+        let atLeast = threshold == nil ? "" : " AND \(keys.0) >= ?\(head) AND (\(keys.0), \(keys.1)) >= (?, ?)"
         let arguments = table.arguments + (threshold.map { [$0[0] as DatabaseValue, $0[0] as DatabaseValue, $0[1] as DatabaseValue] } ?? []) + [limit]
         return try RawStatement(db, """
             SELECT \(select) FROM \(table.name) r \(join) WHERE \(table.filter)\(positive)\(atLeast)
