@@ -195,6 +195,35 @@ private func schema(_ path: String) throws -> String {
         #expect(totals.map(\.plays) == [2])
         #expect(totals.map(\.seconds) == [380])
     }
+
+    /// Two names of UTC are one zone: a database logged under TZ=UTC (Foundation's "GMT")
+    /// and opened by a service in the system's zone ("Etc/UTC") keeps its rollups as they
+    /// are (rebuilding them took minutes at millions of plays); another zone rebuilds them.
+    @Test func namesOfUTCAreOneZone() throws {
+        #expect(Store.sameZone("GMT", TimeZone(identifier: "Etc/UTC")!))
+        #expect(Store.sameZone("Etc/UTC", TimeZone(identifier: "UTC")!))
+        #expect(Store.sameZone("Asia/Tokyo", TimeZone(identifier: "Asia/Tokyo")!))
+        #expect(!Store.sameZone("GMT", TimeZone(identifier: "Europe/London")!))
+        #expect(!Store.sameZone("Europe/London", TimeZone(identifier: "Etc/UTC")!))
+        #expect(!Store.sameZone("Etc/GMT-3", TimeZone(identifier: "Europe/Moscow")!))
+
+        let dir = try TemporaryDirectory()
+        let path = dir.file("p.sqlite")
+        var store = try Store.open(path: path, timeZone: TimeZone(identifier: "GMT")!)
+        let a = try store.saveTrack(Track(uri: "a.flac", title: "A"))
+        // 2026-06-30T23:30Z: 1 July in London (summer time).
+        try store.insertPlay(play(a, at: 1_782_862_200, played: 200))
+        #expect(try store.rollupTimeZone() == "GMT")
+        try store.close()
+        store = try Store.open(path: path, timeZone: TimeZone(identifier: "Etc/UTC")!)
+        #expect(try store.rollupTimeZone() == "GMT")
+        #expect(try store.dailyTotals(from: "2026-06-01", to: "2026-07-31").map(\.day) == ["2026-06-30"])
+        try store.close()
+        store = try Store.open(path: path, timeZone: TimeZone(identifier: "Europe/London")!)
+        defer { try? store.close() }
+        #expect(try store.rollupTimeZone() == "Europe/London")
+        #expect(try store.dailyTotals(from: "2026-06-01", to: "2026-07-31").map(\.day) == ["2026-07-01"])
+    }
 }
 
 @Suite struct LibraryMirrorStoreTests {
