@@ -10,7 +10,7 @@ import GRDB
 /// yet each was two B-tree entries that every import wrote (and sorted again when it set the
 /// indexes aside: 7.3 of the 8.7 s after a 5M import's plays were stored) and every play of
 /// the daemon's moved. With the heads only, the 12 indexes hold 3.2M entries instead of
-/// 12.5M at 5M plays, and the database is a fifth smaller.
+/// 12.5M at 5M plays, and the database is 15 % smaller.
 ///
 /// A list is read in the index's order as its head (through the index) and then, if the
 /// head was shorter than what was asked, its tail (the period's rows, sorted: a few hundred
