@@ -49,7 +49,14 @@ enum RankingHeads {
         return "CREATE INDEX \(indexName(table, order)) ON \(table)(\(period), \(keys)) WHERE \(head(order))"
     }
 
-    /// v18: every such index made a head index. One that an import set aside (recorded by
+    /// A year's rows of skips only (no counted play), a few at most: ListenBrainz's chart
+    /// lengths count a year's rows less these (`chartedCount`), where the index by plays
+    /// counted its rows with plays before v18.
+    static func skippedIndexSQL(_ table: String, _ period: String) -> String {
+        "CREATE INDEX \(table)_skipped ON \(table)(\(period)) WHERE plays <= 0"
+    }
+
+    /// v18: every such index made a head index, and the years' skip-only rows indexed. One that an import set aside (recorded by
     /// `DeferredIndexes`) is not built here: its record gets the new statement, for whoever
     /// builds it.
     static func migrate(_ db: Database) throws {
@@ -64,6 +71,7 @@ enum RankingHeads {
                 if exists || !recorded { try db.execute(sql: statements[name]!) }
             }
         }
+        for (table, period) in tables where period == "year" { try db.execute(sql: skippedIndexSQL(table, period)) }
         guard let record = try DeferredIndexes.recorded(in: db) else { return }
         let lines = record.value.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             guard line.hasPrefix("CREATE INDEX "), let name = line.dropFirst("CREATE INDEX ".count).split(separator: " ").first,
