@@ -18,6 +18,17 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         try store.read { db in try Row.fetchAll(db, sql: DeferredIndexes.selection).map { "\($0[0] as String): \($0[1] as String)" } }
     }
 
+    /// Records the set-aside indexes as a process's that is gone (no such pid), and opens
+    /// the store again: the open builds them.
+    static func reopenWithTheirProcessGone(_ store: Store, path: String, timeZone: TimeZone) throws -> Store {
+        try store.pool.write { db in
+            try db.execute(sql: "UPDATE meta SET value = '999999999 1' || substr(value, instr(value, char(10))) WHERE key = ?",
+                           arguments: [DeferredIndexes.metaKey])
+        }
+        try store.close()
+        return try Store.open(path: path, timeZone: timeZone)
+    }
+
     static func recorded(_ store: Store) throws -> String? {
         try store.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [DeferredIndexes.metaKey]) }
     }
@@ -126,12 +137,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(try Self.rankingIndexes(store).isEmpty)
         try EntityRollupTests.expectExact(store, "imported while another process had them dropped")
         // Its process gone (no such pid): the next open builds them.
-        try store.pool.write { db in
-            try db.execute(sql: "UPDATE meta SET value = '999999999 1' || substr(value, instr(value, char(10))) WHERE key = ?",
-                           arguments: [DeferredIndexes.metaKey])
-        }
-        try store.close()
-        store = try Store.open(path: path, timeZone: zone)
+        store = try Self.reopenWithTheirProcessGone(store, path: path, timeZone: zone)
         defer { try? store.close() }
         #expect(try Self.rankingIndexes(store) == expected)
         #expect(try Self.recorded(store) == nil)

@@ -124,12 +124,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(record.contains("CREATE INDEX tracks_artist ON tracks(artist COLLATE NOCASE)"))
         #expect(record.split(separator: "\n").count == 21)
         // Its process gone: the next open builds them, as heads.
-        try store.pool.write { db in
-            try db.execute(sql: "UPDATE meta SET value = '999999999 1' || substr(value, instr(value, char(10))) WHERE key = ?",
-                           arguments: [DeferredIndexes.metaKey])
-        }
-        try store.close()
-        store = try Store.open(path: path, timeZone: zone)
+        store = try DeferredIndexesTests.reopenWithTheirProcessGone(store, path: path, timeZone: zone)
         defer { try? store.close() }
         #expect(try DeferredIndexesTests.recorded(store) == nil)
         let indexes = try store.read { db in try Self.headIndexes(db) }
