@@ -71,6 +71,8 @@ enum RankingHeads {
                 if exists || !recorded { try db.execute(sql: statements[name]!) }
             }
         }
+        // (Added to v18 before it was released; a database v18 reached without them counts
+        // a year's chart by reading every row: `chartedCount`.)
         for (table, period) in tables where period == "year" { try db.execute(sql: skippedIndexSQL(table, period)) }
         guard let record = try DeferredIndexes.recorded(in: db) else { return }
         let lines = record.value.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in

@@ -90,7 +90,9 @@ extension Store {
     /// `limit`: the `limit`-th row's ranking key is found by walking the table's index, then
     /// the chart is every row at least as good (the limit and its ties), sorted with the
     /// names. Every total and year rollup has an index by plays (v1, v9) and by time (v7,
-    /// v16): a read of about `limit` rows, however long the history and wide the library.
+    /// v16): a read of about `limit` rows, however long the history and wide the library —
+    /// for a year, as long as the chart is within its head (v18, `RankingHeads`); a chart
+    /// longer than the head sorts the year's rows.
     /// `select`/`join`/`name`: the chart's columns, the join that names its rows, the tie-break.
     static func topRows(_ range: WholeRange, entity: String, select: String, join: String, name: String, limit: Int,
                         order: ChartOrder, in db: Database) throws -> [Row] {
