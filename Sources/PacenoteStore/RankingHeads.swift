@@ -56,7 +56,10 @@ enum RankingHeads {
         "CREATE INDEX \(table)_skipped ON \(table)(\(period)) WHERE plays <= 0"
     }
 
-    /// v18: every such index made a head index, and the years' skip-only rows indexed. One that an import set aside (recorded by
+    /// v18: every such index made a head index, and the years' skip-only rows indexed.
+    /// (A process of an older version building the same set-aside indexes while this runs may
+    /// have read the record before it was rewritten: its full indexes then stay. They give
+    /// the same charts, only larger.) One that an import set aside (recorded by
     /// `DeferredIndexes`) is not built here: its record gets the new statement, for whoever
     /// builds it.
     static func migrate(_ db: Database) throws {
