@@ -286,16 +286,24 @@ struct ChartRNG {
         Self.expectNoFailures(try Self.run(seed: 21, trackCount: 1600, listens: 6000, limits: [10_000, 1200, 501, 500, 499, 100, 3], rangeCount: 6))
     }
 
+    /// A new store in `dir`, its days in UTC.
+    static func utcStore(_ dir: TemporaryDirectory) throws -> Store {
+        try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+    }
+
+    /// Milliseconds at `seconds` into a UTC day of 2024.
+    static func ms2024(_ month: Int, _ day: Int, seconds: Int) -> Int64 {
+        Int64(CivilDate.days(year: 2024, month: month, day: day)) * 86_400_000 + Int64(seconds) * 1_000
+    }
+
     /// Listens without a known length (a Last.fm export without durations: 0 s each). By
     /// time, every entry ties on 0 s and the chart goes by plays: "Steady", played twice in
     /// January and twice in February, is first with 4; twenty tracks a month have 3.
     @Test func aChartByTimeOfListensWithoutLengthsFindsTheMostPlayed() throws {
         let dir = try TemporaryDirectory()
-        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        let store = try Self.utcStore(dir)
         defer { try? store.close() }
-        func at(_ month: Int, _ day: Int, _ hour: Int) -> Int64 {
-            Int64(CivilDate.days(year: 2024, month: month, day: day)) * 86_400_000 + Int64(hour) * 3_600_000
-        }
+        func at(_ month: Int, _ day: Int, _ hour: Int) -> Int64 { Self.ms2024(month, day, seconds: hour * 3_600) }
         var listens: [ImportedListen] = []
         for month in 1...2 {
             for i in 0..<20 {
@@ -319,11 +327,9 @@ struct ChartRNG {
     /// 200 for `offset=100&count=1`: the two pages must show both tracks.
     @Test func pagesOfATieOnEqualNamesAgree() throws {
         let dir = try TemporaryDirectory()
-        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        let store = try Self.utcStore(dir)
         defer { try? store.close() }
-        func at(_ month: Int, _ day: Int, _ s: Int) -> Int64 {
-            Int64(CivilDate.days(year: 2024, month: month, day: day)) * 86_400_000 + Int64(s) * 1_000
-        }
+        func at(_ month: Int, _ day: Int, _ s: Int) -> Int64 { Self.ms2024(month, day, seconds: s) }
         var listens: [ImportedListen] = []
         // B first (the lower id), played only in February; A only in January. Seconds 0, as
         // a Last.fm export without durations gives.
