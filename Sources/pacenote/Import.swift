@@ -49,15 +49,22 @@ struct Import: ParsableCommand {
         let logger = makeLogger(level: .warning)
         // Ctrl-C (or SIGTERM) while listens are imported stops the import cleanly: the plays
         // in flight are stored whole, the charts' indexes it set aside are built again, and
-        // it says what it kept. Another Ctrl-C stops at once: what was committed stays, and
-        // the next start of Pacenote builds the indexes. Anything else stops at once.
+        // it says what it kept. Once a file's plays are all stored and its indexes are being
+        // built, there is nothing left to stop in it: it finishes them (and, the last file,
+        // exits with 0). Another Ctrl-C stops at once: what was committed stays, and the next
+        // start of Pacenote builds the indexes. Anything else stops at once.
         let signals = ProcessSignals.shared
         signals.onSignal { sig in
             guard Self.importingListens.load(ordering: .acquiring) else {
                 fflush(nil)  // every stream: stdout is buffered when it is not a terminal
                 _exit(128 + sig)
             }
-            Failure.warn("stopping after the plays in flight are stored (press Ctrl-C again to stop at once)", newline: true)
+            // Every play stored already: what is left is the indexes it set aside.
+            if Self.buildingIndexes.load(ordering: .acquiring) {
+                Failure.warn("the file's plays are all stored; finishing the charts' indexes it set aside (press Ctrl-C again to stop at once: they are then built when Pacenote next opens the database)", newline: true)
+            } else {
+                Failure.warn("stopping after the plays in flight are stored (press Ctrl-C again to stop at once)", newline: true)
+            }
         }
         signals.onAnotherSignal { sig in
             Failure.warn("stopped at once: the plays stored so far are kept, and importing again continues; the charts' indexes it set aside are built when Pacenote next opens the database (or within a minute by a running daemon)", newline: true)
@@ -178,6 +185,12 @@ struct Import: ParsableCommand {
     static let testStopPause: Double? = ProcessInfo.processInfo.environment["PACENOTE_TEST_STOP_PAUSE_S"]
         .flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? min($0, 10) : nil }
     static let pausedOnce = Atomic<Bool>(false)
+    /// Whether the file being imported is stored whole, and its session builds the indexes it set aside.
+    static let buildingIndexes = Atomic<Bool>(false)
+    /// `PACENOTE_TEST_BUILD_PAUSE_S` (the end-to-end tests only, at most 10 s): how long an
+    /// import waits before it builds the indexes it set aside (to press Ctrl-C then).
+    static let testBuildPause: Double? = ProcessInfo.processInfo.environment["PACENOTE_TEST_BUILD_PAUSE_S"]
+        .flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? min($0, 10) : nil }
     /// Whether a file's import was stopped part way by a signal.
     static let stoppedPartWay = Atomic<Bool>(false)
 
@@ -186,7 +199,10 @@ struct Import: ParsableCommand {
         let progress = ProgressReporter("import \(path)")
         let started = Date()
         Self.importingListens.store(true, ordering: .releasing)
-        defer { Self.importingListens.store(false, ordering: .releasing) }
+        defer {
+            Self.importingListens.store(false, ordering: .releasing)
+            Self.buildingIndexes.store(false, ordering: .releasing)
+        }
         let importer = ListenImporter(store: store, format: format, batchSize: batchSize, cancelled: {
             guard ProcessSignals.shared.received != nil else { return false }
             // Only the end-to-end tests pause a clean stop, to have time to press Ctrl-C again
@@ -196,7 +212,9 @@ struct Import: ParsableCommand {
         }, progress: { p in
             let s = p.summary
             if p.buildingIndexes {
+                Self.buildingIndexes.store(true, ordering: .releasing)
                 progress.update(fraction: p.bytesTotal.flatMap { $0 > 0 ? Double(p.bytesRead) / Double($0) : nil } ?? 1, "\(s.read) read, \(s.imported) imported; building the charts' indexes", always: true)
+                if let pause = Self.testBuildPause { Thread.sleep(forTimeInterval: pause) }
                 return
             }
             let rate = Double(s.read) / max(Date().timeIntervalSince(started), 0.001)

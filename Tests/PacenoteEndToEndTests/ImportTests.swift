@@ -258,6 +258,57 @@ import Testing
         #expect(try run(sqlite, [db, "PRAGMA integrity_check"]).stdout == "ok\n")
     }
 
+    /// Ctrl-C once every play is stored, while the indexes the import set aside are built:
+    /// nothing is left to stop, so it says so, finishes them and exits with 0. Pressed again,
+    /// it stops at once (130) and leaves them recorded, for the next open to build.
+    @Test func ctrlCWhileTheIndexesAreBuiltFinishesThemAndASecondLeavesThemForLater() throws {
+        let sqlite = try Tools.require("sqlite3")
+        let dir = try TemporaryDirectory()
+        let file = dir.file("listens.jsonl")
+        let n = 20_000
+        try Self.writeListens(n, to: file)
+        let fresh = dir.file("fresh.sqlite")
+        #expect(try PacenoteProcess.run(["migrate", "--db", fresh]).status == 0)
+        let expected = try Self.rankingIndexes(sqlite, fresh)
+        let building = "\(n) read, \(n) imported; building the charts' indexes"
+        // The import waits 5 s before it builds them (a test hook): time to press Ctrl-C.
+        let pause = ["PACENOTE_TEST_BUILD_PAUSE_S": "5"]
+
+        let db = dir.file("once.sqlite")
+        var process = try PacenoteProcess(["import", "--db", db, file], environment: pause, captureOutput: true)
+        #expect(try eventually(timeout: 60) { process.stderr.contains(building) }, "\(process.stderr)")
+        process.signal(SIGINT)
+        #expect(try process.wait(timeout: 30) == 0, "\(process.stderr)")
+        #expect(process.stderr.contains("pacenote: the file's plays are all stored; finishing the charts' indexes it set aside (press Ctrl-C again to stop at once"),
+                "\(process.stderr)")
+        #expect(!process.stderr.contains("stopping after the plays in flight"), "\(process.stderr)")
+        #expect(Self.counts(process.stdout, file) == [n, n, 0, 0, 0], "\(process.stdout)")
+        #expect(try Self.plays(sqlite, db) == n)
+        #expect(try Self.rankingIndexes(sqlite, db) == expected)
+        #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "0\n")
+        try Self.rollupsMatchPlays(sqlite, db)
+
+        let twice = dir.file("twice.sqlite")
+        process = try PacenoteProcess(["import", "--db", twice, file], environment: pause, captureOutput: true)
+        #expect(try eventually(timeout: 60) { process.stderr.contains(building) }, "\(process.stderr)")
+        process.signal(SIGINT)
+        #expect(try eventually(timeout: 10) { process.stderr.contains("plays are all stored; finishing") }, "\(process.stderr)")
+        process.signal(SIGINT)
+        #expect(try process.wait(timeout: 10) == 130, "\(process.stderr)")
+        #expect(process.stderr.contains("pacenote: stopped at once: the plays stored so far are kept"), "\(process.stderr)")
+        #expect(try Self.plays(sqlite, twice) == n)
+        #expect(try Self.rankingIndexes(sqlite, twice) == "")
+        #expect(try run(sqlite, [twice, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "1\n")
+        // The next open builds them (their process is gone): every play once, the indexes whole.
+        let r = try PacenoteProcess.run(["migrate", "--db", twice])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("building the charts' indexes again, which an import that did not finish had dropped"), "\(r.stderr)")
+        #expect(try Self.rankingIndexes(sqlite, twice) == expected)
+        #expect(try run(sqlite, [twice, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "0\n")
+        try Self.rollupsMatchPlays(sqlite, twice)
+        #expect(try run(sqlite, [twice, "PRAGMA integrity_check"]).stdout == "ok\n")
+    }
+
     /// A daemon that is running builds the indexes an import killed in another process had
     /// set aside (`AbandonedIndexes`), rather than leave its charts without them until it
     /// starts again.
