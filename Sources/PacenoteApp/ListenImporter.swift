@@ -19,9 +19,11 @@ public final class ListenImporter {
         public var bytesRead: Int64
         public var bytesTotal: Int64?
         public var summary: ImportSummary
-        /// The rows are all stored, and the charts' indexes are being built again (a big
-        /// import's last step: `ListenImportSession.buildsIndexesAtFinish`).
+        /// The charts' indexes are being built again (a big import's last step, also when it
+        /// was stopped or failed: `ListenImportSession.buildsIndexesAtFinish`).
         public var buildingIndexes = false
+        /// Every row read was stored: the import was neither stopped nor failed.
+        public var storedWhole = true
     }
 
     /// A file that cannot be imported at all (nothing of it was stored), or an import stopped
@@ -247,7 +249,8 @@ public final class ListenImporter {
             var total = before
             total.add(summary)
             // A stopped import is as far as it got; one that ended has read all of it.
-            progress(Progress(file: name, bytesRead: stopped ? reached : size ?? 0, bytesTotal: size, summary: total, buildingIndexes: true))
+            progress(Progress(file: name, bytesRead: stopped ? reached : size ?? 0, bytesTotal: size, summary: total, buildingIndexes: true,
+                              storedWhole: !stopped && failure == nil))
         }
         if let failure { throw failure }
         if stopped {

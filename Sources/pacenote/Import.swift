@@ -49,9 +49,9 @@ struct Import: ParsableCommand {
         let logger = makeLogger(level: .warning)
         // Ctrl-C (or SIGTERM) while listens are imported stops the import cleanly: the plays
         // in flight are stored whole, the charts' indexes it set aside are built again, and
-        // it says what it kept. Once a file's plays are all stored and its indexes are being
-        // built, there is nothing left to stop in it: it finishes them (and, the last file,
-        // exits with 0). Another Ctrl-C stops at once: what was committed stays, and the next
+        // it says what it kept. Once every play read from a file is stored and its indexes
+        // are being built, there is nothing left to stop in it: it finishes them (the last
+        // file: and exits as if no signal had come; files after it are not begun). Another Ctrl-C stops at once: what was committed stays, and the next
         // start of Pacenote builds the indexes. Anything else stops at once.
         let signals = ProcessSignals.shared
         signals.onSignal { sig in
@@ -61,7 +61,7 @@ struct Import: ParsableCommand {
             }
             // Every play stored already: what is left is the indexes it set aside.
             if Self.buildingIndexes.load(ordering: .acquiring) {
-                Failure.warn("the file's plays are all stored; finishing the charts' indexes it set aside (press Ctrl-C again to stop at once: they are then built when Pacenote next opens the database)", newline: true)
+                Failure.warn("every play read is stored; finishing the charts' indexes it set aside (press Ctrl-C again to stop at once: they are then built when Pacenote next opens the database)", newline: true)
             } else {
                 Failure.warn("stopping after the plays in flight are stored (press Ctrl-C again to stop at once)", newline: true)
             }
@@ -100,9 +100,11 @@ struct Import: ParsableCommand {
             if !replayCuration(path, store: store) { failed += 1 }
         }
         var interrupted = false
-        for path in files where !loved && !curation {
+        let listenPaths = files.filter { _ in !loved && !curation }
+        for (index, path) in listenPaths.enumerated() {
             guard signals.received == nil else {
                 interrupted = true
+                Failure.warn("stopped: not begun: \(listenPaths[index...].joined(separator: ", ")) (importing them again continues)")
                 break
             }
             let kind: ImportFileKind?
@@ -185,7 +187,8 @@ struct Import: ParsableCommand {
     static let testStopPause: Double? = ProcessInfo.processInfo.environment["PACENOTE_TEST_STOP_PAUSE_S"]
         .flatMap(Double.init).flatMap { $0.isFinite && $0 > 0 ? min($0, 10) : nil }
     static let pausedOnce = Atomic<Bool>(false)
-    /// Whether the file being imported is stored whole, and its session builds the indexes it set aside.
+    /// Whether every play read from the file being imported is stored (not stopped, not
+    /// failed), and its session builds the indexes it set aside.
     static let buildingIndexes = Atomic<Bool>(false)
     /// `PACENOTE_TEST_BUILD_PAUSE_S` (the end-to-end tests only, at most 10 s): how long an
     /// import waits before it builds the indexes it set aside (to press Ctrl-C then).
@@ -212,7 +215,7 @@ struct Import: ParsableCommand {
         }, progress: { p in
             let s = p.summary
             if p.buildingIndexes {
-                Self.buildingIndexes.store(true, ordering: .releasing)
+                if p.storedWhole { Self.buildingIndexes.store(true, ordering: .releasing) }
                 progress.update(fraction: p.bytesTotal.flatMap { $0 > 0 ? Double(p.bytesRead) / Double($0) : nil } ?? 1, "\(s.read) read, \(s.imported) imported; building the charts' indexes", always: true)
                 if let pause = Self.testBuildPause { Thread.sleep(forTimeInterval: pause) }
                 return

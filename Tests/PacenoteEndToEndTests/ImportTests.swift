@@ -259,8 +259,9 @@ import Testing
     }
 
     /// Ctrl-C once every play is stored, while the indexes the import set aside are built:
-    /// nothing is left to stop, so it says so, finishes them and exits with 0. Pressed again,
-    /// it stops at once (130) and leaves them recorded, for the next open to build.
+    /// nothing is left to stop, so it says so, finishes them and exits with 0 (130, naming
+    /// them, when files were left). Pressed again, it stops at once (130) and leaves them
+    /// recorded, for the next open to build.
     @Test func ctrlCWhileTheIndexesAreBuiltFinishesThemAndASecondLeavesThemForLater() throws {
         let sqlite = try Tools.require("sqlite3")
         let dir = try TemporaryDirectory()
@@ -271,15 +272,16 @@ import Testing
         #expect(try PacenoteProcess.run(["migrate", "--db", fresh]).status == 0)
         let expected = try Self.rankingIndexes(sqlite, fresh)
         let building = "\(n) read, \(n) imported; building the charts' indexes"
-        // The import waits 5 s before it builds them (a test hook): time to press Ctrl-C.
-        let pause = ["PACENOTE_TEST_BUILD_PAUSE_S": "5"]
+        // The import waits 10 s before it builds them (a test hook): time to press Ctrl-C, on
+        // a machine busy with the other tests.
+        let pause = ["PACENOTE_TEST_BUILD_PAUSE_S": "10"]
 
         let db = dir.file("once.sqlite")
         var process = try PacenoteProcess(["import", "--db", db, file], environment: pause, captureOutput: true)
         #expect(try eventually(timeout: 60) { process.stderr.contains(building) }, "\(process.stderr)")
         process.signal(SIGINT)
         #expect(try process.wait(timeout: 30) == 0, "\(process.stderr)")
-        #expect(process.stderr.contains("pacenote: the file's plays are all stored; finishing the charts' indexes it set aside (press Ctrl-C again to stop at once"),
+        #expect(process.stderr.contains("pacenote: every play read is stored; finishing the charts' indexes it set aside (press Ctrl-C again to stop at once"),
                 "\(process.stderr)")
         #expect(!process.stderr.contains("stopping after the plays in flight"), "\(process.stderr)")
         #expect(Self.counts(process.stdout, file) == [n, n, 0, 0, 0], "\(process.stdout)")
@@ -288,11 +290,24 @@ import Testing
         #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "0\n")
         try Self.rollupsMatchPlays(sqlite, db)
 
+        // Of two files, the first finished: the second is not begun, and it says so (130).
+        let second = dir.file("second.jsonl")
+        try Self.writeListens(100, to: second)
+        let two = dir.file("two.sqlite")
+        process = try PacenoteProcess(["import", "--db", two, file, second], environment: pause, captureOutput: true)
+        #expect(try eventually(timeout: 60) { process.stderr.contains(building) }, "\(process.stderr)")
+        process.signal(SIGINT)
+        #expect(try process.wait(timeout: 30) == 130, "\(process.stderr)")
+        #expect(process.stderr.contains("pacenote: stopped: not begun: \(second) (importing them again continues)"), "\(process.stderr)")
+        #expect(Self.counts(process.stdout, file) == [n, n, 0, 0, 0], "\(process.stdout)")
+        #expect(try Self.plays(sqlite, two) == n)
+        #expect(try Self.rankingIndexes(sqlite, two) == expected)
+
         let twice = dir.file("twice.sqlite")
         process = try PacenoteProcess(["import", "--db", twice, file], environment: pause, captureOutput: true)
         #expect(try eventually(timeout: 60) { process.stderr.contains(building) }, "\(process.stderr)")
         process.signal(SIGINT)
-        #expect(try eventually(timeout: 10) { process.stderr.contains("plays are all stored; finishing") }, "\(process.stderr)")
+        #expect(try eventually(timeout: 10) { process.stderr.contains("every play read is stored; finishing") }, "\(process.stderr)")
         process.signal(SIGINT)
         #expect(try process.wait(timeout: 10) == 130, "\(process.stderr)")
         #expect(process.stderr.contains("pacenote: stopped at once: the plays stored so far are kept"), "\(process.stderr)")
