@@ -51,8 +51,9 @@ struct Import: ParsableCommand {
         // in flight are stored whole, the charts' indexes it set aside are built again, and
         // it says what it kept. Once every play read from a file is stored and its indexes
         // are being built, there is nothing left to stop in it: it finishes them (the last
-        // file: and exits as if no signal had come; files after it are not begun). Another Ctrl-C stops at once: what was committed stays, and the next
-        // start of Pacenote builds the indexes. Anything else stops at once.
+        // file: and exits as if no signal had come; files after it are not begun). Another
+        // Ctrl-C stops at once: what was committed stays, and the next start of Pacenote
+        // builds the indexes. Anything else stops at once.
         let signals = ProcessSignals.shared
         signals.onSignal { sig in
             guard Self.importingListens.load(ordering: .acquiring) else {
