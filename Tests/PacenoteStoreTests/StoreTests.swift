@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PacenoteCore
 import PacenoteTestSupport
 import Testing
@@ -43,6 +44,36 @@ private func schema(_ path: String) throws -> String {
         #expect(try store.counts() == StoreCounts(plays: 3, tracks: 2))
         try store.close()
         #expect(try run(try Tools.require("sqlite3"), [old, "PRAGMA page_size"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "4096")
+    }
+
+    /// v19 changes the tracks' check of `bpm_source` in place: an old database's table reads
+    /// as a new one's, the rule is the same (a source only with a BPM, one of five), and no
+    /// temporary B-tree is built to check a stored track any more.
+    @Test func theTracksSourceCheckIsChangedInPlaceAndKeepsItsRule() throws {
+        let fixture = try #require(Bundle.module.path(forResource: "v1", ofType: "sqlite", inDirectory: "Fixtures"))
+        let dir = try TemporaryDirectory()
+        let (old, new) = (dir.file("v1.sqlite"), dir.file("new.sqlite"))
+        try FileManager.default.copyItem(atPath: fixture, toPath: old)
+        #expect(try run(try Tools.require("sqlite3"), [old, "SELECT sql FROM sqlite_master WHERE name = 'tracks'"]).stdout.contains(Schema.v18SourceCheck))
+        try Store.open(path: new, timeZone: utc).close()
+        let store = try Store.open(path: old, timeZone: utc)
+        defer { try? store.close() }
+        let tracksSQL = "SELECT sql FROM sqlite_master WHERE name = 'tracks'"
+        let migrated = try run(try Tools.require("sqlite3"), [old, tracksSQL]).stdout
+        #expect(migrated == (try run(try Tools.require("sqlite3"), [new, tracksSQL]).stdout))
+        #expect(migrated.contains(Schema.v19SourceCheck) && !migrated.contains(Schema.v18SourceCheck))
+        #expect(try run(try Tools.require("sqlite3"), [old, "PRAGMA integrity_check"]).stdout == "ok\n")
+        let insert = """
+            INSERT INTO tracks (title, match_key, first_seen_at_ms, updated_at_ms, bpm, bpm_source) VALUES ('t', 'k', 0, 0, ?, ?)
+            """
+        try store.write { db in
+            for source in ["tag", "sticker", "analysis", "manual", "import"] { try db.execute(sql: insert, arguments: [120, source]) }
+            try db.execute(sql: insert, arguments: [nil, nil])
+            #expect(throws: (any Error).self) { try db.execute(sql: insert, arguments: [120, "guess"]) }
+            #expect(throws: (any Error).self) { try db.execute(sql: insert, arguments: [nil, "tag"]) }
+            let opcodes = try Row.fetchAll(db, sql: "EXPLAIN \(insert)", arguments: [120, "tag"]).map { $0["opcode"] as String }
+            #expect(opcodes.contains("Insert") && !opcodes.contains("OpenEphemeral"))
+        }
     }
 
     @Test func aVersion1DatabaseOpensAndKeepsItsData() throws {
