@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import PacenoteCore
 
 /// An artist with a stable id (`artists`): a credited name, told apart by
@@ -67,14 +68,16 @@ extension Store {
             cache?.artistsByName[name] = (id, known != nil || mbid != nil)
             return id
         }
-        let insert = try RawStatement(db, "INSERT INTO artists (name, name_key, mbid, created_at_ms) VALUES (?1, ?2, ?3, ?4) RETURNING id")
+        // A plain insert, its id the last rowid (none has the key: it was just looked up):
+        // RETURNING builds a temporary table for every row, and an import of new music adds
+        // an artist for nearly every track.
+        let insert = try RawStatement(db, "INSERT INTO artists (name, name_key, mbid, created_at_ms) VALUES (?1, ?2, ?3, ?4)")
         insert.bind(1, name)
         insert.bind(2, key)
         insert.bind(3, mbid)
         insert.bind(4, nowMs)
-        guard try insert.step() else { throw StoreError.sqlite("adding an artist returned no id") }
-        let id = insert.int64(0)
-        insert.reset()
+        _ = try insert.step()
+        let id = sqlite3_last_insert_rowid(db.sqliteConnection)
         cache?.artists[key] = (id, mbid != nil)
         cache?.artistsByName[name] = (id, mbid != nil)
         return id
@@ -93,17 +96,17 @@ extension Store {
             cache?.albums[identity.key] = id
             return id
         }
+        // As an artist's: a plain insert, its id the last rowid.
         let insert = try RawStatement(db, """
-            INSERT INTO albums (title, artist, mb_release_id, album_key, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id
+            INSERT INTO albums (title, artist, mb_release_id, album_key, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)
             """)
         insert.bind(1, identity.title)
         insert.bind(2, identity.artist)
         insert.bind(3, identity.release)
         insert.bind(4, identity.key)
         insert.bind(5, nowMs)
-        guard try insert.step() else { throw StoreError.sqlite("adding an album returned no id") }
-        let id = insert.int64(0)
-        insert.reset()
+        _ = try insert.step()
+        let id = sqlite3_last_insert_rowid(db.sqliteConnection)
         cache?.albums[identity.key] = id
         return id
     }
