@@ -408,4 +408,26 @@ private func schema(_ path: String) throws -> String {
         #expect(zones[long] == .z3 && zones[inside] == .z3)
         #expect(zones[before] == Zone?.none && zones[after] == Zone?.none)
     }
+
+    /// With no sample within a day of the span, nothing is read or tagged (every stored play
+    /// asks); a sample late in a play that began nearly a day before the span still counts.
+    @Test func aSpanWithNoSampleNearTagsNothingAndALongPlaysLateSampleStillCounts() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
+        defer { try? store.close() }
+        let track = try store.saveTrack(Track(uri: "stream", title: "Radio", artist: "A"))
+        let at = Date(timeIntervalSince1970: 1_700_000_000)
+        let radio = try #require(try store.insertPlay(Play(trackID: track, startedAt: at.addingTimeInterval(-23 * 3600),
+                                                           endedAt: at.addingTimeInterval(3600), playedSeconds: 24 * 3600,
+                                                           counted: true, source: "mpd")))
+        try store.insertSamples([HeartRateSample(at: at.addingTimeInterval(86_400 * 3), bpm: 150)], source: "t")
+        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(60)) { _, _ in .z5 } == 0)
+        #expect(try store.recentPlays(limit: 1).first?.play.zone == Zone?.none)
+        // A sample half an hour after the span, while the day-long stream that overlaps the
+        // span still played: it is the stream's.
+        try store.insertSamples([HeartRateSample(at: at.addingTimeInterval(1800), bpm: 130)], source: "t")
+        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(60)) { _, _ in .z3 } == 1)
+        let tagged = try #require(try store.recentPlays(limit: 1).first?.play)
+        #expect(tagged.id == radio && tagged.zone == .z3 && tagged.heartRateAverage == 130)
+    }
 }
