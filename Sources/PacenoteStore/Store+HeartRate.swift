@@ -213,9 +213,9 @@ extension Store {
     @discardableResult
     public func tagPlays(from: Date, to: Date, zone: (Date, Double) -> Zone) throws(StoreError) -> Int {
         try write { db in
-            // No sample where such a play could have one (it began at most a day before
-            // `from`, so it ended at most a day after `to`): nothing to tag, and the plays of
-            // that day are not read. Every stored play asks (a listening history of 5M plays
+            // No sample where such a play could have one (it began between a day before
+            // `from` and `to`, so it ended by a day after `to`): nothing to tag, and the plays
+            // of that day are not read. Every stored play asks (a listening history of 5M plays
             // is ~860 a day: a page read each, ~2 ms, while the charts are read beside it).
             let (first, last) = (Store.milliseconds(from) - Store.longestPlayMs, Store.milliseconds(to) + Store.longestPlayMs)
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM hr_samples WHERE at_ms BETWEEN ? AND ?)"),
