@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Everything the store can fail with, in the user's words. SQLite's result codes become
@@ -55,7 +56,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
     init(_ error: any Error, path: String) {
         guard let db = error as? DatabaseError else {
-            self = (error as? StoreError) ?? .sqlite(String(describing: error))
+            self = (error as? StoreError) ?? .sqlite(Self.describe(error))
             return
         }
         let message = db.message ?? "\(db.resultCode)"
@@ -69,5 +70,20 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         default:
             self = .sqlite(message)
         }
+    }
+
+    /// A file error (from `FileManager`, around a backup or a restore) as a user reads it:
+    /// the file and the system's words for what went wrong, not Foundation's dump of the
+    /// error and its `userInfo`.
+    static func describe(_ error: any Error) -> String {
+        if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        let ns = error as NSError
+        guard ns.domain == NSCocoaErrorDomain else { return String(describing: error) }
+        var reason = ns.localizedDescription
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            reason = String(cString: strerror(Int32(underlying.code)))
+        }
+        guard let path = ns.userInfo[NSFilePathErrorKey] as? String else { return reason }
+        return "\(path): \(reason)"
     }
 }

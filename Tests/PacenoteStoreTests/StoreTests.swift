@@ -431,3 +431,15 @@ private func schema(_ path: String) throws -> String {
         #expect(tagged.id == radio && tagged.zone == .z3 && tagged.heartRateAverage == 130)
     }
 }
+
+@Suite struct StoreErrorTests {
+    /// A file error (a backup renamed into place, a restore) reads as its file and the
+    /// system's words, not as Foundation's dump of the error.
+    @Test func fileErrorsReadAsTheFileAndWhatWentWrong() {
+        let missing = CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "/b/p.sqlite.partial",
+                                                            NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(ENOENT))])
+        #expect(StoreError(missing, path: "/p.sqlite").description == "database error: /b/p.sqlite.partial: No such file or directory")
+        #expect(StoreError(POSIXError(.ENOSPC), path: "/p.sqlite").description == "database error: No space left on device")
+        #expect(!StoreError(CocoaError(.fileWriteNoPermission), path: "/p.sqlite").description.contains("Domain="))
+    }
+}
