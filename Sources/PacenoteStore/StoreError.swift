@@ -78,6 +78,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     static func describe(_ error: any Error) -> String {
         if let posix = error as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
         let ns = error as NSError
+        if ns.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(ns.code))) }
         guard ns.domain == NSCocoaErrorDomain else { return String(describing: error) }
         var reason = ns.localizedDescription
         if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
