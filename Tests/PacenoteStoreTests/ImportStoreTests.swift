@@ -7,6 +7,14 @@ import Testing
 
 private let zone = TimeZone(identifier: "Europe/Berlin")!
 
+/// A count two threads share.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add() { lock.withLock { count += 1 } }
+}
+
 @Suite struct ImportStoreTests {
     /// Listens with awkward seconds (sums that depend on the order of addition), over
     /// days, hours, a DST change and a few tracks, some repeated back to back.
@@ -63,6 +71,71 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         try bulk.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: 1_893_492_000), endedAt: Date(timeIntervalSince1970: 1_893_492_100),
                                  playedSeconds: 100, counted: true, source: "mpd"))
         #expect(try bulk.dailyTotals(from: "2030-01-01", to: "2030-01-01").first?.plays == 1)
+    }
+
+    /// The artist, album and period rollups are summed on a thread of their own and handed
+    /// to the writer in blocks (`RowPipe`): a transaction whose tables take several blocks
+    /// each ends with the rows the trigger writes a play at a time, bit for bit.
+    @Test func entityRollupsOfManyBlocksAreThoseOfTheTriggerBitForBit() throws {
+        let dir = try TemporaryDirectory()
+        let bulk = try Store.open(path: dir.file("bulk.sqlite"), timeZone: zone)
+        let reference = try Store.open(path: dir.file("ref.sqlite"), timeZone: zone)
+        defer { try? bulk.close(); try? reference.close() }
+        // More artists and albums in a day than a block holds, some played again, awkward seconds.
+        let artists = RowPipe.rowsPerBlock * 2 + 300
+        var state: UInt64 = 11
+        func random(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(n))
+        }
+        var at: Int64 = 1_711_800_000_000
+        let all: [ImportedListen] = (0..<(artists + 1500)).map { i in
+            let n = i < artists ? i : random(artists)
+            let played = Double(random(400_000)) / 1000 + 0.1
+            at += Int64(played * 1000) + Int64(random(20_000))
+            let track = Track(title: "Song \(n)", artist: n % 7 == 0 ? "Artist \(n) feat. Guest \(n % 50)" : "Artist \(n)",
+                              album: n % 5 == 0 ? nil : "Album \(n / 2)", durationSeconds: 200)
+            return ImportedListen(track: track, startedAtMs: at, playedSeconds: played, counted: random(6) != 0)
+        }
+        // Into an empty store: each key's sum is then added up a play at a time in both (a
+        // stored row would get the transaction's sum added whole, equal to within a rounding).
+        #expect(try ListenImportSession(store: bulk, source: "import:test").insert(all).imported == all.count)
+        try reference.logThroughTriggers(all)
+        let dump = try bulk.entityRollupDump()
+        #expect(dump.filter { $0.hasPrefix("rollup_day_artist ") }.count > 2 * RowPipe.rowsPerBlock)
+        #expect(dump.filter { $0.hasPrefix("rollup_album_total ") }.count > RowPipe.rowsPerBlock)
+        #expect(dump == (try reference.entityRollupDump()))
+    }
+
+    /// The summing thread waits while the writer is behind, hands its blocks on in order, and
+    /// stops when the writer gives up (a write failed) instead of waiting for ever.
+    @Test func theRowPipeKeepsOrderWaitsAndStopsWhenTheWriterGivesUp() throws {
+        let table = ImportEntityRollups.Table(name: "t", keys: ["k"])
+        let pipe = RowPipe()
+        let finished = DispatchSemaphore(value: 0)
+        let handed = Counter()
+        Thread {
+            for n in 0..<1000 {
+                guard pipe.put(RowPipe.Block(table: table, values: [.int(Int64(n))])) else { break }
+                handed.add()
+            }
+            pipe.end()
+            finished.signal()
+        }.start()
+        for n in 0..<10 {
+            guard case .int(let value)? = pipe.take()?.values.first else { Issue.record("no block \(n)"); return }
+            #expect(value == Int64(n))
+        }
+        // Not taken: the thread stops at the pipe's capacity, then at the cancel.
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(handed.value == 10 + RowPipe.capacity)
+        pipe.cancel()
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        #expect(handed.value == 10 + RowPipe.capacity)
+        // What was handed before the cancel is still there; then the end.
+        var rest = 0
+        while pipe.take() != nil { rest += 1 }
+        #expect(rest == RowPipe.capacity)
     }
 
     /// A transaction of several batches (as `pacenote import` stores a file: chunks from the
@@ -234,6 +307,27 @@ extension Store {
             try insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000),
                                 endedAt: Date(timeIntervalSince1970: Double(l.endedAtMs) / 1000), playedSeconds: l.playedSeconds,
                                 counted: l.counted, source: "import:test", player: l.player))
+        }
+    }
+
+    /// Every artist, album, period and hour rollup row, by the artist's name and the album's
+    /// title (ids may differ between two stores), with the exact bits of its seconds.
+    func entityRollupDump() throws -> [String] {
+        try read { db in
+            var out: [String] = []
+            for table in ["rollup_artist_total", "rollup_year_artist", "rollup_month_artist", "rollup_day_artist",
+                          "rollup_album_total", "rollup_year_album", "rollup_month_album", "rollup_day_album",
+                          "rollup_year_total", "rollup_month_total", "rollup_day_total", "rollup_year_hour"] {
+                let key = table.contains("_artist") ? "(SELECT name FROM artists WHERE id = artist_id)"
+                    : table.contains("_album") ? "(SELECT title || '/' || IFNULL(artist, '') FROM albums WHERE id = album_id)" : "''"
+                let period = ["year", "month", "day"].first { table.hasPrefix("rollup_\($0)_") } ?? "''"
+                let hour = table == "rollup_year_hour" ? "hour" : "''"
+                for row in try Row.fetchAll(db, sql: "SELECT \(period), \(key), \(hour), plays, skips, played_s FROM \(table)") {
+                    let played: Double = row[5]
+                    out.append("\(table) \(row[0] as DatabaseValue) \(row[1] as DatabaseValue) \(row[2] as DatabaseValue) \(row[3] as Int) \(row[4] as Int) \(played.bitPattern)")
+                }
+            }
+            return out.sorted()
         }
     }
 
