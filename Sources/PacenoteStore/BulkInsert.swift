@@ -60,6 +60,14 @@ struct BulkInsert {
         used = []
     }
 
+    /// Forgets the bound texts without writing (a write failed: the caller frees the texts).
+    mutating func forgetBindings() {
+        for statement in used { statement.clearBindings() }
+        used = []
+        values.removeAll()
+        rows = 0
+    }
+
     /// Writes the pending rows: a full statement, or the rows of a last partial one one by
     /// one (a statement per row count would fill GRDB's statement cache).
     private mutating func flush() throws {

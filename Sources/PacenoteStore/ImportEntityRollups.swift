@@ -85,13 +85,13 @@ struct ImportEntityRollups {
     /// Writes the twelve tables for the plays of `plays`. `entities`: each track's artists and
     /// album, by its index in the session (set for every track with a play here).
     ///
-    /// The sums are computed on a thread of their own, a few thousand rows ahead of the
+    /// The sums are computed on a thread of their own, up to five blocks of rows ahead of the
     /// writer (`RowPipe`): summing in Swift took about as long as SQLite storing the sums
     /// (perf, 5M plays), and one core did both in turn while the other waited. The rows come
-    /// in the same order, so the tables end the same.
+    /// in the same order, so the tables end the same. If no thread can be started, the sums
+    /// are made first on the writer's own, as before.
     static func write(_ plays: ImportRollups, entities: [Entities?], in db: Database) throws {
         guard plays.count > 0 else { return }
-        let pipe = RowPipe()
         // The orders by period are sorted here, not on the summing thread: memory a thread
         // takes comes from a malloc arena of its own and stays held there (sorted there, the
         // peak of a 5M-play import was 16 MiB above the one-thread import's; here, 9 MiB).
@@ -101,26 +101,33 @@ struct ImportEntityRollups {
             byYear: ImportRollups.sorted(identity, by: plays.yearOf, buckets: plays.years.count),
             byMonth: ImportRollups.sorted(identity, by: plays.monthOf, buckets: plays.months.count),
             byDay: ImportRollups.sorted(identity, by: plays.dayOf, buckets: plays.days.count)))
+        var pipe = RowPipe()
         let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        let started = startThread { [pipe] in
             sum(input.plays, entities: input.entities, orders: input.orders, into: pipe)
             pipe.end()
             done.signal()
         }
-        thread.stackSize = 1 << 20
-        thread.start()
-        // Stops the summing (if a write failed) and waits for it before its texts are freed.
+        if !started {
+            pipe = RowPipe(capacity: .max)
+            sum(plays, entities: entities, orders: input.orders, into: pipe)
+            pipe.end()
+            done.signal()
+        }
+        var upsert: BulkInsert?
+        // Stops the summing (if a write failed) and waits for it; its texts are freed once
+        // no statement binds them.
         defer {
             pipe.cancel()
             done.wait()
+            upsert?.forgetBindings()
             pipe.freeTexts()
         }
-        var upsert: BulkInsert?
-        var current: Table?
+        var current = -1
         while let block = pipe.take() {
-            if block.table.name != current?.name {
+            if block.table.number != current {
                 try upsert?.finish()
-                current = block.table
+                current = block.table.number
                 upsert = BulkInsert(db, columns: block.table.columns) { values in
                     """
                     INSERT INTO \(block.table.name) (\(block.table.keys.joined(separator: ", ")), plays, skips, played_s) VALUES \(values)
@@ -137,6 +144,34 @@ struct ImportEntityRollups {
             }
         }
         try upsert?.finish()
+    }
+
+    /// Runs `body` on a new thread (1 MiB of stack); false if none could be started
+    /// (Foundation's `Thread` does not say so: the writer would wait for ever).
+    static func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+        guard !refusesThreads else { return false }
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 1 << 20)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        let box = Unmanaged.passRetained(ThreadBody(body))
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { argument in
+            let body = Unmanaged<ThreadBody>.fromOpaque(argument!).takeRetainedValue()
+            body.run()
+            return nil
+        }, box.toOpaque())
+        if result != 0 { box.release() }
+        return result == 0
+    }
+
+    /// Tests: as if no thread could be started.
+    @TaskLocal static var refusesThreads = false
+
+    private final class ThreadBody: @unchecked Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 
     /// The plays and their tracks' entities, read (never changed) by the summing thread.
@@ -156,8 +191,10 @@ struct ImportEntityRollups {
         let identity, byYear, byMonth, byDay: [Int32]
     }
 
-    /// A table written: its name and key columns (then plays, skips, played_s).
+    /// A table written: its place in the sequence, name and key columns (then plays, skips,
+    /// played_s).
     struct Table {
+        let number: Int
         let name: String
         let keys: [String]
         var columns: Int { keys.count + 3 }
@@ -186,24 +223,24 @@ struct ImportEntityRollups {
         let year = { (i: Int) in text(String(plays.years[Int(plays.yearOf[i])])) }
         let month = { (i: Int) in text(LocalSlot.monthText(plays.months[Int(plays.monthOf[i])])) }
         let day = { (i: Int) in BulkInsert.Value.text(plays.days[Int(plays.dayOf[i])].dayText) }
+        // The tables in the order the writer writes them, each numbered (`Table.number`).
+        var tables: [(order: [Int32], groups: [Int32]?, period: ((Int) -> BulkInsert.Value)?, entities: Numbering?, hours: Bool,
+                      name: String, keys: [String])] = []
         for (numbering, name, column) in [(artists, "artist", "artist_id"), (albums, "album", "album_id")] {
-            guard sum(plays, order: identity, groups: nil, period: nil, entities: numbering,
-                      table: Table(name: "rollup_\(name)_total", keys: [column]), into: pipe),
-                  sum(plays, order: byYear, groups: plays.yearOf, period: year, entities: numbering,
-                      table: Table(name: "rollup_year_\(name)", keys: ["year", column]), into: pipe),
-                  sum(plays, order: byMonth, groups: plays.monthOf, period: month, entities: numbering,
-                      table: Table(name: "rollup_month_\(name)", keys: ["month", column]), into: pipe),
-                  sum(plays, order: byDay, groups: plays.dayOf, period: day, entities: numbering,
-                      table: Table(name: "rollup_day_\(name)", keys: ["day", column]), into: pipe) else { return }
+            tables.append((identity, nil, nil, numbering, false, "rollup_\(name)_total", [column]))
+            tables.append((byYear, plays.yearOf, year, numbering, false, "rollup_year_\(name)", ["year", column]))
+            tables.append((byMonth, plays.monthOf, month, numbering, false, "rollup_month_\(name)", ["month", column]))
+            tables.append((byDay, plays.dayOf, day, numbering, false, "rollup_day_\(name)", ["day", column]))
         }
-        _ = sum(plays, order: byYear, groups: plays.yearOf, period: year, entities: nil,
-                table: Table(name: "rollup_year_total", keys: ["year"]), into: pipe)
-            && sum(plays, order: byMonth, groups: plays.monthOf, period: month, entities: nil,
-                   table: Table(name: "rollup_month_total", keys: ["month"]), into: pipe)
-            && sum(plays, order: byDay, groups: plays.dayOf, period: day, entities: nil,
-                   table: Table(name: "rollup_day_total", keys: ["day"]), into: pipe)
-            && sum(plays, order: byYear, groups: plays.yearOf, period: year, entities: nil, hours: true,
-                   table: Table(name: "rollup_year_hour", keys: ["year", "hour"]), into: pipe)
+        tables.append((byYear, plays.yearOf, year, nil, false, "rollup_year_total", ["year"]))
+        tables.append((byMonth, plays.monthOf, month, nil, false, "rollup_month_total", ["month"]))
+        tables.append((byDay, plays.dayOf, day, nil, false, "rollup_day_total", ["day"]))
+        tables.append((byYear, plays.yearOf, year, nil, true, "rollup_year_hour", ["year", "hour"]))
+        for (number, t) in tables.enumerated() {
+            guard !pipe.isCancelled,
+                  sum(plays, order: t.order, groups: t.groups, period: t.period, entities: t.entities, hours: t.hours,
+                      table: Table(number: number, name: t.name, keys: t.keys), into: pipe) else { return }
+        }
     }
 
     /// One table's rows, one per key, handed to `pipe` in blocks. `order`: the plays, grouped
@@ -239,7 +276,7 @@ struct ImportEntityRollups {
             }
             // Keys in order: each B-tree appended to rather than written all over.
             if let entities { touched.sort { entities.ids[Int($0)] < entities.ids[Int($1)] } } else { touched.sort() }
-            let periodValue = period?(first)
+            let periodValue = touched.isEmpty ? nil : period?(first)
             for slot in touched {
                 if let periodValue { block.append(periodValue) }
                 if let entities { block.append(.int(entities.ids[Int(slot)])) } else if hours { block.append(.int(Int64(slot))) }
@@ -260,7 +297,8 @@ struct ImportEntityRollups {
 }
 
 /// Blocks of rows from the thread that sums them to the writer, a few at a time: the
-/// summing runs ahead of the writer by at most `capacity` blocks (memory stays small).
+/// summing runs ahead of the writer by at most `capacity` blocks waiting, and the one it is
+/// filling (memory stays small).
 final class RowPipe: @unchecked Sendable {
     struct Block {
         let table: ImportEntityRollups.Table
@@ -269,7 +307,14 @@ final class RowPipe: @unchecked Sendable {
     }
 
     static let rowsPerBlock = 4096
-    static let capacity = 4
+    static let defaultCapacity = 4
+
+    /// The most blocks waiting for the writer.
+    let capacity: Int
+
+    init(capacity: Int = RowPipe.defaultCapacity) {
+        self.capacity = capacity
+    }
 
     private let condition = NSCondition()
     private var blocks: [Block] = []
@@ -282,7 +327,7 @@ final class RowPipe: @unchecked Sendable {
     func put(_ block: Block) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while blocks.count >= Self.capacity && !cancelled { condition.wait() }
+        while blocks.count >= capacity && !cancelled { condition.wait() }
         guard !cancelled else { return false }
         blocks.append(block)
         condition.broadcast()
@@ -303,6 +348,13 @@ final class RowPipe: @unchecked Sendable {
         cancelled = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Whether the writer gave up.
+    var isCancelled: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return cancelled
     }
 
     /// The next block, in order; nil at the end.

@@ -81,7 +81,8 @@ private final class Counter: @unchecked Sendable {
         let bulk = try Store.open(path: dir.file("bulk.sqlite"), timeZone: zone)
         let reference = try Store.open(path: dir.file("ref.sqlite"), timeZone: zone)
         defer { try? bulk.close(); try? reference.close() }
-        // More artists and albums in a day than a block holds, some played again, awkward seconds.
+        // More artists and albums than a block holds (over a few weeks), some played again,
+        // awkward seconds.
         let artists = RowPipe.rowsPerBlock * 2 + 300
         var state: UInt64 = 11
         func random(_ n: Int) -> Int {
@@ -107,35 +108,92 @@ private final class Counter: @unchecked Sendable {
         #expect(dump == (try reference.entityRollupDump()))
     }
 
+    /// Without a thread to sum on (none could be started), the writer sums first, then
+    /// writes: the same rows.
+    @Test func withoutAThreadTheRollupsAreSummedFirstAndTheSame() throws {
+        let dir = try TemporaryDirectory()
+        let bulk = try Store.open(path: dir.file("bulk.sqlite"), timeZone: zone)
+        let reference = try Store.open(path: dir.file("ref.sqlite"), timeZone: zone)
+        defer { try? bulk.close(); try? reference.close() }
+        let all = Self.listens(count: 2000, seed: 5)
+        let imported = try ImportEntityRollups.$refusesThreads.withValue(true) { () throws -> Int in
+            #expect(!ImportEntityRollups.startThread {})
+            return try ListenImportSession(store: bulk, source: "import:test").insert(all).imported
+        }
+        #expect(imported == all.count)
+        try reference.logThroughTriggers(all)
+        #expect(try bulk.entityRollupDump().count > 100)
+        #expect(try bulk.entityRollupDump() == (try reference.entityRollupDump()))
+    }
+
     /// The summing thread waits while the writer is behind, hands its blocks on in order, and
     /// stops when the writer gives up (a write failed) instead of waiting for ever.
     @Test func theRowPipeKeepsOrderWaitsAndStopsWhenTheWriterGivesUp() throws {
-        let table = ImportEntityRollups.Table(name: "t", keys: ["k"])
+        let table = ImportEntityRollups.Table(number: 0, name: "t", keys: ["k"])
         let pipe = RowPipe()
+        defer { pipe.cancel() }
         let finished = DispatchSemaphore(value: 0)
         let handed = Counter()
-        Thread {
+        #expect(ImportEntityRollups.startThread {
             for n in 0..<1000 {
                 guard pipe.put(RowPipe.Block(table: table, values: [.int(Int64(n))])) else { break }
                 handed.add()
             }
             pipe.end()
             finished.signal()
-        }.start()
+        })
         for n in 0..<10 {
-            guard case .int(let value)? = pipe.take()?.values.first else { Issue.record("no block \(n)"); return }
+            let block = try #require(pipe.take(), "block \(n)")
+            guard case .int(let value)? = block.values.first else { Issue.record("block \(n) holds no number"); return }
             #expect(value == Int64(n))
         }
-        // Not taken: the thread stops at the pipe's capacity, then at the cancel.
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(handed.value == 10 + RowPipe.capacity)
+        // Not taken: the thread fills the pipe and waits there (however slow this machine is).
+        let deadline = Date().addingTimeInterval(20)
+        while handed.value < 10 + pipe.capacity && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(handed.value == 10 + pipe.capacity)
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(handed.value == 10 + pipe.capacity)
+        // The writer gives up: the thread stops at once.
         pipe.cancel()
-        #expect(finished.wait(timeout: .now() + 10) == .success)
-        #expect(handed.value == 10 + RowPipe.capacity)
+        try #require(finished.wait(timeout: .now() + 20) == .success)
+        #expect(handed.value == 10 + pipe.capacity)
+        #expect(pipe.isCancelled)
         // What was handed before the cancel is still there; then the end.
         var rest = 0
         while pipe.take() != nil { rest += 1 }
-        #expect(rest == RowPipe.capacity)
+        #expect(rest == pipe.capacity)
+    }
+
+    /// A rollup write that fails while the summing thread waits for room ends the import
+    /// with SQLite's error, at once, and the transaction leaves nothing behind.
+    @Test func aFailedRollupWriteStopsTheSummingAndWritesNothing() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("bulk.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        try store.logThroughTriggers(Self.listens(count: 20))
+        try store.write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse BEFORE INSERT ON rollup_month_artist BEGIN SELECT RAISE(ABORT, 'no room for this row'); END")
+        }
+        // Many artists: the tables before the month's fill the pipe, which waits for the writer.
+        var at: Int64 = 1_711_800_000_000
+        let many: [ImportedListen] = (0..<(RowPipe.rowsPerBlock * 3)).map { n in
+            at += 200_000
+            return ImportedListen(track: Track(title: "Song \(n)", artist: "Artist \(n)", album: "Album \(n)", durationSeconds: 200),
+                                  startedAtMs: at, playedSeconds: 180, counted: true)
+        }
+        func trackCount() throws -> Int? { try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks") } }
+        let before = try store.rollupDump(), plays = try store.playDump(), tracks = try trackCount()
+        let began = Date()
+        do {
+            _ = try ListenImportSession(store: store, source: "import:test").insert(many)
+            Issue.record("the import went through")
+        } catch {
+            #expect("\(error)".contains("no room for this row"))
+        }
+        #expect(Date().timeIntervalSince(began) < 60)
+        #expect(try store.rollupDump() == before)
+        #expect(try store.playDump() == plays)
+        #expect(try trackCount() == tracks)
     }
 
     /// A transaction of several batches (as `pacenote import` stores a file: chunks from the
