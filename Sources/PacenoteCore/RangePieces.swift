@@ -97,3 +97,49 @@ public struct RangePieces: Equatable, Sendable {
         return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 }
+
+extension RangePieces.DayRun {
+    /// How a run of days within one month is read from its month's rollup row, which holds
+    /// the month and its first half (days 1 to `firstHalfEnd`; the second half is the month
+    /// less the first), and from the fewest day rows: in each half it touches, either its
+    /// days there are read, or the whole half is taken and the half's other days taken off —
+    /// whichever reads fewer days (the days, when as few: nothing is taken off).
+    public struct Reading: Equatable, Sendable {
+        /// The month's halves taken whole.
+        public var firstHalf = false
+        public var secondHalf = false
+        /// Days (`YYYY-MM-DD`) added, and taken off.
+        public var added: [String] = []
+        public var takenOff: [String] = []
+
+        public init(firstHalf: Bool = false, secondHalf: Bool = false, added: [String] = [], takenOff: [String] = []) {
+            self.firstHalf = firstHalf
+            self.secondHalf = secondHalf
+            self.added = added
+            self.takenOff = takenOff
+        }
+    }
+
+    /// This run's reading, its first half ending on day `firstHalfEnd`; nil when the run is
+    /// not valid days of one month in order.
+    public func reading(firstHalfEnd: Int) -> Reading? {
+        guard let start = RangePieces.Day(from), let end = RangePieces.Day(to), start.month == end.month, start.day <= end.day,
+              firstHalfEnd >= 1, firstHalfEnd < start.month.days else { return nil }
+        let prefix = String(from.prefix(8))
+        func days(_ range: ClosedRange<Int>) -> [String] { range.map { prefix + ($0 < 10 ? "0" : "") + String($0) } }
+        var reading = Reading()
+        for (half, isFirst) in [(1...firstHalfEnd, true), ((firstHalfEnd + 1)...start.month.days, false)] {
+            let from = max(half.lowerBound, start.day), to = min(half.upperBound, end.day)
+            guard from <= to else { continue }
+            let read = to - from + 1, rest = half.count - read
+            if rest > 0 && read <= rest {
+                reading.added += days(from...to)
+                continue
+            }
+            if isFirst { reading.firstHalf = true } else { reading.secondHalf = true }
+            if from > half.lowerBound { reading.takenOff += days(half.lowerBound...(from - 1)) }
+            if to < half.upperBound { reading.takenOff += days((to + 1)...half.upperBound) }
+        }
+        return reading
+    }
+}

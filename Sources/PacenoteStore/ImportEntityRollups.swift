@@ -39,10 +39,18 @@ struct ImportEntityRollups {
         var plays: Int64 = 0
         var skips: Int64 = 0
         var seconds = 0.0
+        /// The month's first half (`MonthHalves`), summed for a month table only.
+        var firstHalfPlays: Int64 = 0
+        var firstHalfSeconds = 0.0
 
         mutating func add(counted: Bool, played: Double) {
             if counted { plays += 1 } else { skips += 1 }
             seconds += played
+        }
+
+        mutating func addFirstHalf(counted: Bool, played: Double) {
+            if counted { firstHalfPlays += 1 }
+            firstHalfSeconds += played
         }
     }
 
@@ -128,10 +136,12 @@ struct ImportEntityRollups {
             if block.table.number != current {
                 try upsert?.finish()
                 current = block.table.number
-                upsert = BulkInsert(db, columns: block.table.columns) { values in
+                let table = block.table
+                upsert = BulkInsert(db, columns: table.columns) { values in
                     """
-                    INSERT INTO \(block.table.name) (\(block.table.keys.joined(separator: ", ")), plays, skips, played_s) VALUES \(values)
-                    ON CONFLICT (\(block.table.keys.joined(separator: ", "))) DO UPDATE SET \(EntityRollups.upsert)
+                    INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s\(
+                      table.halves ? ", " + MonthHalves.columns : "")) VALUES \(values)
+                    ON CONFLICT (\(table.keys.joined(separator: ", "))) DO UPDATE SET \(EntityRollups.upsert(halves: table.halves))
                     """
                 }
             }
@@ -192,12 +202,13 @@ struct ImportEntityRollups {
     }
 
     /// A table written: its place in the sequence, name and key columns (then plays, skips,
-    /// played_s).
+    /// played_s, and a month table's halves: `MonthHalves`).
     struct Table {
         let number: Int
         let name: String
         let keys: [String]
-        var columns: Int { keys.count + 3 }
+        var halves = false
+        var columns: Int { keys.count + (halves ? 5 : 3) }
     }
 
     /// Sums the plays' rows, table after table, into `pipe`. Stops early if it is cancelled.
@@ -223,6 +234,7 @@ struct ImportEntityRollups {
         let year = { (i: Int) in text(String(plays.years[Int(plays.yearOf[i])])) }
         let month = { (i: Int) in text(LocalSlot.monthText(plays.months[Int(plays.monthOf[i])])) }
         let day = { (i: Int) in BulkInsert.Value.text(plays.days[Int(plays.dayOf[i])].dayText) }
+        let firstHalf = { (i: Int) in plays.firstHalfOfDay[Int(plays.dayOf[i])] }
         // The tables in the order the writer writes them, each numbered (`Table.number`).
         var tables: [(order: [Int32], groups: [Int32]?, period: ((Int) -> BulkInsert.Value)?, entities: Numbering?, hours: Bool,
                       name: String, keys: [String])] = []
@@ -237,9 +249,12 @@ struct ImportEntityRollups {
         tables.append((byDay, plays.dayOf, day, nil, false, "rollup_day_total", ["day"]))
         tables.append((byYear, plays.yearOf, year, nil, true, "rollup_year_hour", ["year", "hour"]))
         for (number, t) in tables.enumerated() {
+            // The artists' and albums' month rows hold their halves (the months' totals need none).
+            let halves = t.entities != nil && t.keys[0] == "month"
             guard !pipe.isCancelled,
                   sum(plays, order: t.order, groups: t.groups, period: t.period, entities: t.entities, hours: t.hours,
-                      table: Table(number: number, name: t.name, keys: t.keys), into: pipe) else { return }
+                      firstHalf: halves ? firstHalf : nil,
+                      table: Table(number: number, name: t.name, keys: t.keys, halves: halves), into: pipe) else { return }
         }
     }
 
@@ -247,8 +262,10 @@ struct ImportEntityRollups {
     /// by period (`groups[i]`, or one group) and in the order they came within it. The
     /// entities of a play are its track's run in `entities`, its hour (`hours`), or none (the
     /// period alone). False: cancelled.
+    /// `firstHalf(i)`: whether play i is in its month's first half, for a table with halves.
     private static func sum(_ plays: ImportRollups, order: [Int32], groups: [Int32]?, period: ((Int) -> BulkInsert.Value)?,
-                            entities: Numbering?, hours: Bool = false, table: Table, into pipe: RowPipe) -> Bool {
+                            entities: Numbering?, hours: Bool = false, firstHalf: ((Int) -> Bool)? = nil,
+                            table: Table, into pipe: RowPipe) -> Bool {
         let slots = entities?.ids.count ?? (hours ? 24 : 1)
         var sums = [Sums](repeating: Sums(), count: slots)
         var touched: [Int32] = []
@@ -262,9 +279,11 @@ struct ImportEntityRollups {
             for j in g..<end {
                 let i = Int(order[j])
                 let counted = plays.counted[i], played = plays.played[i]
+                let inFirstHalf = firstHalf?(i) ?? false
                 func add(_ slot: Int32) {
                     if sums[Int(slot)].plays == 0 && sums[Int(slot)].skips == 0 { touched.append(slot) }
                     sums[Int(slot)].add(counted: counted, played: played)
+                    if inFirstHalf { sums[Int(slot)].addFirstHalf(counted: counted, played: played) }
                 }
                 if let entities {
                     let ref = Int(plays.refs[i])
@@ -283,6 +302,10 @@ struct ImportEntityRollups {
                 block.append(.int(sums[Int(slot)].plays))
                 block.append(.int(sums[Int(slot)].skips))
                 block.append(.real(sums[Int(slot)].seconds))
+                if table.halves {
+                    block.append(.int(sums[Int(slot)].firstHalfPlays))
+                    block.append(.real(sums[Int(slot)].firstHalfSeconds))
+                }
                 sums[Int(slot)] = Sums()
                 if block.count >= RowPipe.rowsPerBlock * table.columns {
                     guard pipe.put(RowPipe.Block(table: table, values: block)) else { return false }

@@ -33,6 +33,8 @@ struct ImportRollups {
     private(set) var months: [Int32] = []
     /// The index into `months` of each of `days`.
     private var monthOfDay: [Int32] = []
+    /// Whether each of `days` is in its month's first half (`MonthHalves`).
+    private(set) var firstHalfOfDay: [Bool] = []
 
     init(capacity: Int) {
         refs.reserveCapacity(capacity)
@@ -62,6 +64,9 @@ struct ImportRollups {
                 months.append(local.month)
             }
             monthOfDay.append(month)
+            // `YYYY-MM-DD`: the day of the month is its ninth and tenth characters.
+            let dayOfMonth = (Int(local.dayText[8]) - 48) * 10 + Int(local.dayText[9]) - 48
+            firstHalfOfDay.append(dayOfMonth <= MonthHalves.lastDayOfFirst)
         }
         lastDay = (local.dayNumber, day)
         var year = Int32(years.firstIndex(of: local.year) ?? -1)
@@ -109,7 +114,7 @@ struct ImportRollups {
         }
         let newMonths = try Self.after(months.map(LocalSlot.monthText), "month", of: "rollup_month_track", in: db)
         try write(Self.sorted(byTrack, by: monthOf, buckets: months.count), key: (monthOf, refs), name: "rollup_month_track",
-                  keys: ["month", "track_id"], isNew: { newMonths[Int(monthOf[$0])] }, in: db) { i in
+                  keys: ["month", "track_id"], halves: true, isNew: { newMonths[Int(monthOf[$0])] }, in: db) { i in
             (.text(monthTexts[Int(monthOf[i])]), .int(trackIDs[Int(refs[i])]))
         }
         try writeFirstPlays(byTrack, trackIDs: trackIDs, in: db)
@@ -176,11 +181,15 @@ struct ImportRollups {
 
     /// Writes one table: `order` has the plays sorted by `key`, each key's plays in the
     /// order they came. `isNew(i)`: no row with play i's key is stored (its period is
-    /// later than any stored). `keyValues(i)`: play i's key.
-    private func write(_ order: [Int32], key: ([Int32], [Int32]), name: String, keys: [String], isNew: (Int) -> Bool,
-                       in db: Database, keyValues: (Int) -> (BulkInsert.Value, BulkInsert.Value?)) throws {
+    /// later than any stored). `keyValues(i)`: play i's key. `halves`: the table is
+    /// `rollup_month_track`, whose rows hold their month's first half too (`MonthHalves`):
+    /// its plays and seconds, summed as the trigger sums them (a second half's play adds 0).
+    private func write(_ order: [Int32], key: ([Int32], [Int32]), name: String, keys: [String], halves: Bool = false,
+                       isNew: (Int) -> Bool, in db: Database, keyValues: (Int) -> (BulkInsert.Value, BulkInsert.Value?)) throws {
         let n = Int32(keys.count)
         let columns = keys.joined(separator: ", ")
+        let halfColumns = halves ? ", " + MonthHalves.columns : ""
+        let isFirst = { (i: Int) in firstHalfOfDay[Int(dayOf[i])] }
         let placeholders = (1...keys.count).map { "?\($0)" }.joined(separator: ", ")
         let match = keys.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: " AND ")
         func bindKey(_ statement: RawStatement, _ i: Int) {
@@ -190,31 +199,39 @@ struct ImportRollups {
         }
         // A key with one play, or whose row is new: many rows to a statement (`BulkInsert`).
         // A new row gets the batch's sums; a stored row gets its one play's seconds added.
-        var bulk = BulkInsert(db, columns: keys.count + 3) { values in
+        var bulk = BulkInsert(db, columns: keys.count + (halves ? 5 : 3)) { values in
             """
-            INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES \(values)
-            ON CONFLICT (\(columns)) DO UPDATE SET plays = plays + excluded.plays, skips = skips + excluded.skips,
-              played_s = played_s + excluded.played_s
+            INSERT INTO \(name) (\(columns), plays, skips, played_s\(halfColumns)) VALUES \(values)
+            ON CONFLICT (\(columns)) DO UPDATE SET \(EntityRollups.upsert(halves: halves))
             """
         }
         // A key with a few plays in the batch that may be stored: one upsert. A new row gets
         // the batch's sums; a stored row gets each play's seconds added in order — SQL's + is
         // left-associative, and unused addends are 0.0, which adds nothing.
+        // (The halves' values follow: first-half plays ?h, its seconds ?h+1, then their addends.)
         let addends = Self.addends
         let sums = (1...addends).map { " + ?\(n + 3 + Int32($0))" }.joined()
+        let h = n + 4 + addends
+        let halfValues = halves ? ", ?\(h), ?\(h + 1)" : ""
+        let halfSums = (1...addends).map { " + ?\(h + 1 + Int32($0))" }.joined()
+        let halfUpsert = halves
+            ? ", first_half_plays = first_half_plays + excluded.first_half_plays, first_half_played_s = first_half_played_s\(halfSums)" : ""
         let upsert = try RawStatement(db, """
-            INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3))
+            INSERT INTO \(name) (\(columns), plays, skips, played_s\(halfColumns))
+              VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3)\(halfValues))
             ON CONFLICT (\(columns)) DO UPDATE SET plays = plays + excluded.plays, skips = skips + excluded.skips,
-              played_s = played_s\(sums)
+              played_s = played_s\(sums)\(halfUpsert)
             """)
         // More plays: a new row as above, or the stored seconds read and the plays added one by one.
         let insert = try RawStatement(db, """
-            INSERT INTO \(name) (\(columns), plays, skips, played_s) VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3))
+            INSERT INTO \(name) (\(columns), plays, skips, played_s\(halfColumns))
+              VALUES (\(placeholders), ?\(n + 1), ?\(n + 2), ?\(n + 3)\(halfValues))
             ON CONFLICT (\(columns)) DO NOTHING
             """)
-        let select = try RawStatement(db, "SELECT played_s FROM \(name) WHERE \(match)")
+        let select = try RawStatement(db, "SELECT played_s\(halves ? ", first_half_played_s" : "") FROM \(name) WHERE \(match)")
+        let halfUpdate = halves ? ", first_half_plays = first_half_plays + ?\(h), first_half_played_s = ?\(h + 1)" : ""
         let update = try RawStatement(db, """
-            UPDATE \(name) SET plays = plays + ?\(n + 1), skips = skips + ?\(n + 2), played_s = ?\(n + 3) WHERE \(match)
+            UPDATE \(name) SET plays = plays + ?\(n + 1), skips = skips + ?\(n + 2), played_s = ?\(n + 3)\(halfUpdate) WHERE \(match)
             """)
         // The statements stay in GRDB's cache: they must not keep pointers to the day texts.
         defer { for statement in [upsert, insert, select, update] { statement.clearBindings() } }
@@ -226,10 +243,16 @@ struct ImportRollups {
             var end = g + 1
             while end < order.count, major[Int(order[end])] == major[first], minor[Int(order[end])] == minor[first] { end += 1 }
             var plays: Int64 = 0, seconds = 0.0
+            // The first half's: a trigger's first play sets 0 or its seconds, each next adds 0 or its.
+            var firstPlays: Int64 = 0, firstSeconds = 0.0
             for j in g..<end {
                 let i = Int(order[j])
                 if counted[i] { plays += 1 }
                 seconds = j == g ? played[i] : seconds + played[i]
+                if halves && isFirst(i) {
+                    if counted[i] { firstPlays += 1 }
+                    firstSeconds += played[i]
+                }
             }
             let skips = Int64(end - g) - plays
             if end - g == 1 || isNew(first) {
@@ -239,6 +262,10 @@ struct ImportRollups {
                 bulk.append(plays)
                 bulk.append(skips)
                 bulk.append(seconds)
+                if halves {
+                    bulk.append(firstPlays)
+                    bulk.append(firstSeconds)
+                }
                 try bulk.endRow()
             } else if end - g <= Int(addends) {
                 bindKey(upsert, first)
@@ -248,22 +275,44 @@ struct ImportRollups {
                 for k in 0..<Int(addends) {
                     upsert.bind(n + 4 + Int32(k), g + k < end ? played[Int(order[g + k])] : 0.0)
                 }
+                if halves {
+                    upsert.bind(h, firstPlays)
+                    upsert.bind(h + 1, firstSeconds)
+                    for k in 0..<Int(addends) {
+                        let i = g + k < end ? Int(order[g + k]) : -1
+                        upsert.bind(h + 2 + Int32(k), i >= 0 && isFirst(i) ? played[i] : 0.0)
+                    }
+                }
                 _ = try upsert.step()
             } else {
                 bindKey(insert, first)
                 insert.bind(n + 1, plays)
                 insert.bind(n + 2, skips)
                 insert.bind(n + 3, seconds)
+                if halves {
+                    insert.bind(h, firstPlays)
+                    insert.bind(h + 1, firstSeconds)
+                }
                 _ = try insert.step()
                 if sqlite3_changes(db.sqliteConnection) == 0 {
                     bindKey(select, first)
-                    var stored = try select.step() ? select.double(0) : 0
+                    let found = try select.step()
+                    var stored = found ? select.double(0) : 0
+                    var storedFirst = found && halves ? select.double(1) : 0
                     select.reset()
-                    for j in g..<end { stored += played[Int(order[j])] }
+                    for j in g..<end {
+                        let i = Int(order[j])
+                        stored += played[i]
+                        if halves { storedFirst += isFirst(i) ? played[i] : 0.0 }
+                    }
                     bindKey(update, first)
                     update.bind(n + 1, plays)
                     update.bind(n + 2, skips)
                     update.bind(n + 3, stored)
+                    if halves {
+                        update.bind(h, firstPlays)
+                        update.bind(h + 1, storedFirst)
+                    }
                     _ = try update.step()
                 }
             }

@@ -38,6 +38,7 @@ enum Schema {
         // (Immediate foreign-key checks: GRDB's deferred check reads every reference of a
         // long history, and this migration changes none.)
         m.registerMigration("v19.track-source-check", foreignKeyChecks: .immediate, migrate: v19TrackSourceCheck)
+        m.registerMigration("v20.month-halves", foreignKeyChecks: .immediate, migrate: v20MonthHalves)
         return m
     }
 
@@ -230,23 +231,27 @@ enum Schema {
     }
 
     /// The statements that add (`NEW`) or remove (`OLD`) one play from every rollup of `tables`.
+    /// (`halves`: `rollup_month_track`'s halves too, from v20 on: `MonthHalves`.)
     static func rollupStatements(_ row: String, adding: Bool,
-                                 tables: [(table: String, keys: [(column: String, expression: String)])] = rollups) -> String {
+                                 tables: [(table: String, keys: [(column: String, expression: String)])] = rollups,
+                                 halves: Bool = false) -> String {
         tables.map { table, keys in
             let columns = keys.map(\.column).joined(separator: ", ")
             let rowValues = keys.map { value(of: $0.expression, in: row) }
             let match = zip(keys, rowValues).map { "\($0.column) = \($1)" }.joined(separator: " AND ")
+            let withHalves = halves && keys.first?.column == "month"
             if adding {
                 return """
-                    INSERT INTO \(table) (\(columns), plays, skips, played_s)
-                      VALUES (\(rowValues.joined(separator: ", ")), \(row).counted, 1 - \(row).counted, \(row).played_s)
-                      ON CONFLICT (\(columns)) DO UPDATE SET
-                        plays = plays + excluded.plays, skips = skips + excluded.skips, played_s = played_s + excluded.played_s;
+                    INSERT INTO \(table) (\(columns), plays, skips, played_s\(withHalves ? ", " + MonthHalves.columns : ""))
+                      VALUES (\(rowValues.joined(separator: ", ")), \(row).counted, 1 - \(row).counted, \(row).played_s\(
+                        withHalves ? ", " + MonthHalves.values(row) : ""))
+                      ON CONFLICT (\(columns)) DO UPDATE SET \(EntityRollups.upsert(halves: withHalves));
                     """
             }
             return """
                 UPDATE \(table)
-                  SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted), played_s = played_s - \(row).played_s
+                  SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted), played_s = played_s - \(row).played_s\(
+                    withHalves ? ", " + MonthHalves.subtract(row) : "")
                   WHERE \(match);
                 DELETE FROM \(table) WHERE \(match) AND plays = 0 AND skips = 0;
                 """
@@ -561,7 +566,7 @@ enum Schema {
             INSERT INTO rollup_month_track (month, track_id, plays, skips, played_s)
               SELECT substr(day, 1, 7), track_id, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_track GROUP BY 1, 2;
             """)
-        for table in EntityRollups.monthTables { try EntityRollups.rebuild(table, in: db) }
+        for table in EntityRollups.monthTables { try EntityRollups.rebuild(table, halves: false, in: db) }
         try EntityRollups.rebuildMonthTotals(in: db)
         // Plays by local day were read only by the song of the day, which finds a few days'
         // plays through `plays_started` as well; the index cost a bulk import about a
@@ -607,18 +612,18 @@ enum Schema {
 
     /// The triggers that keep the entity rollups `tables` (and the period totals; `v7`: v7's
     /// only) as plays come, go and change.
-    static func entityTriggers(_ tables: [EntityRollups.Table], v7: Bool = false) -> String {
+    static func entityTriggers(_ tables: [EntityRollups.Table], v7: Bool = false, halves: Bool = false) -> String {
         """
         CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
-        \(EntityRollups.statements("NEW", adding: true, v7: v7, tables: tables))
+        \(EntityRollups.statements("NEW", adding: true, v7: v7, tables: tables, halves: halves))
         END;
         CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
-        \(EntityRollups.statements("OLD", adding: false, v7: v7, tables: tables))
+        \(EntityRollups.statements("OLD", adding: false, v7: v7, tables: tables, halves: halves))
         END;
         CREATE TRIGGER plays_entity_rollup_update
         AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
-        \(EntityRollups.statements("OLD", adding: false, v7: v7, tables: tables))
-        \(EntityRollups.statements("NEW", adding: true, v7: v7, tables: tables))
+        \(EntityRollups.statements("OLD", adding: false, v7: v7, tables: tables, halves: halves))
+        \(EntityRollups.statements("NEW", adding: true, v7: v7, tables: tables, halves: halves))
         END;
         """
     }
@@ -887,7 +892,7 @@ enum Schema {
     private static func v17DayEntityRollups(_ db: Database) throws {
         for table in EntityRollups.dayTables {
             try createPeriodRollup(table, in: db)
-            try EntityRollups.rebuild(table, in: db)
+            try EntityRollups.rebuild(table, halves: false, in: db)
         }
         try db.execute(sql: """
             DROP TRIGGER plays_entity_rollup_insert;
@@ -919,6 +924,47 @@ enum Schema {
         // The new version makes every connection read the schema again (this one at its next
         // statement: a rewrite SQLite could not parse would fail the migration there).
         if db.changesCount > 0 { try db.execute(sql: "PRAGMA schema_version = \(version + 1)") }
+    }
+
+    /// v20: the month rollups of tracks, artists and albums hold their month's first half
+    /// too (`MonthHalves`), summed from the day rollups; the track and entity triggers are
+    /// created again to keep them (the same statements as before, and the halves').
+    private static func v20MonthHalves(_ db: Database) throws {
+        for (entity, id) in [("track", "track_id"), ("artist", "artist_id"), ("album", "album_id")] {
+            let table = "rollup_month_\(entity)"
+            try db.execute(sql: """
+                ALTER TABLE \(table) ADD COLUMN first_half_plays INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE \(table) ADD COLUMN first_half_played_s REAL NOT NULL DEFAULT 0.0;
+                UPDATE \(table) AS m SET first_half_plays = d.plays, first_half_played_s = d.played_s
+                  FROM (SELECT substr(day, 1, 7) AS month, \(id) AS id, SUM(plays) AS plays, SUM(played_s) AS played_s
+                        FROM rollup_day_\(entity) WHERE substr(day, 9) <= '\(MonthHalves.lastDayOfFirst)' GROUP BY 1, 2) d
+                  WHERE m.month = d.month AND m.\(id) = d.id;
+                """)
+        }
+        try db.execute(sql: """
+            DROP TRIGGER plays_rollup_insert;
+            DROP TRIGGER plays_rollup_delete;
+            DROP TRIGGER plays_rollup_update;
+            CREATE TRIGGER plays_rollup_insert AFTER INSERT ON plays BEGIN
+            \(rollupStatements("NEW", adding: true, tables: trackRollups, halves: true))
+            \(firstPlayStatements("NEW", adding: true))
+            END;
+            CREATE TRIGGER plays_rollup_delete AFTER DELETE ON plays BEGIN
+            \(rollupStatements("OLD", adding: false, tables: trackRollups, halves: true))
+            \(firstPlayStatements("OLD", adding: false))
+            END;
+            CREATE TRIGGER plays_rollup_update
+            AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
+            \(rollupStatements("OLD", adding: false, tables: trackRollups, halves: true))
+            \(rollupStatements("NEW", adding: true, tables: trackRollups, halves: true))
+            \(firstPlayStatements("OLD", adding: false))
+            \(firstPlayStatements("NEW", adding: true))
+            END;
+            DROP TRIGGER plays_entity_rollup_insert;
+            DROP TRIGGER plays_entity_rollup_delete;
+            DROP TRIGGER plays_entity_rollup_update;
+            \(entityTriggers(EntityRollups.v7Tables + EntityRollups.monthTables + EntityRollups.dayTables, halves: true))
+            """)
     }
 
     /// The statements that keep `rollup_track_first` as a counted play comes (`NEW`) or goes

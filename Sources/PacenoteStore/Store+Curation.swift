@@ -406,9 +406,11 @@ extension Store {
             let period = periods[first].map { "\(first) IN (SELECT \(first) FROM \($0)) AND " } ?? ""
             try db.execute(sql: "DELETE FROM \(table) WHERE \(period)track_id IN (\(list))")
             let expressions = keys.map(\.expression).joined(separator: ", ")
+            let halves = first == "month"
             try db.execute(sql: """
-                INSERT INTO \(table) (\(keys.map(\.column).joined(separator: ", ")), plays, skips, played_s)
-                SELECT \(expressions), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays WHERE track_id IN (\(list))
+                INSERT INTO \(table) (\(keys.map(\.column).joined(separator: ", ")), plays, skips, played_s\(halves ? ", " + MonthHalves.columns : ""))
+                SELECT \(expressions), SUM(counted), SUM(1 - counted), SUM(played_s)\(halves ? ", " + MonthHalves.sums() : "")
+                FROM plays WHERE track_id IN (\(list))
                 GROUP BY \(expressions)
                 """)
         }
@@ -465,24 +467,30 @@ extension Store {
             SELECT \(idColumn), p.local_day, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s)
             FROM \(join) GROUP BY 1, 2
             """)
-        struct Sum { var plays: Int64 = 0, skips: Int64 = 0, played: Double = 0 }
+        struct Sum { var plays: Int64 = 0, skips: Int64 = 0, played: Double = 0, firstHalfPlays: Int64 = 0, firstHalfPlayed: Double = 0 }
         for table in tables {
             // Each row of the table: its period's prefix of the day (none for all time) and the id.
             var sums: [String: [Int64: Sum]] = [:]
+            let halves = table.period == .month
             for row in days {
                 let id: Int64 = row[0], day: String = row[1]
                 let key = table.period.map { String(day.prefix($0.length)) } ?? ""
                 sums[key, default: [:]][id, default: Sum()].plays += row[2]
                 sums[key, default: [:]][id, default: Sum()].skips += row[3]
                 sums[key, default: [:]][id, default: Sum()].played += row[4]
+                if halves && MonthHalves.isFirst(day: day) {
+                    sums[key]![id]!.firstHalfPlays += row[2]
+                    sums[key]![id]!.firstHalfPlayed += row[4]
+                }
             }
             let insert = try db.makeStatement(sql: """
-                INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s)
-                VALUES (\(Array(repeating: "?", count: table.keys.count + 3).joined(separator: ", ")))
+                INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s\(halves ? ", " + MonthHalves.columns : ""))
+                VALUES (\(Array(repeating: "?", count: table.keys.count + (halves ? 5 : 3)).joined(separator: ", ")))
                 """)
             for (key, byID) in sums {
                 for (id, sum) in byID {
-                    let values: [DatabaseValueConvertible] = [id, sum.plays, sum.skips, sum.played]
+                    var values: [DatabaseValueConvertible] = [id, sum.plays, sum.skips, sum.played]
+                    if halves { values += [sum.firstHalfPlays, sum.firstHalfPlayed] }
                     try insert.execute(arguments: StatementArguments(table.period == nil ? values : [key] + values))
                 }
             }

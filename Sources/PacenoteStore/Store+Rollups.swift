@@ -50,9 +50,11 @@ extension Store {
             for (table, keys) in Schema.trackRollups {
                 let columns = keys.map(\.column).joined(separator: ", ")
                 let expressions = keys.map(\.expression).joined(separator: ", ")
+                let halves = keys[0].column == "month"
                 try db.execute(sql: """
-                    INSERT INTO \(table) (\(columns), plays, skips, played_s)
-                      SELECT \(expressions), SUM(counted), SUM(1 - counted), SUM(played_s) FROM plays GROUP BY \(expressions)
+                    INSERT INTO \(table) (\(columns), plays, skips, played_s\(halves ? ", " + MonthHalves.columns : ""))
+                      SELECT \(expressions), SUM(counted), SUM(1 - counted), SUM(played_s)\(halves ? ", " + MonthHalves.sums() : "")
+                      FROM plays GROUP BY \(expressions)
                     """)
             }
             // Artists', albums' and years' rollups are sums of the track rollups just built.

@@ -37,6 +37,57 @@ import Testing
         }
     }
 
+    /// A run within one month is read as its month row's halves and the fewest days: the
+    /// bench's "30 days across two months" as a half less a day and a half; a run inside a
+    /// half as its days; ties as days (nothing taken off).
+    @Test func aRunIsReadAsHalvesAndTheFewestDays() {
+        typealias Reading = Run.Reading
+        #expect(Run(from: "2020-05-17", to: "2020-05-31").reading(firstHalfEnd: 15)
+                == Reading(secondHalf: true, takenOff: ["2020-05-16"]))
+        #expect(Run(from: "2020-06-01", to: "2020-06-15").reading(firstHalfEnd: 15) == Reading(firstHalf: true))
+        #expect(Run(from: "2020-06-10", to: "2020-06-20").reading(firstHalfEnd: 15)
+                == Reading(added: ["2020-06-10", "2020-06-11", "2020-06-12", "2020-06-13", "2020-06-14", "2020-06-15",
+                                   "2020-06-16", "2020-06-17", "2020-06-18", "2020-06-19", "2020-06-20"]))
+        // The first half less days 1-3, and the whole second (April: 30 days).
+        #expect(Run(from: "2024-04-04", to: "2024-04-30").reading(firstHalfEnd: 15)
+                == Reading(firstHalf: true, secondHalf: true, takenOff: ["2024-04-01", "2024-04-02", "2024-04-03"]))
+        // February 2024's second half is 14 days: 7 of them are read as days, 8 as the half less 6.
+        #expect(Run(from: "2024-02-23", to: "2024-02-29").reading(firstHalfEnd: 15)
+                == Reading(added: ["2024-02-23", "2024-02-24", "2024-02-25", "2024-02-26", "2024-02-27", "2024-02-28", "2024-02-29"]))
+        #expect(Run(from: "2024-02-22", to: "2024-02-29").reading(firstHalfEnd: 15)
+                == Reading(secondHalf: true, takenOff: ["2024-02-16", "2024-02-17", "2024-02-18", "2024-02-19", "2024-02-20", "2024-02-21"]))
+        #expect(Run(from: "2021-12-31", to: "2021-12-31").reading(firstHalfEnd: 15) == Reading(added: ["2021-12-31"]))
+        // Not one month's days in order: no reading.
+        #expect(Run(from: "2020-05-31", to: "2020-06-01").reading(firstHalfEnd: 15) == nil)
+        #expect(Run(from: "2020-05-20", to: "2020-05-19").reading(firstHalfEnd: 15) == nil)
+        #expect(Run(from: "2020-02-30", to: "2020-02-30").reading(firstHalfEnd: 15) == nil)
+    }
+
+    /// Whatever the run, its reading covers its days exactly once: the halves taken, plus the
+    /// days added, less the days taken off; and it never reads more days than the run has.
+    @Test func aRunsReadingCoversItsDaysOnce() {
+        for month in [(2023, 2), (2024, 2), (2024, 4), (2024, 12)] {
+            let length = RangePieces.Month(year: month.0, month: month.1).days
+            let text = { (d: Int) in "\(month.0)-\(month.1 < 10 ? "0" : "")\(month.1)-\(d < 10 ? "0" : "")\(d)" }
+            for a in 1...length {
+                for b in a...length where !(a == 1 && b == length) {
+                    guard let reading = Run(from: text(a), to: text(b)).reading(firstHalfEnd: 15) else {
+                        Issue.record("no reading of \(text(a))…\(text(b))")
+                        continue
+                    }
+                    var count = [Int](repeating: 0, count: length + 1)
+                    if reading.firstHalf { for d in 1...15 { count[d] += 1 } }
+                    if reading.secondHalf { for d in 16...length { count[d] += 1 } }
+                    for day in reading.added { count[Int(day.suffix(2))!] += 1 }
+                    for day in reading.takenOff { count[Int(day.suffix(2))!] -= 1 }
+                    #expect((1...length).allSatisfy { count[$0] == (a...b ~= $0 ? 1 : 0) }, "\(text(a))…\(text(b))")
+                    #expect(reading.added.count + reading.takenOff.count <= b - a + 1, "\(text(a))…\(text(b))")
+                    #expect(Set(reading.takenOff).isDisjoint(with: reading.added), "\(text(a))…\(text(b))")
+                }
+            }
+        }
+    }
+
     @Test func badRangesHaveNoPieces() {
         #expect(RangePieces.of(from: "2020-06-02", to: "2020-06-01") == nil)
         #expect(RangePieces.of(from: "2020-02-30", to: "2020-03-01") == nil)

@@ -273,7 +273,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
 @Suite struct EntityRollupTests {
     /// Every entity rollup row: "table key… plays skips" → seconds.
     static func dump(_ store: Store, recomputed: Bool) throws -> [String: Double] {
-        try store.read { db in
+        // 1 for a play in its month's first half, else 0.
+        let firstHalf = "(substr(local_day, 9) <= '15')", firstHalfP = "(substr(p.local_day, 9) <= '15')"
+        return try store.read { db in
             let queries: [(String, String)] = recomputed ? [
                 ("rollup_artist_total", "SELECT a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY a.artist_id"),
                 ("rollup_year_artist", "SELECT substr(p.local_day, 1, 4) || ' ' || a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY 1"),
@@ -289,6 +291,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_day_artist", "SELECT p.local_day || ' ' || a.artist_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY 1"),
                 ("rollup_day_album", "SELECT p.local_day || ' ' || t.album_id, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY 1"),
                 ("rollup_track_first", "SELECT track_id || ' ' || MIN(local_day), 0, 0, 0.0 FROM plays WHERE counted = 1 GROUP BY track_id"),
+                // Each month row's first half (v20): its counted plays and seconds of days 1 to 15.
+                ("rollup_month_track half", "SELECT substr(local_day, 1, 7) || ' ' || track_id, SUM(counted * \(firstHalf)), 0, SUM(played_s * \(firstHalf)) FROM plays GROUP BY 1"),
+                ("rollup_month_artist half", "SELECT substr(p.local_day, 1, 7) || ' ' || a.artist_id, SUM(p.counted * \(firstHalfP)), 0, SUM(p.played_s * \(firstHalfP)) FROM plays p JOIN track_artists a ON a.track_id = p.track_id GROUP BY 1"),
+                ("rollup_month_album half", "SELECT substr(p.local_day, 1, 7) || ' ' || t.album_id, SUM(p.counted * \(firstHalfP)), 0, SUM(p.played_s * \(firstHalfP)) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id IS NOT NULL GROUP BY 1"),
             ] : [
                 ("rollup_artist_total", "SELECT artist_id, plays, skips, played_s FROM rollup_artist_total"),
                 ("rollup_year_artist", "SELECT year || ' ' || artist_id, plays, skips, played_s FROM rollup_year_artist"),
@@ -304,6 +310,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 ("rollup_day_artist", "SELECT day || ' ' || artist_id, plays, skips, played_s FROM rollup_day_artist"),
                 ("rollup_day_album", "SELECT day || ' ' || album_id, plays, skips, played_s FROM rollup_day_album"),
                 ("rollup_track_first", "SELECT track_id || ' ' || day, 0, 0, 0.0 FROM rollup_track_first"),
+                ("rollup_month_track half", "SELECT month || ' ' || track_id, first_half_plays, 0, first_half_played_s FROM rollup_month_track"),
+                ("rollup_month_artist half", "SELECT month || ' ' || artist_id, first_half_plays, 0, first_half_played_s FROM rollup_month_artist"),
+                ("rollup_month_album half", "SELECT month || ' ' || album_id, first_half_plays, 0, first_half_played_s FROM rollup_month_album"),
             ]
             var out: [String: Double] = [:]
             for (table, sql) in queries {
@@ -402,7 +411,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
     static let ranges = [("0000-01-01", "9999-12-31"), ("2024-01-01", "2024-12-31"), ("2024-04-01", "2024-04-30"),
                          ("2024-03-01", "2024-05-31"), ("2024-03-31", "2024-05-03"), ("2024-04-10", "2024-04-20"),
                          ("2024-03-15", "2024-04-30"), ("2024-04-05", "2031-06-01"), ("2023-12-01", "2024-04-16"),
-                         ("2030-12-31", "2031-01-01"), ("2024-04-01", "2024-04-01")]
+                         ("2030-12-31", "2031-01-01"), ("2024-04-01", "2024-04-01"), ("2024-02-03", "2024-03-27")]
 
     /// Every chart (tracks, artists, albums; by plays and by time; whole and cut short) equals
     /// its recomputation from the plays, for every shape of range.

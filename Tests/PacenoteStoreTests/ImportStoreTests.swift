@@ -380,9 +380,12 @@ extension Store {
                     : table.contains("_album") ? "(SELECT title || '/' || IFNULL(artist, '') FROM albums WHERE id = album_id)" : "''"
                 let period = ["year", "month", "day"].first { table.hasPrefix("rollup_\($0)_") } ?? "''"
                 let hour = table == "rollup_year_hour" ? "hour" : "''"
-                for row in try Row.fetchAll(db, sql: "SELECT \(period), \(key), \(hour), plays, skips, played_s FROM \(table)") {
-                    let played: Double = row[5]
-                    out.append("\(table) \(row[0] as DatabaseValue) \(row[1] as DatabaseValue) \(row[2] as DatabaseValue) \(row[3] as Int) \(row[4] as Int) \(played.bitPattern)")
+                // A month's rows of artists and albums hold its first half too (v20).
+                let halves = table == "rollup_month_artist" || table == "rollup_month_album" ? "first_half_plays, first_half_played_s" : "0, 0.0"
+                for row in try Row.fetchAll(db, sql: "SELECT \(period), \(key), \(hour), plays, skips, played_s, \(halves) FROM \(table)") {
+                    let played: Double = row[5], firstHalf: Double = row[7]
+                    out.append("\(table) \(row[0] as DatabaseValue) \(row[1] as DatabaseValue) \(row[2] as DatabaseValue) \(row[3] as Int) \(row[4] as Int) \(played.bitPattern)"
+                               + " \(row[6] as Int) \(firstHalf.bitPattern)")
                 }
             }
             return out.sorted()
@@ -395,10 +398,13 @@ extension Store {
             var out: [String] = []
             for (table, keys) in Schema.trackRollups {
                 let columns = keys.map(\.column).joined(separator: ", ")
-                let rows = try Row.fetchAll(db, sql: "SELECT \(columns), plays, skips, played_s FROM \(table) ORDER BY \(columns)")
+                // The month's rows hold its first half too (v20).
+                let halves = keys[0].column == "month" ? "first_half_plays, first_half_played_s" : "0 AS first_half_plays, 0.0 AS first_half_played_s"
+                let rows = try Row.fetchAll(db, sql: "SELECT \(columns), plays, skips, played_s, \(halves) FROM \(table) ORDER BY \(columns)")
                 out += rows.map { row in
-                    let played: Double = row["played_s"]
+                    let played: Double = row["played_s"], firstHalf: Double = row["first_half_played_s"]
                     return "\(table) \(keys.map { "\(row[$0.column] as DatabaseValue)" }.joined(separator: " ")) \(row["plays"] as Int) \(row["skips"] as Int) \(played.bitPattern)"
+                        + " \(row["first_half_plays"] as Int) \(firstHalf.bitPattern)"
                 }
             }
             return out
