@@ -268,6 +268,37 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
     }
 }
 
+/// A range's run of a few days beside a long one at its other end is read as a list too
+/// (`Store.ranked`): what it would sum would all be looked up in the long one's list.
+@Suite struct MixedRunChartTests {
+    @Test func aShortRunBesideALongOneIsAListAndItsChartsExact() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        // Every day of March and April 2024, three plays a day of eight tracks (four
+        // artists, two albums), lengths that tie and differ, one play in seven skipped.
+        var n = 0
+        for day in CivilDate.days(year: 2024, month: 3, day: 1)...CivilDate.days(year: 2024, month: 4, day: 30) {
+            for k in 0..<3 {
+                let track = (day * 5 + k * 3) % 8
+                let at = Double(day) * 86_400 + Double(k) * 7_200 + 36_000
+                let id = try store.saveTrack(Track(title: "Song \(track)", artist: "Artist \(track % 4)", album: track < 4 ? "First" : "Second"))
+                n += 1
+                _ = try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: at),
+                                              endedAt: Date(timeIntervalSince1970: at + 300), playedSeconds: [180, 240.5, 300][(day + k) % 3],
+                                              counted: n % 7 != 0, source: "mpd"))
+            }
+        }
+        // With runs of at most 4 plays summed whole and short ones up to 32: 24 March days
+        // are a list, 6 April days short (18 plays) but beside them; and the other way round.
+        try Store.$edgeDaysSummedWhole.withValue(4) {
+            try EntityRollupTests.expectChartsExact(store, "short beside long",
+                                                    ranges: [("2024-03-08", "2024-04-06"), ("2024-03-27", "2024-04-25"), ("2024-03-29", "2024-04-03")])
+        }
+        try EntityRollupTests.expectExact(store, "two months of plays")
+    }
+}
+
 /// The rollups by artist, album, year, day and year-and-hour (v7), month (v8) and artist and album per day (v17) stay equal to a recomputation from the plays
 /// whichever way plays arrive or leave and whatever moves a track to other entities.
 @Suite struct EntityRollupTests {
@@ -335,6 +366,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         // through their months' indexes), totals, the clock and the days with music.
         try expectChartsExact(store, step, sourceLocation: sourceLocation)
         try Store.$edgeDaysSummedWhole.withValue(0) { try expectChartsExact(store, step + " (edge days looked up)", sourceLocation: sourceLocation) }
+        // Runs of a few plays summed whole, short ones too unless the range's other run is
+        // long (then a list), long ones lists: every mix of the two ways in one range.
+        try Store.$edgeDaysSummedWhole.withValue(2) { try expectChartsExact(store, step + " (short and long runs)", sourceLocation: sourceLocation) }
         // And with a budget so small that every ranked sum gives up and the pieces are summed whole.
         try Store.$rankedBudget.withValue(1) {
             try Store.$edgeDaysSummedWhole.withValue(0) { try expectChartsExact(store, step + " (summed whole)", sourceLocation: sourceLocation) }
