@@ -23,6 +23,16 @@ public enum RankedSum {
             self.plays = plays
             self.seconds = seconds
         }
+
+        /// This entry with its seconds rounded to the microsecond, as charts compare them: a
+        /// sum's last bits depend on how it was added up (a run of days read as its month's
+        /// half less a day, or day by day), and two entries with the same plays and time
+        /// must tie — then their names decide — whichever way each was summed. Plays' seconds
+        /// are whole milliseconds (timestamps, MPD's elapsed, exports' durations), so the
+        /// rounding changes no real figure.
+        public var charted: Entry {
+            Entry(id: id, plays: plays, seconds: (seconds * 1e6).rounded() / 1e6)
+        }
     }
 
     /// What a chart is ranked by: counted plays, then seconds; or seconds, then plays.
@@ -66,7 +76,7 @@ public enum RankedSum {
         var depth = max(16, limit > Int.max / 2 ? Int.max : limit * 2)
         // Entries resolved exactly, kept when the lists are read deeper: an exact value does
         // not depend on how deep they were read, and a look-up is what costs (a run of edge
-        // days bounded by its month's list is looked up day by day).
+        // days bounded by its month's list is looked up in its month row and some of its days).
         var exact: [Int64: (plays: Int, seconds: Double)] = [:]
         while true {
             // What the prefixes say of each entry: its value seen (exact or a bound), what is
@@ -159,9 +169,10 @@ public enum RankedSum {
         }
     }
 
-    /// The resolved entries that make the chart: best first, down to the `limit`-th and its ties.
+    /// The resolved entries that make the chart: best first, down to the `limit`-th and its ties
+    /// (their seconds `charted`).
     static func finish(_ resolved: [Entry], limit: Int, order: Order) -> [Entry] {
-        let sorted = resolved.sorted(by: order.before)
+        let sorted = resolved.map(\.charted).sorted(by: order.before)
         guard sorted.count > limit else { return sorted }
         let cut = sorted[limit - 1]
         return Array(sorted.prefix { order == .plays ? ($0.plays, $0.seconds) >= (cut.plays, cut.seconds)

@@ -139,8 +139,8 @@ extension Store {
         // days is summed whole too — unless the other end is a list: then what it sums would
         // all be looked up in that list, and as a list it costs less (v20: a run's look-up is
         // its month row's halves and a few days). 30 days from 8 May at 5M plays, 6 days in
-        // June: 7.8 ms p50 summed whole, 4.0 as a list; a week of its own: 3.0 ms summed, 4.0
-        // as a list; three days: 2.4 and 5.9.
+        // June: 6.1-7.8 ms p50 summed whole, 2.7 as a list; a week of its own: 3.0 ms summed,
+        // 4.0 as a list; three days: 2.4 and 5.9.
         var runs: [(run: RangePieces.DayRun, tiny: Bool, short: Bool)] = []
         for run in pieces.days {
             let plays = try Int.fetchOne(db.cachedStatement(sql: """
@@ -224,6 +224,7 @@ extension Store {
             entries = Self.summed(pieces)
         }
         entries.removeAll { $0.plays <= 0 }
+        entries = entries.map(\.charted)
         counted = entries.count
         let better: (RankedSum.Entry, RankedSum.Entry) -> Bool = order == .plays
             ? { ($0.plays, $0.seconds) > ($1.plays, $1.seconds) }
@@ -252,7 +253,10 @@ extension Store {
     static func lookup(_ entity: ChartEntity, _ ids: [Int64], in run: RangePieces.DayRun,
                        in db: Database) throws -> [Int64: (plays: Int, seconds: Double)] {
         var out: [Int64: (plays: Int, seconds: Double)] = [:]
-        guard let reading = run.reading(firstHalfEnd: MonthHalves.lastDayOfFirst), !ids.isEmpty else { return out }
+        guard !ids.isEmpty else { return out }
+        // (A run from `RangePieces` is always one month's days in order; were it not, its
+        // days one by one.)
+        let reading = run.reading(firstHalfEnd: MonthHalves.lastDayOfFirst) ?? RangePieces.DayRun.Reading(added: Self.days(run))
         let marks = { (n: Int) in Array(repeating: "?", count: n).joined(separator: ", ") }
         let months = try RawStatement(db, """
             SELECT \(entity.idColumn), plays, played_s, first_half_plays, first_half_played_s FROM \(entity.table(.month))

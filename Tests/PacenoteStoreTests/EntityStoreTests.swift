@@ -268,6 +268,37 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
     }
 }
 
+/// v20 sums each month row's first half from what v19 kept; the triggers it creates again
+/// keep them as plays come, go and move between the halves of their month.
+@Suite struct MonthHalvesMigrationTests {
+    @Test func aV19DatabaseGetsItsMonthsHalvesAndKeepsThem() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v19.sqlite")
+        try RankingHeadsTests.v17Database(path)
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v19.track-source-check")
+        try queue.close()
+        let store = try Store.open(path: path, timeZone: zone)
+        defer { try? store.close() }
+        try EntityRollupTests.expectExact(store, "after v20")
+        let split = try store.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rollup_month_artist WHERE first_half_plays > 0 AND first_half_plays < plays")
+        }
+        #expect(split ?? 0 > 0)
+        // A play moved from the 1st to the 20th of its month, one from the 25th to the 5th,
+        // a day's plays deleted: the update and delete triggers move them between the halves.
+        try store.write { db in
+            try db.execute(sql: """
+                UPDATE plays SET local_day = substr(local_day, 1, 8) || '20' WHERE id = (SELECT MIN(id) FROM plays WHERE substr(local_day, 9) = '01');
+                UPDATE plays SET local_day = substr(local_day, 1, 8) || '05' WHERE id = (SELECT MIN(id) FROM plays WHERE substr(local_day, 9) > '24');
+                DELETE FROM plays WHERE local_day = (SELECT MAX(local_day) FROM plays WHERE substr(local_day, 9) <= '15');
+                """)
+            #expect(db.changesCount > 0)
+        }
+        try EntityRollupTests.expectExact(store, "plays moved between halves")
+    }
+}
+
 /// A range's run of a few days beside a long one at its other end is read as a list too
 /// (`Store.ranked`): what it would sum would all be looked up in the long one's list.
 @Suite struct MixedRunChartTests {
@@ -296,6 +327,39 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                                                     ranges: [("2024-03-08", "2024-04-06"), ("2024-03-27", "2024-04-25"), ("2024-03-29", "2024-04-03")])
         }
         try EntityRollupTests.expectExact(store, "two months of plays")
+    }
+
+    /// Two tracks with one play each in 17-31 May, both 183.217 s: one's is read as May's
+    /// second half less 16 May (183.21700000000004 in doubles, its other plays 251.113 and
+    /// 240.5 s), the other's is its only play. They tie, and their names decide, whichever
+    /// way each was summed.
+    @Test func entriesTiedOnPlaysAndTimeTieWhicheverWayTheyWereSummed() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        func play(_ title: String, _ day: Int, month: Int = 5, _ seconds: Double) throws {
+            let id = try store.saveTrack(Track(title: title, artist: "Artist " + title, album: "Album " + title))
+            let at = Double(CivilDate.days(year: 2024, month: month, day: day)) * 86_400 + 43_200
+            _ = try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: at),
+                                          endedAt: Date(timeIntervalSince1970: at + seconds), playedSeconds: seconds,
+                                          counted: true, source: "mpd"))
+        }
+        try play("Zed", 3, 251.113)
+        try play("Zed", 16, 240.5)
+        try play("Zed", 20, 183.217)
+        try play("Alpha", 25, 183.217)
+        try play("Other", 5, month: 6, 100)
+        try play("Other", 20, month: 6, 100)
+        for summedWhole in [0, 1_000] {
+            try Store.$edgeDaysSummedWhole.withValue(summedWhole) {
+                let chart = try store.topTracks(fromDay: "2024-05-17", toDay: "2024-06-15", limit: 3)
+                #expect(chart.map(\.track?.title) == ["Alpha", "Zed", "Other"], "\(summedWhole)")
+                #expect(chart.map(\.seconds) == [183.217, 183.217, 100], "\(summedWhole)")
+                let one = try store.topTracks(fromDay: "2024-05-17", toDay: "2024-06-15", limit: 1)
+                #expect(one.map(\.track?.title) == ["Alpha"], "\(summedWhole)")
+            }
+        }
+        try EntityRollupTests.expectExact(store, "a tie read two ways")
     }
 }
 

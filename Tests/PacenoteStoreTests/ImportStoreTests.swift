@@ -35,6 +35,51 @@ private final class Counter: @unchecked Sendable {
         }
     }
 
+    /// A month's stored rows get their first half's plays and seconds added as the trigger
+    /// adds them (v20), on each of the import's ways to a stored row: a batch across 15/16
+    /// May of a few plays a track (one upsert with its addends), a long one of many (the row
+    /// read, the plays added one by one), and single plays.
+    @Test func monthHalvesOfStoredRowsAreThoseOfTheTrigger() throws {
+        let dir = try TemporaryDirectory()
+        let bulk = try Store.open(path: dir.file("bulk.sqlite"), timeZone: zone)
+        let reference = try Store.open(path: dir.file("ref.sqlite"), timeZone: zone)
+        defer { try? bulk.close(); try? reference.close() }
+        // May 2024, a play every 2.5 hours or so, seven songs.
+        var state: UInt64 = 20
+        func random(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(n))
+        }
+        var at: Int64 = 1_714_521_600_000  // 2024-05-01 00:00 UTC
+        let all = (0..<300).map { _ in
+            let n = random(7), played = Double(random(400_000)) / 1000 + 0.1
+            at += Int64(random(18_000_000))
+            return ImportedListen(track: Track(title: "Song \(n)", artist: "Artist \(n % 3)", album: "Album \(n % 2)"),
+                                  startedAtMs: at, playedSeconds: played, counted: random(5) != 0, player: nil)
+        }
+        let local = LocalTime(timeZone: zone)
+        let day = { (l: ImportedListen) in local.day(of: Date(timeIntervalSince1970: Double(l.startedAtMs) / 1000)) }
+        let middle = try #require(all.firstIndex { day($0) >= "2024-05-16" })
+        #expect(day(all[0]) < "2024-05-03" && day(all[299]) > "2024-05-28")
+        for store in [bulk, reference] { try store.logThroughTriggers(all.prefix(20)) }
+        let session = ListenImportSession(store: bulk, source: "import:test")
+        var imported = 0
+        for (from, to) in [(20, middle - 14), (middle - 14, middle + 14), (middle + 14, middle + 15), (middle + 15, 300)] {
+            #expect(from < to)
+            imported += try session.insert(Array(all[from..<to])).imported
+        }
+        #expect(imported == 280)
+        try reference.logThroughTriggers(all.dropFirst(20))
+        // Every song's May row has counted plays in both halves.
+        let both = try bulk.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rollup_month_track WHERE month = '2024-05' AND first_half_plays > 0 AND first_half_plays < plays")
+        }
+        #expect(both == 7)
+        #expect(try bulk.rollupDump() == (try reference.rollupDump()))
+        // The artists' and albums' rows (stored ones get each batch's sums: equal within rounding).
+        try EntityRollupTests.expectExact(bulk, "May imported in batches")
+    }
+
     @Test func bulkRollupsAreExactlyThoseOfTheTrigger() throws {
         let dir = try TemporaryDirectory()
         let bulk = try Store.open(path: dir.file("bulk.sqlite"), timeZone: zone)
