@@ -39,6 +39,7 @@ enum Schema {
         // long history, and this migration changes none.)
         m.registerMigration("v19.track-source-check", foreignKeyChecks: .immediate, migrate: v19TrackSourceCheck)
         m.registerMigration("v20.month-halves", foreignKeyChecks: .immediate, migrate: v20MonthHalves)
+        m.registerMigration("v21.day-heads", foreignKeyChecks: .immediate, migrate: DayHeads.migrate)
         return m
     }
 

@@ -213,7 +213,7 @@ extension Store {
             var counted: Int?
             let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
             let entries = try Store.chart(entity, source, fromDay: fromDay, toDay: toDay, limit: limit, order: .plays, edge: edge,
-                                          budget: budget, counted: &counted, in: db)
+                                          budget: budget, needsCount: true, counted: &counted, in: db)
             return (entries, try counted ?? Store.chartedCount(entity, source, fromDay: fromDay, toDay: toDay, in: db))
         }
     }
@@ -230,21 +230,21 @@ extension Store {
 
     /// The chart of `entity` in a read, of the range as `rangeSource` gave it (`counted`: as `topTracks`'s).
     static func chart(_ entity: ChartEntity, _ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder,
-                      edge: Int, budget: Int, counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+                      edge: Int, budget: Int, needsCount: Bool = false, counted: inout Int?, in db: Database) throws -> [ChartEntry] {
         switch entity {
         case .track: try topTracks(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                   counted: &counted, in: db)
+                                   needsCount: needsCount, counted: &counted, in: db)
         case .artist: try topArtists(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                     counted: &counted, in: db)
+                                     needsCount: needsCount, counted: &counted, in: db)
         case .album: try topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
-                                   counted: &counted, in: db)
+                                   needsCount: needsCount, counted: &counted, in: db)
         }
     }
 
     /// `topTracks` in a read. `counted`: set to the length of the whole chart when the
     /// chart summed every entry of the range (`ranked`).
     static func topTracks(_ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
-                          counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+                          needsCount: Bool = false, counted: inout Int?, in db: Database) throws -> [ChartEntry] {
         switch source {
         case .whole(let whole)?:
             let rows = try Store.topStatement(whole, entity: "track", select: "\(Store.trackColumns("t")), r.plays, r.played_s",
@@ -258,7 +258,7 @@ extension Store {
             return entries
         case .pieces(let pieces)?:
             let ranked = try Store.ranked(.track, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget,
-                                          counted: &counted, in: db)
+                                          needsCount: needsCount, counted: &counted, in: db)
             return try Store.named(ranked, limit: limit, order: order, select: Store.trackColumns("x"), from: "tracks x",
                                    decode: { Store.track(from: $0, at: 0) }, name: \.title, in: db).map { track, entry in
                 ChartEntry(track: track, artist: nil, album: nil, plays: entry.plays, seconds: entry.seconds)
@@ -282,7 +282,7 @@ extension Store {
 
     /// `topArtists` in a read (`counted`: as `topTracks`'s).
     static func topArtists(_ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
-                           counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+                           needsCount: Bool = false, counted: inout Int?, in db: Database) throws -> [ChartEntry] {
         switch source {
         case .whole(let whole)?:
             return try Store.topRows(whole, entity: "artist", select: "ar.id, ar.name, r.plays, r.played_s",
@@ -290,7 +290,7 @@ extension Store {
                 .map { ChartEntry(track: nil, artist: $0[1], album: nil, plays: $0[2], seconds: $0[3], artistID: $0[0]) }
         case .pieces(let pieces)?:
             let ranked = try Store.ranked(.artist, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget,
-                                          counted: &counted, in: db)
+                                          needsCount: needsCount, counted: &counted, in: db)
             return try Store.named(ranked, limit: limit, order: order, select: "x.id, x.name", from: "artists x",
                                    decode: { (id: $0.int64(0), name: $0.text(1) ?? "") }, name: \.name, in: db).map { row, entry in
                 ChartEntry(track: nil, artist: row.name, album: nil, plays: entry.plays, seconds: entry.seconds, artistID: row.id)
@@ -316,7 +316,7 @@ extension Store {
 
     /// `topAlbums` in a read (`counted`: as `topTracks`'s).
     static func topAlbums(_ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
-                          counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+                          needsCount: Bool = false, counted: inout Int?, in db: Database) throws -> [ChartEntry] {
         let rows: [(id: Int64, title: String, artist: String?, plays: Int, seconds: Double)]
         switch source {
         case .whole(let whole)?:
@@ -325,7 +325,7 @@ extension Store {
                 .map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
         case .pieces(let pieces)?:
             let ranked = try Store.ranked(.album, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget,
-                                          counted: &counted, in: db)
+                                          needsCount: needsCount, counted: &counted, in: db)
             rows = try Store.named(ranked, limit: limit, order: order, select: "x.id, x.title, x.artist", from: "albums x",
                                    decode: { (id: $0.int64(0), title: $0.text(1) ?? "", artist: $0.text(2)) }, name: \.title, in: db)
                 .map { ($0.row.id, $0.row.title, $0.row.artist, $0.entry.plays, $0.entry.seconds) }

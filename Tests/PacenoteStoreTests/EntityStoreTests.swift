@@ -363,6 +363,110 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
     }
 }
 
+/// A range of days only read from the day rollups' heads (v21, `DayHeads`): exact, and the
+/// heads are given up where they do not settle the chart.
+@Suite struct DayHeadChartTests {
+    /// 28 March – 3 April 2024 (two runs, across March's end): five tracks played every day
+    /// (8, 6, 5, 4 and 3 times), one played 27 times on 30 March and twice on 1 April (a day
+    /// it is in no head of), and a tail of 40 tracks played once. Without its look-up the
+    /// sixth would rank below the fourth daily track; with it, above.
+    @Test func aWeekIsReadFromItsHeadsAndIsExact() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        var n = 0
+        func play(_ title: String, artist: String, day: Int, times: Int, seconds: Double = 200) throws {
+            let id = try store.saveTrack(Track(title: title, artist: artist, album: "Album " + title))
+            for k in 0..<times {
+                let at = Double(day) * 86_400 + 36_000 + Double(k) * 300 + Double(n % 7)
+                n += 1
+                _ = try store.insertPlay(Play(trackID: id, startedAt: Date(timeIntervalSince1970: at),
+                                              endedAt: Date(timeIntervalSince1970: at + seconds), playedSeconds: seconds + Double(k % 3) * 0.125,
+                                              counted: true, source: "mpd"))
+            }
+        }
+        let first = CivilDate.days(year: 2024, month: 3, day: 28)
+        for day in first..<(first + 7) {
+            for (title, times) in [("A", 8), ("B", 6), ("C", 5), ("D", 4), ("E", 3)] {
+                try play(title, artist: "Artist " + title, day: day, times: times)
+            }
+        }
+        try play("F", artist: "Artist F", day: CivilDate.days(year: 2024, month: 3, day: 30), times: 27)
+        try play("F", artist: "Artist F", day: CivilDate.days(year: 2024, month: 4, day: 1), times: 2)
+        for t in 0..<40 { try play("Tail \(t)", artist: "Tail artist \(t)", day: first + t % 7, times: 1) }
+
+        let runs = [RangePieces.DayRun(from: "2024-03-28", to: "2024-03-31"), RangePieces.DayRun(from: "2024-04-01", to: "2024-04-03")]
+        for entity in [Store.ChartEntity.track, .artist, .album] {
+            for limit in [1, 4, 5, 6] {
+                let heads = try store.read { db in try Store.fromDayHeads(entity, runs, limit: limit, in: db) }
+                let got = try #require(heads, "\(entity) \(limit): settled by the heads")
+                #expect(got.map(\.plays) == Array([56, 42, 35, 29, 28, 21].prefix(limit)), "\(entity) \(limit)")
+            }
+            // Only six are in any head (the tail's one play never is): a seventh is not settled.
+            #expect(try store.read { db in try Store.fromDayHeads(entity, runs, limit: 7, in: db) } == nil, "\(entity): fewer than 7 in the heads")
+        }
+        // One day, 30 March: F's 27 plays and A's 8 are its best two.
+        #expect(try store.read { db in try Store.fromDayHeads(.track, [RangePieces.DayRun(from: "2024-03-30", to: "2024-03-30")], limit: 2, in: db) }?
+            .map(\.plays) == [27, 8])
+        // The public charts: summed whole (few plays), through the heads (edge 0), and ask
+        // more than the heads settle (summed whole after them): each equals the recomputation.
+        let ranges = [("2024-03-28", "2024-04-03"), ("2024-03-30", "2024-03-30"), ("2024-04-01", "2024-04-02"), ("2024-03-25", "2024-03-31")]
+        try EntityRollupTests.expectChartsExact(store, "a week", ranges: ranges)
+        try Store.$edgeDaysSummedWhole.withValue(0) { try EntityRollupTests.expectChartsExact(store, "a week from its heads", ranges: ranges) }
+        try Store.$edgeDaysSummedWhole.withValue(0) {
+            let chart = try store.topTracks(fromDay: "2024-03-28", toDay: "2024-04-03", limit: 6)
+            #expect(chart.map(\.track?.title) == ["A", "B", "C", "F", "D", "E"])
+            #expect(chart.map(\.plays) == [56, 42, 35, 29, 28, 21])
+            // ListenBrainz's charts count their length: they sum the days whole.
+            let counted = try store.countedChart(.track, fromDay: "2024-03-28", toDay: "2024-04-03", limit: 3)
+            #expect(counted.total == 46 && counted.entries.map(\.plays) == [56, 42, 35])
+        }
+        try EntityRollupTests.expectExact(store, "a week of heads")
+    }
+
+    /// A large import sets the heads aside with the other ranking indexes and builds them
+    /// when it ends: meanwhile a few days' charts are summed whole; after, the database is
+    /// whole and they are read from the heads, exact.
+    @Test func anImportKeepsTheHeads() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        let listens = ImportStoreTests.listens(count: 3000)
+        let session = ListenImportSession(store: store, source: "import:test")
+        var imported = 0
+        let run = [RangePieces.DayRun(from: "2024-04-03", to: "2024-04-06")]
+        func names() throws -> [String] {
+            try store.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'rollup\\_day\\_%\\_top' ESCAPE '\\' ORDER BY 1")
+            }
+        }
+        for start in stride(from: 0, to: listens.count, by: 1000) {
+            imported += try session.insert(Array(listens[start..<min(start + 1000, listens.count)])).imported
+            #expect(try names().isEmpty, "set aside while the import writes")
+            #expect(try store.read { db in try Store.fromDayHeads(.track, run, limit: 1, in: db) } == nil)
+            try Store.$edgeDaysSummedWhole.withValue(0) {
+                try EntityRollupTests.expectChartsExact(store, "days while the heads are set aside", ranges: [("2024-03-30", "2024-04-02")])
+            }
+        }
+        session.finish()
+        #expect(imported == 3000)
+        let (check, heads) = try store.read { db in
+            (
+             try String.fetchAll(db, sql: "PRAGMA integrity_check"),
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rollup_day_track INDEXED BY rollup_day_track_top WHERE day >= '' AND plays >= 3"))
+        }
+        #expect(try names() == ["rollup_day_album_top", "rollup_day_artist_top", "rollup_day_track_top"])
+        #expect(check == ["ok"])
+        #expect(heads ?? 0 > 100)
+        #expect(try store.read { db in try Store.fromDayHeads(.track, run, limit: 1, in: db) }?.count == 1)
+        try Store.$edgeDaysSummedWhole.withValue(0) {
+            try EntityRollupTests.expectChartsExact(store, "imported days from their heads",
+                                                    ranges: [("2024-04-03", "2024-04-06"), ("2024-03-30", "2024-04-02"), ("2024-04-10", "2024-04-10")])
+        }
+        try EntityRollupTests.expectExact(store, "an import with heads")
+    }
+}
+
 /// The rollups by artist, album, year, day and year-and-hour (v7), month (v8) and artist and album per day (v17) stay equal to a recomputation from the plays
 /// whichever way plays arrive or leave and whatever moves a track to other entities.
 @Suite struct EntityRollupTests {
