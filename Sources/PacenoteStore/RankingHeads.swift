@@ -110,8 +110,16 @@ enum DayHeads {
         "CREATE INDEX \(indexName(entity)) ON rollup_day_\(entity.rawValue)(day, plays DESC, played_s DESC) WHERE plays >= \(plays)"
     }
 
-    /// v21: the three indexes (5M plays: ~1 s).
+    /// v21: the three indexes (5M plays: ~1 s) — or, while an import has the ranking
+    /// indexes set aside (`DeferredIndexes`' record), recorded with them, for whoever builds
+    /// those (as v18 does): created now, the import would keep them row by row.
     static func migrate(_ db: Database) throws {
-        for entity in [Store.ChartEntity.track, .artist, .album] { try db.execute(sql: indexSQL(entity)) }
+        let statements = [Store.ChartEntity.track, .artist, .album].map(indexSQL)
+        if let record = try DeferredIndexes.recorded(in: db) {
+            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = ?",
+                           arguments: [([record.value] + statements).joined(separator: "\n"), DeferredIndexes.metaKey])
+        } else {
+            for statement in statements { try db.execute(sql: statement) }
+        }
     }
 }

@@ -314,7 +314,13 @@ extension Store {
         for chunk in stride(from: 0, to: partial.count, by: 200) {
             let ids = Array(partial[chunk..<min(chunk + 200, partial.count)])
             let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-            exact += try Self.entries(entity.daysLookup(ids: marks, days: days.count), ids + days, in: db)
+            // Not kept prepared: a statement per count of ids and days would stay in the cache.
+            let lookup = try RawStatement(uncached: db, entity.daysLookup(ids: marks, days: days.count))
+            for (i, id) in ids.enumerated() { lookup.bind(Int32(i + 1), id) }
+            for (i, day) in days.enumerated() { lookup.bind(Int32(ids.count + i + 1), day) }
+            while try lookup.step() {
+                exact.append(RankedSum.Entry(id: lookup.int64(0), plays: Int(lookup.int64(1)), seconds: lookup.double(2)))
+            }
         }
         return best(exact.map(\.charted), limit: limit, order: .plays)
     }

@@ -90,6 +90,33 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(try store.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
     }
 
+    /// v21 run while an import (this process) has the ranking indexes set aside: the day
+    /// heads are recorded with them, not created for the import to keep row by row, and
+    /// whoever builds the recorded ones builds them too.
+    @Test func theDayHeadsOfAnUpgradeDuringAnImportAreRecordedWithTheOthers() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("p.sqlite")
+        var store = try Store.open(path: path, timeZone: zone)
+        defer { try? store.close() }
+        let expected = try Self.rankingIndexes(store)
+        let heads = ["rollup_day_album_top", "rollup_day_artist_top", "rollup_day_track_top"]
+        // As v20 left it, with an import of this process under way.
+        try store.pool.writeWithoutTransaction { db in
+            for name in heads { try db.execute(sql: "DROP INDEX \(name)") }
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v21.day-heads'")
+            #expect(try DeferredIndexes.drop(in: db))
+        }
+        try store.close()
+        store = try Store.open(path: path, timeZone: zone)
+        let record = try #require(try Self.recorded(store))
+        #expect(record.hasPrefix(DeferredIndexes.owner + "\n"))
+        for name in heads { #expect(record.contains("CREATE INDEX \(name) ON "), "\(name)") }
+        #expect(try Self.rankingIndexes(store).isEmpty)
+        try DeferredIndexes.build(in: store.pool)
+        #expect(try Self.rankingIndexes(store) == expected)
+        #expect(try Self.recorded(store) == nil)
+    }
+
     /// An import small beside the stored plays keeps them; a long one drops them once it
     /// has imported as many plays as were stored when it began.
     @Test func aSmallImportIntoAHistoryKeepsThemAndALongOneDropsThemLater() throws {

@@ -366,10 +366,34 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
 /// A range of days only read from the day rollups' heads (v21, `DayHeads`): exact, and the
 /// heads are given up where they do not settle the chart.
 @Suite struct DayHeadChartTests {
+    /// `Store.ranked`'s chart of `from`…`to` with runs of at most `edge` plays summed whole,
+    /// and how many of its statements read the day heads (SQLite's trace).
+    static func ranked(_ store: Store, _ entity: Store.ChartEntity, _ from: String, _ to: String, limit: Int, edge: Int,
+                       needsCount: Bool = false) throws -> (entries: [RankedSum.Entry], headReads: Int, counted: Int?) {
+        try store.read { db in
+            final class Reads: @unchecked Sendable {
+                let lock = NSLock()
+                var count = 0
+            }
+            let reads = Reads()
+            db.trace { event in
+                if case .statement(let statement) = event, statement.sql.contains("INDEXED BY rollup_day_") {
+                    reads.lock.withLock { reads.count += 1 }
+                }
+            }
+            defer { db.trace(options: []) }
+            var counted: Int?
+            let entries = try Store.ranked(entity, try #require(RangePieces.of(from: from, to: to)), limit: limit, order: .plays,
+                                           edgeDaysSummedWhole: edge, budget: 2_000, needsCount: needsCount, counted: &counted, in: db)
+            return (entries, reads.lock.withLock { reads.count }, counted)
+        }
+    }
+
     /// 28 March – 3 April 2024 (two runs, across March's end): five tracks played every day
     /// (8, 6, 5, 4 and 3 times), one played 27 times on 30 March and twice on 1 April (a day
-    /// it is in no head of), and a tail of 40 tracks played once. Without its look-up the
-    /// sixth would rank below the fourth daily track; with it, above.
+    /// it is in no head of), one 3 times on 2 April, and a tail of 40 tracks played once;
+    /// then a tail in late April, so that April's first days are a short run of their month.
+    /// Without its look-up the sixth track would rank below the fourth daily one; with it, above.
     @Test func aWeekIsReadFromItsHeadsAndIsExact() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
@@ -393,7 +417,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         }
         try play("F", artist: "Artist F", day: CivilDate.days(year: 2024, month: 3, day: 30), times: 27)
         try play("F", artist: "Artist F", day: CivilDate.days(year: 2024, month: 4, day: 1), times: 2)
+        try play("G", artist: "Artist G", day: CivilDate.days(year: 2024, month: 4, day: 2), times: 3)
         for t in 0..<40 { try play("Tail \(t)", artist: "Tail artist \(t)", day: first + t % 7, times: 1) }
+        for t in 0..<600 { try play("Late \(t % 30)", artist: "Late artist \(t % 30)", day: CivilDate.days(year: 2024, month: 4, day: 10 + t / 30), times: 1) }
 
         let runs = [RangePieces.DayRun(from: "2024-03-28", to: "2024-03-31"), RangePieces.DayRun(from: "2024-04-01", to: "2024-04-03")]
         for entity in [Store.ChartEntity.track, .artist, .album] {
@@ -402,30 +428,55 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                 let got = try #require(heads, "\(entity) \(limit): settled by the heads")
                 #expect(got.map(\.plays) == Array([56, 42, 35, 29, 28, 21].prefix(limit)), "\(entity) \(limit)")
             }
-            // Only six are in any head (the tail's one play never is): a seventh is not settled.
-            #expect(try store.read { db in try Store.fromDayHeads(entity, runs, limit: 7, in: db) } == nil, "\(entity): fewer than 7 in the heads")
+            // The seventh in the heads is G, 3 plays: no more than an entry in no head could
+            // have (2 a day), so it is not settled; an eighth is in no head at all.
+            for limit in [7, 8] {
+                #expect(try store.read { db in try Store.fromDayHeads(entity, runs, limit: limit, in: db) } == nil, "\(entity) \(limit)")
+            }
         }
         // One day, 30 March: F's 27 plays and A's 8 are its best two.
         #expect(try store.read { db in try Store.fromDayHeads(.track, [RangePieces.DayRun(from: "2024-03-30", to: "2024-03-30")], limit: 2, in: db) }?
             .map(\.plays) == [27, 8])
-        // The public charts: summed whole (few plays), through the heads (edge 0), and ask
-        // more than the heads settle (summed whole after them): each equals the recomputation.
-        let ranges = [("2024-03-28", "2024-04-03"), ("2024-03-30", "2024-03-30"), ("2024-04-01", "2024-04-02"), ("2024-03-25", "2024-03-31")]
-        try EntityRollupTests.expectChartsExact(store, "a week", ranges: ranges)
-        try Store.$edgeDaysSummedWhole.withValue(0) { try EntityRollupTests.expectChartsExact(store, "a week from its heads", ranges: ranges) }
-        try Store.$edgeDaysSummedWhole.withValue(0) {
+
+        // Through `ranked`: the week's two runs are tiny (155 and 99 plays, at most 160) but
+        // not together: its heads are read. Summed whole (at most 1,000) they are not.
+        for entity in [Store.ChartEntity.track, .artist, .album] {
+            let heads = try Self.ranked(store, entity, "2024-03-28", "2024-04-03", limit: 6, edge: 160)
+            let whole = try Self.ranked(store, entity, "2024-03-28", "2024-04-03", limit: 6, edge: 1_000)
+            #expect(heads.headReads > 0 && whole.headReads == 0, "\(entity)")
+            #expect(heads.entries.map(\.plays) == [56, 42, 35, 29, 28, 21], "\(entity)")
+            #expect(heads.entries == whole.entries, "\(entity)")
+            // When the chart's length is wanted, the days are summed whole and counted.
+            let counted = try Self.ranked(store, entity, "2024-03-28", "2024-04-03", limit: 6, edge: 160, needsCount: true)
+            #expect(counted.headReads == 0 && counted.counted == 47 && counted.entries == whole.entries, "\(entity)")
+            // 1-3 April alone (99 plays, under a third of April's 699): a short run, read from
+            // its heads with runs of at most 40 summed whole; 6 asked is past what they settle
+            // (G's 3 against 2 a day), and then the days are summed whole after them.
+            let april = try Self.ranked(store, entity, "2024-04-01", "2024-04-03", limit: 5, edge: 40)
+            #expect(april.headReads > 0 && april.entries.map(\.plays) == [24, 18, 15, 12, 9], "\(entity)")
+            let deeper = try Self.ranked(store, entity, "2024-04-01", "2024-04-03", limit: 6, edge: 40)
+            #expect(deeper.headReads > 0 && deeper.entries.map(\.plays) == [24, 18, 15, 12, 9, 3], "\(entity)")
+        }
+        // The public charts, every length and order, each way: summed whole, through the
+        // heads (the week's runs with at most 160, April's first days with at most 40), and
+        // as lists of their months (0): each equals the recomputation from the plays.
+        let ranges = [("2024-03-28", "2024-04-03"), ("2024-03-30", "2024-03-30"), ("2024-04-01", "2024-04-02"),
+                      ("2024-04-01", "2024-04-03"), ("2024-03-25", "2024-03-31")]
+        for edge in [1_000, 160, 40, 0] {
+            try Store.$edgeDaysSummedWhole.withValue(edge) { try EntityRollupTests.expectChartsExact(store, "a week, \(edge)", ranges: ranges) }
+        }
+        try Store.$edgeDaysSummedWhole.withValue(160) {
             let chart = try store.topTracks(fromDay: "2024-03-28", toDay: "2024-04-03", limit: 6)
             #expect(chart.map(\.track?.title) == ["A", "B", "C", "F", "D", "E"])
             #expect(chart.map(\.plays) == [56, 42, 35, 29, 28, 21])
-            // ListenBrainz's charts count their length: they sum the days whole.
             let counted = try store.countedChart(.track, fromDay: "2024-03-28", toDay: "2024-04-03", limit: 3)
-            #expect(counted.total == 46 && counted.entries.map(\.plays) == [56, 42, 35])
+            #expect(counted.total == 47 && counted.entries.map(\.plays) == [56, 42, 35])
         }
         try EntityRollupTests.expectExact(store, "a week of heads")
     }
 
     /// A large import sets the heads aside with the other ranking indexes and builds them
-    /// when it ends: meanwhile a few days' charts are summed whole; after, the database is
+    /// when it ends: meanwhile a few days' charts do without them; after, the database is
     /// whole and they are read from the heads, exact.
     @Test func anImportKeepsTheHeads() throws {
         let dir = try TemporaryDirectory()
@@ -444,8 +495,8 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
             imported += try session.insert(Array(listens[start..<min(start + 1000, listens.count)])).imported
             #expect(try names().isEmpty, "set aside while the import writes")
             #expect(try store.read { db in try Store.fromDayHeads(.track, run, limit: 1, in: db) } == nil)
-            try Store.$edgeDaysSummedWhole.withValue(0) {
-                try EntityRollupTests.expectChartsExact(store, "days while the heads are set aside", ranges: [("2024-03-30", "2024-04-02")])
+            try Store.$edgeDaysSummedWhole.withValue(100) {
+                try EntityRollupTests.expectChartsExact(store, "days while the heads are set aside", ranges: [("2024-04-03", "2024-04-06")])
             }
         }
         session.finish()
@@ -459,7 +510,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(check == ["ok"])
         #expect(heads ?? 0 > 100)
         #expect(try store.read { db in try Store.fromDayHeads(.track, run, limit: 1, in: db) }?.count == 1)
-        try Store.$edgeDaysSummedWhole.withValue(0) {
+        // 3-6 April, ~150 plays, under a third of April's: a short run, from its heads with
+        // runs of at most 100 summed whole.
+        #expect(try Self.ranked(store, .track, "2024-04-03", "2024-04-06", limit: 3, edge: 100).headReads > 0)
+        try Store.$edgeDaysSummedWhole.withValue(100) {
             try EntityRollupTests.expectChartsExact(store, "imported days from their heads",
                                                     ranges: [("2024-04-03", "2024-04-06"), ("2024-03-30", "2024-04-02"), ("2024-04-10", "2024-04-10")])
         }
