@@ -273,26 +273,32 @@ extension Store {
     /// read ~1,600 rows of each.
     static func fromDayHeads(_ entity: ChartEntity, _ runs: [RangePieces.DayRun], limit: Int,
                              in db: Database) throws -> [RankedSum.Entry]? {
-        guard limit > 0, !runs.isEmpty else { return nil }
-        // (Set aside by an import that is writing: then the days are summed whole.)
-        guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?"),
-                                arguments: [DayHeads.indexName(entity)]) ?? false else { return nil }
         let days = runs.flatMap { Self.days($0) }
-        var seen: [Int64: (plays: Int, seconds: Double, days: Int)] = [:]
-        for run in runs {
-            let heads = try RawStatement(db, """
-                SELECT \(entity.idColumn), plays, played_s FROM \(entity.table(.day)) INDEXED BY \(DayHeads.indexName(entity))
-                WHERE day BETWEEN ? AND ? AND plays >= \(DayHeads.plays)
-                """, arguments: [run.from, run.to])
+        // (At most two part-months: a bit a day.)
+        guard limit > 0, !days.isEmpty, days.count <= 64 else { return nil }
+        // (Set aside by an import that is writing: then the days are summed whole.)
+        let present = try RawStatement(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?1")
+        present.bind(1, DayHeads.indexName(entity))
+        guard try present.step() else { return nil }
+        present.reset()
+        // Each id's sums over the heads it is in, and which days those are.
+        var seen: [Int64: (plays: Int, seconds: Double, days: UInt64)] = [:]
+        let heads = try RawStatement(db, """
+            SELECT \(entity.idColumn), plays, played_s FROM \(entity.table(.day)) INDEXED BY \(DayHeads.indexName(entity))
+            WHERE day = ?1 AND plays >= \(DayHeads.plays)
+            """)
+        for (d, day) in days.enumerated() {
+            heads.bind(1, day)
             while try heads.step() {
                 let id = heads.int64(0)
                 let (plays, seconds) = (Int(heads.int64(1)), heads.double(2))
                 if let old = seen[id] {
-                    seen[id] = (old.plays + plays, old.seconds + seconds, old.days + 1)
+                    seen[id] = (old.plays + plays, old.seconds + seconds, old.days | 1 << d)
                 } else {
-                    seen[id] = (plays, seconds, 1)
+                    seen[id] = (plays, seconds, 1 << d)
                 }
             }
+            heads.reset()
         }
         guard seen.count >= limit else { return nil }
         let most = DayHeads.plays - 1  // an entry's plays on a day where it is in no head
@@ -301,26 +307,27 @@ extension Store {
         sums.sort(by: >)
         let floor = sums[limit - 1]
         guard floor > most * days.count else { return nil }
+        // An id missing from a day's head whose bound reaches the floor: its rows of those
+        // days, by their day-and-id key (a few dozen look-ups this week at 5M plays).
+        let all: UInt64 = days.count == 64 ? ~0 : (1 << days.count) - 1
+        let row = try RawStatement(db, "SELECT plays, played_s FROM \(entity.table(.day)) WHERE day = ?1 AND \(entity.idColumn) = ?2")
         var exact: [RankedSum.Entry] = []
-        var partial: [Int64] = []
         for (id, value) in seen {
-            if value.days == days.count {
-                exact.append(RankedSum.Entry(id: id, plays: value.plays, seconds: value.seconds))
-            } else if value.plays + most * (days.count - value.days) >= floor {
-                partial.append(id)
+            var entry = RankedSum.Entry(id: id, plays: value.plays, seconds: value.seconds)
+            let missing = all & ~value.days
+            if missing != 0 {
+                guard value.plays + most * missing.nonzeroBitCount >= floor else { continue }
+                for (d, day) in days.enumerated() where missing & (1 << d) != 0 {
+                    row.bind(1, day)
+                    row.bind(2, id)
+                    if try row.step() {
+                        entry.plays += Int(row.int64(0))
+                        entry.seconds += row.double(1)
+                    }
+                    row.reset()
+                }
             }
-        }
-        partial.sort()
-        for chunk in stride(from: 0, to: partial.count, by: 200) {
-            let ids = Array(partial[chunk..<min(chunk + 200, partial.count)])
-            let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-            // Not kept prepared: a statement per count of ids and days would stay in the cache.
-            let lookup = try RawStatement(uncached: db, entity.daysLookup(ids: marks, days: days.count))
-            for (i, id) in ids.enumerated() { lookup.bind(Int32(i + 1), id) }
-            for (i, day) in days.enumerated() { lookup.bind(Int32(ids.count + i + 1), day) }
-            while try lookup.step() {
-                exact.append(RankedSum.Entry(id: lookup.int64(0), plays: Int(lookup.int64(1)), seconds: lookup.double(2)))
-            }
+            exact.append(entry)
         }
         return best(exact.map(\.charted), limit: limit, order: .plays)
     }
