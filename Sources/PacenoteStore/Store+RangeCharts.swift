@@ -268,7 +268,7 @@ extension Store {
     /// for each day it is missing from; an entry in no head at all has at most
     /// `DayHeads.plays - 1` a day. When the `limit`-th best heads' sum is above that, no entry
     /// outside the heads reaches the chart nor ties its last; the entries whose bound reaches
-    /// it and that miss a day are looked up whole (by their day-and-id keys). This week at
+    /// it and that miss a day are looked up on those days (by their day-and-id keys). This week at
     /// 5M plays: ~100 head rows of each entity and a few look-ups, where summing it whole
     /// read ~1,600 rows of each.
     static func fromDayHeads(_ entity: ChartEntity, _ runs: [RangePieces.DayRun], limit: Int,
