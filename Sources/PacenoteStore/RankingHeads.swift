@@ -50,8 +50,9 @@ enum RankingHeads {
     }
 
     /// A year's rows of skips only (no counted play), a few at most: ListenBrainz's chart
-    /// lengths count a year's rows less these (`chartedCount`), where the index by plays
-    /// counted its rows with plays before v18.
+    /// lengths counted a year's rows less these (`chartedCount`), where the index by plays
+    /// counted its rows with plays before v18 — until v22 kept each year's count
+    /// (`YearChartLengths`).
     static func skippedIndexSQL(_ table: String, _ period: String) -> String {
         "CREATE INDEX \(table)_skipped ON \(table)(\(period)) WHERE plays <= 0"
     }

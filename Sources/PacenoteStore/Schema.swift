@@ -40,6 +40,7 @@ enum Schema {
         m.registerMigration("v19.track-source-check", foreignKeyChecks: .immediate, migrate: v19TrackSourceCheck)
         m.registerMigration("v20.month-halves", foreignKeyChecks: .immediate, migrate: v20MonthHalves)
         m.registerMigration("v21.day-heads", foreignKeyChecks: .immediate, migrate: DayHeads.migrate)
+        m.registerMigration("v22.year-chart-lengths", foreignKeyChecks: .immediate, migrate: YearChartLengths.migrate)
         return m
     }
 

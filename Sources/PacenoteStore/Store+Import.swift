@@ -193,6 +193,15 @@ public final class ListenImportSession {
             entityGeneration = generation
         }
         try db.execute(sql: "DROP TRIGGER plays_rollup_insert; DROP TRIGGER plays_entity_rollup_insert")
+        // The year rollups' counts (v22, `YearChartLengths`) are counted again at the end,
+        // for the years written: their triggers would fire for every year row written.
+        if yearCountTriggers == nil {
+            yearCountTriggers = try Row.fetchAll(db, sql: """
+                SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rollup\\_year\\_%\\_charted\\_%' ESCAPE '\\'
+                ORDER BY name
+                """).map { (name: $0[0] as String, sql: $0[1] as String) }
+        }
+        for trigger in yearCountTriggers! { try db.execute(sql: "DROP TRIGGER \(trigger.name)") }
         return Transaction(rollups: ImportRollups(capacity: capacity))
     }
 
@@ -202,6 +211,8 @@ public final class ListenImportSession {
         try ImportEntityRollups.write(transaction.rollups, entities: entityOf, in: db)
         try db.execute(sql: triggerSQL!)
         try db.execute(sql: entityTriggerSQL!)
+        try YearChartLengths.recount(years: transaction.rollups.years.map { String($0) }, in: db)
+        for trigger in yearCountTriggers! { try db.execute(sql: trigger.sql) }
         if let addedTracks = transaction.addedTracks {
             // The search index's rows for the new tracks, in one statement, after the plays:
             // once the index takes part in a transaction, SQLite has it open and close a
@@ -313,6 +324,8 @@ public final class ListenImportSession {
     }
 
     private var entityTriggerSQL: String?
+    /// The year rollups' count triggers (v22), dropped during each transaction.
+    private var yearCountTriggers: [(name: String, sql: String)]?
     /// The artists and album of each of `trackIDs`, for the entity rollups; nil until read.
     /// Forgotten when a track moved to other entities between two batches (another
     /// connection's library mirror, a change of separators: `meta.entity_generation`).

@@ -584,6 +584,29 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
             #expect(abs((stored[key] ?? -1) - seconds) <= 1e-6 * max(1, seconds), "\(step): \(key)", sourceLocation: sourceLocation)
         }
         #expect(!stored.isEmpty, sourceLocation: sourceLocation)
+        // Each year's chart lengths (v22, `YearChartLengths`): its rows of tracks, artists and
+        // albums with counted plays, and what ListenBrainz's total counts read, from the plays.
+        let (lengths, years) = try store.read { db in
+            (try Row.fetchAll(db, sql: "SELECT year || ' ' || entity, charted FROM rollup_year_charted WHERE charted <> 0")
+                .reduce(into: [String: Int]()) { $0[$1[0]] = $1[1] },
+             try String.fetchAll(db, sql: "SELECT DISTINCT substr(local_day, 1, 4) FROM plays"))
+        }
+        let fromPlays = try store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT substr(local_day, 1, 4) || ' track', COUNT(DISTINCT track_id) FROM plays WHERE counted = 1 GROUP BY 1
+                UNION ALL SELECT substr(p.local_day, 1, 4) || ' artist', COUNT(DISTINCT a.artist_id) FROM plays p
+                  JOIN track_artists a ON a.track_id = p.track_id WHERE p.counted = 1 AND a.artist_id IS NOT NULL GROUP BY 1
+                UNION ALL SELECT substr(p.local_day, 1, 4) || ' album', COUNT(DISTINCT t.album_id) FROM plays p
+                  JOIN tracks t ON t.id = p.track_id WHERE p.counted = 1 AND t.album_id IS NOT NULL GROUP BY 1
+                """).reduce(into: [String: Int]()) { $0[$1[0]] = $1[1] }
+        }
+        #expect(lengths == fromPlays, "\(step): the years' chart lengths", sourceLocation: sourceLocation)
+        for year in years {
+            for entity in [Store.ChartEntity.track, .artist, .album] {
+                #expect(try store.chartedCount(entity, fromDay: "\(year)-01-01", toDay: "\(year)-12-31") == fromPlays["\(year) \(entity.rawValue)"] ?? 0,
+                        "\(step): \(year)'s \(entity) chart length", sourceLocation: sourceLocation)
+            }
+        }
         // What the stats page reads from them: charts (edge days summed whole, and looked up
         // through their months' indexes), totals, the clock and the days with music.
         try expectChartsExact(store, step, sourceLocation: sourceLocation)
