@@ -973,3 +973,39 @@ extension EntityRollupTests {
         return LocalTime.format(year: civil.year, month: civil.month, day: civil.day)
     }
 }
+
+/// v23 builds the search index again without its column sizes: a v22 database's tracks are
+/// found as before, and the triggers keep the index in step as tracks come, change and go.
+@Suite struct SearchWithoutSizesMigrationTests {
+    @Test func aV22DatabasesTracksAreFoundAndKeptFindable() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v22.sqlite")
+        try RankingHeadsTests.v17Database(path)
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v22.year-chart-lengths")
+        let before = try queue.read { db in
+            try Int64.fetchAll(db, sql: "SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH 'song' ORDER BY rowid")
+        }
+        try queue.close()
+        #expect(before.count > 1)
+        let store = try Store.open(path: path, timeZone: zone)
+        defer { try? store.close() }
+        try store.read { db in
+            try #expect(String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'tracks_fts'")?.contains("columnsize = 0") == true)
+            try #expect(Int64.fetchAll(db, sql: "SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH 'song' ORDER BY rowid") == before)
+            try #expect(Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE name = 'tracks_fts_docsize'") == 0)
+        }
+        let added = try store.saveTrack(Track(title: "Hyperballad", artist: "Björk"))
+        try store.write { db in
+            try db.execute(sql: "UPDATE tracks SET title = 'Renamed' WHERE id = ?", arguments: [before[0]])
+            try db.execute(sql: "DELETE FROM tracks WHERE id = ? AND NOT EXISTS (SELECT 1 FROM plays WHERE track_id = ?)",
+                           arguments: [added, added])
+            try db.execute(sql: "INSERT INTO tracks_fts (tracks_fts) VALUES ('integrity-check')")  // throws when out of step
+        }
+        try store.read { db in
+            try #expect(Int64.fetchAll(db, sql: "SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH 'song' ORDER BY rowid") == Array(before.dropFirst()))
+            try #expect(Int64.fetchAll(db, sql: "SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH 'renamed'") == [before[0]])
+            try #expect(Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks_fts WHERE tracks_fts MATCH 'bjork'") == 0)
+        }
+    }
+}
