@@ -28,7 +28,46 @@ public enum EntityKey {
 
     /// Lower case (Unicode's full mapping), trimmed, each run of white space one space.
     static func fold(_ text: String) -> String {
+        var text = text
+        if let folded = text.withUTF8({ asciiFold($0) }) { return folded ?? text }
+        return foldedByCharacters(text)
+    }
+
+    /// `fold` by Swift's Characters: for any text.
+    static func foldedByCharacters(_ text: String) -> String {
         text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// `fold` of ASCII text byte by byte (Unicode's property look-ups per Character were most
+    /// of a bulk import's credit parsing): nil when `bytes` is not all ASCII; `.some(nil)`
+    /// when the text is its own key (the usual case, which allocates nothing). ASCII's white
+    /// space is tab to carriage return and the space.
+    static func asciiFold(_ bytes: UnsafeBufferPointer<UInt8>) -> String?? {
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+        var changes = false
+        var previousSpace = true  // a leading space is dropped
+        for b in bytes {
+            if b >= 0x80 { return nil }
+            if b >= 0x41 && b <= 0x5A { changes = true }
+            let space = isSpace(b)
+            if space && (previousSpace || b != 0x20) { changes = true }
+            previousSpace = space
+        }
+        if previousSpace && !bytes.isEmpty { changes = true }  // a trailing space
+        guard changes else { return .some(nil) }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var pendingSpace = false
+        for b in bytes {
+            if isSpace(b) {
+                pendingSpace = true
+                continue
+            }
+            if pendingSpace && !out.isEmpty { out.append(0x20) }
+            pendingSpace = false
+            out.append(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
+        }
+        return .some(String(decoding: out, as: UTF8.self))
     }
 }
 

@@ -1,4 +1,4 @@
-import PacenoteCore
+@testable import PacenoteCore
 import Testing
 
 @Suite struct EntityKeyTests {
@@ -7,6 +7,27 @@ import Testing
         #expect(EntityKey.artist("Beyoncé") != EntityKey.artist("Beyonce"))
         #expect(EntityKey.artist("ÉLAN") == EntityKey.artist("élan"))
         #expect(EntityKey.artist("AC/DC") != EntityKey.artist("ACDC"))
+    }
+
+    /// ASCII text is folded byte by byte (`EntityKey.asciiFold`): the same key as the
+    /// Characters' way, for every kind of ASCII text — spaces of every sort at either end
+    /// and in runs, capitals, controls, punctuation.
+    @Test func asciiTextFoldsAsCharactersDo() {
+        let alphabet = Array(" \t\n\r\u{0B}\u{0C}\u{1F}\u{00}aZqM09&.-/(")
+        var generator = SystemRandomNumberGenerator()
+        var cases = ["", " ", "  ", "a", "A", " a", "a ", "a  b", "a\tb", "a\r\nb", "Daft Punk", "daft punk", "\u{1C}x\u{1D}"]
+        for _ in 0..<5_000 {
+            cases.append(String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for text in cases {
+            #expect(EntityKey.fold(text) == EntityKey.foldedByCharacters(text), "\(Array(text.utf8))")
+        }
+        // Text that is its own key is given back as it is; other text is not ASCII's to fold.
+        var plain = "daft punk"
+        #expect(plain.withUTF8 { EntityKey.asciiFold($0) } == .some(nil))
+        var accented = "Beyoncé"
+        #expect(accented.withUTF8 { EntityKey.asciiFold($0) } == nil)
+        #expect(EntityKey.fold("  BEYONCÉ \t Knowles ") == "beyoncé knowles")
     }
 
     @Test func anAlbumIsItsReleaseElseItsTitleWithItsAlbumArtist() {
