@@ -15,6 +15,8 @@ struct BulkInsert {
         case int(Int64)
         case real(Double)
         case text(UnsafePointer<CChar>)
+        /// Text of a known length in bytes (which may hold a NUL), valid as `text`'s.
+        case bytes(UnsafePointer<CChar>, Int32)
         case null
     }
 
@@ -45,12 +47,23 @@ struct BulkInsert {
     mutating func append(_ value: Int64) { values.append(.int(value)) }
     mutating func append(_ value: Double) { values.append(.real(value)) }
     mutating func append(_ text: UnsafePointer<CChar>) { values.append(.text(text)) }
+    /// Text copied into `arena` (which must outlive `finish()`), or NULL.
+    mutating func append(_ text: String?, in arena: TextArena) {
+        values.append(text.map { arena.copy($0) } ?? .null)
+    }
+    mutating func append(_ value: Int64?) { values.append(value.map { .int($0) } ?? .null) }
+    mutating func append(_ value: Double?) { values.append(value.map { .real($0) } ?? .null) }
 
     /// Ends a row of `columns` values; a full statement is written.
     mutating func endRow() throws {
         rows += 1
         assert(values.count == rows * columns)
         if rows == Self.rowsPerStatement { try flush() }
+    }
+
+    /// Writes the rows not written yet (the texts stay bound until `finish()`).
+    mutating func writePending() throws {
+        if rows > 0 { try flush() }
     }
 
     /// Writes the rows left and forgets the bound texts.
@@ -92,5 +105,39 @@ struct BulkInsert {
         }
         values.removeAll(keepingCapacity: true)
         rows = 0
+    }
+}
+
+/// Texts copied for a bulk insert, which binds them without copying (`BulkInsert.Value`):
+/// blocks that never move, freed together when the arena goes.
+final class TextArena {
+    private var blocks: [UnsafeMutablePointer<CChar>] = []
+    private var next: UnsafeMutablePointer<CChar>?
+    private var left = 0
+    static let blockSize = 64 << 10
+
+    func copy(_ text: String) -> BulkInsert.Value {
+        var text = text
+        return text.withUTF8 { bytes in
+            if bytes.count + 1 > left {
+                let size = max(Self.blockSize, bytes.count + 1)
+                let block = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+                blocks.append(block)
+                next = block
+                left = size
+            }
+            let start = next!
+            if let base = bytes.baseAddress {
+                UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: bytes.count)
+            }
+            start[bytes.count] = 0
+            next = start + bytes.count + 1
+            left -= bytes.count + 1
+            return .bytes(UnsafePointer(start), Int32(bytes.count))
+        }
+    }
+
+    deinit {
+        for block in blocks { block.deallocate() }
     }
 }

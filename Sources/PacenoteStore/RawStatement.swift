@@ -55,6 +55,7 @@ struct RawStatement {
         case .int(let v): sqlite3_bind_int64(handle, index, v)
         case .real(let v): sqlite3_bind_double(handle, index, v)
         case .text(let p): sqlite3_bind_text(handle, index, p, -1, nil)
+        case .bytes(let p, let count): sqlite3_bind_text(handle, index, p, count, nil)
         case .null: sqlite3_bind_null(handle, index)
         }
     }

@@ -183,6 +183,16 @@ public final class ListenImportSession {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         guard triggerSQL != nil else { throw StoreError.sqlite("the trigger plays_rollup_insert is missing") }
+        // Whether every stored track is still one this session added or found (see
+        // `knowsEveryTrack`): nothing was committed since its last transaction, by another
+        // connection (SQLite's data version) or through this one (its change count).
+        let mark = try Row.fetchOne(db, sql: "SELECT total_changes(), (SELECT data_version FROM pragma_data_version)")!
+        let now = (changes: mark[0] as Int64, version: mark[1] as Int64)
+        if knowsEveryTrack == nil {
+            knowsEveryTrack = try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tracks)") ?? true)
+        } else if let last = lastMark, last != now {
+            knowsEveryTrack = false
+        }
         if entityTriggerSQL == nil {
             entityTriggerSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'plays_entity_rollup_insert'")
         }
@@ -223,8 +233,21 @@ public final class ListenImportSession {
                 """, arguments: [addedTracks.lowerBound, addedTracks.upperBound])
             try db.execute(sql: ftsTriggerSQL!)
         }
+        let mark = try Row.fetchOne(db, sql: "SELECT total_changes(), (SELECT data_version FROM pragma_data_version)")!
+        lastMark = (mark[0] as Int64, mark[1] as Int64)
         return (transaction.rollups.count, transaction.duplicates)
     }
+
+    /// Whether every track stored is one this session added or found: the database had none
+    /// when the session began, and nothing else has been committed since (checked at each
+    /// transaction's beginning against `lastMark`). A new identity is then a new track
+    /// without a look-up, as a first import of a library's history has one for nearly every
+    /// listen. Once false, false for the session. nil before its first transaction.
+    private var knowsEveryTrack: Bool?
+    /// The connection's change count and SQLite's data version as the last transaction ended.
+    private var lastMark: (changes: Int64, version: Int64)?
+    /// How many identities this session has looked up in `tracks` (for tests).
+    public private(set) var trackLookUps = 0
 
     /// Stores one batch's tracks and plays; their rollups are summed into the transaction's.
     private func add(_ batch: ImportBatch, now: Date, to transaction: inout Transaction, in db: Database) throws {
@@ -353,15 +376,31 @@ public final class ListenImportSession {
                                in db: Database) throws -> ClosedRange<Int64>? {
         guard !tracks.isEmpty else { return nil }
         var added: ClosedRange<Int64>?
+        var filing = NewTracks(db, now: now)
+        defer { filing.forget() }
         for new in tracks {
             let k = Int(new.key)
             if k >= refOfKey.count { refOfKey += Array(repeating: -1, count: k + 1 - refOfKey.count) }
+            // Every stored track this session's: the reader has done the look-up among them.
+            let knowsEvery = knowsEveryTrack == true
             let identity = Identity(matchKey: new.matchKey, recording: new.track.musicBrainz.recording)
-            if let known = refOfIdentity[identity] {
+            if knowsEvery && new.sameTrackAs != new.key {
+                let ref = refOfKey[Int(new.sameTrackAs)]
+                refOfKey[k] = ref
+                if refOfIdentity[identity] == nil { refOfIdentity[identity] = ref }
+                continue
+            }
+            if !knowsEvery, let known = refOfIdentity[identity] {
                 refOfKey[k] = known
                 continue
             }
-            let found = try Store.findTrackIdentities(matchKey: new.matchKey, recording: identity.recording, in: db)
+            var found: [(id: Int64, recording: String?)] = []
+            if !knowsEvery {
+                // The look-up sees the tracks this batch has filed so far.
+                try filing.writePending()
+                trackLookUps += 1
+                found = try Store.findTrackIdentities(matchKey: new.matchKey, recording: identity.recording, in: db)
+            }
             let id: Int64
             var filed: ImportEntityRollups.Entities?
             if let first = found.first {
@@ -377,12 +416,9 @@ public final class ListenImportSession {
                     guard ftsTriggerSQL != nil else { throw StoreError.sqlite("the trigger tracks_fts_insert is missing") }
                     try db.execute(sql: "DROP TRIGGER tracks_fts_insert")
                 }
-                var track = new.track
-                track.uri = nil
-                let saved = try Store.fileTrack(track, at: now, knownNew: true, matchKey: new.matchKey, credit: new.credit,
-                                                album: new.album, cache: entityIDs, in: db)
+                let saved = try filing.add(new, cache: entityIDs)
                 id = saved.id
-                filed = ImportEntityRollups.Entities(artists: saved.artists ?? [], album: saved.album)
+                filed = ImportEntityRollups.Entities(artists: saved.artists, album: saved.album)
                 added = added.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
             }
             let index: Int32
@@ -395,8 +431,11 @@ public final class ListenImportSession {
                 entityOf.append(filed)
             }
             refOfKey[k] = index
+            // Kept on the fast way too: should anything else be committed, the look-ups that
+            // follow find what this session found for an identity it has met.
             refOfIdentity[identity] = index
         }
+        try filing.finish()
         return added
     }
 
@@ -411,6 +450,109 @@ public final class ListenImportSession {
         let yearMonth = Int32(year * 100 + month)
         days[number] = (text, Int32(year), yearMonth)
         return LocalSlot(dayText: text, dayNumber: number, year: Int32(year), month: yearMonth, hour: Int32(hour))
+    }
+}
+
+/// The new tracks of an import's batch, filed as `Store.fileTrack` files a track without a
+/// URI that is known to be new (`knownNew`), many rows to a statement (`BulkInsert`): each
+/// is given the next id, its album and artists are found or added at once, and its row and
+/// its credit's rows are written together at `finish()` (before the batch's plays).
+/// One statement of 64 tracks rather than 64 statements: a first import of a library adds
+/// a track for nearly every listen.
+struct NewTracks {
+    private let db: Database
+    private let nowMs: Int64
+    private var nextID: Int64?
+    private let texts = TextArena()
+    private var tracks: BulkInsert
+    private var credits: BulkInsert
+
+    init(_ db: Database, now: Date) {
+        self.db = db
+        nowMs = Store.milliseconds(now)
+        tracks = BulkInsert(db, columns: 22, everyRowChanges: true) { values in
+            "INSERT INTO tracks (\(Self.trackColumns)) VALUES \(values)"
+        }
+        credits = BulkInsert(db, columns: 7, everyRowChanges: true) { values in
+            "INSERT INTO track_artists (track_id, position, name, role, listed, mbid, artist_id) VALUES \(values)"
+        }
+    }
+
+    static let trackColumns = """
+        id, title, artist, album, album_artist, genre, date, track_number, disc_number, duration_s, mb_recording_id,
+        mb_release_id, mb_artist_id, mb_album_artist_id, mb_release_track_id, bpm, bpm_source, bpm_confidence, match_key,
+        first_seen_at_ms, updated_at_ms, album_id
+        """
+
+    /// Files `new` (no stored track has its identity) and returns its id, the artists its
+    /// credit names (each once, in order) and its album.
+    mutating func add(_ new: ImportBatch.NewTrack, cache: EntityIDCache) throws -> (id: Int64, artists: [Int64], album: Int64?) {
+        if nextID == nil { nextID = try (Int64.fetchOne(db, sql: "SELECT max(id) FROM tracks") ?? 0) + 1 }
+        let id = nextID!
+        nextID = id + 1
+        let t = new.track
+        let album = try new.album.map { try Store.albumID($0, at: nowMs, cache: cache, in: db) }
+        tracks.append(id)
+        tracks.append(t.title, in: texts)
+        tracks.append(t.artist, in: texts)
+        tracks.append(t.album, in: texts)
+        tracks.append(t.albumArtist, in: texts)
+        tracks.append(t.genre, in: texts)
+        tracks.append(t.date, in: texts)
+        tracks.append(t.trackNumber.map(Int64.init))
+        tracks.append(t.discNumber.map(Int64.init))
+        tracks.append(t.durationSeconds)
+        tracks.append(t.musicBrainz.recording, in: texts)
+        tracks.append(t.musicBrainz.release, in: texts)
+        tracks.append(t.musicBrainz.artist, in: texts)
+        tracks.append(t.musicBrainz.albumArtist, in: texts)
+        tracks.append(t.musicBrainz.releaseTrack, in: texts)
+        tracks.append(t.bpm?.value)
+        tracks.append(t.bpm?.source.rawValue, in: texts)
+        tracks.append(t.bpm?.confidence)
+        tracks.append(new.matchKey, in: texts)
+        tracks.append(nowMs)
+        tracks.append(nowMs)
+        tracks.append(album)
+        try tracks.endRow()
+        // The credit as `Store.saveCredit` writes a new track's: a row per artist, two
+        // spellings of one artist (`EntityKey.artist`) one row.
+        var artists: [Int64] = []
+        if let credit = new.credit {
+            let listed = Int64(credit.listed ? 1 : 0)
+            for artist in credit.artists {
+                let artistID = try Store.artistID(name: artist.name, mbid: artist.mbid, at: nowMs, cache: cache, in: db)
+                guard !artists.contains(artistID) else { continue }
+                credits.append(id)
+                credits.append(Int64(artists.count))
+                credits.append(artist.name, in: texts)
+                credits.append(artist.role.rawValue, in: texts)
+                credits.append(listed)
+                credits.append(artist.mbid, in: texts)
+                credits.append(artistID)
+                try credits.endRow()
+                artists.append(artistID)
+            }
+        }
+        return (id, artists, album)
+    }
+
+    /// Writes the rows filed so far, for a look-up to see them.
+    mutating func writePending() throws {
+        try tracks.writePending()
+        try credits.writePending()
+    }
+
+    /// Writes the rows not written yet.
+    mutating func finish() throws {
+        try tracks.finish()
+        try credits.finish()
+    }
+
+    /// Forgets the texts bound (they go with the arena) if `finish()` was not reached.
+    mutating func forget() {
+        tracks.forgetBindings()
+        credits.forgetBindings()
     }
 }
 

@@ -545,3 +545,93 @@ extension ImportStoreTests {
         }
     }
 }
+
+extension ImportStoreTests {
+    /// Listens whose texts are one track's in the store's eyes in every way it has: spellings
+    /// of one match key ("The Band"/"band", "Song!"/"song"), a recording id under two
+    /// spellings, two recordings of one match key, and listens with and without one.
+    static func trickyIdentities(count: Int, seed: UInt64) -> [ImportedListen] {
+        var state = seed &* 0x9E3779B97F4A7C15
+        func random(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(n))
+        }
+        let artists = ["The Band", "band", "BAND", "Other", "The Other"]
+        let titles = ["Song", "song!", "Song ", "Tune", "tune"]
+        let recordings: [String?] = [nil, nil, nil, "r-1", "r-2", "r-3"]
+        return (0..<count).map { i in
+            // Now and then a song heard once: something new to look up late in the import.
+            let title = i % 40 == 39 ? "Only \(i)" : titles[random(titles.count)]
+            var track = Track(title: title, artist: artists[random(artists.count)], album: "A \(random(3))")
+            track.musicBrainz.recording = recordings[random(recordings.count)]
+            return ImportedListen(track: track, startedAtMs: 1_700_000_000_000 + Int64(i) * 600_000, playedSeconds: 100)
+        }
+    }
+
+    /// Each play's track, by its text (ids differ between stores), in time order.
+    static func tracksOfPlays(_ store: Store) throws -> [String] {
+        try store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT t.artist, t.title, t.mb_recording_id FROM plays p JOIN tracks t ON t.id = p.track_id
+                WHERE p.source = 'import:test' ORDER BY p.started_at_ms
+                """).map { "\($0[0] as String? ?? "-")/\($0[1] as String)/\($0[2] as String? ?? "-")" }
+        }
+    }
+
+    /// An import into a database without tracks finds its listens' tracks among those it
+    /// added without asking the store (the reader's `ImportBatcher.trackOfNewKey`), and
+    /// finds exactly those the store's look-up finds. Once anything else is committed —
+    /// through another connection or this one — it looks tracks up again.
+    @Test func aFirstImportFindsItsOwnTracksAsTheLookUpDoes() throws {
+        for seed in 1...8 as ClosedRange<UInt64> {
+            let listens = Self.trickyIdentities(count: 300, seed: seed)
+            let calls = stride(from: 0, to: listens.count, by: 50).map { Array(listens[$0..<min($0 + 50, listens.count)]) }
+            let unrelated = Track(title: "Elsewhere", artist: "Nobody")
+
+            // Looked up: a track is stored before the import begins.
+            let dir = try TemporaryDirectory()
+            let lookedUp = try Store.open(path: dir.file("a.sqlite"), timeZone: zone)
+            defer { try? lookedUp.close() }
+            try lookedUp.saveTrack(unrelated)
+            let first = ListenImportSession(store: lookedUp, source: "import:test")
+            for call in calls { _ = try first.insert(call) }
+            #expect(first.trackLookUps > 0)
+            let expected = try Self.tracksOfPlays(lookedUp)
+
+            // Known: an empty database, one transaction per call.
+            let known = try Store.open(path: dir.file("b.sqlite"), timeZone: zone)
+            defer { try? known.close() }
+            let second = ListenImportSession(store: known, source: "import:test")
+            for call in calls { _ = try second.insert(call) }
+            #expect(second.trackLookUps == 0, "seed \(seed)")
+            let got = try Self.tracksOfPlays(known)
+            #expect(got == expected, "seed \(seed): \(zip(got, expected).enumerated().filter { $0.element.0 != $0.element.1 }.prefix(3).map { "\($0.offset) \(listens[$0.offset].track.artist!)/\(listens[$0.offset].track.title)/\(listens[$0.offset].track.musicBrainz.recording ?? "-") \($0.element)" })")
+            try known.read { db in try #expect(String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok") }
+            #expect(try known.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks") }
+                    == lookedUp.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM tracks") }.map { $0 - 1 })
+
+            // Something else committed halfway: by another connection, or through this one.
+            for other in [true, false] {
+                let path = dir.file("c-\(other).sqlite")
+                let store = try Store.open(path: path, timeZone: zone)
+                defer { try? store.close() }
+                let session = ListenImportSession(store: store, source: "import:test")
+                for (i, call) in calls.enumerated() {
+                    if i == 3 {
+                        #expect(session.trackLookUps == 0)
+                        if other {
+                            let elsewhere = try Store.open(path: path, timeZone: zone)
+                            try elsewhere.saveTrack(unrelated)
+                            try elsewhere.close()
+                        } else {
+                            try store.saveTrack(unrelated)
+                        }
+                    }
+                    _ = try session.insert(call)
+                }
+                #expect(session.trackLookUps > 0, "seed \(seed), other connection: \(other)")
+                #expect(try Self.tracksOfPlays(store) == expected, "seed \(seed), other connection: \(other)")
+            }
+        }
+    }
+}

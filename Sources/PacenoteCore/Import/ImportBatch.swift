@@ -27,6 +27,10 @@ public struct ImportBatch: Sendable {
         public var credit: ArtistCredit?
         /// `track.albumIdentity`, computed on the reader's thread too.
         public var album: AlbumIdentity?
+        /// The key whose track this one is, as the store would find it among the tracks
+        /// this import adds (`ImportBatcher.trackOfNewKey`): this key when it names a
+        /// track of its own. Used while the database holds no other tracks.
+        public var sameTrackAs: Int32
     }
 
     public var plays: [Play] = []
@@ -54,6 +58,17 @@ public struct ImportBatcher {
 
     private var keys: [TrackText: Int32] = [:]
     private var players: [String: Int32] = [:]
+    /// The first key of a track of each recording, and of each match key: the first with or
+    /// without a recording, and the first without one (-1: none); what each match key with a
+    /// recording was found to be (`trackOfNewKey`).
+    private var trackOfRecording: [String: Int32] = [:]
+    private var trackOfMatchKey: [String: (first: Int32, bare: Int32)] = [:]
+    private var trackOfRecordedIdentity: [RecordedIdentity: Int32] = [:]
+
+    struct RecordedIdentity: Hashable {
+        var matchKey: String
+        var recording: String
+    }
     public private(set) var batch = ImportBatch()
 
     public init(separators: [String] = []) {
@@ -76,8 +91,10 @@ public struct ImportBatcher {
             var track = listen.track
             // Listed artists (Maloja's) name the album's artist too (`Track.albumIdentity`).
             if let credit, credit.listed { track.listedCredit = credit }
-            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: listen.track.matchKey, credit: credit,
-                                                     album: track.albumIdentity))
+            let matchKey = listen.track.matchKey
+            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: matchKey, credit: credit,
+                                                     album: track.albumIdentity,
+                                                     sameTrackAs: trackOfNewKey(key, matchKey: matchKey, recording: text.recording)))
         }
         var player: Int32 = -1
         if let name = listen.player {
@@ -93,6 +110,37 @@ public struct ImportBatcher {
             key: key, player: player, startPrecisionMs: Int32(clamping: listen.startPrecisionMs), counted: listen.counted,
             startedAtMs: listen.startedAtMs, endedAtMs: listen.endedAtMs, playedSeconds: listen.playedSeconds))
     }
+
+    /// The key whose track a new key's listens go to, when the only tracks stored are those
+    /// of this import's earlier keys: the store's look-up (`Store.findTrackIdentities`) done
+    /// among them, here on the reader's thread. A recording's track is the first with that
+    /// recording, else the first with the match key and no recording; a listen without a
+    /// recording goes to the first track with its match key. None: the key is a new track.
+    /// As the store's session does, a match key and recording are looked up once: later
+    /// keys with both go where the first went (a track of the recording added since
+    /// notwithstanding). Without a recording that is what a new look-up would find anyway.
+    mutating func trackOfNewKey(_ key: Int32, matchKey: String, recording: String?) -> Int32 {
+        guard let recording else {
+            // One hash of the match key: read and, for a new one, written in place.
+            var found = key
+            modify(&trackOfMatchKey[matchKey, default: (first: key, bare: key)]) { found = $0.first }
+            return found
+        }
+        let identity = RecordedIdentity(matchKey: matchKey, recording: recording)
+        if let known = trackOfRecordedIdentity[identity] { return known }
+        var found = trackOfRecording[recording] ?? -1
+        if found < 0 {
+            modify(&trackOfMatchKey[matchKey, default: (first: key, bare: -1)]) { found = $0.bare }
+        }
+        if found < 0 {
+            found = key
+            trackOfRecording[recording] = key
+        }
+        trackOfRecordedIdentity[identity] = found
+        return found
+    }
+
+    private func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
 
     /// The batch so far; the next one starts empty (keys go on being numbered).
     public mutating func take() -> ImportBatch {
