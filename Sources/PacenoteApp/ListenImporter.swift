@@ -178,9 +178,10 @@ public final class ListenImporter {
         let parts = UncheckedBox(next)
         let batchSize = self.batchSize
         let separators = session.separators
+        let findsOwnTracks = session.findsOwnTracks
         let thread = Thread {
             do {
-                var batcher = ImportBatcher(separators: separators)
+                var batcher = ImportBatcher(separators: separators, findsOwnTracks: findsOwnTracks)
                 while let part = try parts.value() {
                     try Self.readRows(part.source, kind: part.kind, name: part.name, batchSize: min(batchSize, Self.chunkSize),
                                       batcher: &batcher) { chunk in

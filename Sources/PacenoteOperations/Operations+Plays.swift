@@ -66,6 +66,8 @@ public final class ImportRun {
 
     /// The separators the batches' credit text is to be split with.
     public var separators: [String] { session.separators }
+    /// See `ListenImportSession.findsOwnTracks`: for the reader's batcher.
+    public var findsOwnTracks: Bool { session.findsOwnTracks }
 
     /// Stores one batch in one transaction; see `ListenImportSession.insert`.
     public func insert(_ batch: ImportBatch, now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {

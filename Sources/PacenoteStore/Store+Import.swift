@@ -34,6 +34,10 @@ public final class ListenImportSession {
     /// The separators credit text is split with (`Store.creditSeparators`), for the
     /// reader that builds this session's batches.
     public let separators: [String]
+    /// Whether this session's batches must come from a batcher that finds new keys' tracks
+    /// among the import's own (`ImportBatcher.findsOwnTracks`): the database held no tracks
+    /// when it began. Without it every new identity is looked up.
+    public let findsOwnTracks: Bool
     /// The track of each key (an index into `trackIDs`), -1 until looked up.
     private var refOfKey: [Int32] = []
     /// The tracks this import's listens go to, one per track id.
@@ -53,7 +57,10 @@ public final class ListenImportSession {
         self.walker = LocalTime.Walker(timeZone: store.localTime.timeZone)
         // A database that cannot be read here fails the first batch with its error.
         self.separators = (try? store.creditSeparators()) ?? []
-        self.batcher = ImportBatcher(separators: separators)
+        // Tracks stored already: every new identity is looked up, and the reader need not
+        // find tracks among the import's own (its memory of them is ~10 MiB at 150,000).
+        self.findsOwnTracks = (try? store.read { db in try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM tracks)") }) == true
+        self.batcher = ImportBatcher(separators: separators, findsOwnTracks: findsOwnTracks)
     }
 
     /// Stores listens in one transaction (see `insert(_: ImportBatch)`).
@@ -189,7 +196,7 @@ public final class ListenImportSession {
         let mark = try Row.fetchOne(db, sql: "SELECT total_changes(), (SELECT data_version FROM pragma_data_version)")!
         let now = (changes: mark[0] as Int64, version: mark[1] as Int64)
         if knowsEveryTrack == nil {
-            knowsEveryTrack = try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tracks)") ?? true)
+            knowsEveryTrack = try findsOwnTracks && !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tracks)") ?? true)
         } else if let last = lastMark, last != now {
             knowsEveryTrack = false
         }

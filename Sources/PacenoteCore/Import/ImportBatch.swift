@@ -71,8 +71,13 @@ public struct ImportBatcher {
     }
     public private(set) var batch = ImportBatch()
 
-    public init(separators: [String] = []) {
+    /// Whether new keys' tracks are found among the import's own (`trackOfNewKey`): only
+    /// the store's session of an import into a database without tracks uses them.
+    public let findsOwnTracks: Bool
+
+    public init(separators: [String] = [], findsOwnTracks: Bool = true) {
         self.separators = separators
+        self.findsOwnTracks = findsOwnTracks
     }
 
     public var count: Int { batch.plays.count }
@@ -94,7 +99,7 @@ public struct ImportBatcher {
             let matchKey = listen.track.matchKey
             batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: matchKey, credit: credit,
                                                      album: track.albumIdentity,
-                                                     sameTrackAs: trackOfNewKey(key, matchKey: matchKey, recording: text.recording)))
+                                                     sameTrackAs: findsOwnTracks ? trackOfNewKey(key, matchKey: matchKey, recording: text.recording) : key))
         }
         var player: Int32 = -1
         if let name = listen.player {
