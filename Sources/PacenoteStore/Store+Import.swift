@@ -385,9 +385,13 @@ public final class ListenImportSession {
         var added: ClosedRange<Int64>?
         var filing = NewTracks(db, now: now)
         defer { filing.forget() }
+        // Room for the batch's keys, identities and tracks at once, not grown one at a time.
+        let lastKey = Int(tracks.map(\.key).max() ?? -1)
+        if lastKey >= refOfKey.count { refOfKey += repeatElement(-1, count: lastKey + 1 - refOfKey.count) }
+        refOfIdentity.reserveCapacity(refOfIdentity.count + tracks.count)
+        refOfTrackID.reserveCapacity(refOfTrackID.count + tracks.count)
         for new in tracks {
             let k = Int(new.key)
-            if k >= refOfKey.count { refOfKey += Array(repeating: -1, count: k + 1 - refOfKey.count) }
             // Every stored track this session's: the reader has done the look-up among them.
             let knowsEvery = knowsEveryTrack == true
             let identity = Identity(matchKey: new.matchKey, recording: new.track.musicBrainz.recording)
