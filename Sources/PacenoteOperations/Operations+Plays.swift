@@ -41,8 +41,10 @@ extension Operations {
     /// are older than their ids say, so followers read the plays again.
     /// The rules in force when the import starts apply to every batch (`ImportRun`).
     public func importListens(source: String) -> ImportRun {
-        ImportRun(session: ListenImportSession(store: store, source: source), operations: self,
-                  rules: (try? store.currentRules()) ?? .empty, source: source)
+        let rules = (try? store.currentRules()) ?? .empty
+        // Rules change batches after the reader made them: their tracks are looked up.
+        return ImportRun(session: ListenImportSession(store: store, source: source, findingOwnTracks: rules.isEmpty),
+                         operations: self, rules: rules, source: source)
     }
 }
 

@@ -51,7 +51,11 @@ public final class ListenImportSession {
     private var days: [Int32: (text: UnsafeMutablePointer<CChar>, year: Int32, month: Int32)] = [:]
     private var triggerSQL: String?
 
-    public init(store: Store, source: String) {
+    /// `findingOwnTracks`: false when the batches may not be the batcher's as it made them
+    /// (`ImportRun` applies curation rules to them after the reader: a rewritten track has
+    /// another match key, an ignored one is not stored), so that every new identity is
+    /// looked up (`findsOwnTracks`).
+    public init(store: Store, source: String, findingOwnTracks: Bool = true) {
         self.store = store
         self.source = source
         self.walker = LocalTime.Walker(timeZone: store.localTime.timeZone)
@@ -59,7 +63,8 @@ public final class ListenImportSession {
         self.separators = (try? store.creditSeparators()) ?? []
         // Tracks stored already: every new identity is looked up, and the reader need not
         // find tracks among the import's own (its memory of them is ~10 MiB at 150,000).
-        self.findsOwnTracks = (try? store.read { db in try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM tracks)") }) == true
+        self.findsOwnTracks = findingOwnTracks
+            && (try? store.read { db in try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM tracks)") }) == true
         self.batcher = ImportBatcher(separators: separators, findsOwnTracks: findsOwnTracks)
     }
 
@@ -395,18 +400,23 @@ public final class ListenImportSession {
             // Every stored track this session's: the reader has done the look-up among them.
             let knowsEvery = knowsEveryTrack == true
             let identity = Identity(matchKey: new.matchKey, recording: new.track.musicBrainz.recording)
-            if knowsEvery && new.sameTrackAs != new.key {
+            if knowsEvery && new.sameTrackAs >= 0 && new.sameTrackAs != new.key {
+                // (A key given no track — not in any batch stored — is looked up instead.)
                 let ref = refOfKey[Int(new.sameTrackAs)]
-                refOfKey[k] = ref
-                if refOfIdentity[identity] == nil { refOfIdentity[identity] = ref }
-                continue
+                if ref >= 0 {
+                    refOfKey[k] = ref
+                    if refOfIdentity[identity] == nil { refOfIdentity[identity] = ref }
+                    continue
+                }
             }
-            if !knowsEvery, let known = refOfIdentity[identity] {
+            // New without a look-up: the reader found no track of the import's for the key.
+            let knownNew = knowsEvery && new.sameTrackAs == new.key
+            if !knownNew, let known = refOfIdentity[identity] {
                 refOfKey[k] = known
                 continue
             }
             var found: [(id: Int64, recording: String?)] = []
-            if !knowsEvery {
+            if !knownNew {
                 // The look-up sees the tracks this batch has filed so far.
                 try filing.writePending()
                 trackLookUps += 1
@@ -473,6 +483,8 @@ public final class ListenImportSession {
 struct NewTracks {
     private let db: Database
     private let nowMs: Int64
+    /// When artists added for credits are created (`Store.saveCredit`'s: the clock's time).
+    private let creditsAtMs = Store.milliseconds(Date())
     private var nextID: Int64?
     private let texts = TextArena()
     private var tracks: BulkInsert
@@ -532,7 +544,7 @@ struct NewTracks {
         if let credit = new.credit {
             let listed = Int64(credit.listed ? 1 : 0)
             for artist in credit.artists {
-                let artistID = try Store.artistID(name: artist.name, mbid: artist.mbid, at: nowMs, cache: cache, in: db)
+                let artistID = try Store.artistID(name: artist.name, mbid: artist.mbid, at: creditsAtMs, cache: cache, in: db)
                 guard !artists.contains(artistID) else { continue }
                 credits.append(id)
                 credits.append(Int64(artists.count))

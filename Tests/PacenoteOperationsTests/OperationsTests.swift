@@ -136,4 +136,29 @@ import Testing
         #expect(f.changes() == [.playsRewritten(.imported), .playsRewritten(.imported)])
         #expect(try f.store.counts().plays == 4)
     }
+
+    /// Rules change the reader's batches after it made them (a rewrite gives a track another
+    /// match key, an ignore leaves a key without a track): an import with rules looks each new
+    /// identity up rather than trusting the reader's finding (`findsOwnTracks`), even into a
+    /// database without tracks. Read as the reader reads (an `ImportBatcher` per import).
+    @Test func anImportWithRulesLooksItsTracksUp() throws {
+        let f = try Fixture()
+        _ = try f.operations.addRule(CurationRule(action: .rewrite, field: .title, match: .regex, value: #" - Remastered \d{4}$"#, replacement: ""))
+        _ = try f.operations.addRule(CurationRule(action: .ignore, field: .artist, match: .equals, value: "The Band"))
+        let run = f.operations.importListens(source: "import:listenbrainz")
+        #expect(!run.findsOwnTracks)
+        var batcher = ImportBatcher(separators: run.separators, findsOwnTracks: run.findsOwnTracks)
+        let texts = [("The Band", "Song"), ("Band", "Song"), ("Other", "Tune - Remastered 2009"), ("Other", "Tune"), ("band", "song")]
+        for (i, text) in texts.enumerated() {
+            batcher.add(ImportedListen(track: Track(title: text.1, artist: text.0), startedAtMs: 1_600_000_000_000 + Int64(i) * 600_000,
+                                       playedSeconds: 200))
+        }
+        #expect(batcher.batch.tracks.allSatisfy { $0.sameTrackAs == -1 })
+        #expect(try run.insert(batcher.take()).imported == 4)
+        run.finish()
+        // "The Band" ignored; "Band"/"band" one track, the remaster and the song one.
+        #expect(try f.store.counts().tracks == 2)
+        let tracks = try f.store.tracks(ids: [1, 2]).values.map { "\($0.artist ?? "-")/\($0.title)" }.sorted()
+        #expect(tracks == ["Band/Song", "Other/Tune"])
+    }
 }

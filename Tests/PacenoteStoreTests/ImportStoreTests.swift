@@ -578,6 +578,28 @@ extension ImportStoreTests {
         }
     }
 
+    /// A key the reader found a track for, whose track was never stored (its key left out of
+    /// the batch: what an ignore rule does), is looked up instead — not given no track.
+    @Test func aKeyWhoseFoundTrackWasLeftOutIsLookedUp() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
+        defer { try? store.close() }
+        let session = ListenImportSession(store: store, source: "import:test")
+        #expect(session.findsOwnTracks)
+        var batcher = ImportBatcher(findsOwnTracks: true)
+        for (i, artist) in ["The Band", "Band", "BAND"].enumerated() {
+            batcher.add(ImportedListen(track: Track(title: "Song", artist: artist), startedAtMs: 1_700_000_000_000 + Int64(i) * 600_000,
+                                       playedSeconds: 100))
+        }
+        var batch = batcher.take()
+        #expect(batch.tracks.map(\.sameTrackAs) == [0, 0, 0])
+        batch.tracks.removeFirst()
+        batch.plays.removeAll { $0.key == 0 }
+        #expect(try session.insert(batch).imported == 2)
+        #expect(session.trackLookUps == 1)
+        #expect(try Self.tracksOfPlays(store) == ["Band/Song/-", "Band/Song/-"])
+    }
+
     /// An import into a database without tracks finds its listens' tracks among those it
     /// added without asking the store (the reader's `ImportBatcher.trackOfNewKey`), and
     /// finds exactly those the store's look-up finds. Once anything else is committed —

@@ -29,7 +29,8 @@ public struct ImportBatch: Sendable {
         public var album: AlbumIdentity?
         /// The key whose track this one is, as the store would find it among the tracks
         /// this import adds (`ImportBatcher.trackOfNewKey`): this key when it names a
-        /// track of its own. Used while the database holds no other tracks.
+        /// track of its own; -1 when not found (a batcher that does not, `findsOwnTracks`).
+        /// Used while the database holds no other tracks.
         public var sameTrackAs: Int32
     }
 
@@ -99,7 +100,7 @@ public struct ImportBatcher {
             let matchKey = listen.track.matchKey
             batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: matchKey, credit: credit,
                                                      album: track.albumIdentity,
-                                                     sameTrackAs: findsOwnTracks ? trackOfNewKey(key, matchKey: matchKey, recording: text.recording) : key))
+                                                     sameTrackAs: findsOwnTracks ? trackOfNewKey(key, matchKey: matchKey, recording: text.recording) : -1))
         }
         var player: Int32 = -1
         if let name = listen.player {
