@@ -1,19 +1,21 @@
-/* SQLite's cost to store an imported database's rows from memory (issue 18, point 2).
+/* What storing an imported database's rows costs SQLite from bound values (issue 18, point 2).
  *
- * store-floor EMPTY SOURCE OUT
+ * store-floor SOURCE OUT
  *
- * OUT is a copy of EMPTY (the schema, no rows). Every row of SOURCE's tables that an import
- * stores (the list below, parents first) is read into this process's memory first, untimed.
- * Then, timed, as a program that had those rows ready would store them at best: one
- * transaction, each table in its key's order, 64 rows to a prepared statement with bound
- * values (of the columns that hold a value in some row; the others are left to their
- * default, NULL, as the import leaves a play's heart rate and player), no triggers, the indexes an import sets aside built after with its settings, the
- * search index filled from the same memory, a last checkpoint. WAL, synchronous=NORMAL,
- * the import's 32 MiB page cache. Prints the seconds.
+ * OUT is an empty database of the schema (`pacenote migrate`). Every row of SOURCE's tables
+ * that an import stores (the list below, parents first) is read into this process's memory
+ * first, untimed. Then, timed, they are stored as Pacenote's import stores rows, at its
+ * cheapest: one transaction; each table in its key's order; bound values (of the columns
+ * that hold a value in some row: the others keep their default, NULL, as an import leaves a
+ * play's heart rate), 64 rows to a prepared `INSERT OR IGNORE` (no statement journal; a row
+ * ignored is an error); no triggers; the search index filled from `tracks` in one
+ * `INSERT … SELECT`, as the import fills it; the indexes an import sets aside built after
+ * with its settings; a last checkpoint. WAL, synchronous=NORMAL, the import's 32 MiB page
+ * cache, SQLite's allocation statistics off (as Pacenote sets them). Prints the seconds.
  *
- * Unlike import-floor's INSERT ... SELECT, nothing is read while the clock runs: no import
- * can store these rows in less, whatever its parsing and look-ups cost. Built and run by
- * scripts/bench/import-floor.
+ * Nothing is parsed, looked up or summed while the clock runs: what is left is the binding
+ * and storing that any import of these rows through bound statements pays. Built and run
+ * by scripts/bench/import-floor.
  */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -27,15 +29,16 @@ static const char *TABLES[] = {
     "rollup_day_track", "rollup_day_artist", "rollup_day_album", "rollup_day_hour", "rollup_day_total",
     "rollup_month_track", "rollup_month_artist", "rollup_month_album", "rollup_month_total",
     "rollup_year_track", "rollup_year_artist", "rollup_year_album", "rollup_year_hour", "rollup_year_total",
-    "rollup_track_total", "rollup_artist_total", "rollup_album_total", "rollup_track_first"};
+    "rollup_track_total", "rollup_artist_total", "rollup_album_total", "rollup_track_first", "rollup_year_charted"};
 #define NTABLES (sizeof TABLES / sizeof *TABLES)
 #define PER_STATEMENT 64
+#define MAX_NAMES 256
 
 /* The same selection as import-floor's DEFERRED and PacenoteStore's DeferredIndexes. */
 static const char *DEFERRED =
     "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql LIKE 'CREATE INDEX %' "
     "AND ((tbl_name LIKE 'rollup\\_%' ESCAPE '\\' AND (name LIKE '%\\_top' ESCAPE '\\' OR name LIKE '%\\_by\\_time' ESCAPE '\\')) "
-    "OR name IN ('tracks_artist', 'tracks_album'))";
+    "OR name IN ('tracks_artist', 'tracks_album')) ORDER BY name";
 
 typedef struct { int type, len; union { int64_t i; double d; char *s; } v; } Value;
 typedef struct {
@@ -48,8 +51,13 @@ typedef struct {
 } Table;
 
 static void die(sqlite3 *db, const char *what) {
-    fprintf(stderr, "store-floor: %s: %s\n", what, db ? sqlite3_errmsg(db) : "");
+    fprintf(stderr, "store-floor: %s%s%s\n", what, db ? ": " : "", db ? sqlite3_errmsg(db) : "");
     exit(1);
+}
+
+static void *checked(void *p) {
+    if (!p) die(NULL, "out of memory");
+    return p;
 }
 
 static void exec(sqlite3 *db, const char *sql) {
@@ -71,17 +79,17 @@ static void load(sqlite3 *db, const char *sql, Table *table) {
     sqlite3_stmt *stmt;
     if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK) die(db, sql);
     table->columns = sqlite3_column_count(stmt);
-    table->names = malloc(table->columns * sizeof(char *));
-    table->used = calloc(table->columns, sizeof(int));
-    for (int c = 0; c < table->columns; c++) table->names[c] = strdup(sqlite3_column_name(stmt, c));
+    table->names = checked(malloc(table->columns * sizeof(char *)));
+    table->used = checked(calloc(table->columns, sizeof(int)));
+    for (int c = 0; c < table->columns; c++) table->names[c] = checked(strdup(sqlite3_column_name(stmt, c)));
     size_t capacity = 1024;
     table->rows = 0;
-    table->values = malloc(capacity * table->columns * sizeof(Value));
+    table->values = checked(malloc(capacity * table->columns * sizeof(Value)));
     int rc;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         if (table->rows == capacity) {
             capacity *= 2;
-            table->values = realloc(table->values, capacity * table->columns * sizeof(Value));
+            table->values = checked(realloc(table->values, capacity * table->columns * sizeof(Value)));
         }
         Value *row = table->values + table->rows * table->columns;
         for (int c = 0; c < table->columns; c++) {
@@ -91,11 +99,13 @@ static void load(sqlite3 *db, const char *sql, Table *table) {
             switch (v->type) {
             case SQLITE_INTEGER: v->v.i = sqlite3_column_int64(stmt, c); break;
             case SQLITE_FLOAT: v->v.d = sqlite3_column_double(stmt, c); break;
-            case SQLITE_TEXT: case SQLITE_BLOB:
+            case SQLITE_TEXT: case SQLITE_BLOB: {
+                const void *bytes = v->type == SQLITE_TEXT ? (const void *)sqlite3_column_text(stmt, c) : sqlite3_column_blob(stmt, c);
                 v->len = sqlite3_column_bytes(stmt, c);
-                v->v.s = malloc(v->len + 1);
-                memcpy(v->v.s, v->type == SQLITE_TEXT ? (const void *)sqlite3_column_text(stmt, c) : sqlite3_column_blob(stmt, c), v->len);
+                v->v.s = checked(malloc(v->len + 1));
+                if (v->len) memcpy(v->v.s, bytes, v->len);
                 break;
+            }
             default: break;
             }
         }
@@ -105,14 +115,14 @@ static void load(sqlite3 *db, const char *sql, Table *table) {
     sqlite3_finalize(stmt);
 }
 
-/* INSERT INTO into (the columns used) VALUES (?, …), … with `rows` rows. */
+/* INSERT OR IGNORE INTO into (the columns used) VALUES (?, …), … with `rows` rows. */
 static sqlite3_stmt *insert(sqlite3 *db, const char *into, const Table *table, int rows) {
     int columns = 0;
     size_t size = strlen(into) + 64;
     for (int c = 0; c < table->columns; c++) if (table->used[c]) { columns++; size += strlen(table->names[c]) + 2; }
     size += (size_t)rows * (columns * 2 + 4);
-    char *sql = malloc(size), *p = sql;
-    p += sprintf(p, "INSERT INTO %s (", into);
+    char *sql = checked(malloc(size)), *p = sql;
+    p += sprintf(p, "INSERT OR IGNORE INTO %s (", into);
     for (int c = 0, first = 1; c < table->columns; c++) {
         if (!table->used[c]) continue;
         p += sprintf(p, first ? "%s" : ", %s", table->names[c]);
@@ -142,9 +152,15 @@ static void bind(sqlite3_stmt *stmt, int at, const Value *v) {
     }
 }
 
-static void store(sqlite3 *db, const char *into, const Table *table) {
+static void step(sqlite3 *db, sqlite3_stmt *stmt, const char *into, int rows) {
+    if (sqlite3_step(stmt) != SQLITE_DONE) die(db, into);
+    if (sqlite3_changes(db) != rows) die(NULL, "a row was ignored (a constraint broken)");
+    sqlite3_reset(stmt);
+}
+
+static void store(sqlite3 *db, const Table *table) {
     if (table->rows == 0) return;
-    sqlite3_stmt *many = insert(db, into, table, PER_STATEMENT), *one = insert(db, into, table, 1);
+    sqlite3_stmt *many = insert(db, table->name, table, PER_STATEMENT), *one = insert(db, table->name, table, 1);
     size_t row = 0;
     for (; row + PER_STATEMENT <= table->rows; row += PER_STATEMENT) {
         int at = 1;
@@ -152,50 +168,52 @@ static void store(sqlite3 *db, const char *into, const Table *table) {
             const Value *v = table->values + r * table->columns;
             for (int c = 0; c < table->columns; c++) if (table->used[c]) bind(many, at++, v + c);
         }
-        if (sqlite3_step(many) != SQLITE_DONE) die(db, into);
-        sqlite3_reset(many);
+        step(db, many, table->name, PER_STATEMENT);
     }
     for (; row < table->rows; row++) {
         const Value *v = table->values + row * table->columns;
         int at = 1;
         for (int c = 0; c < table->columns; c++) if (table->used[c]) bind(one, at++, v + c);
-        if (sqlite3_step(one) != SQLITE_DONE) die(db, into);
-        sqlite3_reset(one);
+        step(db, one, table->name, 1);
     }
     sqlite3_finalize(many);
     sqlite3_finalize(one);
 }
 
+/* The first column of every row of `sql`, copied; at most MAX_NAMES. */
+static int strings(sqlite3 *db, const char *sql, int column, char **out) {
+    sqlite3_stmt *stmt;
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK) die(db, sql);
+    int n = 0, rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        if (n == MAX_NAMES) die(NULL, "too many indexes or triggers");
+        out[n++] = checked(strdup((const char *)sqlite3_column_text(stmt, column)));
+    }
+    if (rc != SQLITE_DONE) die(db, sql);
+    sqlite3_finalize(stmt);
+    return n;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: store-floor EMPTY SOURCE OUT (OUT a copy of EMPTY)\n"); return 2; }
+    if (argc != 3) { fprintf(stderr, "usage: store-floor SOURCE OUT (OUT: an empty database of the schema)\n"); return 2; }
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     sqlite3 *source, *db;
-    if (sqlite3_open_v2(argv[2], &source, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) die(source, argv[2]);
-    Table tables[NTABLES], fts;
-    char sql[256];
+    if (sqlite3_open_v2(argv[1], &source, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) die(source, argv[1]);
+    Table tables[NTABLES];
+    char sql[512];
     for (size_t t = 0; t < NTABLES; t++) {
         tables[t].name = TABLES[t];
         snprintf(sql, sizeof sql, "SELECT * FROM %s", TABLES[t]);
         load(source, sql, &tables[t]);
     }
-    load(source, "SELECT id AS rowid, title, artist, album FROM tracks", &fts);
     sqlite3_close(source);
 
-    if (sqlite3_open(argv[3], &db) != SQLITE_OK) die(db, argv[3]);
+    if (sqlite3_open_v2(argv[2], &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) die(db, argv[2]);
     exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -32768");
-    char *deferred[64], *names[64];
-    int ndeferred = 0;
-    sqlite3_stmt *stmt;
-    if (sqlite3_prepare_v2(db, DEFERRED, -1, &stmt, NULL) != SQLITE_OK) die(db, "deferred");
-    while (sqlite3_step(stmt) == SQLITE_ROW && ndeferred < 64) {
-        names[ndeferred] = strdup((const char *)sqlite3_column_text(stmt, 0));
-        deferred[ndeferred++] = strdup((const char *)sqlite3_column_text(stmt, 1));
-    }
-    sqlite3_finalize(stmt);
-    char *triggers[256];
-    int ntriggers = 0;
-    if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'trigger'", -1, &stmt, NULL) != SQLITE_OK) die(db, "triggers");
-    while (sqlite3_step(stmt) == SQLITE_ROW && ntriggers < 256) triggers[ntriggers++] = strdup((const char *)sqlite3_column_text(stmt, 0));
-    sqlite3_finalize(stmt);
+    char *names[MAX_NAMES], *deferred[MAX_NAMES], *triggers[MAX_NAMES];
+    int ndeferred = strings(db, DEFERRED, 0, names);
+    strings(db, DEFERRED, 1, deferred);
+    int ntriggers = strings(db, "SELECT name FROM sqlite_master WHERE type = 'trigger'", 0, triggers);
     for (int i = 0; i < ndeferred; i++) {
         snprintf(sql, sizeof sql, "DROP INDEX %s", names[i]);
         exec(db, sql);
@@ -207,8 +225,8 @@ int main(int argc, char **argv) {
 
     double start = now();
     exec(db, "BEGIN");
-    for (size_t t = 0; t < NTABLES; t++) store(db, tables[t].name, &tables[t]);
-    store(db, "tracks_fts", &fts);
+    for (size_t t = 0; t < NTABLES; t++) store(db, &tables[t]);
+    exec(db, "INSERT INTO tracks_fts (rowid, title, artist, album) SELECT id, title, artist, album FROM tracks");
     exec(db, "COMMIT");
     /* As the import builds them: a sort in a temporary file, a 2 MiB cache, one helper thread. */
     exec(db, "PRAGMA temp_store = FILE; PRAGMA cache_size = -2048; PRAGMA threads = 1");
