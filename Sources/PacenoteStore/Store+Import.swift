@@ -496,7 +496,7 @@ struct NewTracks {
         // OR IGNORE, as the plays': a statement of many rows that may abort keeps a copy of
         // every page it changes that was there before it (the match keys' and albums' index
         // pages, all over), to undo itself; a row ignored fails the batch instead. Stored from
-        // memory (scripts/bench/store-floor.c), 147,554 tracks took 0.55 s so against 1.3-1.5 s.
+        // memory (scripts/bench/store-floor.c), 147,554 tracks took 0.55 s so, against 1.3-1.5 s.
         tracks = BulkInsert(db, columns: 22, everyRowChanges: true) { values in
             "INSERT OR IGNORE INTO tracks (\(Self.trackColumns)) VALUES \(values)"
         }
