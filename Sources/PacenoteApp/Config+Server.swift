@@ -72,6 +72,17 @@ extension ConfigSchema {
             Requests with a body one IP address may be sending at once (1 to 64); more get 429
             with Retry-After before their body is read.
             """),
+        ConfigKey("keyless_body_timeout_s", \.keylessBodyTimeoutSeconds, Codec.number(1...120), doc: """
+            Seconds a request body sent before any key is checked may take in all (1 to 120): the
+            login form and the Audioscrobbler protocols, whose credentials are inside the body.
+            Such bodies are at most 16 KiB (64 KiB for scrobble batches), are never invited with
+            "100 Continue", and share 2 MiB of memory apart from what clients with a key use.
+            """),
+        ConfigKey("min_body_bytes_per_s", \.minBodyBytesPerSecond, Codec.integer(0...(1 << 30)), doc: """
+            Every request body must arrive at this many bytes a second on average, counted from
+            10 s after its headers (0 turns the check off); a slower one has its connection closed,
+            so that a client trickling bytes cannot hold memory and upload slots for ever.
+            """),
         ConfigKey("max_event_streams", \.maxEventStreams, Codec.integer(1...400), doc: """
             Live event streams (GET /api/v1/events, one per open dashboard) open at once (1 to
             400, below the 500 connections the server takes); more get 503 with Retry-After.

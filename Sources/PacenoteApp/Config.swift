@@ -25,6 +25,8 @@ public struct Config: Sendable, Equatable {
     public var headerTimeoutSeconds: Double = 10
     public var maxUploadsPerClient: Int = 4
     public var maxBodyMemoryBytes: Int = 32 << 20
+    public var keylessBodyTimeoutSeconds: Double = 10
+    public var minBodyBytesPerSecond: Int = 1024
     public var maxEventStreams: Int = 256
     public var maxEventStreamsPerClient: Int = 16
     public var eventStreamMaxSeconds: Double = 3600

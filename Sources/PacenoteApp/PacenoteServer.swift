@@ -147,6 +147,8 @@ public final class PacenoteServer: Sendable {
                 settings.headerTimeoutSeconds = config.headerTimeoutSeconds
                 settings.uploadsPerClient = config.maxUploadsPerClient
                 settings.bodyMemoryBytes = config.maxBodyMemoryBytes
+                settings.keylessBodySeconds = config.keylessBodyTimeoutSeconds
+                settings.minBodyBytesPerSecond = config.minBodyBytesPerSecond
                 settings.uploadDirectory = InstanceFiles(config: config).temporary
                 settings.trustedProxies = config.trustedProxies
                 let web = WebServer(settings: settings, basePath: config.basePath, api: api, logger: logger)

@@ -33,6 +33,9 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// For a Server-Sent Events response: the stream that feeds it (the body is unused).
     var stream: EventStream?
+    /// The handler committed to the database: the answer waits until every commit up to
+    /// this one is on disk (`HTTPServer.Settings.whenDurable`). Never sent.
+    var durableTicket: UInt64?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -66,6 +69,7 @@ public struct APIError: Error, Equatable, Sendable {
         case payloadTooLarge
         case tooManyRequests
         case unsupportedMediaType
+        case expectationFailed
         case unavailable
         case `internal`
     }
@@ -102,6 +106,7 @@ public struct APIError: Error, Equatable, Sendable {
         case .payloadTooLarge: 413
         case .tooManyRequests: 429
         case .unsupportedMediaType: 415
+        case .expectationFailed: 417
         case .unavailable: 503
         case .internal: 500
         }

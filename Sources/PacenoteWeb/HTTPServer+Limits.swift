@@ -4,15 +4,20 @@ import Logging
 import Metrics
 
 /// What one client (a peer address) may hold at once, and what all clients together may:
-/// open connections per address, a deadline for every request's headers, bodies being
-/// received per address, and the memory all bodies in flight take. One address cannot
-/// take the service from another.
+/// open connections per address, a deadline for every request's headers and every body,
+/// bodies being received per address, and the memory all bodies in flight take — bodies
+/// that come before any credential (`keyless`) in a pool of their own. One address cannot
+/// take the service from another, and clients without a key cannot take it from the owner.
 ///
 /// libmicrohttpd's own timeout is for inactivity, so a client sending one header line every
 /// few seconds would keep its slot for ever (slowloris). Here every connection is known from
 /// its start (`MHD_OPTION_NOTIFY_CONNECTION`); one that waits for its request's headers for
 /// longer than the deadline is cut off by a sweep, once a second, with `shutdown(2)`:
-/// libmicrohttpd then reads end-of-file and closes it as it would any other.
+/// libmicrohttpd then reads end-of-file and closes it as it would any other. The same sweep
+/// cuts off a body that trickles: after a grace period every body must have come at
+/// `minBodyBytesPerSecond` on average since its headers, and a keyless body must be complete
+/// within `keylessBodySeconds` (16 KiB takes milliseconds on any real link; a client that
+/// announces it and sends a byte every 20 s would otherwise hold its memory for ever).
 final class ClientLimits: @unchecked Sendable {
     // @unchecked Sendable: every mutable field is guarded by `lock`.
     struct Settings: Sendable {
@@ -20,6 +25,10 @@ final class ClientLimits: @unchecked Sendable {
         var headerTimeout: Double
         var uploadsPerAddress: Int
         var bodyMemoryBytes: Int
+        var keylessBodyMemoryBytes: Int
+        var keylessBodySeconds: Double
+        var minBodyBytesPerSecond: Int
+        var bodyGraceSeconds: Double
         /// Addresses the per-address limits do not apply to (trusted reverse proxies, which
         /// carry many clients on their connections).
         var exempt: @Sendable (String) -> Bool
@@ -32,6 +41,8 @@ final class ClientLimits: @unchecked Sendable {
         /// connection); nil while a request is being received or answered.
         var waitingSince: UInt64?
         var cutOff = false
+        /// The body being received: since when, how much has come, and whether keyless.
+        var body: (since: UInt64, received: Int, keyless: Bool)?
     }
 
     let settings: Settings
@@ -43,6 +54,7 @@ final class ClientLimits: @unchecked Sendable {
     private var pendingByAddress: [String: [UInt64]] = [:]
     private var uploadsByAddress: [String: Int] = [:]
     private var bodyMemoryInUse = 0
+    private var keylessMemoryInUse = 0
     private let sweeper: DispatchSourceTimer
     private var sweeping = false
 
@@ -118,24 +130,60 @@ final class ClientLimits: @unchecked Sendable {
 
     /// Answered: the next request's headers have the deadline from now.
     func requestEnded(on connection: OpaquePointer) {
-        lock.withLock { connections[connection]?.waitingSince = DispatchTime.now().uptimeNanoseconds }
+        lock.withLock {
+            connections[connection]?.waitingSince = DispatchTime.now().uptimeNanoseconds
+            connections[connection]?.body = nil
+        }
+    }
+
+    /// A body is coming: its deadline runs from now.
+    func bodyBegan(on connection: OpaquePointer, keyless: Bool) {
+        lock.withLock { connections[connection]?.body = (DispatchTime.now().uptimeNanoseconds, 0, keyless) }
+    }
+
+    func bodyReceived(on connection: OpaquePointer, bytes: Int) {
+        lock.withLock { connections[connection]?.body?.received += bytes }
+    }
+
+    /// The whole body is in: the handler's time is not the client's.
+    func bodyEnded(on connection: OpaquePointer) {
+        lock.withLock { connections[connection]?.body = nil }
+    }
+
+    /// Whether a body begun `elapsed` seconds ago with `received` bytes is too slow: a keyless
+    /// one past its deadline, or any past the grace period below the minimum average rate.
+    static func bodyIsLate(elapsed: Double, received: Int, keyless: Bool, settings: Settings) -> Bool {
+        if keyless && elapsed > settings.keylessBodySeconds { return true }
+        guard settings.minBodyBytesPerSecond > 0, elapsed > settings.bodyGraceSeconds else { return false }
+        return Double(received) < (elapsed - settings.bodyGraceSeconds) * Double(settings.minBodyBytesPerSecond)
     }
 
     private func sweep() {
         let now = DispatchTime.now().uptimeNanoseconds
         let limit = UInt64(settings.headerTimeout * 1e9)
-        var cut = 0
+        var cutHeaders = 0, cutBodies = 0
         lock.withLock {
             for (key, connection) in connections where !connection.cutOff {
-                guard let since = connection.waitingSince, now &- since > limit else { continue }
+                if let since = connection.waitingSince, now &- since > limit {
+                    cutHeaders += 1
+                } else if let body = connection.body,
+                          Self.bodyIsLate(elapsed: Double(now &- body.since) / 1e9, received: body.received,
+                                          keyless: body.keyless, settings: settings) {
+                    cutBodies += 1
+                } else {
+                    continue
+                }
                 shutdown(connection.fd, Int32(SHUT_RDWR))
                 connections[key]?.cutOff = true
-                cut += 1
             }
         }
-        if cut > 0 {
-            Counter(label: "pacenote_http_header_timeouts_total").increment(by: cut)
-            logger.debug("http: closed \(cut) connection(s) whose request headers took over \(settings.headerTimeout) s")
+        if cutHeaders > 0 {
+            Counter(label: "pacenote_http_header_timeouts_total").increment(by: cutHeaders)
+            logger.debug("http: closed \(cutHeaders) connection(s) whose request headers took over \(settings.headerTimeout) s")
+        }
+        if cutBodies > 0 {
+            Counter(label: "pacenote_http_body_timeouts_total").increment(by: cutBodies)
+            logger.debug("http: closed \(cutBodies) connection(s) whose request body came too slowly")
         }
     }
 
@@ -160,21 +208,30 @@ final class ClientLimits: @unchecked Sendable {
         }
     }
 
-    /// Takes `bytes` of the memory all bodies in flight share; false when they do not fit.
-    func reserve(_ bytes: Int) -> Bool {
+    /// Takes `bytes` of the memory bodies in flight share (keyless ones their own pool);
+    /// false when they do not fit.
+    func reserve(_ bytes: Int, keyless: Bool = false) -> Bool {
         lock.withLock {
-            guard bytes <= settings.bodyMemoryBytes - bodyMemoryInUse else { return false }
-            bodyMemoryInUse += bytes
+            if keyless {
+                guard bytes <= settings.keylessBodyMemoryBytes - keylessMemoryInUse else { return false }
+                keylessMemoryInUse += bytes
+            } else {
+                guard bytes <= settings.bodyMemoryBytes - bodyMemoryInUse else { return false }
+                bodyMemoryInUse += bytes
+            }
             return true
         }
     }
 
-    func release(_ bytes: Int) {
+    func release(_ bytes: Int, keyless: Bool = false) {
         guard bytes > 0 else { return }
-        lock.withLock { bodyMemoryInUse -= bytes }
+        lock.withLock {
+            if keyless { keylessMemoryInUse -= bytes } else { bodyMemoryInUse -= bytes }
+        }
     }
 
     var bodyMemoryUsed: Int { lock.withLock { bodyMemoryInUse } }
+    var keylessBodyMemoryUsed: Int { lock.withLock { keylessMemoryInUse } }
 }
 
 /// A request body written to a private file as it arrives (`O_CREAT|O_EXCL`, mode 0600, in a

@@ -11,6 +11,8 @@ extension HTTPServer {
         /// nil: refused and answered on the first call.
         let accepted: Accepted?
         let limits: ClientLimits
+        /// libmicrohttpd's connection, as a key into `limits` (never dereferenced here).
+        let connection: OpaquePointer
         var body: [UInt8] = []
         var upload: UploadFile?
         var received = 0
@@ -23,14 +25,17 @@ extension HTTPServer {
         private let lock = NSLock()
         private var answer: HTTPResponse?
 
-        init(head: HTTPRequest, accepted: Accepted?, limits: ClientLimits) {
+        init(head: HTTPRequest, accepted: Accepted?, limits: ClientLimits, connection: OpaquePointer) {
             self.head = head
             self.accepted = accepted
             self.limits = limits
+            self.connection = connection
         }
 
+        private var keyless: Bool { accepted?.keyless ?? false }
+
         deinit {
-            limits.release(reserved)
+            limits.release(reserved, keyless: keyless)
             if uploading { limits.endUpload(from: address) }
             releaseSlot()
         }
@@ -59,6 +64,7 @@ extension HTTPServer {
         func receive(_ bytes: UnsafeRawPointer, count: Int) {
             guard failure == nil, let accepted else { return }
             received += count
+            limits.bodyReceived(on: connection, bytes: count)
             if received > accepted.bodyLimit {
                 fail(HTTPResponse(apiError: .payloadTooLarge(limit: accepted.bodyLimit)))
             } else if let upload {
@@ -69,7 +75,7 @@ extension HTTPServer {
                 if received > reserved {
                     // A body without Content-Length: its memory is taken as it comes.
                     let more = min(max(received - reserved, 64 << 10), accepted.bodyLimit - reserved)
-                    guard limits.reserve(more) else { return fail(HTTPServer.busy(Self.serverBusy, retryAfter: 2)) }
+                    guard limits.reserve(more, keyless: accepted.keyless) else { return fail(HTTPServer.busy(Self.serverBusy, retryAfter: 2)) }
                     reserved += more
                 }
                 body.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
@@ -79,7 +85,7 @@ extension HTTPServer {
         private func fail(_ response: HTTPResponse) {
             failure = response
             body = []
-            limits.release(reserved)
+            limits.release(reserved, keyless: keyless)
             reserved = 0
             upload = nil
         }

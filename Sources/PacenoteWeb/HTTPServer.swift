@@ -19,8 +19,9 @@ public struct HTTPServerError: Error, Equatable, Sendable, CustomStringConvertib
 /// is suspended. Each request is first admitted on its headers alone (`Gate`): refused, it
 /// is answered at once, before any body byte is read and without `100 Continue`; admitted,
 /// its body is collected up to the limit the gate gave (413 as soon as `Content-Length` or
-/// the bytes received pass it) — in memory, within one budget for all bodies in flight, or
-/// into a private file — then handled. `ClientLimits` keeps one address from taking the
+/// the bytes received pass it) — in memory, within one budget for all bodies in flight (and
+/// one apart for bodies that come before any credential), or into a private file — then
+/// handled. Every body has a deadline (`ClientLimits`). `ClientLimits` keeps one address from taking the
 /// service from another.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked Sendable: `daemon` and `logContext` are written in start() before
@@ -52,6 +53,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var worker: DispatchQueue?
         /// Called once when the request is over, answered or not (frees what the gate took).
         public var release: (@Sendable () -> Void)?
+        /// The body comes before any credential was judged: it is held in the keyless pool,
+        /// apart from the memory bodies of clients with a key use, and within its deadline.
+        public var keyless = false
         public var handle: Handler
 
         public init(bodyLimit: Int, bodyToFile: Bool = false, worker: DispatchQueue? = nil,
@@ -86,11 +90,25 @@ public final class HTTPServer: @unchecked Sendable {
         /// The memory all bodies being received in memory may take together
         /// (`server.max_body_memory_bytes`).
         public var bodyMemoryBytes = 32 << 20
+        /// The memory bodies of requests admitted without a credential (`Accepted.keyless`) may
+        /// take together: a pool of its own, so they cannot take `bodyMemoryBytes` from the owner.
+        public var keylessBodyMemoryBytes = 2 << 20
+        /// Seconds a keyless body may take from its headers to its last byte.
+        public var keylessBodySeconds = 10.0
+        /// Every body, after `bodyGraceSeconds`: at least this many bytes a second on average
+        /// since its headers, or its connection is closed (0: no rate asked).
+        public var minBodyBytesPerSecond = 1024
+        public var bodyGraceSeconds = 10.0
         /// The 0700 folder bodies sent to a file are written in; nil: a private folder in
         /// the system's temporary directory.
         public var uploadDirectory: String?
         /// Addresses the per-address limits do not apply to (trusted reverse proxies).
         public var exemptAddress: @Sendable (String) -> Bool = { _ in false }
+        /// Calls back once every commit up to a ticket is on disk (nil: the sync succeeded;
+        /// else why not). An answer with a `durableTicket` is held until then, its connection
+        /// suspended, so the worker thread serves others meanwhile (and their commits share
+        /// the next sync).
+        public var whenDurable: (@Sendable (UInt64, @escaping @Sendable (String?) -> Void) -> Void)?
 
         /// Connections one worker may hold. libmicrohttpd 0.9.75 takes at most 128 epoll
         /// events at a time (`MAX_EVENTS` in daemon.c) and, when it gets exactly 128, waits in
@@ -139,6 +157,8 @@ public final class HTTPServer: @unchecked Sendable {
         limits = ClientLimits(settings: .init(
             connectionsPerAddress: settings.connectionsPerAddress, headerTimeout: settings.headerTimeoutSeconds,
             uploadsPerAddress: settings.uploadsPerAddress, bodyMemoryBytes: settings.bodyMemoryBytes,
+            keylessBodyMemoryBytes: settings.keylessBodyMemoryBytes, keylessBodySeconds: settings.keylessBodySeconds,
+            minBodyBytesPerSecond: settings.minBodyBytesPerSecond, bodyGraceSeconds: settings.bodyGraceSeconds,
             exempt: settings.exemptAddress), logger: logger)
     }
 
@@ -256,10 +276,10 @@ public final class HTTPServer: @unchecked Sendable {
             let answer: HTTPResponse?
             switch server.gate(head) {
             case .refuse(let response):
-                state = RequestState(head: head, accepted: nil, limits: server.limits)
+                state = RequestState(head: head, accepted: nil, limits: server.limits, connection: connection)
                 answer = response
             case .accept(let accepted):
-                state = RequestState(head: head, accepted: accepted, limits: server.limits)
+                state = RequestState(head: head, accepted: accepted, limits: server.limits, connection: connection)
                 answer = server.prepareBody(of: state, accepted)
             }
             conCls.pointee = Unmanaged.passRetained(state).toOpaque()
@@ -277,6 +297,7 @@ public final class HTTPServer: @unchecked Sendable {
             return MHD_Result.YES
         }
         if let answer = state.takeAnswer() { return queue(answer, on: connection) }   // back from the worker
+        server.limits.bodyEnded(on: connection)
         if let failure = state.failure { return queue(failure, on: connection) }
         var request = state.head
         if let upload = state.upload {
@@ -285,7 +306,21 @@ public final class HTTPServer: @unchecked Sendable {
         } else {
             request.body = state.body
         }
-        guard let worker = accepted.worker else { return queue(server.respond(to: request, with: accepted.handle), on: connection) }
+        guard let worker = accepted.worker else {
+            let answer = server.respond(to: request, with: accepted.handle)
+            guard let ticket = answer.durableTicket, let whenDurable = server.settings.whenDurable, server.beginWork() else {
+                return queue(answer, on: connection)
+            }
+            // Suspended before the callback is registered, so its resume always finds it so.
+            MHD_suspend_connection(connection)
+            let suspended = SuspendedConnection(connection: connection, state: state)
+            whenDurable(ticket) { failure in
+                suspended.state.setAnswer(durable(answer, failure))
+                MHD_resume_connection(suspended.connection)
+                server.work.leave()
+            }
+            return MHD_Result.YES
+        }
         guard server.beginWork() else {
             return queue(busy(.unavailable("the server is stopping"), retryAfter: 5), on: connection)
         }
@@ -293,7 +328,17 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_suspend_connection(connection)
         let suspended = SuspendedConnection(connection: connection, state: state)
         worker.async { [request] in
-            let answer = server.respond(to: request, with: accepted.handle)
+            var answer = server.respond(to: request, with: accepted.handle)
+            if let ticket = answer.durableTicket, let whenDurable = server.settings.whenDurable {
+                let synced = DispatchSemaphore(value: 0)
+                let outcome = SyncOutcome()
+                whenDurable(ticket) { failure in
+                    outcome.failure = failure
+                    synced.signal()
+                }
+                synced.wait()
+                answer = durable(answer, outcome.failure)
+            }
             suspended.state.releaseSlot()
             suspended.state.setAnswer(answer)
             MHD_resume_connection(suspended.connection)
@@ -325,6 +370,7 @@ public final class HTTPServer: @unchecked Sendable {
                                       message: "too many requests with a body from your address at once"), retryAfter: 2)
         }
         state.uploading = true
+        limits.bodyBegan(on: state.connection, keyless: accepted.keyless)
         if accepted.bodyToFile {
             do {
                 state.upload = try UploadFile(in: uploadDirectory)
@@ -333,11 +379,26 @@ public final class HTTPServer: @unchecked Sendable {
                 return Self.busy(.unavailable("cannot store an upload now"), retryAfter: 30)
             }
         } else if let declared {
-            guard limits.reserve(Int(declared)) else { return Self.busy(RequestState.serverBusy, retryAfter: 2) }
+            guard limits.reserve(Int(declared), keyless: accepted.keyless) else { return Self.busy(RequestState.serverBusy, retryAfter: 2) }
             state.reserved = Int(declared)
         }
         return nil
     }
+}
+
+/// The answer to send once its commits are on disk: as it is, or 503 when the disk did not
+/// confirm the sync (the change is stored and survives anything short of a power loss; a
+/// client that sends it again is deduplicated).
+private func durable(_ answer: HTTPResponse, _ failure: String?) -> HTTPResponse {
+    var answer = answer
+    answer.durableTicket = nil
+    guard let failure else { return answer }
+    return HTTPServer.busy(.unavailable("stored, but the disk did not confirm it: \(failure)"), retryAfter: 5)
+}
+
+private final class SyncOutcome: @unchecked Sendable {
+    // @unchecked Sendable: written once before the semaphore is signalled, read after.
+    var failure: String?
 }
 
 /// A connection suspended while a worker handles its request, and the request's state.

@@ -36,6 +36,16 @@ public enum BodyLimit: Equatable, Sendable {
     case `import`
     /// ListenBrainz batches of up to 1,000 listens.
     case listenBrainz
+    /// A body that comes before any credential is judged (the login form, Audioscrobbler's
+    /// handshakes and calls, whose credentials are inside it): 16 KiB, from a small pool of its
+    /// own, so that clients without a key cannot take the memory the owner's writes need.
+    case keyless
+    /// The same pool, for Audioscrobbler's scrobble batches (50 scrobbles with long non-Latin
+    /// tags pass 16 KiB): 64 KiB.
+    case keylessBatch
+
+    /// Received from the keyless pool, within a short deadline and never with `100 Continue`.
+    public var isKeyless: Bool { self == .keyless || self == .keylessBatch }
 }
 
 /// How errors are written.
@@ -203,7 +213,7 @@ extension Route {
         Endpoint("/api/v1/submissions", read(.privateRead)) { _, _ in .submissions },
         // The OpenAPI document is a file of Public/, served as it is.
         Endpoint("/api/v1/openapi.json", file) { _, _ in .staticFile("openapi.json") },
-        Endpoint("/login", read(.open, .page) + [("POST", Policy(.keyCheck, body: .normal, .page))]) { _, _ in .login },
+        Endpoint("/login", read(.open, .page) + [("POST", Policy(.keyCheck, body: .keyless, .page))]) { _, _ in .login },
         Endpoint("/logout", [("POST", Policy(.open, .page))]) { _, _ in .logout },
         Endpoint("/metrics", read(.privateRead)) { _, _ in .metrics },
         Endpoint("/healthz", read(.open)) { _, _ in .health },
@@ -296,15 +306,15 @@ extension Route {
         Endpoint("/apis/audioscrobbler", scrobbler) { _, _ in .audioscrobbler },
         Endpoint("/apis/audioscrobbler/2.0", scrobbler) { _, _ in .audioscrobbler },
         Endpoint("/apis/audioscrobbler_legacy", scrobbler) { _, _ in .audioscrobblerHandshake },
-        Endpoint("/apis/audioscrobbler_legacy/nowplaying", [("POST", Policy(.keyCheck, body: .normal))]) { _, _ in
+        Endpoint("/apis/audioscrobbler_legacy/nowplaying", [("POST", Policy(.keyCheck, body: .keyless))]) { _, _ in
             .audioscrobblerNowPlaying
         },
-        Endpoint("/apis/audioscrobbler_legacy/submission", [("POST", Policy(.keyCheck, body: .normal))]) { _, _ in
+        Endpoint("/apis/audioscrobbler_legacy/submission", [("POST", Policy(.keyCheck, body: .keylessBatch))]) { _, _ in
             .audioscrobblerSubmit
         },
     ]
 
-    private static let scrobbler = read(.keyCheck) + [("POST", Policy(.keyCheck, body: .normal))]
+    private static let scrobbler = read(.keyCheck) + [("POST", Policy(.keyCheck, body: .keylessBatch))]
     private static let feedback = [("POST", Policy(.listenBrainzToken, body: .normal, .listenBrainz))]
     private static let submit = [("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz))]
     private static let deleteListen = [("POST", Policy(.listenBrainzAdminToken, body: .normal, .listenBrainz))]

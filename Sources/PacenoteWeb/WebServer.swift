@@ -28,10 +28,24 @@ public final class WebServer: Sendable {
         public var headerTimeoutSeconds = 10.0
         public var uploadsPerClient = 4
         public var bodyMemoryBytes = 32 << 20
+        /// Bodies received before any credential is judged (`BodyLimit.keyless`,
+        /// `.keylessBatch`): their sizes, the memory they share (apart from everyone else's)
+        /// and the seconds one may take in all (`server.keyless_body_timeout_s`).
+        public var keylessBodyBytes = 16 << 10
+        public var keylessBatchBodyBytes = 64 << 10
+        public var keylessBodyMemoryBytes = 2 << 20
+        public var keylessBodySeconds = 10.0
+        /// Every body: after `bodyGraceSeconds`, at least this many bytes a second on average
+        /// since it began (`server.min_body_bytes_per_s`), or the connection is closed.
+        public var minBodyBytesPerSecond = 1024
+        public var bodyGraceSeconds = 10.0
         /// Where uploads are written (`InstanceFiles.temporary`); nil: a private temporary folder.
         public var uploadDirectory: String?
         /// Reverse proxies, to which the per-client limits do not apply (they carry many clients).
         public var trustedProxies: [IPNetwork] = []
+        /// Answer a change only once it is on disk (`GroupCommit`); off only to measure what
+        /// that costs (`scripts/bench/durable`).
+        public var acknowledgeDurably = true
 
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, maxImportBytes: Int = 64 << 20,
                     listenBrainzBodyBytes: Int = 16 << 20, connectionLimit: Int = 500,
@@ -51,6 +65,8 @@ public final class WebServer: Sendable {
             case .normal: maxBodyBytes
             case .import: maxImportBytes
             case .listenBrainz: listenBrainzBodyBytes
+            case .keyless: keylessBodyBytes
+            case .keylessBatch: keylessBatchBodyBytes
             }
         }
 
@@ -62,6 +78,10 @@ public final class WebServer: Sendable {
             http.uploadsPerAddress = uploadsPerClient
             // One body of the largest size held in memory always fits.
             http.bodyMemoryBytes = max(bodyMemoryBytes, maxBodyBytes, listenBrainzBodyBytes)
+            http.keylessBodyMemoryBytes = max(keylessBodyMemoryBytes, keylessBatchBodyBytes)
+            http.keylessBodySeconds = keylessBodySeconds
+            http.minBodyBytesPerSecond = minBodyBytesPerSecond
+            http.bodyGraceSeconds = bodyGraceSeconds
             http.uploadDirectory = uploadDirectory
             http.exemptAddress = { [trustedProxies] address in trustedProxies.containsAddress(address) }
             return http
@@ -73,7 +93,14 @@ public final class WebServer: Sendable {
         let imports = ImportSlot()
         // Corrections that may take seconds run here, one at a time (they write anyway).
         let corrections = DispatchQueue(label: "pacenote.corrections")
-        http = HTTPServer(settings: settings.http, logger: logger) { head in
+        let store = api.context.store
+        var httpSettings = settings.http
+        if settings.acknowledgeDurably {
+            httpSettings.whenDurable = { [groupCommit = store.groupCommit] ticket, done in
+                groupCommit.whenDurable(ticket) { failure in done(failure?.description) }
+            }
+        }
+        self.http = HTTPServer(settings: httpSettings, logger: logger) { head in
             let started = DispatchTime.now()
             let (admission, request) = WebServer.admit(head, prefix: prefix, api: api)
             let name = admission.metricLabel
@@ -84,14 +111,31 @@ public final class WebServer: Sendable {
                 WebServer.record(head, response, client: client, route: name, since: started, logger: logger)
                 return .refuse(response)
             case .admitted(let match, let grant):
+                // A change is acknowledged only once it is on disk (`GroupCommit`); reads
+                // never wait, and neither does an import (it is run again if cut short).
+                let acknowledgesWrites = head.method != "GET" && head.method != "HEAD" && match.policy.body != .import
                 var accepted = HTTPServer.Accepted(bodyLimit: settings.bytes(match.policy.body)) { full in
                     let started = DispatchTime.now()
                     var request = request
                     request.body = full.body
                     request.bodyFile = full.bodyFile
-                    let response = api.respond(to: request, match, grant)
+                    let before = acknowledgesWrites ? store.commitCount : 0
+                    var response = api.respond(to: request, match, grant)
+                    if acknowledgesWrites, store.commitCount != before { response.durableTicket = store.commitCount }
                     WebServer.record(head, response, client: client, route: name, since: started, logger: logger)
                     return response
+                }
+                if match.policy.body.isKeyless {
+                    // Before any credential: never `100 Continue` (it would invite the body of
+                    // anyone at all); a client that asks for it is told to send without it.
+                    if let expect = head.header("Expect"), !expect.isEmpty {
+                        let response = HTTPResponse(apiError: APIError(
+                            kind: .expectationFailed, code: "expectation_failed",
+                            message: "this route reads its body before any credential: send it without 'Expect: \(expect)'"))
+                        WebServer.record(head, response, client: client, route: name, since: started, logger: logger)
+                        return .refuse(response)
+                    }
+                    accepted.keyless = true
                 }
                 if match.route.isLongWrite(head.method) { accepted.worker = corrections }
                 if match.policy.body == .import {

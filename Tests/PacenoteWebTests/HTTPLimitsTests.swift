@@ -123,4 +123,59 @@ import Testing
         #expect(next.wait(timeout: 10) { $0.received.hasSuffix(String(repeating: "x", count: 100)) },
                 "a new client is served: \(next.status.map(String.init) ?? "no answer")")
     }
+    /// Bodies admitted before any credential use a pool of their own: filling it leaves the
+    /// memory of requests with a key untouched, and the other way round.
+    @Test func keylessBodiesHaveTheirOwnPool() throws {
+        var settings = HTTPServer.Settings(address: ListenAddress(host: "127.0.0.1", port: 0), maxBodyBytes: 8192)
+        settings.bodyMemoryBytes = 8192
+        settings.keylessBodyMemoryBytes = 4096
+        settings.uploadsPerAddress = 8
+        let server = HTTPServer(settings: settings, logger: Logger(label: "test")) { request in
+            var accepted = HTTPServer.Accepted(bodyLimit: 8192) { request in
+                HTTPResponse(status: 200, body: Array("got \(request.body.count)".utf8))
+            }
+            accepted.keyless = request.path == "/keyless"
+            return .accept(accepted)
+        }
+        try server.start()
+        defer { server.stop() }
+        let port = server.boundPort
+        func post(_ path: String, from source: String, length: Int) throws -> RawClient {
+            let client = try RawClient(port: port, from: source)
+            client.send("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\r\nx")
+            return client
+        }
+        // Keyless bodies take their whole pool...
+        let held = try (0..<2).map { try post("/keyless", from: "127.0.0.\(2 + $0)", length: 2048) }
+        #expect(eventually(timeout: 2) { server.limits.keylessBodyMemoryUsed == 4096 })
+        let refused = try post("/keyless", from: "127.0.0.4", length: 100)
+        #expect(refused.wait(timeout: 2) { $0.status != nil } && refused.status == 503, "\(refused.received)")
+        // ...and a body with a key still has all of its own.
+        let owner = try post("/owner", from: "127.0.0.5", length: 8192)
+        #expect(eventually(timeout: 2) { server.limits.bodyMemoryUsed == 8192 })
+        owner.send(String(repeating: "y", count: 8191))
+        #expect(owner.wait(timeout: 2) { $0.received.contains("got 8192") }, "\(owner.received)")
+        for client in held { client.send(String(repeating: "z", count: 2047)) }
+        #expect(held.allSatisfy { $0.wait(timeout: 2) { $0.received.contains("got 2048") } })
+        #expect(eventually(timeout: 2) { server.limits.keylessBodyMemoryUsed == 0 && server.limits.bodyMemoryUsed == 0 })
+    }
+
+    /// The deadline of a body: keyless ones within their seconds; every one, after the grace
+    /// period, at the minimum average rate since its headers.
+    @Test func lateBodies() {
+        let settings = ClientLimits.Settings(connectionsPerAddress: 32, headerTimeout: 10, uploadsPerAddress: 4, bodyMemoryBytes: 1 << 20,
+                                             keylessBodyMemoryBytes: 1 << 20, keylessBodySeconds: 10, minBodyBytesPerSecond: 1024,
+                                             bodyGraceSeconds: 10, exempt: { _ in false })
+        func late(_ elapsed: Double, _ received: Int, keyless: Bool = false) -> Bool {
+            ClientLimits.bodyIsLate(elapsed: elapsed, received: received, keyless: keyless, settings: settings)
+        }
+        #expect(!late(9.9, 0) && !late(9.9, 0, keyless: true))
+        #expect(late(10.5, 16 << 10, keyless: true), "a keyless body past its seconds, however much came")
+        #expect(!late(10, 0) && !late(10.5, 600), "within the grace period, then 1 KiB a second")
+        #expect(late(11.5, 1000) && !late(11.5, 2000), "1,536 bytes were due by 11.5 s")
+        #expect(!late(3600, 4_000_000), "a slow but steady upload of an hour")
+        var off = settings
+        off.minBodyBytesPerSecond = 0
+        #expect(!ClientLimits.bodyIsLate(elapsed: 1e6, received: 0, keyless: false, settings: off))
+    }
 }
