@@ -123,6 +123,9 @@ public final class WaitingPlays: Sendable {
         let toStore = state.withLock { $0.queues[player, default: []] } + finished
         do {
             let logged = try operations.recordPlayer(player, finished: toStore, open: open)
+            // A finished play is on disk before it counts as stored (the group's next sync; the
+            // play in progress alone is saved again every few seconds and waits for none).
+            if !toStore.isEmpty { syncStored() }
             done(player)
             return .stored(logged)
         } catch .constraint {
@@ -189,6 +192,12 @@ public final class WaitingPlays: Sendable {
                 logger.warning("\(plays.count) play(s) of \(player) still cannot be stored: \(error.description)")
                 return
             }
+        }
+    }
+
+    private func syncStored() {
+        do { try operations.store.waitDurable() } catch {
+            logger.warning("syncing the database after storing a play: \(error.description)")
         }
     }
 

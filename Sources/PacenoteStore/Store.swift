@@ -19,6 +19,8 @@ public final class Store: Sendable {
     private let commits = CommitCounter()
     /// The rule set compiled for ingest (`currentRules`).
     let ruleCache = RuleCache()
+    /// Makes commits durable before they are acknowledged, one sync for many (`GroupCommit`).
+    public let groupCommit: GroupCommit
 
     /// The number of transactions this process has committed to the database so far: every
     /// writer (operations, heart rate, the library mirror, the play in progress) goes through
@@ -35,6 +37,13 @@ public final class Store: Sendable {
         self.migrationBackups = migrationBackups
         self.pool = pool
         self.localTime = localTime
+        groupCommit = GroupCommit(databasePath: path) { [commits] in commits.count.load(ordering: .acquiring) }
+    }
+
+    /// Blocks until every commit of this process so far is on disk (`GroupCommit`): for
+    /// writers that acknowledge what they stored outside an HTTP answer (plays from MPD).
+    public func waitDurable() throws(StoreError) {
+        do { try groupCommit.waitDurable() } catch { throw .sqlite(error.description) }
     }
 
     /// Opens (creating if needed) and migrates the database at `path`. The directory must
@@ -210,6 +219,7 @@ public final class Store: Sendable {
 
     /// Checkpoints the WAL and closes every connection. The store is unusable afterwards.
     public func close() throws(StoreError) {
+        groupCommit.stop()
         do {
             try pool.writeWithoutTransaction { db in
                 _ = try? db.checkpoint(.truncate)

@@ -1,0 +1,165 @@
+import Foundation
+import Glibc
+
+/// Group commit: makes commits durable against a power loss before they are acknowledged,
+/// sharing one sync among every commit that arrived while the previous sync ran.
+///
+/// The database runs in WAL mode with `synchronous = NORMAL`: a commit appends its frames to
+/// the WAL and returns; SQLite syncs the WAL only at a checkpoint (which also syncs the
+/// database file before it resets the WAL: https://sqlite.org/pragma.html#pragma_synchronous,
+/// https://sqlite.org/wal.html). `synchronous = FULL` would sync at every commit, inside the
+/// write lock, so N writers waiting for the lock make N syncs one after another. Here the
+/// writer commits without syncing and lets go of the lock; whoever must acknowledge the commit
+/// then waits for a sync of the WAL that began after it (`fdatasync` on Linux flushes the
+/// file whichever descriptor wrote it). One thread does the syncs: each covers every commit
+/// counted before it started, so while one sync runs the next commits queue for the next —
+/// under load a sync covers many commits, alone it costs one sync each, as FULL would.
+/// A commit whose frames a checkpoint already copied is in the synced database file; a
+/// frame past the last synced commit frame fails its checksum on recovery and is dropped,
+/// as SQLite's own recovery does with FULL.
+public final class GroupCommit: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field is guarded by `condition`.
+    /// Why a commit could not be made durable (the sync failed): the commit is in the WAL,
+    /// and is kept by anything short of a power loss.
+    public struct SyncFailure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    public typealias Done = @Sendable (SyncFailure?) -> Void
+
+    private let condition = NSCondition()
+    private var wanted: UInt64 = 0
+    private var synced: UInt64 = 0
+    private var waiting: [(ticket: UInt64, done: Done)] = []
+    private var stopped = false
+    private var thread: Thread?
+    private let walPath: String
+    private let directory: String
+    private let ticket: @Sendable () -> UInt64
+    /// The WAL as last opened, and its inode: SQLite may delete and create it again (when the
+    /// last connection closes, or a backup is restored), and a descriptor of a deleted file
+    /// syncs nothing useful.
+    private var walFD: Int32 = -1
+    private var walInode: (dev: UInt64, ino: UInt64) = (0, 0)
+    /// Syncs done and the commits they covered, for the status and benchmarks.
+    public private(set) var syncs: UInt64 = 0
+
+    /// `ticket`: the number of commits so far (`Store.commitCount`), read when a sync starts.
+    init(databasePath: String, ticket: @escaping @Sendable () -> UInt64) {
+        walPath = databasePath + "-wal"
+        directory = (databasePath as NSString).deletingLastPathComponent.isEmpty
+            ? "." : (databasePath as NSString).deletingLastPathComponent
+        self.ticket = ticket
+    }
+
+    deinit {
+        if walFD >= 0 { close(walFD) }
+    }
+
+    /// Calls `done` (on the sync thread, or at once) when every commit up to `ticket` is on
+    /// disk. Commits counted later are not waited for.
+    public func whenDurable(_ ticket: UInt64, _ done: @escaping Done) {
+        condition.lock()
+        if ticket <= synced || stopped {
+            condition.unlock()
+            done(nil)
+            return
+        }
+        startIfNeeded()
+        waiting.append((ticket, done))
+        wanted = max(wanted, ticket)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Blocks until every commit up to `ticket` (default: every commit so far) is on disk.
+    public func waitDurable(_ ticket: UInt64? = nil) throws(SyncFailure) {
+        let semaphore = DispatchSemaphore(value: 0)
+        let outcome = Outcome()
+        whenDurable(ticket ?? self.ticket()) { failure in
+            outcome.failure = failure
+            semaphore.signal()
+        }
+        semaphore.wait()
+        if let failure = outcome.failure { throw failure }
+    }
+
+    private final class Outcome: @unchecked Sendable {
+        // @unchecked Sendable: written once before the semaphore is signalled, read after.
+        var failure: SyncFailure?
+    }
+
+    /// Ends the sync thread once the commits waited for are synced.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func startIfNeeded() {
+        guard thread == nil else { return }
+        let thread = Thread { [unowned self] in self.run() }
+        thread.name = "pacenote.group-commit"
+        self.thread = thread
+        thread.start()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while wanted <= synced && !(stopped && waiting.isEmpty) { condition.wait() }
+            if wanted <= synced && stopped {
+                thread = nil
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+            // Every commit counted now has its frames in the WAL already.
+            let covers = ticket()
+            let failure = syncWAL()
+            condition.lock()
+            syncs += 1
+            var ready: [Done] = []
+            if failure == nil { synced = max(synced, covers) }
+            waiting.removeAll { entry in
+                guard entry.ticket <= covers else { return false }
+                ready.append(entry.done)
+                return true
+            }
+            // A failed sync answers those it was for; later ones try again.
+            if failure != nil { wanted = waiting.map(\.ticket).max() ?? synced }
+            condition.unlock()
+            for done in ready { done(failure) }
+        }
+    }
+
+    /// `fdatasync` of the WAL; the folder too when the WAL is a new file, so that its name
+    /// survives as well. No WAL: every commit is in the database file, which SQLite synced.
+    private func syncWAL() -> SyncFailure? {
+        var info = stat()
+        guard stat(walPath, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            return SyncFailure(description: "cannot read \(walPath): \(String(cString: strerror(errno)))")
+        }
+        let inode = (UInt64(info.st_dev), UInt64(info.st_ino))
+        if walFD < 0 || inode != walInode {
+            if walFD >= 0 { close(walFD) }
+            walFD = open(walPath, O_RDONLY | O_CLOEXEC)
+            guard walFD >= 0 else { return SyncFailure(description: "cannot open \(walPath): \(String(cString: strerror(errno)))") }
+            walInode = inode
+            let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if folder >= 0 {
+                _ = fsync(folder)
+                close(folder)
+            }
+        }
+        guard fdatasync(walFD) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(walFD)
+            walFD = -1
+            return SyncFailure(description: "cannot sync \(walPath): \(reason)")
+        }
+        return nil
+    }
+}
