@@ -135,6 +135,13 @@ extension ConfigSchema {
             Default: $XDG_DATA_HOME/pacenote/pacenote.sqlite (~/.local/share/pacenote/pacenote.sqlite).
             "~/" is expanded.
             """),
+        ConfigKey("synced_acknowledgements", \.syncedAcknowledgements, Codec.boolean, doc: """
+            Answer a change (a submitted listen or scrobble, heart rate, a like, a correction) only
+            once it is on disk, so that a power cut cannot lose what a client was told is stored.
+            Changes that arrive together share one sync (group commit), so it costs little even
+            on slow storage. false answers as soon as SQLite has the change: a crash of Pacenote
+            still loses nothing, a power cut may lose the last seconds. Default: true.
+            """),
     ])
 
     static let display = ConfigSection<Config>(name: "display", doc: "", keys: [

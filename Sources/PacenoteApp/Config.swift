@@ -27,6 +27,8 @@ public struct Config: Sendable, Equatable {
     public var maxBodyMemoryBytes: Int = 32 << 20
     public var keylessBodyTimeoutSeconds: Double = 10
     public var minBodyBytesPerSecond: Int = 1024
+    /// `database.synced_acknowledgements`: changes answered only once on disk (`GroupCommit`).
+    public var syncedAcknowledgements = true
     public var maxEventStreams: Int = 256
     public var maxEventStreamsPerClient: Int = 16
     public var eventStreamMaxSeconds: Double = 3600

@@ -37,7 +37,7 @@ public enum Doctor {
     public static func run(config: Config, environment: [String: String], now: Date = Date()) -> [DoctorCheck] {
         let files = InstanceFiles(config: config)
         let (databaseCheck, inspection) = database(config: config)
-        var checks = [configuration(config), databaseCheck, diskSpace(files.directory), spool(files.spool)]
+        var checks = [configuration(config), databaseCheck, diskSpace(files.directory), durability(files.directory), spool(files.spool)]
         for player in config.players { checks.append(mpd(player)) }
         for player in config.players { checks.append(musicDirectory(player)) }
         checks.append(keyFile(files.apiKey, environment: environment))

@@ -149,6 +149,7 @@ public final class PacenoteServer: Sendable {
                 settings.bodyMemoryBytes = config.maxBodyMemoryBytes
                 settings.keylessBodySeconds = config.keylessBodyTimeoutSeconds
                 settings.minBodyBytesPerSecond = config.minBodyBytesPerSecond
+                settings.acknowledgeDurably = config.syncedAcknowledgements
                 settings.uploadDirectory = InstanceFiles(config: config).temporary
                 settings.trustedProxies = config.trustedProxies
                 let web = WebServer(settings: settings, basePath: config.basePath, api: api, logger: logger)

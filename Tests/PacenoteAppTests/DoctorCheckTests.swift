@@ -81,4 +81,27 @@ import Testing
             """)
         #expect(Doctor.report([checks[0]], symbols: true) == "✓ a: fine\nall 1 checks passed\n")
     }
+
+    /// The filesystem under the database: memory, nobarrier and network mounts warn.
+    @Test func durabilityOfTheDatabasesFilesystem() {
+        let table = MountTable("""
+            22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw,discard
+            30 22 0:26 / /tmp rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,size=8g
+            31 22 254:1 / /srv/data rw,relatime shared:6 - ext4 /dev/vdb rw,nobarrier
+            32 22 0:40 / /mnt/nas rw,relatime shared:7 - nfs4 nas:/music rw,vers=4.2
+            33 22 0:41 / /home/me/My\040Music rw - fuse.sshfs me@box: rw,user_id=0
+            """)
+        #expect(table.mounts.count == 5)
+        #expect(table.mount(holding: "/var/lib/pacenote")?.point == "/")
+        #expect(table.mount(holding: "/tmp/x/pacenote.sqlite")?.type == "tmpfs")
+        #expect(table.mount(holding: "/tmpfoo")?.point == "/", "a prefix of a name is not its folder")
+        #expect(table.mount(holding: "/home/me/My Music/db")?.type == "fuse.sshfs")
+        func outcome(_ path: String) -> DoctorCheck.Outcome? { table.mount(holding: path).map { Doctor.durability(of: $0).outcome } }
+        #expect(outcome("/var/lib/pacenote") == .ok)
+        #expect(outcome("/tmp/p") == .warning)
+        #expect(outcome("/srv/data/p") == .warning)
+        #expect(outcome("/mnt/nas/p") == .warning)
+        #expect(outcome("/home/me/My Music/p") == .warning)
+        #expect(Doctor.durability(of: table.mount(holding: "/srv/data")!).detail.contains("nobarrier"))
+    }
 }

@@ -46,6 +46,7 @@ import Testing
         #expect(Self.line(r.stdout, "ok   configuration: valid (\(setup.dir.file("config.toml")))") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   database: \(setup.db): 0 plays, quick_check ok") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   disk space: ") != nil, "\(r.stdout)")
+        #expect(Self.line(r.stdout, "ok   durability: changes are answered after a sync; ") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   plays waiting: none") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   mpd default: 127.0.0.1:\(setup.mpd.port): protocol 0.") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   music directory (default): \(setup.mpd.musicDirectory) readable") != nil, "\(r.stdout)")
@@ -53,7 +54,7 @@ import Testing
         #expect(Self.line(r.stdout, "ok   trusted networks: listens on 127.0.0.1:6680") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "info heart rate: no sample yet") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "WARN backup: no backup in \(setup.dir.file("backups"))") != nil, "\(r.stdout)")
-        #expect(r.stdout.hasSuffix("0 failed, 1 warning (of 10 checks)\n"), "\(r.stdout)")
+        #expect(r.stdout.hasSuffix("0 failed, 1 warning (of 11 checks)\n"), "\(r.stdout)")
         // --strict turns the warning into a failure.
         let strict = try PacenoteProcess.run(
             ["doctor", "--strict", "--config", setup.dir.file("config.toml"), "--db", setup.db,
@@ -70,6 +71,18 @@ import Testing
         #expect(!r.stdout.contains("s3cret"), "the password is never shown")
     }
 
+    /// A database on a filesystem in memory (a real tmpfs) gets a warning: a sync there
+    /// keeps nothing over a power cut (issue 59).
+    @Test func warnsWhenTheDatabaseIsInMemory() throws {
+        let disk = try FullDiskTests.SmallDisk(megabytes: 8)
+        let setup = try Setup()
+        let r = try PacenoteProcess.run(["doctor", "--config", setup.dir.file("config.toml"), "--db", disk.path + "/pacenote.sqlite",
+                                         "--mpd", "127.0.0.1:1"], environment: ["HOME": setup.dir.path])
+        let line = Self.line(r.stdout, "WARN durability: the database is in memory: \(disk.path) (tmpfs)")
+        #expect(line != nil, "\(r.stdout)")
+        #expect(r.stdout.contains("-> put database.path on a disk"), "\(r.stdout)")
+    }
+
     @Test func failsWhenMPDIsDown() throws {
         let setup = try Setup()
         setup.mpd.stop()
@@ -78,7 +91,7 @@ import Testing
         let line = Self.line(r.stdout, "FAIL mpd default: ")
         #expect(line?.hasPrefix("FAIL mpd default: cannot reach 127.0.0.1:\(setup.mpd.port): ") == true, "\(r.stdout)")
         #expect(r.stdout.contains("    -> is MPD running? check mpd.host and mpd.port"), "\(r.stdout)")
-        #expect(r.stdout.hasSuffix("1 failed, 1 warning (of 10 checks)\n"), "only MPD fails: \(r.stdout)")
+        #expect(r.stdout.hasSuffix("1 failed, 1 warning (of 11 checks)\n"), "only MPD fails: \(r.stdout)")
     }
 
     @Test func failsOnAWrongMPDPassword() throws {
