@@ -93,7 +93,10 @@ import Testing
         let d = try Self.daemon()
         let feedURL = d.base + "/sotd.atom"
         // Three days ago only: the feed's newest day is over, so Last-Modified answers a 304 too.
-        let past = Int(Date().timeIntervalSince1970) - 3 * 86_400
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = Self.zone
+        let noon = calendar.date(byAdding: DateComponents(day: -3, hour: 12), to: calendar.startOfDay(for: Date()))!
+        let past = Int(noon.timeIntervalSince1970)  // noon three days ago there: both plays on one day
         for i in 0..<2 { try CurationTests.submit(d, artist: "Past", title: "Old Song", at: past + i * 300) }
         let pastDay = Self.day(Date(timeIntervalSince1970: Double(past)))
         let today = Self.day(Date())
