@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Written: the feed's id, title, author, `updated` and self link; per entry its id, title
 /// ("Title — Artist"), the share page (`rel="alternate"`), the cover (`rel="enclosure"` and
-/// Media RSS's `media:thumbnail`), `published` (the start of the day in the owner's zone),
+/// Media RSS's `media:thumbnail`), `published` (the day: `SongOfTheDay.publicStamp`; older
+/// Pacenotes wrote the start of the day in the owner's zone, which is read the same),
 /// `updated` and an optional summary (the note of a pinned song).
 ///
 /// Read: the same, tolerantly — prefixed or default namespace, or none at all; relative

@@ -1,9 +1,10 @@
 import Foundation
 
 /// Atom's date constructs (RFC 4287 §3.3: RFC 3339 `date-time`), read and written with the
-/// offset they carry: a song of the day's `published` is the start of its day in its
-/// owner's time zone (`2026-11-26T00:00:00+01:00`), so the day can be read from the text as
-/// the owner wrote it, whatever the reader's zone.
+/// offset they carry, so that the day can be read from the text as its author wrote it,
+/// whatever the reader's zone: a song of the day's `published` is its day at midnight UTC
+/// (`2026-11-26T00:00:00Z`, `SongOfTheDay.publicStamp`), and older Pacenotes wrote the start
+/// of the day in the owner's zone (`2026-11-26T00:00:00+01:00`).
 public struct RFC3339: Equatable, Sendable {
     public var date: Date
     /// The offset from UTC the text was written in, in seconds (0 for `Z`).

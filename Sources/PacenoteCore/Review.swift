@@ -505,13 +505,17 @@ public struct ReviewShare: Equatable, Sendable {
     public var to: String
     public var sections: Set<ReviewSection>
     public var createdAt: Date
+    /// What strangers see, fixed at publishing; nil for a share published before v24 (taken
+    /// when it is first shown).
+    public var snapshot: ReviewSnapshot?
 
-    public init(token: String, from: String, to: String, sections: Set<ReviewSection>, createdAt: Date) {
+    public init(token: String, from: String, to: String, sections: Set<ReviewSection>, createdAt: Date, snapshot: ReviewSnapshot? = nil) {
         self.token = token
         self.from = from
         self.to = to
         self.sections = sections
         self.createdAt = createdAt
+        self.snapshot = snapshot
     }
 
     /// A token: 16 random bytes, base64url without padding (22 characters).

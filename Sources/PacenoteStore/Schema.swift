@@ -42,6 +42,7 @@ enum Schema {
         m.registerMigration("v21.day-heads", foreignKeyChecks: .immediate, migrate: DayHeads.migrate)
         m.registerMigration("v22.year-chart-lengths", foreignKeyChecks: .immediate, migrate: YearChartLengths.migrate)
         m.registerMigration("v23.search-without-sizes", foreignKeyChecks: .immediate, migrate: v23SearchWithoutSizes)
+        m.registerMigration("v24.review-share-snapshots", foreignKeyChecks: .immediate, migrate: v24ReviewShareSnapshots)
         return m
     }
 

@@ -72,34 +72,23 @@ extension Store {
     }
 
     /// The last `limit` local days that have a song of the day (counted plays or a pin),
-    /// newest first, each with when what decides its song last changed: the end of its last
-    /// counted play, or its pin if that is later. For the public feed (`/sotd.atom`): a
-    /// day's entry is `updated` when its song may have.
-    public func recentSOTDDays(limit: Int) throws(StoreError) -> [(day: String, changedAt: Date)] {
+    /// newest first, each with when its pin was set (nil without one). For the public feed
+    /// (`/sotd.atom`), which says when an entry changed only to the day: when its plays were
+    /// is not read here at all (issue 51, point 3).
+    public func recentSOTDDays(limit: Int) throws(StoreError) -> [(day: String, pinnedAt: Date?)] {
         try read { db in
-            var changed: [String: Int64] = [:]
+            var pinned: [String: Int64?] = [:]
             for row in try Row.fetchAll(db, sql: """
                 SELECT day FROM rollup_day_total WHERE plays > 0 ORDER BY day DESC LIMIT ?
                 """, arguments: [limit]) {
-                changed[row[0]] = 0
+                pinned[row[0]] = .some(nil)
             }
             for row in try Row.fetchAll(db, sql: "SELECT day, pinned_at_ms FROM sotd_pins ORDER BY day DESC LIMIT ?", arguments: [limit]) {
-                changed[row[0]] = max(changed[row[0]] ?? 0, row[1])
+                pinned[row[0]] = .some(row[1])
             }
-            let days = changed.keys.sorted(by: >).prefix(limit)
-            guard let newest = days.first, let oldest = days.last else { return [] }
-            // The days' plays through the index on their starts, as `sotdCandidates` reads them.
-            let dayMs: Int64 = 86_400_000, slack: Int64 = 14 * 3_600_000
-            let from = Int64(CivilDate.days(of: oldest) ?? 0) * dayMs - slack
-            let to = Int64((CivilDate.days(of: newest) ?? Int(Int32.max)) + 1) * dayMs + slack
-            for row in try Row.fetchAll(db, sql: """
-                SELECT local_day, MAX(ended_at_ms) FROM plays
-                WHERE started_at_ms BETWEEN ? AND ? AND local_day BETWEEN ? AND ? AND counted = 1 GROUP BY local_day
-                """, arguments: [from, to, oldest, newest]) {
-                let day: String = row[0]
-                if changed[day] != nil { changed[day] = max(changed[day] ?? 0, row[1]) }
+            return pinned.keys.sorted(by: >).prefix(limit).map { day in
+                (day, pinned[day].flatMap { $0 }.map(Store.date(milliseconds:)))
             }
-            return days.map { ($0, Store.date(milliseconds: changed[$0] ?? 0)) }
         }
     }
 }

@@ -68,13 +68,27 @@ extension API {
                                           code: "invalid_sections")
             }
         }
-        let share = try context.operations.publishReview(from: period.from, to: period.end, sections: sections)
+        let snapshot = try reviewSnapshot(from: period.from, to: period.end, sections: sections)
+        let share = try context.operations.publishReview(from: period.from, to: period.end, sections: sections, snapshot: snapshot)
         return .json(reviewShareJSON(share, request), status: 201)
     }
 
-    /// `DELETE /api/v1/review/shares/{token}`.
-    func withdrawReviewShare(_ token: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        .json(reviewShareJSON(try context.operations.withdrawReview(token: token), request))
+    /// `DELETE /api/v1/review/shares/{token}` withdraws a share; `PUT` (no body) publishes it
+    /// again: what it shows is taken from the history as it is now.
+    func reviewShareRequest(_ token: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard request.method == "PUT" else { return .json(reviewShareJSON(try context.operations.withdrawReview(token: token), request)) }
+        return .json(reviewShareJSON(try republish(token), request))
+    }
+
+    /// Takes a new snapshot of a share: the owner's "publish again".
+    func republish(_ token: String) throws -> ReviewShare {
+        guard ReviewShare.isToken(token), var share = try context.store.reviewShare(token: token) else {
+            throw APIError.notFound("no published review \(token)")
+        }
+        let snapshot = try reviewSnapshot(from: share.from, to: share.to, sections: share.sections)
+        try context.operations.republishReview(token: token, snapshot: snapshot)
+        share.snapshot = snapshot
+        return share
     }
 
     func reviewSharePath(_ share: ReviewShare) -> String { "/review/shared/\(share.token)" }
@@ -88,6 +102,7 @@ extension API {
             ("url", .string(absoluteURL(reviewSharePath(share), request))),
             ("card_url", .string(absoluteURL(reviewSharePath(share) + "/card.png", request))),
             ("created_at", APIJSON.timestamp(share.createdAt)),
+            ("snapshot_at", share.snapshot.map { APIJSON.timestamp($0.takenAt) } ?? .null),
         ])
     }
 }

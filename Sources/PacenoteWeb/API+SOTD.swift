@@ -36,14 +36,14 @@ extension API {
     }
 
     /// What the share page `/sotd/DAY` shows a stranger: the day, the song's title, artist
-    /// and album, how often it played that day, the note and the cover's address. No file
-    /// path, track id, tempo or listening time.
+    /// and album, how often it played that day (null until the day is over), the note and
+    /// the cover's address. No file path, track id, tempo or listening time.
     func publicSOTD(_ day: String) throws -> JSONValue? {
         guard let sotd = try songOfDay(day) else { return nil }
         return .object([
             ("day", .string(day)),
             ("note", .optional(sotd.note)),
-            ("plays", .int(Int64(sotd.plays))),
+            ("plays", isOver(day) ? .int(Int64(sotd.plays)) : .null),
             ("track", .object([
                 ("title", .string(sotd.track.title)),
                 ("artist", .optional(sotd.track.artist)),
@@ -82,4 +82,8 @@ extension API {
         }
         return .object([("month", .string(month)), ("days", .array(days))])
     }
+
+    /// Whether a local day has ended here. Until then its count of plays is not public: it
+    /// would move as the owner plays the song again (issue 51, point 3).
+    func isOver(_ day: String) -> Bool { day < localTime.day(of: Date()) }
 }

@@ -174,7 +174,7 @@ public struct API: Sendable {
             case .stats: return .json(try stats(request.query))
             case .review: return .json(try reviewJSON(request.query))
             case .reviewShares: return try reviewSharesRequest(request)
-            case .reviewShare(let token): return try withdrawReviewShare(token, request)
+            case .reviewShare(let token): return try reviewShareRequest(token, request)
             case .sotd(let day): return try songOfTheDay(day, request, mayReadPrivate: grant.mayReadPrivate)
             case .sotdMonth: return .json(try songsOfTheMonth(request.query))
             case .sotdFeed: return try sotdFeed(request)

@@ -182,7 +182,7 @@ extension Route {
         // one are writes (the share's page is public, below).
         Endpoint("/api/v1/review", read(.privateRead)) { _, _ in .review },
         Endpoint("/api/v1/review/shares", read(.privateRead) + [("POST", write)]) { _, _ in .reviewShares },
-        Endpoint("/api/v1/review/shares/{token}", [("DELETE", Policy(.write))]) { v, _ in .reviewShare(v[0]) },
+        Endpoint("/api/v1/review/shares/{token}", [("PUT", Policy(.write)), ("DELETE", Policy(.write))]) { v, _ in .reviewShare(v[0]) },
         Endpoint("/api/v1/sotd", read(.privateRead)) { _, _ in .sotdMonth },
         // The song of a day is public like its share page; pinning and unpinning are writes.
         Endpoint("/api/v1/sotd/{day}", read(.public) + [("PUT", write), ("DELETE", Policy(.write))]) { v, _ in .sotd(v[0]) },

@@ -1,4 +1,5 @@
 import Foundation
+import PacenoteCore
 import PacenoteTestSupport
 import Testing
 
@@ -88,7 +89,8 @@ import Testing
         #expect(entries.count == 1, "\(entries)")
         #expect(entries.first?["title"] as? String == "Halo — Beyoncé")
         #expect(entries.first?["link"] as? String == share && entries.first?["id"] as? String == share)
-        #expect(entries.first?["cover"] as? String == share + "/cover.png?t=\(trackID)")
+        let version = SongOfTheDay.coverVersion(day: today, title: "Halo", artist: "Beyoncé", album: halo.track["album"] as? String)
+        #expect(entries.first?["cover"] as? String == share + "/cover.png?v=\(version)", "a version of the song, not its id")
         #expect(entries.first?["summary"] as? String == "for the long run")
         // The share page names the feed.
         #expect(try HTTP.get(share).text.contains(#"<link rel="alternate" type="application/atom+xml" title="Songs of the day" href="\#(feedURL)">"#))

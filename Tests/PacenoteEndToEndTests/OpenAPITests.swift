@@ -206,7 +206,9 @@ import Testing
         try record("GET", "/api/v1/review/shares", "/api/v1/review/shares")
         let shares = try HTTP.get(daemon.base + "/api/v1/review/shares").json?["shares"] as? [[String: Any]]
         let token = try #require(shares?.first?["token"] as? String)
+        try record("PUT", "/api/v1/review/shares/{token}", "/api/v1/review/shares/\(token)", headers: key)
         try record("DELETE", "/api/v1/review/shares/{token}", "/api/v1/review/shares/\(token)", headers: key)
+        try record("PUT", "/api/v1/review/shares/{token}", "/api/v1/review/shares/\(token)", headers: key)
         try record("DELETE", "/api/v1/review/shares/{token}", "/api/v1/review/shares/\(token)", headers: key)
         try record("GET", "/healthz", "/healthz")
         try record("GET", "/metrics", "/metrics")

@@ -1,4 +1,5 @@
 import Foundation
+import PacenoteCore
 import PacenoteTestSupport
 import Testing
 
@@ -112,6 +113,8 @@ import Testing
         #expect(try HTTP.get(daemon.base + "/api/v1/recommendations/next").status == 200)
         let spec: [String: Any] = [
             "day": day, "track_id": String(trackID), "workout_id": workoutID, "album_id": String(albumID),
+            "cover_version": SongOfTheDay.coverVersion(day: day, title: Self.hostileTitle, artist: hostile.track["artist"] as? String,
+                                                       album: hostile.track["album"] as? String),
             "hostile_title": Self.hostileTitle, "hostile_artist": Self.hostileArtist,
             "playing": "Third Song", "next_title": "Fourth Song", "suggested": "Fifth Song",
         ]

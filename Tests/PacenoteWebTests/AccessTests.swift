@@ -58,7 +58,7 @@ import Testing
             ("GET HEAD", "/api/v1/review", "review", privateRead),
             ("GET HEAD", "/api/v1/review/shares", "review_shares", privateRead),
             ("POST", "/api/v1/review/shares", "review_shares", write),
-            ("DELETE", "/api/v1/review/shares/{token}", "review_share", write),
+            ("PUT DELETE", "/api/v1/review/shares/{token}", "review_share", write),
             ("GET HEAD", "/api/v1/sotd", "sotd_month", privateRead),
             ("GET HEAD", "/api/v1/sotd/{day}", "sotd", visible),
             ("PUT DELETE", "/api/v1/sotd/{day}", "sotd", write),

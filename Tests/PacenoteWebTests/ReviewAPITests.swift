@@ -195,3 +195,31 @@ import Testing
         return png.count > 24 ? (n(16), n(20)) : (0, 0)
     }
 }
+
+/// A share published before v24 has no snapshot: the first time it is shown it gets one,
+/// and from then on it is as fixed as the others (issue 51, point 3).
+@Suite struct ReviewShareSnapshotTests {
+    @Test func aShareWithoutASnapshotIsFixedWhenFirstShown() throws {
+        let dir = try TemporaryDirectory()
+        let store = try ReviewAPITests.store(dir)
+        defer { try? store.close() }
+        var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: ReviewAPITests.utc, apiKey: "k", players: { [] })
+        context.publicURL = "http://pacenote.example"
+        let api = API(context: context)
+        let token = ReviewShare.newToken()
+        try store.addReviewShare(ReviewShare(token: token, from: "2025-01-01", to: "2025-12-31", sections: [.totals], createdAt: Date()))
+        #expect(try store.reviewShare(token: token)?.snapshot == nil)
+        let page = api.handle(ReviewAPITests.request("GET", "/review/shared/\(token)", as: "stranger"))
+        #expect(page.status == 200)
+        let kept = try #require(try store.reviewShare(token: token)?.snapshot)
+        #expect(!kept.card.isEmpty && String(decoding: kept.content, as: UTF8.self).contains("data-review-section=\"totals\""))
+        #expect(!String(decoding: page.body, as: UTF8.self).contains("period before"))
+        // A play in the period afterwards changes neither the page nor the card.
+        let track = try store.saveTrack(Track(title: "Later", artist: "Someone"))
+        try store.insertPlay(Play(trackID: track, startedAt: Date(timeIntervalSince1970: 1_740_000_000),
+                                  endedAt: Date(timeIntervalSince1970: 1_740_000_200), playedSeconds: 200, counted: true, source: "mpd"))
+        #expect(api.handle(ReviewAPITests.request("GET", "/review/shared/\(token)", as: "stranger")).body == page.body)
+        #expect(api.handle(ReviewAPITests.request("GET", "/review/shared/\(token)/card.png", as: "stranger")).body == kept.card)
+        #expect(try store.reviewShare(token: token)?.snapshot == kept)
+    }
+}

@@ -110,6 +110,12 @@ import Testing
             web.stop()
             try? store.close()
         }
+
+        /// The version in the day's cover address (`?v=`): of the hostile track, the day's song.
+        func coverVersion() throws -> String {
+            SongOfTheDay.coverVersion(day: day, title: SitePageTests.hostileTitle, artist: SitePageTests.hostileArtist,
+                                      album: "<script>alert(2)</script>")
+        }
     }
 
     @Test func everyPageShowsHostileTagsAsText() throws {
@@ -134,7 +140,9 @@ import Testing
         let share = try HTTP.get(site.base + "/sotd/\(site.day)").text
         #expect(share.contains("<h1 class=\"sotd-title\">&lt;img src=x onerror=alert(1)&gt;</h1>"))
         #expect(share.contains("<meta property=\"og:title\" content=\"&lt;img src=x onerror=alert(1)&gt; — &quot;&amp;&#39;&lt;\">"))
-        #expect(share.contains("<meta property=\"og:image\" content=\"http://127.0.0.1:\(site.web.port)/sotd/\(site.day)/cover.png?t=\(site.trackID)\">"))
+        // The cover's address names a version of the song, not its track id (issue 51).
+        #expect(share.contains("<meta property=\"og:image\" content=\"http://127.0.0.1:\(site.web.port)/sotd/\(site.day)/cover.png?v=\(try site.coverVersion())\">"))
+        #expect(!share.contains("?t=") && !share.contains("data-tz"))
         #expect(share.contains("property=\"og:url\"") && share.contains("property=\"og:description\""))
         #expect(share.contains("name=\"twitter:card\" content=\"summary_large_image\""))
     }
@@ -147,13 +155,13 @@ import Testing
         #expect(!share.text.contains("href=\"/history\""))
         #expect(!share.text.contains("Other"))
         #expect(!share.text.contains("<form"))
-        let cover = try HTTP.get(site.base + "/sotd/\(site.day)/cover?t=\(site.trackID)")
+        let cover = try HTTP.get(site.base + "/sotd/\(site.day)/cover?v=\(try site.coverVersion())")
         #expect(cover.status == 200)
         #expect(cover.header("Content-Type") == "image/svg+xml")
         #expect(cover.header("Cache-Control")?.hasPrefix("public") == true)
         // Link previews do not show SVG: cover.png is the drawn tile as a PNG, read here by
         // zlib (every chunk's CRC, the image data's size) rather than by our own code.
-        let png = try HTTP.get(site.base + "/sotd/\(site.day)/cover.png?t=\(site.trackID)")
+        let png = try HTTP.get(site.base + "/sotd/\(site.day)/cover.png?v=\(try site.coverVersion())")
         #expect(png.status == 200 && png.header("Content-Type") == "image/png")
         let dir = try TemporaryDirectory()
         try png.body.write(to: URL(fileURLWithPath: dir.file("cover.png")))
@@ -174,8 +182,8 @@ import Testing
             print(" ".join(kinds), w, h, depth, colour, len(pixels) == h * (w + 1))
             """, dir.file("cover.png")])
         #expect(check.stdout == "IHDR PLTE IDAT IEND 300 300 8 3 True\n", "\(check.stdout) \(check.stderr)")
-        // Only the day's song: another track's cover is not public.
-        #expect(try HTTP.get(site.base + "/sotd/\(site.day)/cover?t=2").status == 404)
+        // Only the day's song: another version is not public.
+        #expect(try HTTP.get(site.base + "/sotd/\(site.day)/cover?v=0123456789abcdef").status == 404)
         #expect(try HTTP.get(site.base + "/sotd/\(site.day)/cover").header("Cache-Control") == "public, max-age=300")
         // Links come from the Host header when no public_url is set: never a shared cache then.
         #expect(share.header("Cache-Control") == "no-cache")

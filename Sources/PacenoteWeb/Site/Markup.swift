@@ -6,12 +6,17 @@ public struct Node: Sendable {
         case element(name: String, attributes: [Attribute], children: [Node])
         case text(String)
         case fragment([Node])
+        case prerendered([UInt8])
     }
     let kind: Kind
 
     public static func text(_ s: String) -> Node { Node(kind: .text(s)) }
     public static func fragment(_ nodes: [Node]) -> Node { Node(kind: .fragment(nodes)) }
     public static let empty = Node(kind: .fragment([]))
+    /// Markup this program rendered from `Node`s earlier, written as it is: a published
+    /// review's content, kept as it was when published (`ReviewSnapshot`). It was escaped
+    /// when it was rendered; nothing else may come this way.
+    static func prerendered(_ bytes: [UInt8]) -> Node { Node(kind: .prerendered(bytes)) }
     /// Several nodes as one: `Node.group { … }`.
     public static func group(@Markup _ children: () -> [Node]) -> Node { Node(kind: .fragment(children())) }
 
@@ -62,6 +67,7 @@ extension Node {
         switch kind {
         case .text(let s): Node.escape(s, into: &out, attribute: false)
         case .fragment(let nodes): for n in nodes { n.render(into: &out) }
+        case .prerendered(let bytes): out.append(contentsOf: bytes)
         case .element(let name, let attributes, let children):
             out.append(UInt8(ascii: "<"))
             out.append(contentsOf: name.utf8)

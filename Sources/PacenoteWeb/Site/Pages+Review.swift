@@ -80,8 +80,8 @@ extension API {
         return .el("section", ["class": "card no-print", "aria-labelledby": "share-h", "data-review-sharing": ""]) {
             Node.el("h2", ["id": "share-h"]) { "Share" }
             Node.el("p", ["class": "muted small"]) {
-                "A published review is a public page with a picture for link previews, showing only what you tick. "
-                    + "Heart rate stays private unless you tick it."
+                "A published review is a public page with a picture for link previews, showing only what you tick, "
+                    + "as it is when you publish it (publish again to update it). Heart rate stays private unless you tick it."
             }
             for share in shares {
                 Node.el("p", ["class": "share-link", "data-share-token": share.token]) {
@@ -89,7 +89,17 @@ extension API {
                     Node.el("span", ["class": "muted small"]) {
                         " · shows " + ReviewSection.allCases.filter(share.sections.contains).map(sectionName).joined(separator: ", ")
                     }
+                    if let at = share.snapshot?.takenAt {
+                        Node.el("span", ["class": "muted small"]) { " · as of " + format.day(localTime.day(of: at)) }
+                    }
                     if mayWrite {
+                        // A share shows the history as it was when published: again, to show it as it is now.
+                        Node.el("form", ["method": "post", "action": url("/review"), "class": "inline"]) {
+                            Node.el("input", ["type": "hidden", "name": "action", "value": "republish"])
+                            Node.el("input", ["type": "hidden", "name": "token", "value": share.token])
+                            Node.el("input", ["type": "hidden", "name": "back", "value": back])
+                            Node.el("button", ["type": "submit", "class": "secondary", "data-republish": share.token]) { "Publish again" }
+                        }
                         Node.el("form", ["method": "post", "action": url("/review"), "class": "inline"]) {
                             Node.el("input", ["type": "hidden", "name": "action", "value": "withdraw"])
                             Node.el("input", ["type": "hidden", "name": "token", "value": share.token])
@@ -143,6 +153,8 @@ extension API {
         switch Self.formField("action", in: request.body) {
         case "withdraw":
             try context.operations.withdrawReview(token: Self.formField("token", in: request.body) ?? "")
+        case "republish":
+            _ = try republish(Self.formField("token", in: request.body) ?? "")
         default:
             guard let from = Self.formField("from", in: request.body), let to = Self.formField("to", in: request.body) else {
                 throw APIError.badRequest("the period is missing", code: "invalid_range")
@@ -152,7 +164,8 @@ extension API {
             case .success(let set): sections = set
             case .failure(let error): throw APIError.badRequest("'\(error.name)' is not a part of the review", code: "invalid_sections")
             }
-            _ = try context.operations.publishReview(from: from, to: to, sections: sections)
+            let snapshot = try reviewSnapshot(from: from, to: to, sections: sections)
+            _ = try context.operations.publishReview(from: from, to: to, sections: sections, snapshot: snapshot)
         }
         return HTTPResponse(status: 303, headers: [("Location", url(back)), ("Cache-Control", "no-store")])
     }
@@ -181,59 +194,6 @@ extension API {
             }
             Node.el("a", ["href": url("/review/\(offered)")]) { "See the review →" }
         }
-    }
-
-    // MARK: /review/shared/TOKEN — the public page
-
-    func publishedReview(_ token: String) throws -> (share: ReviewShare, report: ReviewReport) {
-        guard ReviewShare.isToken(token), let share = try context.store.reviewShare(token: token) else {
-            throw APIError.notFound("There is no published review here.")
-        }
-        let query = share.from <= "0000-01-01" ? ["range": "all"] : ["from": share.from, "to": share.to]
-        return (share, try reviewReport(try reviewPeriod(query)))
-    }
-
-    func reviewSharedPage(_ token: String, _ request: HTTPRequest, mayReadPrivate: Bool) throws -> HTTPResponse {
-        let (share, report) = try publishedReview(token)
-        let title = "My " + reviewTitle(report.period).replacingOccurrences(of: " in music", with: "") + " in music"
-        let lines = ReviewCard.lines(report, title: title, subtitle: reviewStatus(report.period), sections: share.sections)
-        let description = lines.dropFirst(2).map(\.text).joined(separator: ". ")
-        let image = absoluteURL(reviewSharePath(share) + "/card.png", request)
-        let meta: [(String, String, String)] = [
-            ("property", "og:type", "website"), ("property", "og:site_name", "Pacenote"), ("property", "og:title", title),
-            ("property", "og:description", description), ("property", "og:image", image),
-            ("property", "og:image:width", String(ReviewCard.width)), ("property", "og:image:height", String(ReviewCard.height)),
-            ("property", "og:url", absoluteURL(reviewSharePath(share), request)),
-            ("name", "twitter:card", "summary_large_image"), ("name", "twitter:title", title),
-            ("name", "twitter:description", description), ("name", "twitter:image", image), ("name", "description", description),
-        ]
-        let head = meta.map { kind, name, content in
-            Node.el("meta", attributes: [Attribute(name: kind, value: name), Attribute(name: "content", value: content)])
-        }
-        var response = html(title: title, request: request, nav: mayReadPrivate ? "stats" : nil, head: head) {
-            Node.el("div", ["class": "review-head", "data-review-shared": share.token]) {
-                Node.el("h1") { title }
-                Node.el("p", ["class": "muted"]) { reviewStatus(report.period) }
-            }
-            reviewContent(report, sections: share.sections, linked: mayReadPrivate)
-        }
-        // Not kept by shared caches (unlike a song of the day's page): withdrawn, it is gone at once.
-        response.headers.append(("Vary", "Cookie"))
-        return response
-    }
-
-    /// `/review/shared/TOKEN/card.png`.
-    func reviewCard(_ token: String) throws -> HTTPResponse {
-        let (share, report) = try publishedReview(token)
-        let title = reviewTitle(report.period)
-        let lines = ReviewCard.lines(report, title: report.period.kind == .year ? "\(report.period.name) in music" : title,
-                                     subtitle: report.period.isUnderWay ? "So far · up to \(shortDay(report.period.to))" : "Pacenote review",
-                                     sections: share.sections)
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in share.token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return HTTPResponse(status: 200, headers: [
-            ("Content-Type", "image/png"), ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff"),
-        ], body: ReviewCard.png(lines, hue: Double(hash % 360)))
     }
 
     // MARK: The review's sections
@@ -314,7 +274,8 @@ extension API {
                     Node.el("h2", ["id": "disc-h"]) { "Discoveries" }
                     Node.el("p") {
                         Node.el("strong") { SiteFormat.plural(d.newTracks, "new song") }
-                        " (\(Int((d.newShare(of: t.plays) * 100).rounded())) % of your plays) and "
+                        // A share of the plays gives their number away: only beside the totals.
+                        sections.contains(.totals) ? " (\(Int((d.newShare(of: t.plays) * 100).rounded())) % of your plays) and " : " and "
                         Node.el("strong") { SiteFormat.plural(d.newArtists, "new artist") }
                     }
                     if let best = d.topNewTracks.first {
@@ -416,7 +377,7 @@ extension API {
                 }
             }
             if sections.contains(.songsOfTheDay) { songsCalendar(r, linked: linked) }
-            if sections.contains(.heartRate), let hr = r.heartRate { heartRatePart(hr, track: track) }
+            if sections.contains(.heartRate), let hr = r.heartRate { heartRatePart(hr, track: track, linked: linked) }
         }
     }
 
@@ -474,7 +435,7 @@ extension API {
         }
     }
 
-    func heartRatePart(_ hr: ReviewReport.HeartRate, track: @escaping (ReviewReport.Item) -> Node) -> Node {
+    func heartRatePart(_ hr: ReviewReport.HeartRate, track: @escaping (ReviewReport.Item) -> Node, linked: Bool) -> Node {
         let zoneRows = hr.zoneSeconds.enumerated().map { z, s in
             Chart.Bar(label: "Z\(z)", value: s, tooltip: "Zone \(z): \(SiteFormat.span(s))", className: "bar z\(z)")
         }
@@ -487,7 +448,11 @@ extension API {
             if let w = hr.hardest {
                 Node.el("p") {
                     "Hardest workout: "
-                    Node.el("a", ["href": url("/workouts/\(w.id)")]) { w.name ?? w.sport?.capitalized ?? shortDay(w.day) }
+                    if linked {
+                        Node.el("a", ["href": url("/workouts/\(w.id)")]) { w.name ?? w.sport?.capitalized ?? shortDay(w.day) }
+                    } else {
+                        Node.el("span") { w.name ?? w.sport?.capitalized ?? shortDay(w.day) }
+                    }
                     Node.el("span", ["class": "muted small"]) {
                         " — \(shortDay(w.day)), \(SiteFormat.span(w.seconds))" + (w.heartRateAverage.map { ", average \(Int($0.rounded())) bpm" } ?? "")
                     }

@@ -1,6 +1,8 @@
 import Foundation
+import Metrics
 import PacenoteCore
 import PacenoteStore
+import Synchronization
 
 extension API {
     func validDay(_ day: String) throws(APIError) -> String {
@@ -20,7 +22,9 @@ extension API {
         let f = format
         let artist = sotd.track.artist ?? "Unknown artist"
         let title = "\(sotd.track.title) — \(artist)"
-        let description = "Song of the day for \(f.day(day)): played \(SiteFormat.plural(sotd.plays, "time"))"
+        // How often it played, for a stranger only once the day is over: it would move with each play.
+        let showPlays = mayReadPrivate || isOver(day)
+        let description = "Song of the day for \(f.day(day))" + (showPlays ? ": played \(SiteFormat.plural(sotd.plays, "time"))" : "")
             + (sotd.note.map { ". “\($0)”" } ?? ".")
         let imageURL = absoluteURL(sotdCoverPath(day, sotd.track, png: true), request)
         let meta: [(String, String, String)] = [
@@ -51,7 +55,7 @@ extension API {
                     Node.el("h1", ["class": "sotd-title"]) { sotd.track.title }
                     Node.el("p", ["class": "sotd-artist"]) { artist }
                     if let album = sotd.track.album { Node.el("p", ["class": "muted"]) { album } }
-                    Node.el("p", ["class": "sotd-plays"]) { "Played \(SiteFormat.plural(sotd.plays, "time")) that day" }
+                    if showPlays { Node.el("p", ["class": "sotd-plays"]) { "Played \(SiteFormat.plural(sotd.plays, "time")) that day" } }
                     if let note = sotd.note { Node.el("blockquote", ["class": "note"]) { note } }
                 }
             }
@@ -157,25 +161,30 @@ extension API {
 
     // MARK: Covers
 
-    /// The address of a day's cover names the track: the day's song can change (a pin, more
-    /// plays later that day), and a cached picture must not outlive it.
+    /// The address of a day's cover carries a version of its song (`SongOfTheDay.coverVersion`):
+    /// the day's song can change (a pin, more plays later that day), and a cached picture
+    /// must not outlive it. Not the track's id: strangers are shown none.
     func sotdCoverPath(_ day: String, _ track: Track, png: Bool = false) -> String {
-        "/sotd/\(day)/cover" + (png ? ".png" : "") + (track.id.map { "?t=\($0)" } ?? "")
+        "/sotd/\(day)/cover" + (png ? ".png" : "") + "?v=" + sotdCoverVersion(day, track)
     }
 
-    /// `/sotd/DAY/cover?t=TRACK`: public, but only ever the cover of that day's song —
-    /// another track's id is a 404. Without `t`, the current song's, cached briefly.
+    func sotdCoverVersion(_ day: String, _ track: Track) -> String {
+        SongOfTheDay.coverVersion(day: day, title: track.title, artist: track.artist, album: track.album)
+    }
+
+    /// `/sotd/DAY/cover?v=VERSION`: public, but only ever the cover of that day's song — a
+    /// version that is not the song's is a 404. Without `v`, the current song's, cached briefly.
     /// `png`: `/sotd/DAY/cover.png`, the address link previews get (`og:image`): without a
     /// picture from MPD, the drawn tile as a PNG rather than SVG.
     func sotdCover(_ day: String, png: Bool, _ request: HTTPRequest) throws -> HTTPResponse {
         let day = try validDay(day)
         guard let sotd = try songOfDay(day) else { throw APIError.notFound("no song of the day for \(day)") }
-        guard let asked = request.query["t"] else {
+        guard let asked = request.query["v"] else {
             var response = try coverResponse(sotd.track, public: true, png: png)
             response.headers = response.headers.map { $0.0 == "Cache-Control" ? ($0.0, "public, max-age=300") : $0 }
             return response
         }
-        guard Int64(asked) == sotd.track.id else { throw APIError.notFound("that is not the song of \(day)") }
+        guard asked == sotdCoverVersion(day, sotd.track) else { throw APIError.notFound("that is not the song of \(day)") }
         return try coverResponse(sotd.track, public: true, png: png)
     }
 
@@ -240,9 +249,27 @@ enum Cover {
 }
 
 extension Cover {
+    /// Tiles drawn, by album and artist: `cover.png` is public, and a link preview's address
+    /// asked for in a loop drew it on every request. At most `keptTiles`, then started over.
+    private static let drawn = Mutex([String: [UInt8]]())
+    static let keptTiles = 256
+
     /// The same tile as a PNG (without the initials: there is no font to draw them with),
-    /// for link previews, which do not show SVG. 300×300, as the SVG.
+    /// for link previews, which do not show SVG. 300×300, as the SVG. Drawn once per album
+    /// and artist while the process runs (the tile depends on nothing else).
     static func placeholderPNG(title: String, artist: String?) -> [UInt8] {
+        let key = (artist ?? "") + "\u{1F}" + title
+        if let kept = drawn.withLock({ $0[key] }) { return kept }
+        let png = drawPlaceholderPNG(title: title, artist: artist)
+        Counter(label: "pacenote_public_images_drawn_total", dimensions: [("image", "sotd_cover")]).increment()
+        drawn.withLock { tiles in
+            if tiles.count >= keptTiles { tiles.removeAll() }
+            tiles[key] = png
+        }
+        return png
+    }
+
+    static func drawPlaceholderPNG(title: String, artist: String?) -> [UInt8] {
         let hue = Double(hue(title: title, artist: artist))
         let from = hsl(hue, 0.55, 0.45), to = hsl((hue + 50).truncatingRemainder(dividingBy: 360), 0.60, 0.25)
         // 80 steps of the diagonal gradient, each plain, under the ring (18 % white) and

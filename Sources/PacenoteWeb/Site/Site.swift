@@ -129,7 +129,9 @@ extension API {
             ("curation", "/curation", "Corrections"), ("rules", "/rules", "Rules"),
         ]
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
-        let document = Node.el("html", ["lang": "en", "data-base": context.basePath, "data-tz": context.timeZone.identifier]) {
+        // The display time zone only for the live page's script (times it adds as plays come):
+        // public pages must not tell strangers where the owner is (issue 51, point 3).
+        let document = Node.el("html", ["lang": "en", "data-base": context.basePath, "data-tz": live ? context.timeZone.identifier : nil]) {
             Node.el("head") {
                 Node.el("meta", ["charset": "utf-8"])
                 Node.el("meta", ["name": "viewport", "content": "width=device-width, initial-scale=1"])

@@ -132,12 +132,12 @@ pages = [
         (text("blockquote.note") == "<script>alert(3)</script> for friends", "the pin's note as text"),
         (driver.find_element(By.CSS_SELECTOR, 'meta[property="og:title"]').get_attribute("content") == f"{hostile} — {artist}",
          "og:title carries the exact text"),
-        (driver.find_element(By.CSS_SELECTOR, 'meta[property="og:image"]').get_attribute("content").endswith(f"/sotd/{spec['day']}/cover.png?t={spec['track_id']}"),
+        (driver.find_element(By.CSS_SELECTOR, 'meta[property="og:image"]').get_attribute("content").endswith(f"/sotd/{spec['day']}/cover.png?v={spec['cover_version']}"),
          "og:image points at the day's cover (the PNG address previews get)"),
         (driver.execute_script("const i = document.querySelector('img.cover.large'); return i.complete && i.naturalWidth") == 240,
          "share page cover is the album's picture from MPD's albumart (240 px wide)"),
     ]),
-    ("sotd-preview-image", f"/sotd/{spec['day']}/cover.png?t={spec['track_id']}", lambda: [
+    ("sotd-preview-image", f"/sotd/{spec['day']}/cover.png?v={spec['cover_version']}", lambda: [
         (driver.execute_script("return document.images.length === 1 && document.images[0].naturalWidth") == 240,
          "the preview's image is the album's picture from MPD too"),
     ]),

@@ -2,11 +2,15 @@
 """Reads a Pacenote's songs-of-the-day feed as a feed reader does (feedparser, from PyPI) and
 checks it: well formed, Atom 1.0, every entry with an id, a title, its share page as the
 alternate link, its cover as an enclosure, published and updated; the feed with its self
-link and author; the conditional GET (ETag, then Last-Modified) answered with 304; and
+link and author; no time of day anywhere (every date is a day at 00:00:00 UTC, Last-Modified
+too: issue 51); the conditional GET (ETag, then Last-Modified) answered with 304 (for
+Last-Modified, only once its day is over: until then today's song may still change); and
 nothing in it but the elements a song of the day needs.
 
-Usage: sotd_feed.py FEED_URL
+Usage: sotd_feed.py FEED_URL [TODAY]   (TODAY: the server's local day, YYYY-MM-DD)
 Prints one JSON object (the feed as read); exits 1 with the failures on stderr."""
+import datetime
+import email.utils
 import json
 import sys
 import urllib.request
@@ -15,6 +19,7 @@ import xml.etree.ElementTree as ET
 import feedparser
 
 url = sys.argv[1]
+today = sys.argv[2] if len(sys.argv) > 2 else datetime.date.today().isoformat()
 failures = []
 
 
@@ -40,6 +45,8 @@ check(bool(d.feed.get("id")), "the feed has an id")
 self_links = [link.get("href") for link in d.feed.get("links", []) if link.get("rel") == "self"]
 check(self_links == [url], f"the self link is the feed's address ({self_links})")
 check(bool(d.feed.get("updated_parsed")), "the feed has updated")
+check(str(d.feed.get("updated", "")).endswith("T00:00:00Z"), f"the feed's updated is a day ({d.feed.get('updated')!r})")
+check(modified is not None and modified.endswith(" 00:00:00 GMT"), f"Last-Modified is a day ({modified!r})")
 
 entries = []
 for e in d.entries:
@@ -49,6 +56,10 @@ for e in d.entries:
     check(len(enclosures) == 1 and enclosures[0].get("type", "").startswith("image/"), f"{e.get('id')}: one image enclosure ({enclosures})")
     check(e.get("published_parsed") is not None and e.get("updated_parsed") is not None, f"{e.get('id')}: published and updated")
     check(bool(e.get("id")) and bool(e.get("title")), "every entry has an id and a title")
+    for field in ["published", "updated"]:
+        parsed = e.get(field + "_parsed")
+        check(str(e.get(field, "")).endswith("T00:00:00Z") and parsed is not None and parsed[3:6] == (0, 0, 0),
+              f"{e.get('id')}: {field} is a day, no time of day and no offset ({e.get(field)!r})")
     entries.append({
         "id": e.get("id"),
         "title": e.get("title"),
@@ -72,7 +83,9 @@ check(elements <= allowed, f"only the expected elements ({sorted(elements - allo
 again = feedparser.parse(url, etag=etag)
 check(again.get("status") == 304, f"304 for the ETag ({again.get('status')})")
 since = feedparser.parse(url, modified=modified)
-check(since.get("status") == 304, f"304 for Last-Modified ({since.get('status')})")
+modified_day = email.utils.parsedate_to_datetime(modified).date().isoformat() if modified else ""
+expected = 200 if modified_day >= today else 304
+check(since.get("status") == expected, f"{expected} for Last-Modified {modified!r} on {today} ({since.get('status')})")
 
 print(json.dumps({"version": d.version, "title": d.feed.get("title"), "author": d.feed.get("author"),
                   "etag": etag, "last_modified": modified, "elements": sorted(elements), "entries": entries}))
