@@ -109,7 +109,7 @@ public final class FriendsPoller: Sendable {
             let next = FriendPolling.next(after: now, interval: interval, failures: friend.failures + 1, retryAfter: failure.retryAfter)
             // Said once when it starts failing, then quietly while it goes on.
             if friend.lastError == nil {
-                logger.warning("friends: \(friend.name) (\(LogText.escaped(friend.pollURL))): \(LogText.escaped(failure.message))")
+                logger.warning("friends: \(friend.name) (\(LogText.escaped(URLSecrets.masked(friend.pollURL)))): \(LogText.escaped(failure.message))")
             } else {
                 logger.debug("friends: \(friend.name): \(LogText.escaped(failure.message))")
             }
@@ -191,11 +191,11 @@ public final class FriendsPoller: Sendable {
                 try store.saveFriendCover(songID: id, coverURL: address, bytes: type == nil ? [] : response.body, type: type)
             } catch let failure as Failure where failure.refused {
                 // Not to be asked, now or later: remembered as none for this address.
-                logger.info("friends: cover \(LogText.escaped(address)): \(failure.message)")
+                logger.info("friends: cover \(LogText.escaped(URLSecrets.masked(address))): \(failure.message)")
                 try? store.saveFriendCover(songID: id, coverURL: address, bytes: [], type: nil)
             } catch {
                 // Down or slow: tried again at the next poll.
-                logger.debug("friends: cover \(LogText.escaped(address)): \(error)")
+                logger.debug("friends: cover \(LogText.escaped(URLSecrets.masked(address))): \(error)")
             }
         }
     }
