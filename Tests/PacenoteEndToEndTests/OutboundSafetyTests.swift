@@ -204,7 +204,7 @@ import Testing
         #expect(mode == 0o600)
     }
 
-    /// Sessions end with their key (`key revoke`, `key --new`) and after 90 days unused; a
+    /// Sessions end with their key (`key revoke`, `key --new`, `key --revoke`) and after 90 days unused; a
     /// key made before sealing had its plain md5 in the database: sealed at the next start.
     @Test func sessionsEndWithTheirKeyAndWithAge() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
@@ -238,6 +238,11 @@ import Testing
         let used = Int64(try daemon.sql("SELECT last_used_at_ms FROM scrobble_sessions WHERE session_key = '\(recent)'")
             .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(used > now - day, "a session in use is renewed")
+        // `key --revoke`: the admin key's sessions end too.
+        _ = try Self.key(daemon, ["show", "--revoke"])
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try Self.nowPlaying(daemon, session: recent).json?["error"] as? Int == 9)
+        #expect(try daemon.sql("SELECT count(*) FROM scrobble_sessions") == "0\n")
 
         // A key stored the old way (plain md5, no sealed form) is sealed at the next start, and logs in by token.
         let tablet = try Self.key(daemon, ["add", "tablet", "--scope", "submit"])
