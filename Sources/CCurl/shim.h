@@ -9,6 +9,9 @@
 
 #include <curl/curl.h>
 #include <dlfcn.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
 
 /// The libcurl functions Pacenote calls, looked up in the loaded library.
 typedef struct pn_curl {
@@ -77,6 +80,37 @@ static inline CURLcode pn_curl_prepare(const pn_curl *api, CURL *handle, const c
     if (body == NULL && method[0] == 'H') PN_SET(CURLOPT_NOBODY, 1L);
 #undef PN_SET
     return rc;
+}
+
+/// Asks `check` before every connection of the transfer (each address tried, whatever
+/// name led to it): libcurl has resolved the name by then, so the address checked is the one
+/// connected to. `check` returns CURL_SOCKET_BAD to refuse (libcurl then fails with
+/// CURLE_COULDNT_CONNECT), else a socket made with `pn_curl_open_socket`. No proxy is used
+/// for such a transfer: through one, the address connected to would be the proxy's.
+static inline CURLcode pn_curl_guard(const pn_curl *api, CURL *handle, curl_opensocket_callback check, void *context) {
+    CURLcode rc = CURLE_OK;
+    if ((rc = api->easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, check)) != CURLE_OK) return rc;
+    if ((rc = api->easy_setopt(handle, CURLOPT_OPENSOCKETDATA, context)) != CURLE_OK) return rc;
+    return api->easy_setopt(handle, CURLOPT_NOPROXY, "*");
+}
+
+/// The address libcurl is about to connect to, as 4 (IPv4) or 16 (IPv6) bytes in `out`;
+/// returns how many, 0 for any other family.
+static inline int pn_curl_address(const struct curl_sockaddr *address, unsigned char out[16]) {
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        memcpy(out, &((const struct sockaddr_in *)&address->addr)->sin_addr, 4);
+        return 4;
+    }
+    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        memcpy(out, &((const struct sockaddr_in6 *)&address->addr)->sin6_addr, 16);
+        return 16;
+    }
+    return 0;
+}
+
+/// The socket libcurl would have made itself, close-on-exec (no child process inherits it).
+static inline curl_socket_t pn_curl_open_socket(const struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
 /// The response's status code (0 when none arrived).

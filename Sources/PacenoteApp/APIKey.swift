@@ -117,10 +117,11 @@ public final class NamedKeys: Sendable {
         return key.scope
     }
 
-    /// Creates a named key and returns it (shown once: only its hash is kept).
-    public static func add(name: String, scope: KeyScope, store: Store) throws -> String {
+    /// Creates a named key and returns it (shown once: only its hash is kept, and its MD5
+    /// sealed with `scrobblerSecret` for the Last.fm protocols' tokens).
+    public static func add(name: String, scope: KeyScope, store: Store, scrobblerSecret: [UInt8]? = nil) throws -> String {
         let key = APIKey.generate()
-        try Operations(store: store, events: nil).addKey(name: name, scope: scope, key: key)
+        try Operations(store: store, events: nil).addKey(name: name, scope: scope, key: key, scrobblerSecret: scrobblerSecret)
         return key
     }
 

@@ -114,7 +114,7 @@ extension ConfigSchema {
                 throw ConfigProblem("expected an http:// or https:// address")
             }
             return text
-        }, example: #""""#, inEffect: { $0.effectiveURL }, doc: """
+        }, secret: .url, example: #""""#, inEffect: { $0.effectiveURL }, doc: """
             The service's address. Unset: https://api.listenbrainz.org for listenbrainz,
             https://ws.audioscrobbler.com/2.0/ for lastfm. A ListenBrainz-compatible server is
             given by its API root (the part before /1/submit-listens): Maloja's is

@@ -60,6 +60,7 @@ public enum ConfigPrinter {
                 case .none: break
                 case .whole: out.append("# A secret: `pacenote config` and error messages show it as ***.")
                 case .beforeAt: out.append("# A password in it is a secret: `pacenote config` and error messages show ***@host.")
+                case .url: out.append("# A password (user:***@host) or a token in its query (token=***) is shown masked, everywhere.")
                 }
                 if let example = key.example {
                     out.append("# \(key.name) = \(example)")

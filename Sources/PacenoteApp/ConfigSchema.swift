@@ -45,6 +45,9 @@ enum ConfigSecret: Sendable {
     case whole
     /// A password written before the last `@` (MPD_HOST's `password@host`).
     case beforeAt
+    /// An address that may carry a credential: `user:password@` or a token in its query
+    /// (`URLSecrets`).
+    case url
 
     func mask(_ text: String) -> String {
         switch self {
@@ -53,6 +56,7 @@ enum ConfigSecret: Sendable {
         case .beforeAt:
             guard !text.hasPrefix("@"), let at = text.lastIndex(of: "@") else { return text }
             return "***" + text[at...]
+        case .url: return URLSecrets.masked(text)
         }
     }
 }

@@ -235,7 +235,7 @@ public final class ForwardService: Sendable {
                 logger.debug("forward \(target.config.name): now playing answered \(response.status)")
             }
         } catch {
-            logger.debug("forward \(target.config.name): now playing: \(error)")
+            logger.debug("forward \(target.config.name): now playing: \(URLSecrets.maskedInText(error.description))")
         }
     }
 
@@ -279,6 +279,8 @@ public final class ForwardService: Sendable {
 
     private func park(_ index: Int, _ plays: [(id: Int64, reason: String)]) {
         let target = targets.withLock { $0[index] }
+        // A reason can quote the target's address (libcurl's words); its token stays out of logs and pages.
+        let plays = plays.map { (id: $0.id, reason: URLSecrets.maskedInText($0.reason)) }
         for play in plays { logger.warning("forward \(target.config.name): play \(play.id) parked: \(play.reason)") }
         do { try store.forwardParked(target: target.id, plays: plays) } catch {
             logger.error("forward \(target.config.name): parking: \(error)")
@@ -287,6 +289,7 @@ public final class ForwardService: Sendable {
 
     private func fail(_ index: Int, plays: [Int64], reason: String, after: Double?) {
         let target = targets.withLock { $0[index] }
+        let reason = URLSecrets.maskedInText(reason)
         do { try store.forwardFailed(target: target.id, plays: plays, reason: reason) } catch {
             logger.error("forward \(target.config.name): \(error)")
         }

@@ -16,6 +16,11 @@ import Synchronization
 /// What a feed gives is stored (`Store.recordFriendFeed`); the newest songs' covers are
 /// copied (PNG, JPEG, GIF or WebP, told by their bytes). An error is stored with the friend
 /// and their songs stay: the pages keep showing the last one seen.
+///
+/// Every address a feed names (a redirect, a page's feed link, a cover) is someone else's
+/// choice: no connection is made to a loopback, private, link-local, … address unless the
+/// friend was added with an address of that class (`OutboundPolicy`), checked on the
+/// address connected to, after DNS. A refusal is the friend's error (or, for a cover, no cover).
 public final class FriendsPoller: Sendable {
     private let store: Store
     private let client: HTTPClient
@@ -23,10 +28,16 @@ public final class FriendsPoller: Sendable {
     private let logger: Logger
     /// Between two polls of one feed; shorter only in tests (`PACENOTE_TEST_FRIENDS_POLL_S`).
     let interval: Double
+    /// Addresses taken as public: only the end-to-end tests name any
+    /// (`PACENOTE_TEST_FRIENDS_PUBLIC_ADDRESSES`), to stand in for a friend on the internet
+    /// with a server on loopback.
+    let treatedAsPublic: [[UInt8]]
     private let worker = WorkerThread(name: "pacenote.friends")
 
     public init(store: Store, events: EventBus?, interval: Double = FriendPolling.interval,
-                client: HTTPClient = HTTPClient(userAgent: ForwardService.userAgent), logger: Logger) {
+                client: HTTPClient = HTTPClient(userAgent: ForwardService.userAgent), treatedAsPublic: [[UInt8]] = [],
+                logger: Logger) {
+        self.treatedAsPublic = treatedAsPublic
         self.store = store
         self.events = events
         self.interval = interval
@@ -64,14 +75,26 @@ public final class FriendsPoller: Sendable {
     struct Failure: Error {
         var message: String
         var retryAfter: Double?
+        /// Refused by the friend's `OutboundPolicy`: nothing was sent.
+        var refused = false
+    }
+
+    /// What the friend's connections may reach: its `OutboundPolicy`, from the address it
+    /// was added with (`url`, never a feed address it led to).
+    func addressCheck(for friend: Friend) -> @Sendable ([UInt8]) -> String? {
+        let treatedAsPublic = self.treatedAsPublic
+        let host = OutboundPolicy.host(of: friend.url).flatMap(IPNetwork.parseAddress)
+        let policy = host.map { treatedAsPublic.contains($0) } == true ? .publicOnly : OutboundPolicy.forFriend(url: friend.url)
+        return { address in treatedAsPublic.contains(address) ? nil : policy.refusal(address) }
     }
 
     /// Asks one friend's feed and stores what it said.
     func poll(_ friend: Friend) {
         guard let id = friend.id else { return }
         let now = Date()
+        let check = addressCheck(for: friend)
         do {
-            switch try fetchFeed(friend) {
+            switch try fetchFeed(friend, check: check) {
             case .notModified:
                 try store.recordFriendNotModified(id: id, at: now, nextPollAt: FriendPolling.next(after: now, interval: interval, failures: 0))
             case .feed(let feed, let response, let feedURL):
@@ -79,14 +102,14 @@ public final class FriendsPoller: Sendable {
                 try store.recordFriendFeed(id: id, songs: Array(songs), etag: response.field("etag"),
                                            lastModified: response.field("last-modified"), feedURL: feedURL, at: now,
                                            nextPollAt: FriendPolling.next(after: now, interval: interval, failures: 0))
-                copyCovers(of: id)
+                copyCovers(of: id, check: check)
             }
             if friend.lastError != nil { logger.info("friends: \(friend.name)'s feed answers again") }
         } catch let failure as Failure {
             let next = FriendPolling.next(after: now, interval: interval, failures: friend.failures + 1, retryAfter: failure.retryAfter)
             // Said once when it starts failing, then quietly while it goes on.
             if friend.lastError == nil {
-                logger.warning("friends: \(friend.name) (\(LogText.escaped(friend.pollURL))): \(LogText.escaped(failure.message))")
+                logger.warning("friends: \(friend.name) (\(LogText.escaped(URLSecrets.masked(friend.pollURL)))): \(LogText.escaped(failure.message))")
             } else {
                 logger.debug("friends: \(friend.name): \(LogText.escaped(failure.message))")
             }
@@ -107,7 +130,7 @@ public final class FriendsPoller: Sendable {
     /// GETs the feed with the validators of the last answer, following up to three
     /// redirects (a permanent one becomes the feed's address) and, once, a page's
     /// `<link rel="alternate">` to its feed.
-    func fetchFeed(_ friend: Friend) throws -> Fetched {
+    func fetchFeed(_ friend: Friend, check: @escaping @Sendable ([UInt8]) -> String?) throws -> Fetched {
         var address = friend.pollURL
         var feedURL = friend.feedURL
         var validators = true
@@ -119,7 +142,7 @@ public final class FriendsPoller: Sendable {
                 if let etag = friend.etag { headers.append(("If-None-Match", etag)) }
                 if let lastModified = friend.lastModified { headers.append(("If-Modified-Since", lastModified)) }
             }
-            let response = try get(address, headers: headers, limit: FriendPolling.maxFeedBytes, what: "the feed")
+            let response = try get(address, headers: headers, limit: FriendPolling.maxFeedBytes, what: "the feed", check: check)
             switch response.status {
             case 304 where validators:
                 return .notModified
@@ -156,33 +179,40 @@ public final class FriendsPoller: Sendable {
     }
 
     /// Copies the covers of a friend's newest songs that have none yet.
-    func copyCovers(of friendID: Int64) {
+    func copyCovers(of friendID: Int64, check: @escaping @Sendable ([UInt8]) -> String?) {
         guard let songs = try? store.friendSongsWithoutCover(friendID: friendID) else { return }
         for song in songs where !stopping {
             guard let id = song.id, let address = song.coverURL else { continue }
             do {
                 let response = try get(address, headers: [("Accept", "image/png, image/jpeg, image/webp, image/gif")],
-                                       limit: FriendPolling.maxCoverBytes, what: "the cover")
+                                       limit: FriendPolling.maxCoverBytes, what: "the cover", check: check)
                 let type = response.status == 200 ? ImageKind.mediaType(Array(response.body.prefix(16))) : nil
                 // No picture there (an error page, SVG, HTML): remembered as none for this address.
                 try store.saveFriendCover(songID: id, coverURL: address, bytes: type == nil ? [] : response.body, type: type)
+            } catch let failure as Failure where failure.refused {
+                // Not to be asked, now or later: remembered as none for this address.
+                logger.info("friends: cover \(LogText.escaped(URLSecrets.masked(address))): \(failure.message)")
+                try? store.saveFriendCover(songID: id, coverURL: address, bytes: [], type: nil)
             } catch {
                 // Down or slow: tried again at the next poll.
-                logger.debug("friends: cover \(LogText.escaped(address)): \(error)")
+                logger.debug("friends: cover \(LogText.escaped(URLSecrets.masked(address))): \(error)")
             }
         }
     }
 
-    private func get(_ url: String, headers: [(String, String)], limit: Int, what: String) throws(Failure) -> HTTPClient.Response {
+    private func get(_ url: String, headers: [(String, String)], limit: Int, what: String,
+                     check: @escaping @Sendable ([UInt8]) -> String?) throws(Failure) -> HTTPClient.Response {
         do {
             return try client.sendBlocking(HTTPClient.Request(method: "GET", url: url, headers: headers, body: nil,
-                                                              timeout: FriendPolling.timeout, maxResponseBytes: limit))
+                                                              timeout: FriendPolling.timeout, maxResponseBytes: limit,
+                                                              addressCheck: check))
         } catch {
             switch error {
             case .timedOut: throw Failure(message: "no answer within \(Int(FriendPolling.timeout)) s")
             case .tooLarge(let limit): throw Failure(message: "\(what) is larger than \(limit / 1024) KiB")
             case .invalidURL: throw Failure(message: "not an http(s) address")
             case .transport(let why): throw Failure(message: why)
+            case .refused(let why): throw Failure(message: why, refused: true)
             }
         }
     }

@@ -22,6 +22,9 @@ public struct InstanceFiles: Sendable, Equatable {
     public var databaseSHM: String { database + "-shm" }
     /// The API key (`APIKey`), mode 0600; `revoked` after `pacenote key --revoke`.
     public var apiKey: String { file("api-key") }
+    /// What seals md5(key) for the Last.fm protocols' tokens (`ScrobblerSecret`), mode 0600:
+    /// kept out of the database so that the database alone logs nobody in.
+    public var scrobblerSecret: String { file("scrobbler-secret") }
     /// Covers fetched from MPD (`CoverArtCache`), one file per album folder or song.
     public var covers: String { file("covers") }
     /// Readings `pacenote hr-feed` could not post yet, one JSON object a line.
@@ -63,6 +66,7 @@ public struct InstanceFiles: Sendable, Equatable {
             Entry(path: databaseWAL, isDirectory: false, role: .database),
             Entry(path: databaseSHM, isDirectory: false, role: .database),
             Entry(path: apiKey, isDirectory: false, role: .state),
+            Entry(path: scrobblerSecret, isDirectory: false, role: .state),
             Entry(path: covers, isDirectory: true, role: .cache),
             Entry(path: hrFeedBuffer, isDirectory: false, role: .state),
             Entry(path: spool, isDirectory: false, role: .state),

@@ -117,6 +117,16 @@ public final class PacenoteServer: Sendable {
                 return waiting
             }, stop: { $0.stop() })
             let keys = try APIKeySource(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
+            let scrobblerSecret = try ScrobblerSecret.load(database: config.databasePath)
+            // Keys made before v25 kept md5(key) in the clear; sealed now that the secret is at hand.
+            do {
+                let sealed = try store.sealScrobblerMD5s { md5, sha in
+                    ScrobblerCredentials.seal(md5Hex: md5, keySHA256: sha, secret: scrobblerSecret)
+                }
+                if sealed > 0 { logger.info("keys: sealed the stored MD5 of \(sealed) named keys (Last.fm protocols)") }
+            } catch {
+                throw StartupError("keys: sealing their MD5: \(error)")
+            }
             let heartRate = try services.start("heart rate", {
                 do { return try HeartRateService(store: store, events: events, settings: config.heartRate, logger: logger) }
                 catch { throw (error as? StartupError) ?? StartupError("heart_rate: \(error)") }
@@ -139,7 +149,7 @@ public final class PacenoteServer: Sendable {
             let api = API(context: makeContext(
                 config: config, started: started, store: store, events: events, keys: keys, players: players, waiting: waiting,
                 heartRate: heartRate, recommender: recommender, forwarder: forwarder, straps: straps, metrics: metrics,
-                stopping: stopping, logger: logger))
+                stopping: stopping, scrobblerSecret: scrobblerSecret, logger: logger))
             let web = try services.start("http", {
                 var settings = WebServer.Settings(address: config.http, maxBodyBytes: config.maxBodyBytes,
                                                   maxImportBytes: config.maxImportBytes, threads: config.httpThreads)
@@ -171,7 +181,8 @@ public final class PacenoteServer: Sendable {
             })
             // Friends' feeds, after HTTP: a friend may be this very server (a test, a demo).
             try services.start("friends", {
-                let poller = FriendsPoller(store: store, events: events, interval: friendsPollInterval(), logger: logger)
+                let poller = FriendsPoller(store: store, events: events, interval: friendsPollInterval(),
+                                           treatedAsPublic: friendsPublicAddresses(), logger: logger)
                 poller.start()
                 return poller
             }, stop: { $0.stop() })
@@ -231,6 +242,14 @@ public final class PacenoteServer: Sendable {
     /// How often a friend's feed is asked: every 15 minutes. Only the end-to-end tests make
     /// it shorter (`PACENOTE_TEST_FRIENDS_POLL_S`, at least 0.2 s): a real friend's server is
     /// never asked more often than that by a configuration.
+    /// Addresses the friends poller takes as public (`FriendsPoller.treatedAsPublic`): only
+    /// the end-to-end tests set `PACENOTE_TEST_FRIENDS_PUBLIC_ADDRESSES` (comma-separated).
+    static func friendsPublicAddresses(environment: [String: String] = ProcessInfo.processInfo.environment) -> [[UInt8]] {
+        (environment["PACENOTE_TEST_FRIENDS_PUBLIC_ADDRESSES"] ?? "").split(separator: ",").compactMap {
+            IPNetwork.parseAddress($0.trimmingCharacters(in: .whitespaces))
+        }
+    }
+
     static func friendsPollInterval(environment: [String: String] = ProcessInfo.processInfo.environment) -> Double {
         guard let text = environment["PACENOTE_TEST_FRIENDS_POLL_S"], let seconds = Double(text), seconds.isFinite else {
             return FriendPolling.interval
@@ -275,13 +294,14 @@ public final class PacenoteServer: Sendable {
     private static func makeContext(config: Config, started: Date, store: Store, events: EventBus, keys: APIKeySource,
                                     players: [PlayerService], waiting: WaitingPlays, heartRate: HeartRateService, recommender: RecommenderService,
                                     forwarder: ForwardService?, straps: StrapService?, metrics: PrometheusCollectorRegistry?,
-                                    stopping: StopFlag, logger: Logger) -> APIContext {
+                                    stopping: StopFlag, scrobblerSecret: [UInt8], logger: Logger) -> APIContext {
         var context = APIContext(
             version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
             apiKey: "", heartRate: heartRate,
             players: { [players] in players.map(\.watcher.status) },
             nowPlaying: { [players] in players.compactMap(\.nowPlaying) })
         context.currentKey = { keys.current() }
+        context.scrobblerSecret = scrobblerSecret
         context.playsWaiting = { [waiting] in
             let summary = waiting.summary
             return (summary.count, summary.lastError, summary.since)

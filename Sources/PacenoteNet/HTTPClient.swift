@@ -9,6 +9,9 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
     case tooLarge(limit: Int)
     /// No connection, a refused or reset connection, a TLS failure, … in libcurl's words.
     case transport(String)
+    /// The request's `addressCheck` refused the address a connection was to be made to
+    /// (nothing was sent to it): its reason.
+    case refused(String)
 
     public var description: String {
         switch self {
@@ -16,6 +19,7 @@ public enum HTTPClientError: Error, Equatable, Sendable, CustomStringConvertible
         case .timedOut: "timed out"
         case .tooLarge(let limit): "answer larger than \(limit) bytes"
         case .transport(let why): why
+        case .refused(let why): why
         }
     }
 }
@@ -32,9 +36,13 @@ public final class HTTPClient: Sendable {
         /// Seconds for the whole exchange.
         public var timeout: Double
         public var maxResponseBytes: Int
+        /// Asked with each address (4 or 16 bytes) before a connection is made to it, after
+        /// DNS: a reason refuses it. Set, the request uses no proxy (see `pn_curl_guard`).
+        public var addressCheck: (@Sendable ([UInt8]) -> String?)?
 
         public init(method: String = "GET", url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
-                    timeout: Double = 30, maxResponseBytes: Int = 1 << 20) {
+                    timeout: Double = 30, maxResponseBytes: Int = 1 << 20, addressCheck: (@Sendable ([UInt8]) -> String?)? = nil) {
+            self.addressCheck = addressCheck
             self.method = method
             self.url = url
             self.headers = headers
@@ -117,7 +125,13 @@ public final class HTTPClient: Sendable {
         var body: [UInt8] = []
         var headers: [String: String] = [:]
         var overflowed = false
-        init(limit: Int) { self.limit = limit }
+        let addressCheck: (@Sendable ([UInt8]) -> String?)?
+        /// The first refusal of `addressCheck`.
+        var refusal: String?
+        init(limit: Int, addressCheck: (@Sendable ([UInt8]) -> String?)?) {
+            self.limit = limit
+            self.addressCheck = addressCheck
+        }
     }
 
     private static func perform(_ request: Request, userAgent: String) -> Result<Response, HTTPClientError> {
@@ -134,7 +148,7 @@ public final class HTTPClient: Sendable {
         for (name, value) in request.headers + [("Expect", "")] {
             list = curl.functions.slist_append(list, value.isEmpty ? "\(name):" : "\(name): \(value)")
         }
-        let sink = Sink(limit: request.maxResponseBytes)
+        let sink = Sink(limit: request.maxResponseBytes, addressCheck: request.addressCheck)
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let onBody: pn_curl_sink = { data, size, count, context in
@@ -160,6 +174,18 @@ public final class HTTPClient: Sendable {
             }
             return length
         }
+        let onConnect: curl_opensocket_callback = { context, _, address in
+            let sink = Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue()
+            guard let address else { return CURL_SOCKET_BAD }
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let count = Int(pn_curl_address(address, &bytes))
+            let reason = count == 0 ? "refused to connect: not an IP address" : sink.addressCheck?(Array(bytes.prefix(count)))
+            if let reason {
+                if sink.refusal == nil { sink.refusal = reason }
+                return CURL_SOCKET_BAD
+            }
+            return pn_curl_open_socket(address)
+        }
         let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
             let body = request.body ?? []
             return body.withUnsafeBufferPointer { bytes in
@@ -170,11 +196,17 @@ public final class HTTPClient: Sendable {
                                                    Int(request.timeout * 1000), Int(min(request.timeout, 10) * 1000),
                                                    userAgent, onBody, onHeader, context, errors.baseAddress)
                     guard prepared == CURLE_OK else { return prepared }
+                    if request.addressCheck != nil {
+                        let guarded = pn_curl_guard(curl.api, handle, onConnect, context)
+                        guard guarded == CURLE_OK else { return guarded }
+                    }
                     return curl.functions.easy_perform(handle)
                 }
             }
         }
         if sink.overflowed { return .failure(.tooLarge(limit: request.maxResponseBytes)) }
+        // Refused and nothing else tried succeeded (another address of the name may have).
+        if let refusal = sink.refusal, code != CURLE_OK { return .failure(.refused(refusal)) }
         switch code {
         case CURLE_OK:
             return .success(Response(status: pn_curl_status(curl.api, handle), headers: sink.headers, body: sink.body))

@@ -43,6 +43,7 @@ enum Schema {
         m.registerMigration("v22.year-chart-lengths", foreignKeyChecks: .immediate, migrate: YearChartLengths.migrate)
         m.registerMigration("v23.search-without-sizes", foreignKeyChecks: .immediate, migrate: v23SearchWithoutSizes)
         m.registerMigration("v24.review-share-snapshots", foreignKeyChecks: .immediate, migrate: v24ReviewShareSnapshots)
+        m.registerMigration("v25.scrobbler-credentials", foreignKeyChecks: .immediate, migrate: v25ScrobblerCredentials)
         return m
     }
 
@@ -983,6 +984,27 @@ enum Schema {
               tokenize = 'unicode61 remove_diacritics 2', columnsize = 0
             );
             INSERT INTO tracks_fts (tracks_fts) VALUES ('rebuild');
+            """)
+    }
+
+    /// The Last.fm protocols' credentials made as strong as the keys (`ScrobblerCredentials`):
+    /// `api_keys.key_md5_sealed`, md5(key) sealed with a secret kept outside the database
+    /// (the plain `key_md5` of older keys is sealed and cleared when the server starts, as
+    /// only it has the secret: `Store.sealScrobblerMD5s`); sessions that end 90 days after
+    /// their last use (`last_used_at_ms`); and the tokens already used, refused when sent
+    /// again (`expires_at_ms`: when a 1.2 token's timestamp is too old to be taken anyway;
+    /// NULL for 2.0's, which carry no time and are remembered while their key lives).
+    private static func v25ScrobblerCredentials(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE api_keys ADD COLUMN key_md5_sealed TEXT;
+            ALTER TABLE scrobble_sessions ADD COLUMN last_used_at_ms INTEGER;
+            CREATE INDEX scrobble_sessions_key ON scrobble_sessions(key_sha256);
+            CREATE TABLE scrobble_tokens_used (
+              token_id      TEXT PRIMARY KEY,        -- ScrobblerCredentials.tokenID: a hash, not the token
+              key_sha256    TEXT NOT NULL,           -- the key it logged in with
+              expires_at_ms INTEGER                  -- forgotten after; NULL: while the key lives
+            ) WITHOUT ROWID;
+            CREATE INDEX scrobble_tokens_used_key ON scrobble_tokens_used(key_sha256);
             """)
     }
 

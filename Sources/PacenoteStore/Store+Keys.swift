@@ -17,7 +17,8 @@ public struct StoredKey: Equatable, Sendable {
 extension Store {
     /// Stores a new named key by its hash. A revoked key of the same name is replaced; a
     /// live one is not (false).
-    public func addKey(name: String, scope: KeyScope, hash: String, prefix: String, md5: String? = nil,
+    /// `md5Sealed`: md5(key) sealed (`ScrobblerCredentials.seal`), never md5(key) itself.
+    public func addKey(name: String, scope: KeyScope, hash: String, prefix: String, md5Sealed: String? = nil,
                        at now: Date = Date()) throws(StoreError) -> Bool {
         try write { db in
             try db.execute(sql: "DELETE FROM api_keys WHERE name = ? AND revoked_at_ms IS NOT NULL", arguments: [name])
@@ -25,8 +26,8 @@ extension Store {
                 return false
             }
             try db.execute(sql: """
-                INSERT INTO api_keys (name, key_hash, key_prefix, scopes, created_at_ms, key_md5) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [name, hash, prefix, scope.rawValue, Store.milliseconds(now), md5])
+                INSERT INTO api_keys (name, key_hash, key_prefix, scopes, created_at_ms, key_md5_sealed) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [name, hash, prefix, scope.rawValue, Store.milliseconds(now), md5Sealed])
             return true
         }
     }
@@ -51,12 +52,16 @@ extension Store {
         }
     }
 
-    /// Revokes the live key of this name; false when there is none.
+    /// Revokes the live key of this name, and the Last.fm protocols' sessions it opened;
+    /// false when there is none.
     public func revokeKey(name: String, at now: Date = Date()) throws(StoreError) -> Bool {
         try write { db in
-            try db.execute(sql: "UPDATE api_keys SET revoked_at_ms = ? WHERE name = ? AND revoked_at_ms IS NULL",
+            guard let hash = try String.fetchOne(db, sql: "SELECT key_hash FROM api_keys WHERE name = ? AND revoked_at_ms IS NULL",
+                                                 arguments: [name]) else { return false }
+            try db.execute(sql: "UPDATE api_keys SET revoked_at_ms = ?, key_md5_sealed = NULL, key_md5 = NULL WHERE name = ?",
                            arguments: [Store.milliseconds(now), name])
-            return db.changesCount > 0
+            try Store.endScrobbleSessions(keySHA256: hash, in: db)
+            return true
         }
     }
 

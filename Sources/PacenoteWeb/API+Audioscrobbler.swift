@@ -9,26 +9,55 @@ import PacenoteStore
 /// The user name is anything (it names the player); the password is the API key or a submit
 /// key. Answers follow each protocol: 2.0's XML (`format=json`: JSON) with Last.fm's error
 /// codes, 1.2's `OK` / `BADAUTH` / `BADSESSION` / `FAILED reason` lines.
+///
+/// Credentials (`ScrobblerCredentials`): a token logs in once (a 2.0 authToken, which
+/// carries no time, never again while its key lives; a 1.2 token within 15 minutes of its
+/// timestamp, and only once); a session ends 90 days after its last use, and with its key.
+/// Unknown methods, malformed calls, wrong credentials, replays and unknown sessions count
+/// toward the client's lockout, as a wrong key does.
 extension API {
     // MARK: credentials
 
     /// The API key a login names, by its SHA-256 (what sessions are tied to): one that may
-    /// submit (the admin key or a submit key) for which `matches(key, md5(key))` holds.
-    /// Named keys made before v12 have no MD5 and match plain text only.
+    /// submit (the admin key or a submit key) for which `matches(md5(key))` holds. A named
+    /// key's md5 is stored sealed (`ScrobblerCredentials`); keys made before v12 have none
+    /// and match plain text only.
     func scrobblerKey(plain: String? = nil, matches: (_ md5: String) -> Bool) -> String? {
         if let admin = context.currentKey() {
             if let plain, Authorization.matches(plain, admin) { return SHA256.hex(admin) }
             if matches(MD5.hex(admin)) { return SHA256.hex(admin) }
         }
         if let plain, let scope = context.namedKey(plain), scope == .admin || scope == .submit { return SHA256.hex(plain) }
-        for key in (try? context.store.liveKeyMD5s()) ?? [] where key.scope != .read && matches(key.md5) {
-            return key.sha256
+        for key in (try? context.store.liveKeySealedMD5s()) ?? [] where key.scope != .read {
+            guard let md5 = ScrobblerCredentials.unseal(key.sealedMD5, keySHA256: key.sha256, secret: context.scrobblerSecret)
+            else { continue }
+            if matches(md5) { return key.sha256 }
         }
         return nil
     }
 
-    /// The session with this key, while the API key that opened it is still good.
-    func scrobblerSession(_ key: String?) -> ScrobbleSession? {
+    /// Records a login token's use: false when it was used before (a replay), which is
+    /// then counted toward the client's lockout.
+    func firstUse(of token: String, protocolVersion: String, keySHA256: String, expiresAt: Date?, client: String) -> Bool {
+        let fresh = (try? context.store.useScrobbleToken(id: ScrobblerCredentials.tokenID(protocolVersion: protocolVersion, token: token),
+                                                         keySHA256: keySHA256, expiresAt: expiresAt)) ?? false
+        if !fresh { context.sessions.recordFailure(from: client) }
+        return fresh
+    }
+
+    /// The session with this key, while it is live (used within its lifetime) and the API
+    /// key that opened it is still good; its use is noted. An unknown one is counted
+    /// toward the client's lockout (a session key is a credential too).
+    func scrobblerSession(_ key: String?, client: String) -> ScrobbleSession? {
+        guard let session = liveScrobblerSession(key) else {
+            context.sessions.recordFailure(from: client)
+            return nil
+        }
+        try? context.store.touchScrobbleSession(session)
+        return session
+    }
+
+    private func liveScrobblerSession(_ key: String?) -> ScrobbleSession? {
         guard let key, !key.isEmpty, key.utf8.count <= 64, let session = try? context.store.scrobbleSession(key) else { return nil }
         if let admin = context.currentKey(), SHA256.hex(admin) == session.keySHA256 { return session }
         guard let named = try? context.store.liveKey(hash: session.keySHA256), named.scope != .read else { return nil }
@@ -111,13 +140,13 @@ extension API {
             case "auth.getmobilesession":
                 return try mobileSession(fields, json: json, client: client)
             case "track.scrobble":
-                guard let session = scrobblerSession(fields["sk"]) else {
+                guard let session = scrobblerSession(fields["sk"], client: client) else {
                     logScrobble("audioscrobbler2", "submit", client: apiKey, user: nil, outcome: "refused", reason: "invalid session key")
                     throw LastFMError.invalidSession
                 }
-                return try scrobble(fields, session: session, json: json)
+                return try scrobble(fields, session: session, json: json, client: client)
             case "track.updatenowplaying":
-                guard let session = scrobblerSession(fields["sk"]) else {
+                guard let session = scrobblerSession(fields["sk"], client: client) else {
                     logScrobble("audioscrobbler2", "now_playing", client: apiKey, user: nil, outcome: "refused",
                                 reason: "invalid session key")
                     throw LastFMError.invalidSession
@@ -126,6 +155,7 @@ extension API {
                 guard item.accepted else {
                     logScrobble("audioscrobbler2", "now_playing", client: session.client, user: session.user, outcome: "refused",
                                 ignored: 1, reason: item.ignoredMessage)
+                    context.sessions.recordFailure(from: client)
                     throw LastFMError.invalidParameters(item.ignoredMessage)
                 }
                 announceElsewhere(item, session: session)
@@ -133,6 +163,8 @@ extension API {
                 return Self.lastFM(json, xml: "<nowplaying>\(Self.v2Fields(item))</nowplaying>",
                                    object: ("nowplaying", Self.v2JSON(item)))
             default:
+                // A stranger's probe as much as a wrong key: it counts toward the lockout.
+                context.sessions.recordFailure(from: client)
                 logScrobble("audioscrobbler2", method.isEmpty ? "unknown" : String(method.prefix(60)), client: apiKey, user: nil,
                             outcome: "refused", reason: "no such method")
                 throw LastFMError.invalidMethod
@@ -147,11 +179,15 @@ extension API {
     }
 
     /// `auth.getMobileSession`: `username` and `password` (the key itself), or `username`
-    /// and `authToken` = md5(username + md5(key)) as pylast sends it.
+    /// and `authToken` = md5(username + md5(key)) as pylast sends it. An authToken is the
+    /// same at every login of a user name with a key, so it logs in once: sent again (a
+    /// replay, or the player logging in afresh) it is refused; the player then logs in with
+    /// `password`, or another user name.
     private func mobileSession(_ fields: [String: String], json: Bool, client: String) throws -> HTTPResponse {
         let user = fields["username"] ?? ""
         let password = fields["password"], token = fields["authToken"]?.lowercased()
         guard !user.isEmpty, password != nil || token != nil else {
+            context.sessions.recordFailure(from: client)
             logScrobble("audioscrobbler2", "login", client: fields["api_key"], user: user, outcome: "refused",
                         reason: "username and password (or authToken) are required")
             throw LastFMError.invalidParameters("username and password (or authToken) are required")
@@ -162,6 +198,13 @@ extension API {
                         reason: "the password is no API key that may submit")
             throw LastFMError.authenticationFailed
         }
+        if password == nil, let token,
+           !firstUse(of: user + "\n" + token, protocolVersion: "2.0", keySHA256: keySHA, expiresAt: nil, client: client) {
+            logScrobble("audioscrobbler2", "login", client: fields["api_key"], user: user, outcome: "refused",
+                        reason: "this authToken was used before: log in with the password (the key), or another user name")
+            throw LastFMError(code: 4, message: "Authentication Failed - this authToken has been used: log in with the password",
+                              status: 403)
+        }
         let key = try newScrobblerSession(keySHA256: keySHA, protocolVersion: "2.0", client: fields["api_key"] ?? "", user: user)
         logScrobble("audioscrobbler2", "login", client: fields["api_key"], user: user, outcome: "ok")
         return Self.lastFM(json, xml: "<session><name>\(Self.xml(user))</name><key>\(key)</key><subscriber>0</subscriber></session>",
@@ -170,8 +213,9 @@ extension API {
 
     /// `track.scrobble`, one or a batch: every item is answered, an ignored one with its
     /// reason; the accepted ones are stored (once, however often they are sent).
-    private func scrobble(_ fields: [String: String], session: ScrobbleSession, json: Bool) throws -> HTTPResponse {
+    private func scrobble(_ fields: [String: String], session: ScrobbleSession, json: Bool, client: String) throws -> HTTPResponse {
         guard let items = Scrobble.v2Scrobbles(fields) else {
+            context.sessions.recordFailure(from: client)
             logScrobble("audioscrobbler2", "submit", client: session.client, user: session.user, outcome: "refused",
                         reason: "no scrobbles in the request")
             throw LastFMError.invalidParameters("no scrobbles: artist, track and timestamp are required")
@@ -250,14 +294,16 @@ extension API {
     }
 
     /// How far a 1.2 handshake's timestamp may be from the server's clock (`BADTIME`).
-    static let legacyClockSlack: TimeInterval = 86_400
+    static let legacyClockSlack: TimeInterval = ScrobblerCredentials.legacyClockSlack
 
     /// `GET /apis/audioscrobbler_legacy/?hs=true&p=1.2&c=CLIENT&v=VERSION&u=USER&t=TS&a=TOKEN`,
     /// `a` = md5(md5(key) + t): `OK`, the session id, the now-playing and submission URLs.
     func legacyHandshake(_ request: HTTPRequest, client: String) -> HTTPResponse {
         let fields = Self.scrobblerFields(request)
         let clientID = fields["c"] ?? "", user = fields["u"] ?? ""
+        // Every refusal counts toward the client's lockout: a malformed handshake too.
         func fail(_ answer: String, _ reason: String) -> HTTPResponse {
+            context.sessions.recordFailure(from: client)
             logScrobble("audioscrobbler1.2", "handshake", client: clientID, user: user, outcome: "refused", reason: reason)
             return Self.legacy(answer + "\n")
         }
@@ -267,12 +313,18 @@ extension API {
         guard let t = fields["t"], let seconds = Double(t), let token = fields["a"]?.lowercased(), !user.isEmpty else {
             return fail("FAILED the handshake needs u, t and a", "u, t or a missing")
         }
-        guard abs(seconds - Date().timeIntervalSince1970) <= Self.legacyClockSlack else {
-            return fail("BADTIME", "the client's clock is more than a day off")
+        guard seconds.isFinite, abs(seconds - Date().timeIntervalSince1970) <= Self.legacyClockSlack else {
+            return fail("BADTIME", "the client's clock is more than \(Int(Self.legacyClockSlack / 60)) minutes off")
         }
         guard let keySHA = scrobblerKey(matches: { MD5.hex($0 + t) == token }) else {
-            context.sessions.recordFailure(from: client)
             return fail("BADAUTH", "the password is no API key that may submit")
+        }
+        // Taken once: remembered until its timestamp is too old to be taken anyway.
+        guard firstUse(of: t + "\n" + token, protocolVersion: "1.2", keySHA256: keySHA,
+                       expiresAt: Date(timeIntervalSince1970: seconds + Self.legacyClockSlack + 1), client: client) else {
+            logScrobble("audioscrobbler1.2", "handshake", client: clientID, user: user, outcome: "refused",
+                        reason: "this token was used before (a replay)")
+            return Self.legacy("BADAUTH\n")
         }
         do {
             let session = try newScrobblerSession(keySHA256: keySHA, protocolVersion: "1.2", client: clientID, user: user)
@@ -297,9 +349,9 @@ extension API {
     }
 
     /// `POST …/nowplaying`: `s`, `a`, `t`, `b`, `l`, `n`, `m`.
-    func legacyNowPlaying(_ request: HTTPRequest) -> HTTPResponse {
+    func legacyNowPlaying(_ request: HTTPRequest, client: String) -> HTTPResponse {
         let fields = Self.scrobblerFields(request)
-        guard let session = scrobblerSession(fields["s"]) else {
+        guard let session = scrobblerSession(fields["s"], client: client) else {
             logScrobble("audioscrobbler1.2", "now_playing", client: nil, user: nil, outcome: "refused", reason: "invalid session id")
             return Self.legacy("BADSESSION\n")
         }
@@ -317,13 +369,14 @@ extension API {
     /// `POST …/submission`: `s` and up to 50 scrobbles `a[i]`, `t[i]`, `i[i]`, …. The
     /// usable ones are stored and the answer is `OK`; the others are noted with their
     /// reason in the submission log (a `FAILED` would make the client send them forever).
-    func legacySubmit(_ request: HTTPRequest) -> HTTPResponse {
+    func legacySubmit(_ request: HTTPRequest, client: String) -> HTTPResponse {
         let fields = Self.scrobblerFields(request)
-        guard let session = scrobblerSession(fields["s"]) else {
+        guard let session = scrobblerSession(fields["s"], client: client) else {
             logScrobble("audioscrobbler1.2", "submit", client: nil, user: nil, outcome: "refused", reason: "invalid session id")
             return Self.legacy("BADSESSION\n")
         }
         guard let items = Scrobble.legacySubmissions(fields) else {
+            context.sessions.recordFailure(from: client)
             logScrobble("audioscrobbler1.2", "submit", client: session.client, user: session.user, outcome: "failed",
                         reason: "no scrobbles in the request")
             return Self.legacy("FAILED no scrobbles: a[0], t[0] and i[0] are required\n")

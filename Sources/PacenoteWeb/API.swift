@@ -24,6 +24,8 @@ public struct APIContext: Sendable {
     /// each use so that `pacenote key --new` and `--revoke` take effect at once; nil
     /// when revoked.
     public var currentKey: @Sendable () -> String?
+    /// What unseals a named key's md5 for the Last.fm protocols' tokens (`ScrobblerCredentials`).
+    public var scrobblerSecret: [UInt8] = []
     /// The scope of a named key (`pacenote key add`), looked up on each use; nil for a key
     /// that is no live named key.
     public var namedKey: @Sendable (_ sent: String) -> KeyScope? = { _ in nil }
@@ -201,8 +203,8 @@ public struct API: Sendable {
             case .listenBrainzSubmit: return try submitListens(request)
             case .audioscrobbler: return audioscrobbler(request, client: grant.client)
             case .audioscrobblerHandshake: return legacyHandshake(request, client: grant.client)
-            case .audioscrobblerNowPlaying: return legacyNowPlaying(request)
-            case .audioscrobblerSubmit: return legacySubmit(request)
+            case .audioscrobblerNowPlaying: return legacyNowPlaying(request, client: grant.client)
+            case .audioscrobblerSubmit: return legacySubmit(request, client: grant.client)
             case .submissions: return .json(submissionsJSON(request.query))
             case .listenBrainzValidateToken:
                 // validate-token must not be a guessing oracle: a wrong token counts like a wrong key.

@@ -54,10 +54,10 @@ struct ForwardStatus: ParsableCommand {
         let parked = try store.parkedPlays(limit: 20)
         if json {
             let list: [[String: Any]] = targets.map { t in
-                var item: [String: Any] = ["name": t.name, "kind": t.kind.rawValue, "url": t.url, "queued": t.queued,
+                var item: [String: Any] = ["name": t.name, "kind": t.kind.rawValue, "url": URLSecrets.masked(t.url), "queued": t.queued,
                                            "parked": t.parked, "sent": t.sent]
                 item["last_success_at"] = t.lastSuccessAt.map { ISO8601.string($0) } ?? NSNull()
-                item["last_error"] = t.lastError ?? NSNull()
+                item["last_error"] = t.lastError.map(URLSecrets.maskedInText) ?? NSNull()
                 item["last_error_at"] = t.lastErrorAt.map { ISO8601.string($0) } ?? NSNull()
                 if t.kind == .lastfm { item["logged_in_as"] = t.sessionUser ?? NSNull() }
                 return item
@@ -71,14 +71,14 @@ struct ForwardStatus: ParsableCommand {
             return
         }
         for t in targets {
-            print("\(t.name) (\(t.kind.rawValue), \(t.url))")
+            print("\(t.name) (\(t.kind.rawValue), \(URLSecrets.masked(t.url)))")
             print("  queued \(t.queued), sent \(t.sent), parked \(t.parked)")
             if t.kind == .lastfm {
                 print("  " + (t.sessionUser.map { "logged in as \($0)" } ?? "not logged in: run `pacenote forward login \(t.name)`"))
             }
             print("  last success: \(t.lastSuccessAt.map { ISO8601.string($0) } ?? "never")")
             if let error = t.lastError {
-                print("  last error: \(error) (\(t.lastErrorAt.map { ISO8601.string($0) } ?? "?"))")
+                print("  last error: \(URLSecrets.maskedInText(error)) (\(t.lastErrorAt.map { ISO8601.string($0) } ?? "?"))")
             }
         }
         if !parked.isEmpty {
@@ -169,7 +169,7 @@ struct ForwardLogin: ParsableCommand {
         let password = try Self.ask("password: ", secret: true)
         let session: (key: String, name: String)
         do { session = try PacenoteApp.ForwardLogin.login(target: target, username: user, password: password) } catch {
-            throw Failure("\(name): \(target.effectiveURL): \(error); nothing was stored")
+            throw Failure(URLSecrets.maskedInText("\(name): \(target.effectiveURL): \(error); nothing was stored"))
         }
         try store.setForwardSession(target: name, key: session.key, user: session.name)
         print("\(name): logged in as \(session.name)")

@@ -40,6 +40,15 @@ struct ShowKey: ParsableCommand {
             try PacenoteServer.openStore(config: config).close()
         }
         if rotate && revoke { throw Failure("--new and --revoke: choose one") }
+        // The Last.fm protocols' sessions the old key opened end with it (a running server
+        // refuses them anyway once it reads the new file; this forgets them).
+        let old = rotate || revoke ? try? APIKey.load(database: config.databasePath, environment: [:]) : nil
+        defer {
+            if let old, old != "revoked", let store = try? PacenoteServer.openStore(config: config) {
+                try? store.endScrobbleSessions(keySHA256: SHA256.hex(old))
+                try? store.close()
+            }
+        }
         if revoke {
             try APIKey.revoke(database: config.databasePath)
             print("the API key is revoked; 'pacenote key --new' creates another")
@@ -73,9 +82,11 @@ struct AddKey: ParsableCommand {
     var scope: KeyScope
 
     func run() throws {
-        let store = try PacenoteServer.openStore(config: storage.loadConfig())
+        let config = try storage.loadConfig()
+        let store = try PacenoteServer.openStore(config: config)
         defer { try? store.close() }
-        print(try NamedKeys.add(name: name, scope: scope, store: store))
+        let secret = try ScrobblerSecret.load(database: config.databasePath)
+        print(try NamedKeys.add(name: name, scope: scope, store: store, scrobblerSecret: secret))
     }
 }
 

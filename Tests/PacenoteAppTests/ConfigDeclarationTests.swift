@@ -193,7 +193,7 @@ func loadConfigFile(_ toml: String, env: [String: String] = [:], flags: ConfigFl
         #expect(files.directory == "/var/lib/pacenote")
         #expect(files.all.map(\.path) == [
             "/var/lib/pacenote/pacenote.sqlite", "/var/lib/pacenote/pacenote.sqlite-wal", "/var/lib/pacenote/pacenote.sqlite-shm",
-            "/var/lib/pacenote/api-key", "/var/lib/pacenote/covers", "/var/lib/pacenote/hr-feed-buffer.jsonl",
+            "/var/lib/pacenote/api-key", "/var/lib/pacenote/scrobbler-secret", "/var/lib/pacenote/covers", "/var/lib/pacenote/hr-feed-buffer.jsonl",
             "/var/lib/pacenote/spool.jsonl", "/var/lib/pacenote/backups", "/var/lib/pacenote/tmp", "/var/lib/pacenote/pacenote.lock",
         ])
         #expect(files.all.filter(\.isDirectory).map(\.path) == [files.covers, files.backups, files.temporary])

@@ -80,7 +80,7 @@ extension API {
                             Node.el("td") {
                                 Node.el("strong") { state.name }
                                 " (\(state.kind.rawValue)) "
-                                Node.el("span", ["class": "muted small"]) { state.url }
+                                Node.el("span", ["class": "muted small"]) { URLSecrets.masked(state.url) }
                                 if state.kind == .lastfm {
                                     Node.el("span", ["class": "muted small"]) { state.sessionUser.map { " — as \($0)" } ?? " — not logged in" }
                                 }
@@ -98,7 +98,7 @@ extension API {
                             }
                             Node.el("td") { when(state.lastSuccessAt) }
                             Node.el("td") {
-                                if let error = state.lastError { "\(error) (\(when(state.lastErrorAt)))" } else { "–" }
+                                if let error = state.lastError { "\(URLSecrets.maskedInText(error)) (\(when(state.lastErrorAt)))" } else { "–" }
                                 if let next { Node.el("span", ["class": "muted small"]) { " next try \(f.time(next))" } }
                             }
                         }
