@@ -95,6 +95,53 @@ import Testing
         #expect(try source.readAll(limit: 100) == Array("[1, 2]".utf8))
     }
 
+    /// The elements of the array `key` names (nil: the input's own), as "line:text".
+    static func elements(_ source: ByteSource, under key: String? = nil, maxLength: Int = 100) throws -> [String] {
+        guard try source.enterArray(under: key) else { return ["no array"] }
+        var seen: [String] = []
+        try source.forEachArrayElement(maxLength: maxLength) { element in
+            switch element {
+            case .text(let bytes, let line):
+                seen.append("\(line):" + String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            case .tooLong(let length, let line): seen.append("\(line):too long \(length)")
+            case .broken(let message, let line): seen.append("\(line):broken: \(message)")
+            }
+        }
+        return seen
+    }
+
+    @Test func arrayElementsOneAtATime() throws {
+        for piece in [1, 3, 7, 1 << 20] {
+            func read(_ text: String, under key: String? = nil, maxLength: Int = 100) throws -> [String] {
+                try Self.elements(Pieces(Array(text.utf8), piece: piece).source(), under: key, maxLength: maxLength)
+            }
+            // Commas and brackets in strings (escaped quotes too) and nested values do not count.
+            #expect(try read(#"[ {"a": "x,]}\"}"}, [1,2],"# + "\n  3 ]") == [#"1:{"a": "x,]}\"}"}"#, "1:[1,2]", "2:3"])
+            #expect(try read(#"["b\\", 2]"#) == [#"1:"b\\""#, "1:2"])
+            #expect(try read("[]") == [] && read(" \n[ \n ]") == [])
+            // A truncated file, a missing comma: what came before is read, then the reason.
+            #expect(try read("[1,\n{\"a\":") == ["1:1", "2:broken: the file ends inside the array"])
+            #expect(try read("[1} 2]") == ["1:1", "1:broken: expected ',' or ']'"])
+            #expect(try read("[") == ["1:broken: the file ends inside the array"])
+            // An element over the limit is passed over, not held.
+            #expect(try read("[1, \"" + String(repeating: "x", count: 200) + "\", 2]") == ["1:1", "1:too long 202", "1:2"])
+            // A Maloja export's list, under its name.
+            #expect(try read(#"{"maloja": {"v": "scrobbles"}, "scrobbles" : [1, 2]}"#, under: "scrobbles") == ["1:1", "1:2"])
+            #expect(try read(#"{"maloja": 1}"#, under: "scrobbles") == ["no array"])
+            #expect(try read(#"{"a": 1}"#) == ["no array"])
+        }
+    }
+
+    /// A 64 MiB element between two small ones: read in one pass, holding a few MiB.
+    @Test func anOverlongElementIsPassedOverWithoutBeingHeld() throws {
+        var bytes = Array("[1, \"".utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 20)
+        bytes += Array("\", 2]".utf8)
+        let source = Pieces(bytes, piece: 1 << 20).source()
+        #expect(try Self.elements(source, maxLength: 1 << 20) == ["1:1", "1:too long \((64 << 20) + 2)", "1:2"])
+        #expect(source.storage.count <= 4 << 20, "\(source.storage.count) bytes held")
+    }
+
     @Test func zipNamesAreShownWithoutControlCharacters() {
         #expect(ZipArchive.printable("listens/2024/1.jsonl") == "listens/2024/1.jsonl")
         #expect(ZipArchive.printable("a\nb\"c") == "a\\u{a}b\\u{22}c")
