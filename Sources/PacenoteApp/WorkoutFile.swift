@@ -123,7 +123,9 @@ public struct WorkoutFile: Sendable {
         }
 
         private mutating func end(_ element: XMLText.Element, parent: String?) {
-            let value = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            // Trimmed only where it is read: Foundation's trimming was most of the time of a
+            // file of a million empty elements.
+            var value: String { element.text.trimmingCharacters(in: .whitespacesAndNewlines) }
             switch element.name {
             case "Time" where parent == "Trackpoint", "time" where parent == "trkpt":
                 time = try? Date(value, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: value.contains(".")))
