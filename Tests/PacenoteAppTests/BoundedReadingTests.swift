@@ -230,3 +230,25 @@ import Testing
         #expect(try store.counts().plays == 6)
     }
 }
+
+/// A `feedback.jsonl` is read a line at a time, and its feelings are held until all are
+/// read (one operation): past `maxFeelings` the file is refused whole.
+@Suite struct FeedbackLimitTests {
+    @Test func tooManyFeelingsAreRefusedWhole() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        defer { try? store.close() }
+        let line = #"{"recording_mbid": "5b11f4ce-a62d-471e-81fc-a69a8278c7da", "score": 1}"# + "\n"
+        try String(repeating: line, count: ListenImporter.maxFeelings + 1).write(toFile: dir.file("feedback.jsonl"), atomically: true, encoding: .utf8)
+        do {
+            _ = try ListenImporter(store: store).importFile(at: dir.file("feedback.jsonl"))
+            Issue.record("imported")
+        } catch let error as ListenImporter.FileError {
+            #expect(error.description == "more than 200000 likes and dislikes in one file: none imported")
+        }
+        // A few are read (naming no track Pacenote has: unmatched).
+        try String(repeating: line, count: 3).write(toFile: dir.file("few.jsonl"), atomically: true, encoding: .utf8)
+        let few = try ListenImporter(store: store).importFile(at: dir.file("few.jsonl"))
+        #expect(few.feelingsUnmatched == 3 && few.errors == 0)
+    }
+}
