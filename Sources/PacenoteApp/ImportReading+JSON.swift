@@ -16,10 +16,10 @@ extension ByteSource {
         case broken(String, line: Int)
     }
 
-    private var base: UnsafeMutablePointer<UInt8> { storage.baseAddress!.assumingMemoryBound(to: UInt8.self) }
+    var base: UnsafeMutablePointer<UInt8> { storage.baseAddress!.assumingMemoryBound(to: UInt8.self) }
 
     /// Hands out `storage[start..<index]`, counting its line feeds.
-    private func pass(to index: Int) {
+    func pass(to index: Int) {
         var p = start
         while p < index, let hit = memchr(base + p, 0x0A, index - p) {
             lineFeeds += 1

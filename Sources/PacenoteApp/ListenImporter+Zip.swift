@@ -48,8 +48,7 @@ extension ListenImporter {
             // The entries of listens, by format (ListenBrainz's: a file per month), each
             // format's one import; then `feedback.jsonl`, once the listens' tracks exist.
             var listens: [(entry: ZipArchive.Entry, kind: ImportFileKind)] = []
-            // A CSV is read whole (`readAll`): never from a zip, where a few megabytes inflate
-            // to hundreds (an export's zip holds JSON).
+            // A CSV is no part of an export's zip (which holds JSON): one there is passed over.
             for entry in chosen where !isFeedback(entry) {
                 let head = try source(entry).peek(65_536)
                 guard let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil, kind != .lastFMCSV else { continue }

@@ -10,8 +10,8 @@ import PacenoteStore
 /// Everything read is bounded, for files from strangers (`POST /api/v1/import`): JSON lines
 /// (the ListenBrainz export, the largest by far) are read in 1 MiB chunks in one pass, and a
 /// line over `maxLineBytes` is an unreadable row, passed over without being held; JSON arrays
-/// likewise an element at a time (`maxElementBytes`); CSV files are read whole, up to
-/// `maxWholeFileBytes` (and never from a zip: an export's zip holds JSON); zip
+/// likewise an element at a time (`maxElementBytes`), and CSV files a record at a time (a
+/// record over `maxLineBytes` is passed over; never from a zip: an export's zip holds JSON); zip
 /// files (ListenBrainz's export) are read entry by entry as streams (`ZipArchive`, its
 /// limits in `ZipArchive.Limits`), checked whole before their first row is stored.
 public final class ListenImporter {
@@ -54,7 +54,7 @@ public final class ListenImporter {
     /// second or so at most): the daemon's writes wait for the lock for up to `Store`'s busy
     /// timeout, 10 s. Shorter transactions cost speed: at 2 s, 5M plays took 65 s, not 54.
     public static let transactionSeconds = 4.0
-    /// The largest CSV or feedback file (or zip entry) that is read, whole, into memory.
+    /// The largest file that is read whole into memory (`pacenote import --loved`'s CSV).
     public static let maxWholeFileBytes = 256 << 20
     /// The longest element of a JSON array that is read (a listen is well under 4 KiB); the
     /// array itself is read an element at a time (`ByteSource.forEachArrayElement`).
@@ -347,15 +347,20 @@ public final class ListenImporter {
                 }
             }
         case .lastFMCSV:
-            let bytes = try source.readAll(limit: maxWholeFileBytes)
-            try bytes.withUnsafeBufferPointer { buffer in
-                var reader = CSVReader(buffer)
-                var csv = LastFMCSV()
-                while let (record, line) = reader.next() {
-                    switch record {
-                    case .fields(let fields): try take(csv.row(fields), line: line)
-                    case .broken(let message): try take(.error(message), line: line)
+            var csv = LastFMCSV()
+            try source.forEachCSVRecord(maxLength: maxLineBytes) { record in
+                switch record {
+                case .text(let bytes, let line):
+                    // One record: the bytes end at its line feed.
+                    var reader = CSVReader(bytes)
+                    while let (record, offset) = reader.next() {
+                        switch record {
+                        case .fields(let fields): try take(csv.row(fields), line: line + offset - 1)
+                        case .broken(let message): try take(.error(message), line: line + offset - 1)
+                        }
                     }
+                case .tooLong(let length, let line):
+                    try take(.error("a record of \(length) bytes, longer than \(maxLineBytes >> 20) MiB: not read"), line: line)
                 }
             }
         case .zip, .tcx, .gpx, .fit:

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PacenoteApp
+import PacenoteCore
 import PacenoteStore
 import PacenoteTestSupport
 import Synchronization
@@ -140,6 +141,44 @@ import Testing
         let source = Pieces(bytes, piece: 1 << 20).source()
         #expect(try Self.elements(source, maxLength: 1 << 20) == ["1:1", "1:too long \((64 << 20) + 2)", "1:2"])
         #expect(source.storage.count <= 4 << 20, "\(source.storage.count) bytes held")
+    }
+
+    /// CSV records one at a time are the records `CSVReader` reads from the whole text.
+    @Test func csvRecordsOneAtATimeAreTheWholeFilesRecords() throws {
+        func whole(_ text: String) -> [String] {
+            Array(text.utf8).withUnsafeBufferPointer { buffer in
+                var reader = CSVReader(buffer)
+                var out: [String] = []
+                while let (record, line) = reader.next() { out.append("\(line): \(record)") }
+                return out
+            }
+        }
+        let texts = [
+            "artist,album,track,date\nA,B,C,01 Jan 2024 10:00\n",
+            "\u{FEFF}\"quoted, with comma\",\"a \"\"quote\"\"\nand a line\",x\r\nlast,no,line feed",
+            "a\"b,\"c\"d\n\"\"\"\n\",e\n\n,\n",
+            "\"never closed,\nstill\nopen",
+        ]
+        for text in texts {
+            for piece in [1, 2, 5, 1 << 20] {
+                var seen: [String] = []
+                try Pieces(Array(text.utf8), piece: piece).source().forEachCSVRecord(maxLength: 100) { record in
+                    guard case .text(let bytes, let line) = record else { return seen.append("too long") }
+                    var reader = CSVReader(bytes)
+                    while let (record, offset) = reader.next() { seen.append("\(line + offset - 1): \(record)") }
+                }
+                #expect(seen == whole(text), "\(text.debugDescription), pieces of \(piece)")
+            }
+        }
+        var long: [String] = []
+        try Pieces(Array(("a\n\"" + String(repeating: "x\n", count: 100) + "\"\nb\n").utf8), piece: 7).source()
+            .forEachCSVRecord(maxLength: 100) { record in
+                switch record {
+                case .text(let bytes, let line): long.append("\(line): " + String(decoding: bytes, as: UTF8.self))
+                case .tooLong(let length, let line): long.append("\(line): too long \(length)")
+                }
+            }
+        #expect(long == ["1: a\n", "2: too long 203", "103: b\n"])
     }
 
     @Test func zipNamesAreShownWithoutControlCharacters() {
