@@ -39,7 +39,8 @@ extension ConfigSchema {
         }, show: { Codec.quote($0 ?? "") }), env: ["PACENOTE_PUBLIC_URL"], doc: """
             The address friends reach the site at, for the song-of-the-day share links and their
             preview cards (og:url, og:image), e.g. "https://music.example.org/pacenote". Empty: the
-            address the browser used (its Host header).
+            address the browser used (its Host header). Once it is set, trusted_networks defaults
+            to none (see there).
             """),
         ConfigKey("http_threads", \.httpThreads, Codec.integer(1...64), env: ["PACENOTE_HTTP_THREADS"], doc: """
             Worker threads of the HTTP server, each running its own epoll loop (1 to 64). Event
@@ -95,11 +96,14 @@ extension ConfigSchema {
             and misses no event (Last-Event-ID).
             """),
         ConfigKey("trusted_networks", \.trustedNetworks, Codec.networks, env: ["PACENOTE_TRUSTED_NETWORKS"],
-                  flag: ConfigFlag("--trusted-networks", "NETWORKS", \.trustedNetworks), doc: """
+                  flag: ConfigFlag("--trusted-networks", "NETWORKS", \.trustedNetworks), example: #"["192.168.1.0/24"]"#, doc: """
             Listening history, heart rate and workouts are private. Clients in these networks read
             them without the API key; from anywhere else the key is needed (writes always need it).
-            Default: loopback and the private ranges. "none" trusts no network. In the environment
-            and the flag, networks are separated by commas.
+            Default: loopback and the private ranges; none once public_url is set, because a
+            forwarder on this machine that adds no X-Forwarded-For (a bare proxy_pass, ssh -L,
+            socat, Docker's userland proxy) makes every visitor look local (docs/SECURITY.md).
+            "none" trusts no network. In the environment and the flag, networks are separated by
+            commas.
             """),
         ConfigKey("trusted_proxies", \.trustedProxies, Codec.networks, env: ["PACENOTE_TRUSTED_PROXIES"], doc: """
             Reverse proxies whose X-Forwarded-For header tells the real client (and whose

@@ -41,6 +41,13 @@ public enum ConfigLoader {
             }
         }
 
+        // Served at a public address, every visitor may arrive through a forwarder on this
+        // machine that adds no X-Forwarded-For (a bare proxy_pass, ssh -L, socat, Docker's
+        // userland proxy) and so look like a loopback client: unless the owner chose trusted
+        // networks, none are trusted then (issue 51; docs/SECURITY.md).
+        if config.publicURL != nil, config.origins["server.trusted_networks"] == "default" {
+            config.trustedNetworks = []
+        }
         config.databasePath = dirs.expand(config.databasePath)
         config.backup.directory = config.backup.directory.map(dirs.expand)
         config.databaseIsDefault = config.origins["database.path"] == "default"

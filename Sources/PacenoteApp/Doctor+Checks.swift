@@ -143,9 +143,10 @@ extension Doctor {
     }
 
     /// Whether the networks that read everything without the key make sense for where
-    /// the server listens.
+    /// the server listens. `chosen`: `server.trusted_networks` was set (file, environment or
+    /// flag), not left to its default, which is none once `server.public_url` is set.
     static func trustedNetworks(listen: ListenAddress, trusted: [IPNetwork], proxies: [IPNetwork],
-                                publicURL: String?) -> DoctorCheck {
+                                publicURL: String?, chosen: Bool = true) -> DoctorCheck {
         let name = "trusted networks"
         let list = trusted.isEmpty ? "none"
             : trusted == IPNetwork.homeDefaults ? "loopback and private ranges (the default)"
@@ -157,12 +158,22 @@ extension Doctor {
                                "\(everyone.map(\.description).joined(separator: ", ")) trusts every client, and it listens on \(listen)",
                                advice: "anyone who reaches \(listen) reads your history and heart rate without the key: narrow server.trusted_networks")
         }
-        let loopbackTrusted = trusted.contains { $0.contains("127.0.0.1") }
-        if publicURL != nil, proxies.isEmpty, loopbackTrusted {
-            return DoctorCheck(name, .warning, "served at a public URL, and \(list) trusted, with no trusted proxy",
-                               advice: "behind a reverse proxy on this machine every visitor looks like 127.0.0.1: set server.trusted_proxies")
+        let loopbackTrusted = trusted.contains { $0.contains("127.0.0.1") || $0.contains("::1") }
+        if publicURL != nil, loopbackTrusted {
+            // A trusted proxy's X-Forwarded-For is believed, but a forwarder that sends none
+            // (a bare proxy_pass, ssh -L, socat, haproxy without headers, docker-proxy) passes
+            // every visitor on as this machine.
+            return DoctorCheck(name, .warning, "served at a public URL, and \(list) trusted, loopback included",
+                               advice: "a forwarder on this machine that adds no X-Forwarded-For (a bare proxy_pass, ssh -L, socat, "
+                                   + "docker-proxy) makes every visitor trusted: remove server.trusted_networks (the default is none "
+                                   + "with a public URL) or leave loopback out of it, and log in or use a key; behind nginx, set "
+                                   + "server.trusted_proxies as docs/SECURITY.md shows")
         }
         let reach = loopbackOnly ? "this machine only" : ["0.0.0.0", "::"].contains(listen.host) ? "every network of this machine" : listen.host
+        if publicURL != nil, trusted.isEmpty, !chosen {
+            return DoctorCheck(name, .ok, "listens on \(listen) (\(reach)); trusted: none, the default with server.public_url set "
+                               + "(a forwarder without X-Forwarded-For would make every visitor look local): log in or use a key")
+        }
         return DoctorCheck(name, .ok, "listens on \(listen) (\(reach)); trusted: \(list)")
     }
 

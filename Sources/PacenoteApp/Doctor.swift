@@ -42,7 +42,7 @@ public enum Doctor {
         for player in config.players { checks.append(musicDirectory(player)) }
         checks.append(keyFile(files.apiKey, environment: environment))
         checks.append(trustedNetworks(listen: config.http, trusted: config.trustedNetworks, proxies: config.trustedProxies,
-                                      publicURL: config.publicURL))
+                                      publicURL: config.publicURL, chosen: config.origins["server.trusted_networks"] != "default"))
         checks.append(heartRate(latest: inspection?.latestHeartRate, readable: inspection != nil, now: now))
         for strap in config.straps { checks.append(bluetooth(strap)) }
         checks.append(backup(latest: Backups.latest(config: config).map { ($0.path, $0.date) }, directory: config.backupDirectory,

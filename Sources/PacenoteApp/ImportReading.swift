@@ -75,36 +75,22 @@ final class Handoff<T: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Line numbers of byte offsets, counted forward as offsets grow.
-struct LineCounter {
-    let buffer: UnsafeBufferPointer<UInt8>
-    var offset = 0
-    var lines = 1
-
-    init(_ buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
-
-    mutating func line(at target: Int) -> Int {
-        while offset < min(target, buffer.count) {
-            if buffer[offset] == 0x0A { lines += 1 }
-            offset += 1
-        }
-        return lines
-    }
-}
-
 /// Bytes from a file descriptor, a zip entry or memory, read in 1 MiB chunks. Lines are
 /// bounded (`forEachLine`), and so is what is read whole (`readAll`).
 final class ByteSource {
     /// Reads the next bytes into the buffer; 0 at the end. Nil: everything is in `storage`.
     private let readMore: ((UnsafeMutableRawBufferPointer) throws -> Int)?
     private let onClose: () -> Void
-    /// Bytes read and not yet handed out are `storage[start..<count]`.
-    private var storage: UnsafeMutableRawBufferPointer
-    private var count = 0
-    private var start = 0
+    /// Bytes read and not yet handed out are `storage[start..<count]` (read by the JSON
+    /// array's reader too: ImportReading+JSON.swift).
+    var storage: UnsafeMutableRawBufferPointer
+    var count = 0
+    var start = 0
     private var atEnd: Bool
     /// Bytes handed out so far (for progress).
-    private(set) var consumed: Int64 = 0
+    var consumed: Int64 = 0
+    /// Line feeds handed out so far by the JSON array's reader (for its rows' line numbers).
+    var lineFeeds = 0
     static let chunk = 1 << 20
 
     /// A line of `forEachLine`: its bytes, or how long it was when it is too long to read.
@@ -150,7 +136,7 @@ final class ByteSource {
     private var pending: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storage[start..<count]) }
 
     /// Reads more (up to a chunk) after what is pending; false at the end of the input.
-    private func fill() throws -> Bool {
+    func fill() throws -> Bool {
         guard !atEnd, let readMore else { return false }
         if start > 0 {
             if count > start { storage.baseAddress!.copyMemory(from: storage.baseAddress! + start, byteCount: count - start) }

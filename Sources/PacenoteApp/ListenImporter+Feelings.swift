@@ -11,18 +11,32 @@ import PacenoteStore
 // known track are counted as unmatched (no track is made for them).
 
 extension ListenImporter {
-    /// A `feedback.jsonl`: read whole (feedback files are small; `maxWholeFileBytes` bounds it).
+    /// The most likes and dislikes one file sets: they are held until all are read (a file
+    /// is set in one operation, or not at all), ~250 bytes each.
+    public static let maxFeelings = 200_000
+
+    /// A `feedback.jsonl`, read a line at a time (`maxLineBytes`).
     func importFeedback(_ source: ByteSource, name: String) throws -> ImportSummary {
-        let bytes = try source.readAll(limit: Self.maxWholeFileBytes)
         var summary = ImportSummary()
         var items: [ImportedFeeling] = []
+        var line = 0
         // Feedback lines are counted as liked, disliked or unmatched (and errors), not as `read`
         // listens.
-        for (i, line) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            switch ListenBrainzFeedback.parse(line: line) {
-            case .success(let item?): items.append(item)
-            case .success(nil): break
-            case .failure(let error): summary.report(ImportProblem(file: name, line: i + 1, message: error.message))
+        try source.forEachLine(maxLength: Self.maxLineBytes) { text in
+            line += 1
+            switch text {
+            case .tooLong(let length):
+                summary.report(ImportProblem(file: name, line: line, message: "a line of \(length) bytes, longer than \(Self.maxLineBytes >> 20) MiB: not read"))
+            case .text(let bytes):
+                switch ListenBrainzFeedback.parse(line: String(decoding: bytes, as: UTF8.self)) {
+                case .success(let item?):
+                    guard items.count < Self.maxFeelings else {
+                        throw FileError(description: "more than \(Self.maxFeelings) likes and dislikes in one file: none imported")
+                    }
+                    items.append(item)
+                case .success(nil): break
+                case .failure(let error): summary.report(ImportProblem(file: name, line: line, message: error.message))
+                }
             }
         }
         try setFeelings(items, into: &summary)

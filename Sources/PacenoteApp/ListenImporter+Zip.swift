@@ -48,9 +48,10 @@ extension ListenImporter {
             // The entries of listens, by format (ListenBrainz's: a file per month), each
             // format's one import; then `feedback.jsonl`, once the listens' tracks exist.
             var listens: [(entry: ZipArchive.Entry, kind: ImportFileKind)] = []
+            // A CSV is no part of an export's zip (which holds JSON): one there is passed over.
             for entry in chosen where !isFeedback(entry) {
                 let head = try source(entry).peek(65_536)
-                guard let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil else { continue }
+                guard let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil, kind != .lastFMCSV else { continue }
                 listens.append((entry, kind))
             }
             var formats: [String] = []
@@ -69,7 +70,7 @@ extension ListenImporter {
                 if ListenBrainzFeedback.isFeedback(head: head) {
                     summary.add(try importFeedback(entrySource, name: "\(name):\(entry.printableName)"))
                     found = true
-                } else if let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil {
+                } else if let kind = ImportFileKind.detect(head: head, forced: nil), kind.format != nil, kind != .lastFMCSV {
                     found = true
                     summary.add(try importStream(entrySource, kind: kind, name: "\(name):\(entry.printableName)", size: nil, before: summary))
                 }

@@ -10,7 +10,8 @@ import PacenoteStore
 /// Everything read is bounded, for files from strangers (`POST /api/v1/import`): JSON lines
 /// (the ListenBrainz export, the largest by far) are read in 1 MiB chunks in one pass, and a
 /// line over `maxLineBytes` is an unreadable row, passed over without being held; JSON arrays
-/// and CSV files are read whole, up to `maxWholeFileBytes` (a Spotify file is ~12 MB); zip
+/// likewise an element at a time (`maxElementBytes`), and CSV files a record at a time (a
+/// record over `maxLineBytes` is passed over; never from a zip: an export's zip holds JSON); zip
 /// files (ListenBrainz's export) are read entry by entry as streams (`ZipArchive`, its
 /// limits in `ZipArchive.Limits`), checked whole before their first row is stored.
 public final class ListenImporter {
@@ -53,8 +54,11 @@ public final class ListenImporter {
     /// second or so at most): the daemon's writes wait for the lock for up to `Store`'s busy
     /// timeout, 10 s. Shorter transactions cost speed: at 2 s, 5M plays took 65 s, not 54.
     public static let transactionSeconds = 4.0
-    /// The largest JSON array or CSV file (or zip entry) that is read, whole, into memory.
+    /// The largest file that is read whole into memory (`pacenote import --loved`'s CSV).
     public static let maxWholeFileBytes = 256 << 20
+    /// The longest element of a JSON array that is read (a listen is well under 4 KiB); the
+    /// array itself is read an element at a time (`ByteSource.forEachArrayElement`).
+    public static let maxElementBytes = 1 << 20
 
     /// Batches are stored through the one write path, which announces them.
     let operations: Operations
@@ -316,54 +320,47 @@ public final class ListenImporter {
                 try take(row, line: line)
             }
         case .listenBrainzArray, .spotify, .maloja:
-            let bytes = try source.readAll(limit: maxWholeFileBytes)
-            try bytes.withUnsafeBufferPointer { buffer in
-                var start = 0
-                if kind == .maloja {
-                    guard let offset = arrayStart(after: "scrobbles", in: buffer) else {
-                        throw FileError(description: "no \"scrobbles\" list: not a Maloja export")
-                    }
-                    start = offset
-                }
-                let body = UnsafeBufferPointer(rebasing: buffer[start...])
-                var reader: ImportJSON.ArrayReader
-                do {
-                    reader = try ImportJSON.ArrayReader(body)
-                } catch {
-                    throw FileError(description: "not a JSON array")
-                }
-                var counter = LineCounter(buffer)
-                while true {
-                    let element: (value: ImportJSON, offset: Int)?
+            guard try source.enterArray(under: kind == .maloja ? "scrobbles" : nil) else {
+                throw FileError(description: kind == .maloja ? "no \"scrobbles\" list: not a Maloja export" : "not a JSON array")
+            }
+            try source.forEachArrayElement(maxLength: maxElementBytes) { element in
+                switch element {
+                case .text(let bytes, let line):
+                    let row: ImportRow
                     do {
-                        element = try reader.next()
+                        let value = try ImportJSON.parse(bytes)
+                        row = switch kind {
+                        case .spotify: ExportRows.spotify(value)
+                        case .maloja: ExportRows.maloja(value)
+                        default: ExportRows.listenBrainz(value)
+                        }
                     } catch let error as ImportJSON.SyntaxError {
-                        try take(.error("unreadable JSON: \(error.message); the rest of the file is not read"),
-                                 line: counter.line(at: start + error.offset))
-                        break
+                        row = .error("unreadable JSON: \(error.message)")
                     } catch {
-                        throw error
-                    }
-                    guard let (value, offset) = element else { break }
-                    let line = counter.line(at: start + offset)
-                    let row: ImportRow = switch kind {
-                    case .spotify: ExportRows.spotify(value)
-                    case .maloja: ExportRows.maloja(value)
-                    default: ExportRows.listenBrainz(value)
+                        row = .error("unreadable JSON")
                     }
                     try take(row, line: line)
+                case .tooLong(let length, let line):
+                    try take(.error("an element of \(length) bytes, longer than \(maxElementBytes >> 20) MiB: not read"), line: line)
+                case .broken(let message, let line):
+                    try take(.error("unreadable JSON: \(message); the rest of the file is not read"), line: line)
                 }
             }
         case .lastFMCSV:
-            let bytes = try source.readAll(limit: maxWholeFileBytes)
-            try bytes.withUnsafeBufferPointer { buffer in
-                var reader = CSVReader(buffer)
-                var csv = LastFMCSV()
-                while let (record, line) = reader.next() {
-                    switch record {
-                    case .fields(let fields): try take(csv.row(fields), line: line)
-                    case .broken(let message): try take(.error(message), line: line)
+            var csv = LastFMCSV()
+            try source.forEachCSVRecord(maxLength: maxLineBytes) { record in
+                switch record {
+                case .text(let bytes, let line):
+                    // One record: the bytes end at its line feed.
+                    var reader = CSVReader(bytes)
+                    while let (record, offset) = reader.next() {
+                        switch record {
+                        case .fields(let fields): try take(csv.row(fields), line: line + offset - 1)
+                        case .broken(let message): try take(.error(message), line: line + offset - 1)
+                        }
                     }
+                case .tooLong(let length, let line):
+                    try take(.error("a record of \(length) bytes, longer than \(maxLineBytes >> 20) MiB: not read"), line: line)
                 }
             }
         case .zip, .tcx, .gpx, .fit:
@@ -372,25 +369,5 @@ public final class ListenImporter {
         chunk.batch = batcher.take()
         chunk.consumed = source.consumed
         try emit(chunk)
-    }
-
-    /// The offset of the `[` that opens the array under `"key":` at the top level.
-    static func arrayStart(after key: String, in buffer: UnsafeBufferPointer<UInt8>) -> Int? {
-        let needle = Array("\"\(key)\"".utf8)
-        guard buffer.count >= needle.count else { return nil }
-        var i = 0
-        outer: while i + needle.count <= buffer.count {
-            for j in 0..<needle.count where buffer[i + j] != needle[j] {
-                i += 1
-                continue outer
-            }
-            var k = i + needle.count
-            while k < buffer.count, [0x20, 0x09, 0x0A, 0x0D].contains(buffer[k]) { k += 1 }
-            guard k < buffer.count, buffer[k] == UInt8(ascii: ":") else { i += 1; continue }
-            k += 1
-            while k < buffer.count, [0x20, 0x09, 0x0A, 0x0D].contains(buffer[k]) { k += 1 }
-            return k < buffer.count && buffer[k] == UInt8(ascii: "[") ? k : nil
-        }
-        return nil
     }
 }

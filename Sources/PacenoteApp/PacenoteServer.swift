@@ -341,9 +341,8 @@ public final class PacenoteServer: Sendable {
                 .importFile(at: path, name: name)
         }
         context.importWorkout = { [heartRate] path in
-            guard let data = FileManager.default.contents(atPath: path) else { throw WorkoutFileRejected("cannot read the upload") }
             let file: WorkoutFile
-            do { file = try WorkoutFile.parse(data) } catch { throw WorkoutFileRejected("\(error)") }
+            do { file = try WorkoutFile.read(path: path) } catch { throw WorkoutFileRejected("\(error)") }
             let result = try heartRate.importWorkout(file, source: "import:\(file.format.rawValue)")
             return WorkoutImport(format: file.format.rawValue, samples: file.samples.count, stored: result.stored,
                                  workoutID: result.id, name: file.name, sport: file.sport)

@@ -18,40 +18,78 @@ public struct WorkoutFile: Sendable {
         public var description: String
     }
 
+    /// The most heart-rate samples one file gives: two days at one a second (FIT's limit
+    /// too, `FITFile.maxRecords`). Samples within the same second are one sample (the
+    /// first), so a flood of duplicates costs nothing; a file with more is refused whole.
+    public static let maxSamples = FITFile.maxRecords
+    /// The most elements a TCX or GPX file may have: a trackpoint takes 10 to 20, so two
+    /// days of them fit. Elements are read one at a time (`XMLText.read`), never as a tree.
+    public static let maxElements = 4_000_000
+    /// The largest workout file read (it is read whole: a day of TCX at one point a second
+    /// is ~35 MB, of FIT ~2 MB).
+    public static let maxFileBytes = 64 << 20
+
+    /// Reads the file at `path` (once, into memory, up to `maxFileBytes`).
+    public static func read(path: String) throws(ParseError) -> WorkoutFile {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ParseError(description: "cannot read the file: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw ParseError(description: "cannot read the file: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            guard bytes.count + n <= maxFileBytes else { throw ParseError(description: "larger than \(maxFileBytes >> 20) MiB: not a workout file") }
+            bytes += chunk[..<n]
+        }
+        return try parse(bytes: bytes)
+    }
+
     /// Reads a file's content; the format is told by its signature or root element.
-    public static func parse(_ data: Data) throws(ParseError) -> WorkoutFile {
-        if FITFile.isFIT(data.prefix(12)) { return try parseFIT(Array(data)) }
-        let head = String(decoding: data.prefix(2048), as: UTF8.self)
+    public static func parse(_ data: Data) throws(ParseError) -> WorkoutFile { try parse(bytes: [UInt8](data)) }
+
+    static func parse(bytes: [UInt8]) throws(ParseError) -> WorkoutFile {
+        if FITFile.isFIT(bytes.prefix(12)) { return try parseFIT(bytes) }
+        let head = String(decoding: bytes.prefix(2048), as: UTF8.self)
         let format: Format
         if head.contains("<TrainingCenterDatabase") { format = .tcx }
         else if head.contains("<gpx") { format = .gpx }
         else { throw ParseError(description: "not a TCX, GPX or FIT file") }
         // Core's reader, not FoundationXML's XMLParser: libxml2 (and the ICU it links) would be
-        // loaded into every command, the daemon included, for this one import. A workout file
-        // is the user's own, bounded by the upload limit: no element count is imposed.
+        // loaded into every command, the daemon included, for this one import.
         var limits = XMLText.Limits()
-        limits.elements = .max
+        limits.elements = maxElements
         limits.depth = 64
-        let root: XMLText.Element
-        do { root = try XMLText.parse(Array(data), limits: limits) } catch {
+        var collector = Collector(format: format)
+        do { try XMLText.read(bytes, limits: limits) { collector.take($0) } } catch {
             throw ParseError(description: "broken \(format.rawValue.uppercased()): \(error)")
         }
-        var collector = Collector(format: format)
-        collector.walk(root)
-        let samples = collector.samples.sorted { $0.at < $1.at }
+        guard !collector.tooMany else {
+            throw ParseError(description: "more than \(maxSamples) heart-rate samples (two days at one a second): not imported")
+        }
+        let samples = onePerSecond(collector.samples)
         guard !samples.isEmpty else { throw ParseError(description: "the file has no heart rate") }
         return WorkoutFile(format: format, name: collector.name, sport: collector.sport, samples: samples)
+    }
+
+    /// Sorted by time, the first of each second only.
+    static func onePerSecond(_ samples: [HeartRateSample]) -> [HeartRateSample] {
+        var last: Double?
+        return samples.sorted { $0.at < $1.at }.filter { sample in
+            let second = sample.at.timeIntervalSince1970.rounded(.down)
+            defer { last = second }
+            return second != last
+        }
     }
 
     /// A FIT activity: the whole file is checked (CRCs, sizes) before anything is kept.
     static func parseFIT(_ bytes: [UInt8]) throws(ParseError) -> WorkoutFile {
         let activity: FITActivity
         do { activity = try FITFile.decode(bytes) } catch { throw ParseError(description: error.description) }
-        var seen = Set<Date>()
-        let samples = activity.records
-            .compactMap { r in r.heartRate.flatMap { HeartRateSample.validRange.contains($0) ? HeartRateSample(at: r.at, bpm: $0) : nil } }
-            .filter { seen.insert($0.at).inserted }
-            .sorted { $0.at < $1.at }
+        let samples = onePerSecond(activity.records
+            .compactMap { r in r.heartRate.flatMap { HeartRateSample.validRange.contains($0) ? HeartRateSample(at: r.at, bpm: $0) : nil } })
         guard !samples.isEmpty else { throw ParseError(description: "the file has no heart rate") }
         let sport = activity.sportName
         return WorkoutFile(format: .fit, name: sport.map(FITSport.title), sport: sport, samples: samples)
@@ -69,16 +107,13 @@ public struct WorkoutFile: Sendable {
 
         init(format: Format) { self.format = format }
 
-        /// Iterative, like the reader: a deep file cannot exhaust the stack.
-        mutating func walk(_ root: XMLText.Element) {
-            // Each element with its parent's name; an element's end is handled once its
-            // children are, as the SAX parser's didEndElement was.
-            var stack: [(element: XMLText.Element, parent: String?, ended: Bool)] = [(root, nil, false)]
-            while let (element, parent, ended) = stack.popLast() {
-                if ended { end(element, parent: parent); continue }
-                start(element)
-                stack.append((element, parent, true))
-                for child in element.children.reversed() { stack.append((child, element.name, false)) }
+        /// More trackpoints with heart rate than `maxSamples`: the rest were not kept.
+        var tooMany = false
+
+        mutating func take(_ event: XMLText.Event) {
+            switch event {
+            case .start(let element): start(element)
+            case .end(let element, let parent): end(element, parent: parent)
             }
         }
 
@@ -88,7 +123,9 @@ public struct WorkoutFile: Sendable {
         }
 
         private mutating func end(_ element: XMLText.Element, parent: String?) {
-            let value = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            // Trimmed only where it is read: Foundation's trimming was most of the time of a
+            // file of a million empty elements.
+            var value: String { element.text.trimmingCharacters(in: .whitespacesAndNewlines) }
             switch element.name {
             case "Time" where parent == "Trackpoint", "time" where parent == "trkpt":
                 time = try? Date(value, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: value.contains(".")))
@@ -99,9 +136,16 @@ public struct WorkoutFile: Sendable {
             case "Notes" where format == .tcx:
                 name = name ?? value
             case "Trackpoint", "trkpt":
-                if let time, let bpm, HeartRateSample.validRange.contains(bpm) {
-                    samples.append(HeartRateSample(at: time, bpm: bpm))
+                guard let time, let bpm, HeartRateSample.validRange.contains(bpm) else { break }
+                // The same second as the sample before (a flood of one moment): one sample.
+                if let last = samples.last, last.at.timeIntervalSince1970.rounded(.down) == time.timeIntervalSince1970.rounded(.down) {
+                    break
                 }
+                guard samples.count < WorkoutFile.maxSamples else {
+                    tooMany = true
+                    break
+                }
+                samples.append(HeartRateSample(at: time, bpm: bpm))
             default: break
             }
         }

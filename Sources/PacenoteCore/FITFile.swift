@@ -52,6 +52,7 @@ public enum FITError: Error, Equatable, Sendable, CustomStringConvertible {
     case badArchitecture(UInt8, offset: Int)
     case noFileID
     case notActivity(type: UInt8?)
+    case tooManyRecords(limit: Int)
 
     public var description: String {
         switch self {
@@ -71,6 +72,8 @@ public enum FITError: Error, Equatable, Sendable, CustomStringConvertible {
             "broken FIT file: the definition at byte \(offset) has byte order \(value), neither 0 nor 1"
         case .noFileID: "broken FIT file: no file_id message"
         case .notActivity(let type): "not a FIT activity: the file's type is \(type.map(String.init) ?? "missing"), an activity is 4"
+        case .tooManyRecords(let limit):
+            "a FIT activity of more than \(limit) records of different seconds (two days at one a second): not imported"
         }
     }
 
@@ -80,6 +83,11 @@ public enum FITError: Error, Equatable, Sendable, CustomStringConvertible {
 public enum FITFile {
     /// FIT time counts seconds from 1989-12-31T00:00:00Z.
     public static let epoch: TimeInterval = 631_065_600
+    /// The most records an activity may have: two days at one a second. A record of the
+    /// same second as the one before is one record (compressed timestamps let 4 MiB of
+    /// file say 1.4 million records, all of one second or of a few); past the limit the file
+    /// is refused, so what is held stays ~5 MB whatever the file says.
+    public static let maxRecords = 172_800
 
     /// Whether `head` starts a FIT file: the signature sits at bytes 8..<12 of the header.
     public static func isFIT(_ head: some Collection<UInt8>) -> Bool {
@@ -157,6 +165,8 @@ public enum FITFile {
 
         var definitions = [Definition?](repeating: nil, count: 16)
         var lastTimestamp: UInt32?
+        /// The time of the last record kept.
+        var lastRecorded: UInt32?
         var at = base + headerSize
         while at < end {
             let start = at
@@ -233,7 +243,13 @@ public enum FITFile {
             case Message.record:
                 if let timestamp {
                     let hr = values[3].map { Int($0) }
-                    activity.records.append(.init(at: date(UInt64(timestamp))!, heartRate: hr))
+                    if timestamp == lastRecorded, let last = activity.records.indices.last {
+                        if activity.records[last].heartRate == nil { activity.records[last].heartRate = hr }
+                    } else {
+                        guard activity.records.count < maxRecords else { throw .tooManyRecords(limit: maxRecords) }
+                        activity.records.append(.init(at: date(UInt64(timestamp))!, heartRate: hr))
+                        lastRecorded = timestamp
+                    }
                 }
             case Message.session:
                 activity.sessions.append(.init(sport: values[5].map { UInt8(truncatingIfNeeded: $0) },

@@ -60,7 +60,23 @@ public enum XMLText {
     /// Reads a whole document and returns its root element.
     public static func parse(_ bytes: [UInt8], limits: Limits = Limits()) throws(Problem) -> Element {
         var reader = Reader(bytes: bytes, limits: limits)
-        return try reader.document()
+        return try reader.document(keepsChildren: true) { _ in }
+    }
+
+    /// An element as `read` hands it over: when it starts (with its attributes), and when it
+    /// ends (with its text, without its children), with its parent's local name.
+    public enum Event: Sendable {
+        case start(Element)
+        case end(Element, parent: String?)
+    }
+
+    /// Reads a whole document as `parse` does, checking the same things, but keeps no tree:
+    /// each element is handed to `visit` and let go. What is held is the elements open at
+    /// once (`limits.depth`), not the document: a workout file of a million empty elements
+    /// took 164 MB as a tree (issue 51).
+    public static func read(_ bytes: [UInt8], limits: Limits = Limits(), visit: (Event) -> Void) throws(Problem) {
+        var reader = Reader(bytes: bytes, limits: limits)
+        _ = try reader.document(keepsChildren: false, visit: visit)
     }
 
     // MARK: Writing
@@ -122,7 +138,8 @@ private struct Reader {
         XMLText.Problem(message: message, offset: offset ?? i)
     }
 
-    mutating func document() throws(XMLText.Problem) -> XMLText.Element {
+    /// The root element; with `keepsChildren` false, without its children (`XMLText.read`).
+    mutating func document(keepsChildren: Bool, visit: (XMLText.Event) -> Void) throws(XMLText.Problem) -> XMLText.Element {
         var stack: [Open] = []
         // `xml` is bound by definition; nothing else is.
         let rootScope = ["xml": "http://www.w3.org/XML/1998/namespace", "": ""]
@@ -161,11 +178,12 @@ private struct Reader {
                 guard var open = stack.popLast() else { throw problem("</\(name)> with nothing open", at: at) }
                 guard open.rawName == name else { throw problem("</\(name)> closes <\(open.rawName)>", at: at) }
                 open.element.text = Self.text(open.textBytes, limit: limits.text)
+                visit(.end(open.element, parent: stack.last?.element.name))
                 if stack.isEmpty {
                     try trailingMisc()
                     return open.element
                 }
-                stack[stack.count - 1].element.children.append(open.element)
+                if keepsChildren { stack[stack.count - 1].element.children.append(open.element) }
             } else if starts("<!") {
                 throw problem("unexpected markup declaration")
             } else {
@@ -215,12 +233,14 @@ private struct Reader {
                 }
                 let open = Open(rawName: rawName, element: XMLText.Element(namespace: namespace, name: local, attributes: attributes),
                                 scope: scope)
+                visit(.start(open.element))
                 if selfClosing {
+                    visit(.end(open.element, parent: stack.last?.element.name))
                     if stack.isEmpty {
                         try trailingMisc()
                         return open.element
                     }
-                    stack[stack.count - 1].element.children.append(open.element)
+                    if keepsChildren { stack[stack.count - 1].element.children.append(open.element) }
                 } else {
                     stack.append(open)
                 }

@@ -250,12 +250,8 @@ struct Import: ParsableCommand {
 
     /// A TCX, GPX or FIT file: a workout with its heart-rate samples.
     func importWorkout(_ path: String, service: HeartRateService) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            Failure.warn("\(path): cannot read the file")
-            return false
-        }
         do {
-            let file = try WorkoutFile.parse(data)
+            let file = try WorkoutFile.read(path: path)
             let result = try service.importWorkout(file, source: "import:\(file.format.rawValue)")
             let what = result.id.map { "workout \($0)" } ?? "already imported"
             print("\(path): \(file.samples.count) samples (\(result.stored) new), \(what)")

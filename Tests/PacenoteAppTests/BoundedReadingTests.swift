@@ -1,5 +1,6 @@
 import Foundation
 @testable import PacenoteApp
+import PacenoteCore
 import PacenoteStore
 import PacenoteTestSupport
 import Synchronization
@@ -95,6 +96,91 @@ import Testing
         #expect(try source.readAll(limit: 100) == Array("[1, 2]".utf8))
     }
 
+    /// The elements of the array `key` names (nil: the input's own), as "line:text".
+    static func elements(_ source: ByteSource, under key: String? = nil, maxLength: Int = 100) throws -> [String] {
+        guard try source.enterArray(under: key) else { return ["no array"] }
+        var seen: [String] = []
+        try source.forEachArrayElement(maxLength: maxLength) { element in
+            switch element {
+            case .text(let bytes, let line):
+                seen.append("\(line):" + String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            case .tooLong(let length, let line): seen.append("\(line):too long \(length)")
+            case .broken(let message, let line): seen.append("\(line):broken: \(message)")
+            }
+        }
+        return seen
+    }
+
+    @Test func arrayElementsOneAtATime() throws {
+        for piece in [1, 3, 7, 1 << 20] {
+            func read(_ text: String, under key: String? = nil, maxLength: Int = 100) throws -> [String] {
+                try Self.elements(Pieces(Array(text.utf8), piece: piece).source(), under: key, maxLength: maxLength)
+            }
+            // Commas and brackets in strings (escaped quotes too) and nested values do not count.
+            #expect(try read(#"[ {"a": "x,]}\"}"}, [1,2],"# + "\n  3 ]") == [#"1:{"a": "x,]}\"}"}"#, "1:[1,2]", "2:3"])
+            #expect(try read(#"["b\\", 2]"#) == [#"1:"b\\""#, "1:2"])
+            #expect(try read("[]") == [] && read(" \n[ \n ]") == [])
+            // A truncated file, a missing comma: what came before is read, then the reason.
+            #expect(try read("[1,\n{\"a\":") == ["1:1", "2:broken: the file ends inside the array"])
+            #expect(try read("[1} 2]") == ["1:1", "1:broken: expected ',' or ']'"])
+            #expect(try read("[") == ["1:broken: the file ends inside the array"])
+            // An element over the limit is passed over, not held.
+            #expect(try read("[1, \"" + String(repeating: "x", count: 200) + "\", 2]") == ["1:1", "1:too long 202", "1:2"])
+            // A Maloja export's list, under its name.
+            #expect(try read(#"{"maloja": {"v": "scrobbles"}, "scrobbles" : [1, 2]}"#, under: "scrobbles") == ["1:1", "1:2"])
+            #expect(try read(#"{"maloja": 1}"#, under: "scrobbles") == ["no array"])
+            #expect(try read(#"{"a": 1}"#) == ["no array"])
+        }
+    }
+
+    /// A 64 MiB element between two small ones: read in one pass, holding a few MiB.
+    @Test func anOverlongElementIsPassedOverWithoutBeingHeld() throws {
+        var bytes = Array("[1, \"".utf8)
+        bytes += [UInt8](repeating: UInt8(ascii: "x"), count: 64 << 20)
+        bytes += Array("\", 2]".utf8)
+        let source = Pieces(bytes, piece: 1 << 20).source()
+        #expect(try Self.elements(source, maxLength: 1 << 20) == ["1:1", "1:too long \((64 << 20) + 2)", "1:2"])
+        #expect(source.storage.count <= 4 << 20, "\(source.storage.count) bytes held")
+    }
+
+    /// CSV records one at a time are the records `CSVReader` reads from the whole text.
+    @Test func csvRecordsOneAtATimeAreTheWholeFilesRecords() throws {
+        func whole(_ text: String) -> [String] {
+            Array(text.utf8).withUnsafeBufferPointer { buffer in
+                var reader = CSVReader(buffer)
+                var out: [String] = []
+                while let (record, line) = reader.next() { out.append("\(line): \(record)") }
+                return out
+            }
+        }
+        let texts = [
+            "artist,album,track,date\nA,B,C,01 Jan 2024 10:00\n",
+            "\u{FEFF}\"quoted, with comma\",\"a \"\"quote\"\"\nand a line\",x\r\nlast,no,line feed",
+            "a\"b,\"c\"d\n\"\"\"\n\",e\n\n,\n",
+            "\"never closed,\nstill\nopen",
+        ]
+        for text in texts {
+            for piece in [1, 2, 5, 1 << 20] {
+                var seen: [String] = []
+                try Pieces(Array(text.utf8), piece: piece).source().forEachCSVRecord(maxLength: 100) { record in
+                    guard case .text(let bytes, let line) = record else { return seen.append("too long") }
+                    var reader = CSVReader(bytes)
+                    while let (record, offset) = reader.next() { seen.append("\(line + offset - 1): \(record)") }
+                }
+                #expect(seen == whole(text), "\(text.debugDescription), pieces of \(piece)")
+            }
+        }
+        var long: [String] = []
+        try Pieces(Array(("a\n\"" + String(repeating: "x\n", count: 100) + "\"\nb\n").utf8), piece: 7).source()
+            .forEachCSVRecord(maxLength: 100) { record in
+                switch record {
+                case .text(let bytes, let line): long.append("\(line): " + String(decoding: bytes, as: UTF8.self))
+                case .tooLong(let length, let line): long.append("\(line): too long \(length)")
+                }
+            }
+        #expect(long == ["1: a\n", "2: too long 203", "103: b\n"])
+    }
+
     @Test func zipNamesAreShownWithoutControlCharacters() {
         #expect(ZipArchive.printable("listens/2024/1.jsonl") == "listens/2024/1.jsonl")
         #expect(ZipArchive.printable("a\nb\"c") == "a\\u{a}b\\u{22}c")
@@ -181,5 +267,27 @@ import Testing
         let again = try ListenImporter(store: store, batchSize: 2).importFile(at: dir.file("listens.jsonl"))
         #expect(again.imported == 4 && again.duplicates == 2)
         #expect(try store.counts().plays == 6)
+    }
+}
+
+/// A `feedback.jsonl` is read a line at a time, and its feelings are held until all are
+/// read (one operation): past `maxFeelings` the file is refused whole.
+@Suite struct FeedbackLimitTests {
+    @Test func tooManyFeelingsAreRefusedWhole() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
+        defer { try? store.close() }
+        let line = #"{"recording_mbid": "5b11f4ce-a62d-471e-81fc-a69a8278c7da", "score": 1}"# + "\n"
+        try String(repeating: line, count: ListenImporter.maxFeelings + 1).write(toFile: dir.file("feedback.jsonl"), atomically: true, encoding: .utf8)
+        do {
+            _ = try ListenImporter(store: store).importFile(at: dir.file("feedback.jsonl"))
+            Issue.record("imported")
+        } catch let error as ListenImporter.FileError {
+            #expect(error.description == "more than 200000 likes and dislikes in one file: none imported")
+        }
+        // A few are read (naming no track Pacenote has: unmatched).
+        try String(repeating: line, count: 3).write(toFile: dir.file("few.jsonl"), atomically: true, encoding: .utf8)
+        let few = try ListenImporter(store: store).importFile(at: dir.file("few.jsonl"))
+        #expect(few.feelingsUnmatched == 3 && few.errors == 0)
     }
 }

@@ -61,6 +61,20 @@ import Testing
         #expect(fromFlags.origins["mpd.port"] == "--mpd")
     }
 
+    /// Behind a forwarder that adds no X-Forwarded-For every visitor is loopback: with a
+    /// public URL, no network is trusted unless the owner names some.
+    @Test func aPublicURLTrustsNoNetworkByDefault() throws {
+        #expect(try load().trustedNetworks == IPNetwork.homeDefaults)
+        let published = try load("[server]\npublic_url = \"https://music.example.org\"\n")
+        #expect(published.trustedNetworks.isEmpty)
+        #expect(published.origins["server.trusted_networks"] == "default")
+        #expect(try load(env: ["PACENOTE_PUBLIC_URL": "https://music.example.org"]).trustedNetworks.isEmpty)
+        let chosen = try load("[server]\npublic_url = \"https://music.example.org\"\ntrusted_networks = [\"192.168.1.0/24\"]\n")
+        #expect(chosen.trustedNetworks == [IPNetwork("192.168.1.0/24")!])
+        let flagged = try load("[server]\npublic_url = \"https://music.example.org\"\n", flags: ConfigFlags(trustedNetworks: "127.0.0.1/32"))
+        #expect(flagged.trustedNetworks == [IPNetwork("127.0.0.1/32")!])
+    }
+
     @Test func mpdSocketsAndPasswords() throws {
         let socket = try load(env: ["MPD_HOST": "/run/mpd/socket"])
         #expect(try socket.mpd.endpoint == MPDEndpoint(location: .unixSocket("/run/mpd/socket")))

@@ -26,8 +26,18 @@ import Testing
                                              publicURL: "https://music.example.org")
         #expect(proxied.outcome == .warning)
         #expect(proxied.advice?.contains("server.trusted_proxies") == true)
-        #expect(Doctor.trustedNetworks(listen: loopback, trusted: IPNetwork.homeDefaults, proxies: Self.networks("127.0.0.1"),
+        // A declared proxy does not help while loopback is trusted: a forwarder on this machine
+        // that sends no X-Forwarded-For (ssh -L, socat, a bare proxy_pass) passes as loopback.
+        let bare = Doctor.trustedNetworks(listen: loopback, trusted: IPNetwork.homeDefaults, proxies: Self.networks("127.0.0.1"),
+                                          publicURL: "https://music.example.org")
+        #expect(bare.outcome == .warning)
+        #expect(bare.advice?.contains("makes every visitor trusted") == true, "\(bare)")
+        #expect(Doctor.trustedNetworks(listen: loopback, trusted: Self.networks("192.168.1.0/24"), proxies: Self.networks("127.0.0.1"),
                                        publicURL: "https://music.example.org").outcome == .ok)
+        // The default with a public URL: none, and the check says why.
+        let none = Doctor.trustedNetworks(listen: loopback, trusted: [], proxies: [], publicURL: "https://music.example.org", chosen: false)
+        #expect(none.outcome == .ok)
+        #expect(none.detail.contains("the default with server.public_url set"), "\(none)")
     }
 
     @Test func keyFilePermissions() throws {

@@ -105,6 +105,29 @@ struct FITBuilder {
         #expect(a.records.map(\.heartRate) == [100, 101, 102, 103])
     }
 
+    /// Compressed timestamps cost a byte or two a record: a flood of one second is one
+    /// record, and a file of more seconds than two days' worth is refused (issue 51).
+    @Test func aFloodOfRecordsIsCollapsedOrRefused() throws {
+        func flood(_ count: Int, step: (Int) -> UInt8) -> [UInt8] {
+            var b = FITBuilder()
+            b.define(local: 0, global: 0, [(0, 1, 0)])
+            b.message(local: 0, [4])
+            b.define(local: 1, global: 20, [(253, 4, 0x86), (3, 1, 0x02)])
+            b.message(local: 1, FITBuilder.le(Self.start), [100])
+            b.define(local: 2, global: 20, [(3, 1, 0x02)])
+            for i in 0..<count { b.compressed(local: 2, offset: step(i), [120]) }
+            return b.file()
+        }
+        // 300,000 records of the first second: one record, its heart rate the first one's.
+        let same = try FITFile.decode(flood(300_000) { _ in 0 })
+        #expect(same.records == [.init(at: Self.date(Self.start), heartRate: 100)])
+        // Alternating between two seconds: each change is a record, and there are too many.
+        #expect(decode(flood(FITFile.maxRecords + 1) { UInt8($0 % 2) }) == .failure(.tooManyRecords(limit: FITFile.maxRecords)))
+        #expect(FITError.tooManyRecords(limit: FITFile.maxRecords).description.contains("not imported"))
+        // Up to the limit is read.
+        #expect(try FITFile.decode(flood(FITFile.maxRecords - 1) { UInt8(($0 + 1) % 32) }).records.count == FITFile.maxRecords)
+    }
+
     @Test func readsBigEndianDefinitions() throws {
         var b = FITBuilder()
         b.define(local: 0, global: 0, [(0, 1, 0)], bigEndian: true)

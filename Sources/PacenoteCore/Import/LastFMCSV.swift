@@ -159,3 +159,49 @@ public struct CSVReader {
         return (.fields(fields), startLine)
     }
 }
+
+/// Where one CSV record ends, found a piece of input at a time, so that a CSV file is read a
+/// record at a time rather than whole: the line feed outside quotes, by `CSVReader`'s own
+/// rules (a `"` opens a quoted field only at the start of a field; `""` inside one is a
+/// quote), so that each record it finds is the record `CSVReader` reads.
+public struct CSVRecordScanner: Sendable {
+    private var quoted = false
+    /// A `"` inside a quoted field: a quote if another follows, else the field's end.
+    private var quoteSeen = false
+    private var fieldEmpty = true
+    private var wasQuoted = false
+
+    public init() {}
+
+    /// Scans the record's next bytes, carrying on from those scanned before: the index of
+    /// the line feed that ends the record, or nil when it goes on past `bytes`.
+    public mutating func end(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        for i in 0..<bytes.count {
+            let b = bytes[i]
+            if quoteSeen {
+                quoteSeen = false
+                if b == UInt8(ascii: "\"") { continue }
+                quoted = false
+            } else if quoted {
+                if b == UInt8(ascii: "\"") { quoteSeen = true }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: ","):
+                fieldEmpty = true
+                wasQuoted = false
+            case UInt8(ascii: "\"") where fieldEmpty && !wasQuoted:
+                quoted = true
+                wasQuoted = true
+            case 0x0A:
+                self = CSVRecordScanner()
+                return i
+            case 0x0D where wasQuoted:
+                break
+            default:
+                fieldEmpty = false
+            }
+        }
+        return nil
+    }
+}
