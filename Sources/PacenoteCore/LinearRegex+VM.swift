@@ -18,6 +18,11 @@ struct RegexProgram: Sendable {
         case save
         /// Goes on when `RegexAssertion(rawValue: x)` holds here.
         case assert
+        /// The end of an iteration of a loop whose body can match nothing: goes on to the
+        /// loop when the iteration took something since slot `x` noted its start, else out
+        /// at `y`. ICU lets such an empty iteration finish and leave the loop (so `(a*)+` on
+        /// `aaa` ends with group 1 empty); a state reached twice would otherwise drop it.
+        case loopCheck
         case match
     }
 
@@ -30,6 +35,8 @@ struct RegexProgram: Sendable {
     var instructions: [Instruction] = []
     var sets: [RegexCharSet] = []
     var slotCount = 2
+    /// The slots that are groups (the rest note where loop iterations began).
+    var captureSlots = 2
     /// Only `\A` or `^` can start a match: a search tries the text's start only.
     var anchored = false
     /// Some instruction compares folded scalars.
@@ -44,6 +51,7 @@ struct RegexCompiler {
     static func compile(_ node: RegexNode, groupCount: Int) throws(LinearRegexError) -> RegexProgram {
         var compiler = RegexCompiler()
         compiler.program.slotCount = 2 * (groupCount + 1)
+        compiler.program.captureSlots = 2 * (groupCount + 1)
         try compiler.emit(.init(op: .save, x: 0))
         try compiler.emit(node)
         try compiler.emit(.init(op: .save, x: 1))
@@ -108,7 +116,42 @@ struct RegexCompiler {
             try emit(inner)
             try emit(.init(op: .save, x: Int32(2 * capture + 1)))
         case .repetition(let inner, let min, let max, let greedy):
-            for _ in 0..<min { try emit(inner) }
+            for _ in 0..<min - (max == nil && min > 0 ? 1 : 0) { try emit(inner) }
+            if max == nil, Self.nullable(inner) {
+                // Loops whose body can match nothing: each iteration notes where it began.
+                let slot = Int32(program.slotCount)
+                program.slotCount += 1
+                if min > 0 {
+                    // x+: body: mark; x; check (out if empty); split body, out.
+                    let body = try emit(.init(op: .save, x: slot))
+                    try emit(inner)
+                    let check = try emit(.init(op: .loopCheck, x: slot))
+                    let split = try emit(.init(op: .split))
+                    setSplit(split, taking: Int32(body), greedy: greedy)
+                    setSplit(split, skippingTo: next, greedy: greedy)
+                    program.instructions[check].y = next
+                } else {
+                    // x*: L: split body, out; body: mark; x; check (out if empty); jump L.
+                    let loop = try emit(.init(op: .split))
+                    setSplit(loop, taking: next, greedy: greedy)
+                    try emit(.init(op: .save, x: slot))
+                    try emit(inner)
+                    let check = try emit(.init(op: .loopCheck, x: slot))
+                    try emit(.init(op: .jump, x: Int32(loop)))
+                    setSplit(loop, skippingTo: next, greedy: greedy)
+                    program.instructions[check].y = next
+                }
+                return
+            }
+            if max == nil, min > 0 {
+                // x+ (and the last copy of x{m,}): body: x; split body, out.
+                let body = next
+                try emit(inner)
+                let split = try emit(.init(op: .split))
+                setSplit(split, taking: body, greedy: greedy)
+                setSplit(split, skippingTo: next, greedy: greedy)
+                return
+            }
             if let max {
                 // x{0,k}: (x(x(x)?)?)?, nested so that each copy is tried only after the one before.
                 var splits: [Int] = []
@@ -129,6 +172,18 @@ struct RegexCompiler {
             }
         case .assertion(let assertion):
             try emit(.init(op: .assert, x: assertion.rawValue))
+        }
+    }
+
+    /// Whether the node can match empty text.
+    static func nullable(_ node: RegexNode) -> Bool {
+        switch node {
+        case .empty, .assertion: true
+        case .literal, .any, .set: false
+        case .concat(let items): items.allSatisfy(nullable)
+        case .alternate(let branches): branches.contains(where: nullable)
+        case .group(let inner, _): nullable(inner)
+        case .repetition(let inner, let min, _, _): min == 0 || nullable(inner)
         }
     }
 
@@ -215,7 +270,7 @@ struct PikeVM {
         }
         guard let matched else { return nil }
         var groups: [Range<Int>?] = []
-        for group in 0..<slots / 2 {
+        for group in 0..<program.captureSlots / 2 {
             let (low, high) = (matched[2 * group], matched[2 * group + 1])
             groups.append(low >= 0 && high >= low ? low..<high : nil)
         }
@@ -234,9 +289,15 @@ struct PikeVM {
             case .restore(let slot, let value):
                 scratch[slot] = value
             case .explore(let pc):
+                let instruction = program.instructions[Int(pc)]
+                if instruction.op == .loopCheck {
+                    // Not kept once per position: reached at most once per way into it.
+                    steps += 1
+                    stack.append(.explore(scratch[Int(instruction.x)] == position ? instruction.y : pc + 1))
+                    continue
+                }
                 guard list.insert(pc) else { continue }
                 steps += 1
-                let instruction = program.instructions[Int(pc)]
                 switch instruction.op {
                 case .jump:
                     stack.append(.explore(instruction.x))

@@ -30,7 +30,7 @@ public struct RuleStress: Equatable, Sendable {
     /// (`(a+)+$` against `aaa…a!`, the case that stalled the server for 66.8 s).
     public static func samples(for pattern: String) -> [String] {
         let length = CurationRule.matchedLength - 1
-        var seeds: [String] = ["a", "0", " ", "-", "ab", "a a"]
+        var seeds: [String] = ["a", "0", " ", "ab", "a a"]
         let own = String(String.UnicodeScalarView(pattern.unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == " " }))
         if !own.isEmpty { seeds.append(String(own.prefix(32))) }
         var samples: [String] = []
@@ -38,7 +38,7 @@ public struct RuleStress: Equatable, Sendable {
             let scalars = Array(seed.unicodeScalars)
             var text = String.UnicodeScalarView()
             for i in 0..<length { text.append(scalars[i % scalars.count]) }
-            for end in ["!", "\n"] { samples.append(String(text) + end) }
+            samples.append(String(text) + "!")
         }
         return samples
     }
@@ -47,8 +47,8 @@ public struct RuleStress: Equatable, Sendable {
     public static func of(_ rule: CurationRule) -> RuleStress? {
         guard rule.match == .regex, let regex = try? LinearRegex(rule.value) else { return nil }
         var worst: RuleStress?
-        for sample in samples(for: rule.value) {
-            var budget = LinearRegex.Budget(steps: CurationRule.stepBudget * 4)
+        for sample in samples(for: rule.value) where worst.map({ $0.steps <= CurationRule.stepBudget }) ?? true {
+            var budget = LinearRegex.Budget(steps: CurationRule.stepBudget)
             let input = LinearRegex.Input(sample, limit: CurationRule.matchedLength)
             if rule.action == .rewrite {
                 _ = try? regex.replacingMatches(in: sample, input: input, with: rule.replacement ?? "", budget: &budget)

@@ -98,7 +98,7 @@ public struct CurationRule: Equatable, Sendable {
         }
         if match == .regex {
             do { _ = try LinearRegex(value) } catch {
-                return ("value", "'value' is not a regular expression rules can use: \(error.message)")
+                return ("value", "'value' is not a valid regular expression for rules: \(error.message)")
             }
         }
         if action == .rewrite {
