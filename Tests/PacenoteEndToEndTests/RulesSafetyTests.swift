@@ -113,6 +113,26 @@ import Testing
         let preview = try Self.send(daemon, "POST", "/api/v1/rules/\(id)/preview")
         #expect(preview.status == 400 && preview.text.contains("lookahead"), "\(preview.text)")
     }
+
+    /// A slow pattern in the configuration's `[[rules]]` is said at start, as saving one on the site does.
+    @Test func aSlowConfigurationRuleIsWarnedAboutAtStart() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: """
+            [[rules]]
+            action = "ignore"
+            field = "title"
+            match = "regex"
+            value = "(a{1,50}){1,10}$"
+            [[rules]]
+            action = "rewrite"
+            field = "title"
+            value = "(a+)+$"
+            replacement = ""
+            """)
+        let log = daemon.process.stderr
+        #expect(log.contains("rules[1]: on 1024 characters"), "\(log)")
+        #expect(!log.contains("rules[2]:"), "\(log)")
+        #expect(try Self.rules(daemon).count == 2)
+    }
 }
 
 /// A value shared with a background submit.
