@@ -76,6 +76,11 @@ public struct CurationRule: Equatable, Sendable {
     /// on long text can reach it.
     public static let stepBudget = 1_000_000
 
+    /// The steps every pattern together may take on one play: past it, the patterns still
+    /// to run are skipped and reported as over their budget, so that many slow rules cannot
+    /// add up to seconds per play.
+    public static let stepBudgetPerPlay = 8_000_000
+
     /// Why a rule cannot be used, in words for the API and the site; nil when it can.
     public var problem: String? { invalidity?.message }
 
@@ -210,19 +215,30 @@ public struct RuleSet: Sendable {
     /// `apply`, with the rules that ran out of steps (each counted as not matching).
     public func evaluate(_ track: Track, playedSeconds: Double?, uri: String?) -> RuleOutcome {
         var track = track
-        var overruns: [RuleOverrun] = []
+        var steps = Steps()
         for rule in compiled where rule.rule.action == .rewrite {
-            track = rule.rewrite(track, overruns: &overruns)
+            track = rule.rewrite(track, steps: &steps)
         }
         for rule in compiled where rule.rule.action == .ignore
-            && rule.matches(track, playedSeconds: playedSeconds, uri: uri, overruns: &overruns) {
-            return RuleOutcome(decision: .ignore(ruleID: rule.rule.id), overruns: overruns)
+            && rule.matches(track, playedSeconds: playedSeconds, uri: uri, steps: &steps) {
+            return RuleOutcome(decision: .ignore(ruleID: rule.rule.id), overruns: steps.overruns)
         }
         for rule in compiled where rule.rule.action == .hide
-            && rule.matches(track, playedSeconds: playedSeconds, uri: uri, overruns: &overruns) {
-            return RuleOutcome(decision: .hide(track, ruleID: rule.rule.id), overruns: overruns)
+            && rule.matches(track, playedSeconds: playedSeconds, uri: uri, steps: &steps) {
+            return RuleOutcome(decision: .hide(track, ruleID: rule.rule.id), overruns: steps.overruns)
         }
-        return RuleOutcome(decision: .keep(track), overruns: overruns)
+        return RuleOutcome(decision: .keep(track), overruns: steps.overruns)
+    }
+
+    /// The steps one play's patterns have left, and the rules that ran out.
+    struct Steps {
+        var left = CurationRule.stepBudgetPerPlay
+        var overruns: [RuleOverrun] = []
+
+        /// A budget for one pattern: its own, or what the play has left if that is less.
+        var next: LinearRegex.Budget { LinearRegex.Budget(steps: min(CurationRule.stepBudget, left)) }
+
+        mutating func spent(_ budget: LinearRegex.Budget) { left -= budget.used }
     }
 
     /// One rule, compiled: its pattern, or its value folded.
@@ -260,7 +276,7 @@ public struct RuleSet: Sendable {
             }
         }
 
-        func matches(_ track: Track, playedSeconds: Double?, uri: String?, overruns: inout [RuleOverrun]) -> Bool {
+        func matches(_ track: Track, playedSeconds: Double?, uri: String?, steps: inout Steps) -> Bool {
             if rule.match == .shorterThan {
                 guard let playedSeconds else { return false }
                 return playedSeconds < seconds
@@ -268,11 +284,12 @@ public struct RuleSet: Sendable {
             guard let text = text(of: track, uri: uri) else { return false }
             switch rule.match {
             case .regex:
-                var budget = LinearRegex.Budget(steps: CurationRule.stepBudget)
+                var budget = steps.next
+                defer { steps.spent(budget) }
                 do {
                     return try regex!.firstMatch(in: .init(text, limit: CurationRule.matchedLength), budget: &budget) != nil
                 } catch {
-                    overruns.append(RuleOverrun(ruleID: rule.id, field: rule.field, steps: error.steps))
+                    steps.overruns.append(RuleOverrun(ruleID: rule.id, field: rule.field, steps: error.steps))
                     return false
                 }
             case .equals:
@@ -290,16 +307,17 @@ public struct RuleSet: Sendable {
         /// a different song (or release) from the one the file or the MusicBrainz ids name:
         /// the rewritten track drops its URI and the ids the change no longer fits, so that
         /// it is filed by its new text.
-        func rewrite(_ track: Track, overruns: inout [RuleOverrun]) -> Track {
+        func rewrite(_ track: Track, steps: inout Steps) -> Track {
             guard let regex, let original = text(of: track, uri: nil) else { return track }
-            var budget = LinearRegex.Budget(steps: CurationRule.stepBudget)
+            var budget = steps.next
+            defer { steps.spent(budget) }
             let replaced: String
             do {
                 replaced = try regex.replacingMatches(in: original, input: .init(original, limit: CurationRule.matchedLength),
                                                       with: rule.replacement ?? "", budget: &budget)
                     .trimmingCharacters(in: .whitespaces)
             } catch {
-                overruns.append(RuleOverrun(ruleID: rule.id, field: rule.field, steps: error.steps))
+                steps.overruns.append(RuleOverrun(ruleID: rule.id, field: rule.field, steps: error.steps))
                 return track
             }
             guard replaced != original else { return track }

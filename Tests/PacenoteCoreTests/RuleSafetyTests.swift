@@ -42,6 +42,21 @@ import Testing
         #expect(rules.evaluate(short, playedSeconds: 200, uri: nil) == RuleOutcome(decision: .ignore(ruleID: 9), overruns: []))
     }
 
+    /// Many slow rules do not add up: the play's patterns share `stepBudgetPerPlay`, and
+    /// those left when it is spent are skipped and reported without running long.
+    @Test func slowRulesShareOneBudgetPerPlay() {
+        let track = Self.track(title: String(repeating: "a", count: 1_023) + "!")
+        let rules = RuleSet((1...12).map { Self.rule(.ignore, "(a{1,50}){1,10}$", id: Int64($0)) } + [Self.rule(.hide, "!$", id: 13)])
+        let outcome = rules.evaluate(track, playedSeconds: 200, uri: nil)
+        // The budget is spent before the last: it too is skipped, and the play kept.
+        #expect(outcome.overruns.map(\.ruleID) == (1...13).map { Int64($0) })
+        #expect(outcome.decision == .keep(track))
+        let total = outcome.overruns.map(\.steps).reduce(0, +)
+        #expect(total > CurationRule.stepBudgetPerPlay - CurationRule.stepBudget && total < CurationRule.stepBudgetPerPlay + 100_000, "\(total)")
+        // Alone, the last rule decides.
+        #expect(RuleSet([Self.rule(.hide, "!$", id: 13)]).evaluate(track, playedSeconds: 200, uri: nil).decision == .hide(track, ruleID: 13))
+    }
+
     @Test func aLongFieldIsMatchedOnItsFirstCharacters() {
         let tail = String(repeating: "b", count: 2_000) + " - Remastered 2011"
         let track = Self.track(title: "Remastered " + tail)
