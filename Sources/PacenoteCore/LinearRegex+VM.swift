@@ -250,7 +250,10 @@ struct PikeVM {
                     matched = Array(current.caps[index * slots..<(index + 1) * slots])
                     takes = false
                 case .char: takes = scalar?.value == UInt32(bitPattern: instruction.x)
-                case .charFold: takes = scalar != nil && input.folded[position].value == UInt32(bitPattern: instruction.x)
+                case .charFold:
+                    // Folded once per text when the input was made for it, else here.
+                    let folded = scalar.map { input.folded.isEmpty ? CaseFolding.fold($0) : input.folded[position] }
+                    takes = folded?.value == UInt32(bitPattern: instruction.x)
                 case .any: takes = scalar != nil
                 case .anyButLineEnd: takes = scalar.map { !Self.isLineEnd($0) } ?? false
                 case .set: takes = scalar.map { program.sets[Int(instruction.x)].contains($0) } ?? false

@@ -39,6 +39,9 @@ public struct LinearRegex: Sendable {
     /// Instructions in the compiled program.
     public var programSize: Int { program.instructions.count }
 
+    /// Some part ignores case (`(?i)`): an `Input` made with `folding` saves folding each scalar again.
+    public var ignoresCase: Bool { program.folds }
+
     /// A match: each group's range in the text's Unicode scalars (offsets from its start),
     /// nil for a group that took no part; `groups[0]` is the whole match.
     public struct Match: Equatable, Sendable {

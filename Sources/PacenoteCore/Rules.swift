@@ -287,7 +287,7 @@ public struct RuleSet: Sendable {
                 var budget = steps.next
                 defer { steps.spent(budget) }
                 do {
-                    return try regex!.firstMatch(in: .init(text, limit: CurationRule.matchedLength), budget: &budget) != nil
+                    return try regex!.firstMatch(in: .init(text, limit: CurationRule.matchedLength, folding: regex!.ignoresCase), budget: &budget) != nil
                 } catch {
                     steps.overruns.append(RuleOverrun(ruleID: rule.id, field: rule.field, steps: error.steps))
                     return false
@@ -313,7 +313,7 @@ public struct RuleSet: Sendable {
             defer { steps.spent(budget) }
             let replaced: String
             do {
-                replaced = try regex.replacingMatches(in: original, input: .init(original, limit: CurationRule.matchedLength),
+                replaced = try regex.replacingMatches(in: original, input: .init(original, limit: CurationRule.matchedLength, folding: regex.ignoresCase),
                                                       with: rule.replacement ?? "", budget: &budget)
                     .trimmingCharacters(in: .whitespaces)
             } catch {

@@ -243,6 +243,16 @@ import Testing
         #expect(rewritten == String(repeating: "b", count: 10) + String(repeating: "a", count: 10) + " - Remastered 2011")
     }
 
+    @Test func caseIsIgnoredWhetherOrNotTheInputWasFolded() throws {
+        let regex = try LinearRegex("(?i)straße")
+        let plain = try LinearRegex("strasse")
+        #expect(regex.ignoresCase && !plain.ignoresCase)
+        for folding in [true, false] {
+            var budget = LinearRegex.Budget.unlimited
+            #expect(try regex.firstMatch(in: .init("STRAẞE", folding: folding), budget: &budget)?.range == 0..<6)
+        }
+    }
+
     @Test func namedGroupsAreNumberedInOrder() throws {
         let regex = try LinearRegex("(?<artist>.+) - (?<title>.+)")
         #expect(regex.groupNames == ["artist": 1, "title": 2] && regex.groupCount == 2)
