@@ -225,6 +225,11 @@ public final class PacenoteServer: Sendable {
         guard before > 0 || !config.rules.isEmpty else { return }
         let enabled = config.rules.filter(\.enabled).count
         logger.info("rules: \(config.rules.count) from the configuration (\(enabled) enabled; \(before) before)")
+        // As saving one on the site does: a pattern that comes near its step budget on text
+        // made to be slow is said once, at start.
+        for (i, rule) in config.rules.enumerated() where rule.enabled {
+            if let warning = RuleStress.of(rule)?.warning { logger.warning("rules[\(i + 1)]: \(warning)") }
+        }
     }
 
     /// Puts the configuration's `[[friends]]` in the database in place of those it gave

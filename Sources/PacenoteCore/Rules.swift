@@ -11,6 +11,11 @@ import Foundation
 /// A rule compares one field of a play with its `value`: `equals` (case, accents and width
 /// ignored), `prefix` and `contains` (the same folding), `regex` (as written, `(?i)` for
 /// case), and `shorter_than` for the field `duration`: plays shorter than `value` seconds.
+///
+/// Patterns run on text strangers choose (scrobblers, submit keys, imports, stream titles),
+/// so they run on `LinearRegex`, whose time grows with the text, never exponentially; a
+/// pattern sees at most `matchedLength` characters of a field and may take `stepBudget`
+/// steps, after which the rule counts as not matching and is reported (`RuleOverrun`).
 public struct CurationRule: Equatable, Sendable {
     public enum Action: String, Sendable, CaseIterable { case ignore, hide, rewrite }
     public enum Field: String, Sendable, CaseIterable {
@@ -61,6 +66,21 @@ public struct CurationRule: Equatable, Sendable {
     /// The longest pattern or value a rule may hold.
     public static let maxValueLength = 500
 
+    /// The characters (Unicode scalars) of a field a pattern sees: longer text is matched
+    /// on its first 1,024, and a rewrite keeps the rest as it was.
+    public static let matchedLength = 1_024
+
+    /// The steps one pattern may take on one field of one play (all its matches, for a
+    /// rewrite): about 10–20 ms of one core. Any pattern on text of `matchedLength` takes
+    /// at most `LinearRegex.maxProgramSize` × 2 steps per character, so only a large program
+    /// on long text can reach it.
+    public static let stepBudget = 1_000_000
+
+    /// The steps every pattern together may take on one play: past it, the patterns still
+    /// to run are skipped and reported as over their budget, so that many slow rules cannot
+    /// add up to seconds per play.
+    public static let stepBudgetPerPlay = 8_000_000
+
     /// Why a rule cannot be used, in words for the API and the site; nil when it can.
     public var problem: String? { invalidity?.message }
 
@@ -82,8 +102,8 @@ public struct CurationRule: Equatable, Sendable {
         default: break
         }
         if match == .regex {
-            do { _ = try NSRegularExpression(pattern: value) } catch {
-                return ("value", "'value' is not a valid regular expression: \(value)")
+            do { _ = try LinearRegex(value) } catch {
+                return ("value", "'value' is not a valid regular expression for rules: \(error.message)")
             }
         }
         if action == .rewrite {
@@ -136,6 +156,31 @@ public enum RuleDecision: Equatable, Sendable {
     }
 }
 
+/// A pattern that took more than `CurationRule.stepBudget` steps on a play's field: the
+/// rule counted as not matching that play.
+public struct RuleOverrun: Equatable, Sendable {
+    public var ruleID: Int64?
+    public var field: CurationRule.Field
+    public var steps: Int
+
+    public init(ruleID: Int64?, field: CurationRule.Field, steps: Int) {
+        self.ruleID = ruleID
+        self.field = field
+        self.steps = steps
+    }
+}
+
+/// What the rules decide for one play, and the rules that ran out of steps deciding it.
+public struct RuleOutcome: Equatable, Sendable {
+    public var decision: RuleDecision
+    public var overruns: [RuleOverrun]
+
+    public init(decision: RuleDecision, overruns: [RuleOverrun]) {
+        self.decision = decision
+        self.overruns = overruns
+    }
+}
+
 /// The rules in force, compiled once (patterns, folded values), applied in a defined
 /// order: every rewrite first, in list order (each sees the text the previous left); then
 /// the ignores; then the hides. The ignores and hides see the rewritten text, the play's
@@ -164,31 +209,50 @@ public struct RuleSet: Sendable {
     /// known (a submitted listen without a duration: no `shorter_than` rule matches it),
     /// `uri` its MPD path or stream URL when it has one.
     public func apply(to track: Track, playedSeconds: Double?, uri: String?) -> RuleDecision {
+        evaluate(track, playedSeconds: playedSeconds, uri: uri).decision
+    }
+
+    /// `apply`, with the rules that ran out of steps (each counted as not matching).
+    public func evaluate(_ track: Track, playedSeconds: Double?, uri: String?) -> RuleOutcome {
         var track = track
+        var steps = Steps()
         for rule in compiled where rule.rule.action == .rewrite {
-            track = rule.rewrite(track)
+            track = rule.rewrite(track, steps: &steps)
         }
-        for rule in compiled where rule.rule.action == .ignore && rule.matches(track, playedSeconds: playedSeconds, uri: uri) {
-            return .ignore(ruleID: rule.rule.id)
+        for rule in compiled where rule.rule.action == .ignore
+            && rule.matches(track, playedSeconds: playedSeconds, uri: uri, steps: &steps) {
+            return RuleOutcome(decision: .ignore(ruleID: rule.rule.id), overruns: steps.overruns)
         }
-        for rule in compiled where rule.rule.action == .hide && rule.matches(track, playedSeconds: playedSeconds, uri: uri) {
-            return .hide(track, ruleID: rule.rule.id)
+        for rule in compiled where rule.rule.action == .hide
+            && rule.matches(track, playedSeconds: playedSeconds, uri: uri, steps: &steps) {
+            return RuleOutcome(decision: .hide(track, ruleID: rule.rule.id), overruns: steps.overruns)
         }
-        return .keep(track)
+        return RuleOutcome(decision: .keep(track), overruns: steps.overruns)
+    }
+
+    /// The steps one play's patterns have left, and the rules that ran out.
+    struct Steps {
+        var left = CurationRule.stepBudgetPerPlay
+        var overruns: [RuleOverrun] = []
+
+        /// A budget for one pattern: its own, or what the play has left if that is less.
+        var next: LinearRegex.Budget { LinearRegex.Budget(steps: min(CurationRule.stepBudget, left)) }
+
+        mutating func spent(_ budget: LinearRegex.Budget) { left -= budget.used }
     }
 
     /// One rule, compiled: its pattern, or its value folded.
     struct Compiled: Sendable {
         let rule: CurationRule
-        let regex: SendableRegex?
+        let regex: LinearRegex?
         let folded: String
         let seconds: Double
 
         init?(_ rule: CurationRule) {
             self.rule = rule
             if rule.match == .regex {
-                guard let regex = try? NSRegularExpression(pattern: rule.value) else { return nil }
-                self.regex = SendableRegex(regex)
+                guard let regex = try? LinearRegex(rule.value) else { return nil }
+                self.regex = regex
             } else {
                 regex = nil
             }
@@ -212,7 +276,7 @@ public struct RuleSet: Sendable {
             }
         }
 
-        func matches(_ track: Track, playedSeconds: Double?, uri: String?) -> Bool {
+        func matches(_ track: Track, playedSeconds: Double?, uri: String?, steps: inout Steps) -> Bool {
             if rule.match == .shorterThan {
                 guard let playedSeconds else { return false }
                 return playedSeconds < seconds
@@ -220,7 +284,14 @@ public struct RuleSet: Sendable {
             guard let text = text(of: track, uri: uri) else { return false }
             switch rule.match {
             case .regex:
-                return regex!.value.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+                var budget = steps.next
+                defer { steps.spent(budget) }
+                do {
+                    return try regex!.firstMatch(in: .init(text, limit: CurationRule.matchedLength, folding: regex!.ignoresCase), budget: &budget) != nil
+                } catch {
+                    steps.overruns.append(RuleOverrun(ruleID: rule.id, field: rule.field, steps: error.steps))
+                    return false
+                }
             case .equals:
                 return Compiled.fold(text) == folded
             case .prefix:
@@ -236,11 +307,19 @@ public struct RuleSet: Sendable {
         /// a different song (or release) from the one the file or the MusicBrainz ids name:
         /// the rewritten track drops its URI and the ids the change no longer fits, so that
         /// it is filed by its new text.
-        func rewrite(_ track: Track) -> Track {
-            guard let regex = regex?.value, let original = text(of: track, uri: nil) else { return track }
-            let replaced = regex.stringByReplacingMatches(in: original, range: NSRange(original.startIndex..., in: original),
-                                                          withTemplate: rule.replacement ?? "")
-                .trimmingCharacters(in: .whitespaces)
+        func rewrite(_ track: Track, steps: inout Steps) -> Track {
+            guard let regex, let original = text(of: track, uri: nil) else { return track }
+            var budget = steps.next
+            defer { steps.spent(budget) }
+            let replaced: String
+            do {
+                replaced = try regex.replacingMatches(in: original, input: .init(original, limit: CurationRule.matchedLength, folding: regex.ignoresCase),
+                                                      with: rule.replacement ?? "", budget: &budget)
+                    .trimmingCharacters(in: .whitespaces)
+            } catch {
+                steps.overruns.append(RuleOverrun(ruleID: rule.id, field: rule.field, steps: error.steps))
+                return track
+            }
             guard replaced != original else { return track }
             var track = track
             switch rule.field {
@@ -268,11 +347,4 @@ public struct RuleSet: Sendable {
             return track
         }
     }
-}
-
-/// `NSRegularExpression` is immutable once made and documented safe to use from several
-/// threads at once; Foundation on Linux does not mark it `Sendable`.
-struct SendableRegex: @unchecked Sendable {
-    let value: NSRegularExpression
-    init(_ value: NSRegularExpression) { self.value = value }
 }

@@ -58,6 +58,8 @@ public final class ImportRun {
     private var keyTracks: [Int32: Track] = [:]
     /// Keys whose every play an ignore rule takes (their tracks are not even added).
     private var ignoredKeys: Set<Int32> = []
+    /// Rules that ran out of steps on this import's text, noted after each insert.
+    private var overruns: [RuleOverrun] = []
 
     init(session: ListenImportSession, operations: Operations, rules: RuleSet, source: String) {
         self.session = session
@@ -91,8 +93,21 @@ public final class ImportRun {
             return kept
         }
         _ = try operations.store.recordHidden(hidden, now: now)
+        noteOverruns(now: now)
         if result.imported > 0 { operations.announce(.playsRewritten(.imported)) }
         return result
+    }
+
+    private func decide(_ track: Track, playedSeconds: Double?) -> RuleDecision {
+        let outcome = rules.evaluate(track, playedSeconds: playedSeconds, uri: track.uri)
+        overruns += outcome.overruns
+        return outcome.decision
+    }
+
+    private func noteOverruns(now: Date) {
+        guard !overruns.isEmpty else { return }
+        try? operations.store.noteRuleOverruns(overruns, at: now)  // a report: the import goes on without it
+        overruns = []
     }
 
     /// The batch as the rules leave it: ignored plays out, hidden ones apart (the bulk path
@@ -103,7 +118,7 @@ public final class ImportRun {
         out.tracks = []
         for var new in batch.tracks {
             keyTracks[new.key] = new.track
-            switch rules.apply(to: new.track, playedSeconds: nil, uri: new.track.uri) {
+            switch decide(new.track, playedSeconds: nil) {
             case .ignore:
                 // Ignores see the text only (a length rule is checked play by play below).
                 ignoredKeys.insert(new.key)
@@ -125,7 +140,7 @@ public final class ImportRun {
                 out.plays.append(play)
                 continue
             }
-            switch rules.apply(to: track, playedSeconds: play.playedSeconds, uri: track.uri) {
+            switch decide(track, playedSeconds: play.playedSeconds) {
             case .ignore: continue
             case .keep: out.plays.append(play)
             case .hide(let ruled, _):
@@ -143,7 +158,7 @@ public final class ImportRun {
         var kept: [ImportedListen] = []
         var hidden: [(track: Track, play: Play)] = []
         for var listen in listens {
-            switch rules.apply(to: listen.track, playedSeconds: listen.playedSeconds, uri: listen.track.uri) {
+            switch decide(listen.track, playedSeconds: listen.playedSeconds) {
             case .ignore: continue
             case .keep(let track):
                 listen.track = track
@@ -157,6 +172,7 @@ public final class ImportRun {
         }
         let result = try session.insert(kept, now: now)
         _ = try operations.store.recordHidden(hidden, now: now)
+        noteOverruns(now: now)
         if result.imported > 0 { operations.announce(.playsRewritten(.imported)) }
         return result
     }

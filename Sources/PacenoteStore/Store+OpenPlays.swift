@@ -22,12 +22,15 @@ extension Store {
     /// (deleted when nothing plays). A crash between two calls loses nothing.
     public func record(player: String, finished: [FinishedPlay], open: OpenPlayUpdate,
                        source: String = "mpd", rules: RuleSet = .empty, now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
-        try write { db in
+        // The rules first, before the write lock (tags and stream titles are anyone's text):
+        // an ignored play leaves no trace, a hidden one goes to `hidden_plays`, a rewritten
+        // one is filed under its new text.
+        let outcomes = Store.decide(rules, finished.map { ($0.song.track, $0.playedSeconds, $0.song.uri) })
+        return try write { db in
+            try Store.noteRuleOverruns(outcomes.flatMap(\.overruns), at: now, in: db)
             var logged: [LoggedPlay] = []
-            for f in finished {
-                // The rules first: an ignored play leaves no trace, a hidden one goes to
-                // `hidden_plays`, a rewritten one is filed under its new text.
-                let decision = rules.isEmpty ? .keep(f.song.track) : rules.apply(to: f.song.track, playedSeconds: f.playedSeconds, uri: f.song.uri)
+            for (f, outcome) in zip(finished, outcomes) {
+                let decision = outcome.decision
                 guard var track = decision.track else { continue }
                 let trackID = try Store.saveTrack(track, at: now, in: db)
                 track.id = trackID

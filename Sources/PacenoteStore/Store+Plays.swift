@@ -183,12 +183,13 @@ extension Store {
     public func recordListens(_ listens: [(track: Track, startedAt: Date, client: String?)], source: String,
                               rules: RuleSet = .empty, sameWithin: TimeInterval = 0,
                               now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
-        try write { db in
+        // A listen without a duration has no known length: no `shorter_than` rule takes it.
+        let outcomes = Store.decide(rules, listens.map { ($0.track, $0.track.durationSeconds, $0.track.uri) })
+        return try write { db in
+            try Store.noteRuleOverruns(outcomes.flatMap(\.overruns), at: now, in: db)
             var logged: [LoggedPlay] = []
-            for listen in listens {
-                // A listen without a duration has no known length: no `shorter_than` rule takes it.
-                let decision = rules.isEmpty ? .keep(listen.track)
-                    : rules.apply(to: listen.track, playedSeconds: listen.track.durationSeconds, uri: listen.track.uri)
+            for (listen, outcome) in zip(listens, outcomes) {
+                let decision = outcome.decision
                 guard let ruled = decision.track else { continue }
                 if sameWithin > 0, try Store.isStored(ruled, startedAt: listen.startedAt,
                                                       duration: listen.track.durationSeconds ?? 0, within: sameWithin,

@@ -68,6 +68,7 @@ extension Store {
             try db.execute(sql: """
                 UPDATE curation_rules SET action = ?, field = ?, match = ?, value = ?, replacement = ?, enabled = ? WHERE id = ?
                 """, arguments: [rule.action.rawValue, rule.field.rawValue, rule.match.rawValue, rule.value, rule.replacement, rule.enabled, id])
+            try Store.forgetRuleOverruns(ids: [id], in: db)
             try Store.bumpRulesGeneration(in: db)
             var updated = rule
             updated.fromConfig = false
@@ -82,6 +83,7 @@ extension Store {
             guard let stored = try Store.rule(id: id, in: db) else { throw StoreError.refused(.notFound, "not_found", "no rule \(id)") }
             if stored.fromConfig { throw StoreError.refused(.conflict, "config_rule", "rule \(id) comes from the configuration file: change it there") }
             try db.execute(sql: "DELETE FROM curation_rules WHERE id = ?", arguments: [id])
+            try Store.forgetRuleOverruns(ids: [id], in: db)
             try Store.bumpRulesGeneration(in: db)
             return stored
         }
@@ -97,6 +99,7 @@ extension Store {
                     && a.replacement == b.replacement && a.enabled == b.enabled
             }
             guard !same else { return }
+            try Store.forgetRuleOverruns(ids: stored.compactMap(\.id), in: db)
             try db.execute(sql: "DELETE FROM curation_rules WHERE from_config = 1")
             for (i, rule) in rules.enumerated() { try Store.insertRule(rule, position: Int64(i + 1), fromConfig: true, at: now, in: db) }
             try Store.bumpRulesGeneration(in: db)
@@ -191,12 +194,13 @@ extension Store {
     /// The dry run: the rule applied in a transaction that is rolled back, so that it
     /// lists exactly what `applyRule` then changes (the same function does both).
     public func previewRule(id: Int64, limit: Int = 100) throws(StoreError) -> RuleEffect {
-        try write { db in
+        let outcomes = try ruleOutcomes(id: id)
+        return try write { db in
             var effect: RuleEffect?
             try db.inSavepoint {
                 var undo = CurationUndo()
                 var touches: Set<String> = []
-                effect = try Store.applyRule(id: id, limit: limit, undo: &undo, touches: &touches, in: db)
+                effect = try Store.applyRule(id: id, limit: limit, outcomes: outcomes, undo: &undo, touches: &touches, in: db)
                 return .rollback
             }
             guard let effect else { throw StoreError.sqlite("the dry run gave nothing") }
@@ -208,10 +212,11 @@ extension Store {
     /// a whole). Refused when it changes nothing.
     public func applyRule(id: Int64, limit: Int = 100, request: String, source: String,
                           at now: Date = Date()) throws(StoreError) -> (entry: CurationEntry, effect: RuleEffect) {
-        try write { db in
+        let outcomes = try ruleOutcomes(id: id)
+        return try write { db in
             var undo = CurationUndo()
             var touches: Set<String> = ["rule:\(id)"]
-            let effect = try Store.applyRule(id: id, limit: limit, undo: &undo, touches: &touches, in: db)
+            let effect = try Store.applyRule(id: id, limit: limit, outcomes: outcomes, undo: &undo, touches: &touches, in: db)
             guard effect.total > 0 else {
                 throw StoreError.refused(.conflict, "nothing_to_change", "rule \(id) changes no play logged so far")
             }
@@ -224,8 +229,8 @@ extension Store {
     /// The one function behind the dry run and the change: finds the plays the rule
     /// changes and changes them, recording in `undo` how to reverse it (the dry run rolls
     /// it all back).
-    static func applyRule(id: Int64, limit: Int, undo: inout CurationUndo, touches: inout Set<String>,
-                                  in db: Database) throws -> RuleEffect {
+    static func applyRule(id: Int64, limit: Int, outcomes: [Int64: (track: Track, outcome: RuleOutcome)],
+                          undo: inout CurationUndo, touches: inout Set<String>, in db: Database) throws -> RuleEffect {
         guard let rule = try rule(id: id, in: db) else { throw StoreError.refused(.notFound, "not_found", "no rule \(id)") }
         if let problem = rule.problem { throw StoreError.refused(.invalid, "invalid_rule", problem) }
         var single = rule
@@ -245,17 +250,18 @@ extension Store {
         }
         // The plays the rule matches: by length, or by their tracks' text (read once per track).
         var matched: [(track: Track, after: Track?, plays: [PlayWithTrack])] = []
+        var overruns: [RuleOverrun] = []
         if rule.field == .duration {
             // A length of 0 from a submission or an import is a length nobody knew.
             let found = try plays(where: "p.played_s < ? AND NOT (p.played_s = 0 AND p.source <> 'mpd')", [Double(rule.value) ?? 0])
             for play in found { matched.append((play.track, nil, [play])) }
         } else {
-            let tracks = try Row.fetchAll(db, sql: """
-                SELECT \(trackColumns("t")) FROM tracks t WHERE t.merged_into IS NULL AND EXISTS (SELECT 1 FROM plays WHERE track_id = t.id)
-                ORDER BY t.id
-                """).map { Store.track(from: $0) }
-            for track in tracks {
-                switch rules.apply(to: track, playedSeconds: nil, uri: track.uri) {
+            for track in try tracksWithPlays(in: db) {
+                // Worked out before the write lock; a track changed since is done again here.
+                let outcome = track.id.flatMap { outcomes[$0] }.flatMap { $0.track == track ? $0.outcome : nil }
+                    ?? rules.evaluate(track, playedSeconds: nil, uri: track.uri)
+                overruns += outcome.overruns
+                switch outcome.decision {
                 case .keep(let after) where after != track:
                     matched.append((track, after, try plays(where: "p.track_id = ?", [track.id])))
                 case .ignore, .hide:
@@ -264,6 +270,7 @@ extension Store {
                 }
             }
         }
+        if !overruns.isEmpty { try noteRuleOverruns(overruns, at: Date(), in: db) }
         switch rule.action {
         case .ignore:
             for (_, _, found) in matched {
@@ -319,6 +326,28 @@ extension Store {
         effect.changes.sort { ($0.play.play.startedAt, $0.play.play.id ?? 0) < ($1.play.play.startedAt, $1.play.play.id ?? 0) }
         effect.changes = Array(effect.changes.prefix(max(limit, 0)))
         return effect
+    }
+
+    static func tracksWithPlays(in db: Database) throws -> [Track] {
+        try Row.fetchAll(db, sql: """
+            SELECT \(trackColumns("t")) FROM tracks t WHERE t.merged_into IS NULL AND EXISTS (SELECT 1 FROM plays WHERE track_id = t.id)
+            ORDER BY t.id
+            """).map { Store.track(from: $0) }
+    }
+
+    /// What one rule decides for each track with plays (by id), read in one transaction and
+    /// worked out after it, outside the write lock.
+    func ruleOutcomes(id: Int64) throws(StoreError) -> [Int64: (track: Track, outcome: RuleOutcome)] {
+        let (rule, tracks) = try read { db in (try Store.rule(id: id, in: db), try Store.tracksWithPlays(in: db)) }
+        guard var rule, rule.problem == nil, rule.field != .duration else { return [:] }
+        rule.enabled = true
+        let rules = RuleSet([rule])
+        var outcomes: [Int64: (track: Track, outcome: RuleOutcome)] = [:]
+        for track in tracks {
+            guard let trackID = track.id else { continue }
+            outcomes[trackID] = (track, rules.evaluate(track, playedSeconds: nil, uri: track.uri))
+        }
+        return outcomes
     }
 
     static func hiddenPlayColumns(in db: Database) throws -> [String] {

@@ -7,15 +7,20 @@ import PacenoteStore
 extension API {
     func rulesJSON() throws -> JSONValue {
         let rules = try context.store.rules()
+        let overruns = try context.store.ruleOverruns()
         return .object([
-            ("rules", .array(RuleSet.ordered(rules).map(APIJSON.rule))),
+            ("rules", .array(RuleSet.ordered(rules).map { APIJSON.rule($0, overrun: $0.id.flatMap { overruns[$0] }) })),
             ("order", .string("rewrites first, then ignores, then hides; the configuration's rules before the site's")),
+            ("limits", .object([
+                ("matched_characters", .int(Int64(CurationRule.matchedLength))),
+                ("steps_per_match", .int(Int64(CurationRule.stepBudget))),
+            ])),
         ])
     }
 
     func addRule(_ request: HTTPRequest, source: String) throws -> JSONValue {
         let rule = try Self.rule(from: try Self.jsonObject(request), base: nil)
-        return APIJSON.rule(try context.operations.addRule(rule))
+        return APIJSON.savedRule(try context.operations.addRule(rule))
     }
 
     func rule(_ id: Int64, _ request: HTTPRequest) throws -> JSONValue {
@@ -23,12 +28,12 @@ extension API {
         case "PATCH":
             guard let stored = try context.store.rule(id: id) else { throw APIError.notFound("no rule \(id)") }
             let rule = try Self.rule(from: try Self.jsonObject(request), base: stored)
-            return APIJSON.rule(try context.operations.updateRule(rule))
+            return APIJSON.savedRule(try context.operations.updateRule(rule))
         case "DELETE":
             return APIJSON.rule(try context.operations.deleteRule(id: id))
         default:
             guard let rule = try context.store.rule(id: id) else { throw APIError.notFound("no rule \(id)") }
-            return APIJSON.rule(rule)
+            return APIJSON.rule(rule, overrun: try context.store.ruleOverruns()[id])
         }
     }
 
@@ -96,6 +101,32 @@ extension API {
 }
 
 extension APIJSON {
+    /// `problem`: why the rule is skipped (a stored pattern the engine refuses, such as a
+    /// lookahead); `overrun`: when it last ran out of steps on a play, and was skipped for it.
+    static func rule(_ r: CurationRule, overrun: Store.RuleOverrunRecord? = nil) -> JSONValue {
+        guard case .object(var fields) = rule(r) else { return .null }
+        fields.append(("problem", .optional(r.problem)))
+        fields.append(("overrun", overrun.map { o in
+            .object([
+                ("at", .string(ISO8601.string(o.at))),
+                ("field", .string(o.field.rawValue)),
+                ("steps", .int(Int64(o.steps))),
+                ("count", .int(Int64(o.count))),
+            ])
+        } ?? .null))
+        return .object(fields)
+    }
+
+    /// A rule as saved, with `warning` when its pattern comes near its step budget on text
+    /// made to be slow (`RuleStress`).
+    static func savedRule(_ r: CurationRule) -> JSONValue {
+        guard case .object(var fields) = rule(r) else { return .null }
+        let stress = RuleStress.of(r)
+        fields.append(("stress_steps", .optional(stress?.steps)))
+        fields.append(("warning", .optional(stress?.warning)))
+        return .object(fields)
+    }
+
     static func rule(_ r: CurationRule) -> JSONValue {
         .object([
             ("id", .optional(r.id)),

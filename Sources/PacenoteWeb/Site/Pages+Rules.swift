@@ -10,6 +10,7 @@ extension API {
     func rulesPage(_ request: HTTPRequest, mayWrite: Bool, notice: String? = nil,
                    preview: Store.RuleEffect? = nil, status: Int = 200) throws -> HTTPResponse {
         let rules = RuleSet.ordered(try context.store.rules())
+        let overruns = try context.store.ruleOverruns()
         let hidden = try context.store.hiddenPlays(limit: 20)
         let f = format
         return html(title: "Rules", request: request, nav: "rules", status: status) {
@@ -29,6 +30,16 @@ extension API {
                             Node.el("span") { rule.summary }
                             if rule.fromConfig { Node.el("span", ["class": "badge"]) { "from the configuration" } }
                             if !rule.enabled { Node.el("span", ["class": "badge"]) { "off" } }
+                            if let problem = rule.problem {
+                                Node.el("p", ["class": "error small"]) { "Skipped: \(problem)." }
+                            }
+                            if let overrun = rule.id.flatMap({ overruns[$0] }) {
+                                Node.el("p", ["class": "error small"]) {
+                                    "Ran out of steps (\(overrun.steps) of \(CurationRule.stepBudget)) on a play's \(overrun.field.rawValue) "
+                                    "\(SiteFormat.plural(overrun.count, "time")), the last \(f.day(localTime.day(of: overrun.at))) \(f.time(overrun.at)): "
+                                    "skipped for those plays, which were stored unchanged."
+                                }
+                            }
                             if mayWrite, let id = rule.id {
                                 Node.el("form", ["method": "post", "action": url("/rules"), "class": "inline"]) {
                                     Node.el("input", ["type": "hidden", "name": "id", "value": String(id)])
@@ -59,7 +70,9 @@ extension API {
                     }
                     Node.el("p", ["class": "muted small"]) {
                         "A rewrite takes a regular expression on the title, artist or album ($1 names a group in the replacement); "
-                        "a duration rule takes the match shorter_than and a number of seconds."
+                        "a duration rule takes the match shorter_than and a number of seconds. "
+                        "Patterns see the first \(CurationRule.matchedLength) characters of a field and run in time linear in the text: "
+                        "no backreferences or lookaround."
                     }
                 }
             } else {
@@ -133,7 +146,8 @@ extension API {
             body["value"] = field("value")
             if body["action"] as? String == "rewrite" { body["replacement"] = field("replacement") ?? "" }
             let rule = try context.operations.addRule(try Self.rule(from: body.compactMapValues { $0 }, base: nil))
-            return try rulesPage(request, mayWrite: true, notice: "Added: \(rule.summary).", status: 200)
+            let warning = RuleStress.of(rule)?.warning.map { " Warning: \($0)." } ?? ""
+            return try rulesPage(request, mayWrite: true, notice: "Added: \(rule.summary).\(warning)", status: 200)
         case "delete":
             guard let id else { throw APIError.badRequest("say which rule", code: "invalid_rule") }
             let rule = try context.operations.deleteRule(id: id)
