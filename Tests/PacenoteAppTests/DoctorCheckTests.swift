@@ -99,7 +99,7 @@ import Testing
             30 22 0:26 / /tmp rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,size=8g
             31 22 254:1 / /srv/data rw,relatime shared:6 - ext4 /dev/vdb rw,nobarrier
             32 22 0:40 / /mnt/nas rw,relatime shared:7 - nfs4 nas:/music rw,vers=4.2
-            33 22 0:41 / /home/me/My\040Music rw - fuse.sshfs me@box: rw,user_id=0
+            33 22 0:41 / /home/me/My\\040Music rw - fuse.sshfs me@box: rw,user_id=0
             """)
         #expect(table.mounts.count == 5)
         #expect(table.mount(holding: "/var/lib/pacenote")?.point == "/")

@@ -136,11 +136,11 @@ import Testing
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[database]\nsynced_acknowledgements = \(synced)\n",
                                         environment: ["LD_PRELOAD": shim, "POWERCUT_MATCH": "pacenote.sqlite", "POWERCUT_TRIGGER": trigger])
         var result = CutResult()
-        let acknowledged = Locked<Set<Int>>([])
-        let next = Locked(0)
+        let acknowledged = Shared<Set<Int>>([])
+        let next = Shared(0)
         let base = 1_600_000_000
         for cut in 0..<count {
-            let running = Locked(true)
+            let running = Shared(true)
             let port = daemon.port, key = daemon.apiKey
             let clients = DispatchGroup()
             for _ in 0..<8 {
@@ -182,7 +182,7 @@ import Testing
 }
 
 /// A value shared by the client threads.
-final class Locked<Value>: @unchecked Sendable {
+private final class Shared<Value>: @unchecked Sendable {
     // @unchecked Sendable: every access holds `lock`.
     private let lock = NSLock()
     private var stored: Value
