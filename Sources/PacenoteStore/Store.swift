@@ -219,7 +219,6 @@ public final class Store: Sendable {
 
     /// Checkpoints the WAL and closes every connection. The store is unusable afterwards.
     public func close() throws(StoreError) {
-        groupCommit.stop()
         do {
             try pool.writeWithoutTransaction { db in
                 _ = try? db.checkpoint(.truncate)

@@ -34,7 +34,7 @@ public struct HTTPResponse: Sendable {
     /// For a Server-Sent Events response: the stream that feeds it (the body is unused).
     var stream: EventStream?
     /// The handler committed to the database: the answer waits until every commit up to
-    /// this one is on disk (`HTTPServer.Settings.whenDurable`). Never sent.
+    /// this one is on disk (`HTTPServer.Settings.waitDurable`). Never sent.
     var durableTicket: UInt64?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {

@@ -104,11 +104,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var uploadDirectory: String?
         /// Addresses the per-address limits do not apply to (trusted reverse proxies).
         public var exemptAddress: @Sendable (String) -> Bool = { _ in false }
-        /// Calls back once every commit up to a ticket is on disk (nil: the sync succeeded;
-        /// else why not). An answer with a `durableTicket` is held until then, its connection
-        /// suspended, so the worker thread serves others meanwhile (and their commits share
-        /// the next sync).
-        public var whenDurable: (@Sendable (UInt64, @escaping @Sendable (String?) -> Void) -> Void)?
+        /// Blocks until every commit up to a ticket is on disk (nil: the sync succeeded; else
+        /// why not). An answer with a `durableTicket` goes out only after it.
+        public var waitDurable: (@Sendable (UInt64) -> String?)?
 
         /// Connections one worker may hold. libmicrohttpd 0.9.75 takes at most 128 epoll
         /// events at a time (`MAX_EVENTS` in daemon.c) and, when it gets exactly 128, waits in
@@ -307,19 +305,7 @@ public final class HTTPServer: @unchecked Sendable {
             request.body = state.body
         }
         guard let worker = accepted.worker else {
-            let answer = server.respond(to: request, with: accepted.handle)
-            guard let ticket = answer.durableTicket, let whenDurable = server.settings.whenDurable, server.beginWork() else {
-                return queue(answer, on: connection)
-            }
-            // Suspended before the callback is registered, so its resume always finds it so.
-            MHD_suspend_connection(connection)
-            let suspended = SuspendedConnection(connection: connection, state: state)
-            whenDurable(ticket) { failure in
-                suspended.state.setAnswer(durable(answer, failure))
-                MHD_resume_connection(suspended.connection)
-                server.work.leave()
-            }
-            return MHD_Result.YES
+            return queue(server.durable(server.respond(to: request, with: accepted.handle)), on: connection)
         }
         guard server.beginWork() else {
             return queue(busy(.unavailable("the server is stopping"), retryAfter: 5), on: connection)
@@ -328,17 +314,7 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_suspend_connection(connection)
         let suspended = SuspendedConnection(connection: connection, state: state)
         worker.async { [request] in
-            var answer = server.respond(to: request, with: accepted.handle)
-            if let ticket = answer.durableTicket, let whenDurable = server.settings.whenDurable {
-                let synced = DispatchSemaphore(value: 0)
-                let outcome = SyncOutcome()
-                whenDurable(ticket) { failure in
-                    outcome.failure = failure
-                    synced.signal()
-                }
-                synced.wait()
-                answer = durable(answer, outcome.failure)
-            }
+            let answer = server.durable(server.respond(to: request, with: accepted.handle))
             suspended.state.releaseSlot()
             suspended.state.setAnswer(answer)
             MHD_resume_connection(suspended.connection)
@@ -386,19 +362,18 @@ public final class HTTPServer: @unchecked Sendable {
     }
 }
 
-/// The answer to send once its commits are on disk: as it is, or 503 when the disk did not
-/// confirm the sync (the change is stored and survives anything short of a power loss; a
-/// client that sends it again is deduplicated).
-private func durable(_ answer: HTTPResponse, _ failure: String?) -> HTTPResponse {
-    var answer = answer
-    answer.durableTicket = nil
-    guard let failure else { return answer }
-    return HTTPServer.busy(.unavailable("stored, but the disk did not confirm it: \(failure)"), retryAfter: 5)
-}
-
-private final class SyncOutcome: @unchecked Sendable {
-    // @unchecked Sendable: written once before the semaphore is signalled, read after.
-    var failure: String?
+extension HTTPServer {
+    /// The answer to send once its commits are on disk: as it is, after the wait, or 503 when
+    /// the disk did not confirm the sync (the change is stored and survives anything short of
+    /// a power loss; a client that sends it again is deduplicated). Waiting here, on the thread
+    /// that made the answer, costs no hand-off between threads (`GroupCommit`).
+    func durable(_ answer: HTTPResponse) -> HTTPResponse {
+        guard let ticket = answer.durableTicket, let waitDurable = settings.waitDurable else { return answer }
+        var answer = answer
+        answer.durableTicket = nil
+        guard let failure = waitDurable(ticket) else { return answer }
+        return HTTPServer.busy(.unavailable("stored, but the disk did not confirm it: \(failure)"), retryAfter: 5)
+    }
 }
 
 /// A connection suspended while a worker handles its request, and the request's state.

@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import Metrics
 import PacenoteCore
+import PacenoteStore
 import Synchronization
 
 /// The site and API behind one HTTP server, optionally under a base path for running
@@ -96,8 +97,13 @@ public final class WebServer: Sendable {
         let store = api.context.store
         var httpSettings = settings.http
         if settings.acknowledgeDurably {
-            httpSettings.whenDurable = { [groupCommit = store.groupCommit] ticket, done in
-                groupCommit.whenDurable(ticket) { failure in done(failure?.description) }
+            httpSettings.waitDurable = { [groupCommit = store.groupCommit] ticket in
+                do throws(GroupCommit.SyncFailure) {
+                    try groupCommit.waitDurable(ticket)
+                    return nil
+                } catch {
+                    return error.description
+                }
             }
         }
         self.http = HTTPServer(settings: httpSettings, logger: logger) { head in

@@ -102,29 +102,20 @@ static void forget(struct stat *info) {
     }
 }
 
-ssize_t pwrite64(int fd, const void *buffer, size_t count, off64_t offset) {
+static ssize_t tracked_pwrite(int fd, const void *buffer, size_t count, off64_t offset, int wide) {
     struct stat info;
     char path[512];
     pthread_mutex_lock(&lock);
     if (tracked(fd, &info, path, sizeof path)) save(fd, &info, path, offset, count);
-    ssize_t n = real_pwrite64(fd, buffer, count, offset);
+    ssize_t n = wide ? real_pwrite64(fd, buffer, count, offset) : real_pwrite(fd, buffer, count, (off_t)offset);
     int saved = errno;
     pthread_mutex_unlock(&lock);
     errno = saved;
     return n;
 }
 
-ssize_t pwrite(int fd, const void *buffer, size_t count, off_t offset) {
-    struct stat info;
-    char path[512];
-    pthread_mutex_lock(&lock);
-    if (tracked(fd, &info, path, sizeof path)) save(fd, &info, path, offset, count);
-    ssize_t n = real_pwrite(fd, buffer, count, offset);
-    int saved = errno;
-    pthread_mutex_unlock(&lock);
-    errno = saved;
-    return n;
-}
+ssize_t pwrite64(int fd, const void *buffer, size_t count, off64_t offset) { return tracked_pwrite(fd, buffer, count, offset, 1); }
+ssize_t pwrite(int fd, const void *buffer, size_t count, off_t offset) { return tracked_pwrite(fd, buffer, count, offset, 0); }
 
 ssize_t write(int fd, const void *buffer, size_t count) {
     struct stat info;
