@@ -20,24 +20,9 @@ extension ByteSource {
             if start == count, try !fill() { return }
             let line = lineFeeds + 1
             var scanner = CSVRecordScanner()
-            var scanned = start
-            /// Bytes of a too long record already passed over.
-            var dropped: Int64?
-            /// The record's line feed; nil when the input ends first.
-            var end: Int?
-            while true {
-                if scanned < count, let i = scanner.end(in: UnsafeBufferPointer(start: base + scanned, count: count - scanned)) {
-                    end = scanned + i
-                    break
-                }
-                if dropped != nil || count - start > maxLength {
-                    dropped = (dropped ?? 0) + Int64(count - start)
-                    pass(to: count)
-                }
-                let seen = count - start
-                guard try fill() else { break }
-                scanned = start + seen
-            }
+            // The record's line feed (nil when the input ends first), and the bytes of a too
+            // long record already passed over.
+            let (end, dropped) = try scanRecord(&scanner, maxLength: maxLength)
             let stop = end.map { $0 + 1 } ?? count
             let length = (dropped ?? 0) + Int64(stop - start)
             if dropped != nil || length > maxLength {
@@ -47,6 +32,26 @@ extension ByteSource {
             }
             pass(to: stop)
             if end == nil { return }
+        }
+    }
+
+    /// Reads on from `start` until `scanner` finds the end of the record that begins there:
+    /// the index of its last byte (nil when the input ends first), and, for a record longer
+    /// than `maxLength`, the bytes passed over without being held (nil when it is held whole).
+    func scanRecord<Scanner: RecordEndScanner>(_ scanner: inout Scanner, maxLength: Int) throws -> (end: Int?, dropped: Int64?) {
+        var scanned = start
+        var dropped: Int64?
+        while true {
+            if scanned < count, let i = scanner.end(in: UnsafeBufferPointer(start: base + scanned, count: count - scanned)) {
+                return (scanned + i, dropped)
+            }
+            if dropped != nil || count - start > maxLength {
+                dropped = (dropped ?? 0) + Int64(count - start)
+                pass(to: count)
+            }
+            let seen = count - start
+            guard try fill() else { return (nil, dropped) }
+            scanned = start + seen
         }
     }
 }

@@ -86,23 +86,8 @@ extension ByteSource {
             guard try skipSpace() != nil else { return try body(.broken("the file ends inside the array", line: lineFeeds + 1)) }
             let line = lineFeeds + 1
             var scanner = JSONElementScanner()
-            var scanned = start
-            /// Bytes of a too long element already passed over.
-            var dropped: Int64?
-            var end: Int
-            while true {
-                if scanned < count, let i = scanner.end(in: UnsafeBufferPointer(start: base + scanned, count: count - scanned)) {
-                    end = scanned + i
-                    break
-                }
-                if dropped != nil || count - start > maxLength {
-                    dropped = (dropped ?? 0) + Int64(count - start)
-                    pass(to: count)
-                }
-                let seen = count - start
-                guard try fill() else { return try body(.broken("the file ends inside the array", line: line)) }
-                scanned = start + seen
-            }
+            let (found, dropped) = try scanRecord(&scanner, maxLength: maxLength)
+            guard let end = found else { return try body(.broken("the file ends inside the array", line: line)) }
             let length = (dropped ?? 0) + Int64(end - start)
             if dropped != nil || length > maxLength {
                 try body(.tooLong(bytes: length, line: line))

@@ -6,7 +6,15 @@
 /// commas and brackets inside strings (where `\` escapes the next character) and inside
 /// nested objects and arrays do not count. The element itself is not checked here: the
 /// parser reads it once its end is known.
-public struct JSONElementScanner: Sendable {
+/// Finds where one record of a file ends, a piece of input at a time (`JSONElementScanner`,
+/// `CSVRecordScanner`): the import's reader holds one record, never the file.
+public protocol RecordEndScanner {
+    /// Scans the record's next bytes, carrying on from those scanned before: the index in
+    /// `bytes` of the byte that ends the record, or nil when it goes on past `bytes`.
+    mutating func end(in bytes: UnsafeBufferPointer<UInt8>) -> Int?
+}
+
+public struct JSONElementScanner: RecordEndScanner, Sendable {
     private var depth = 0
     private var inString = false
     private var escaped = false

@@ -164,7 +164,7 @@ public struct CSVReader {
 /// record at a time rather than whole: the line feed outside quotes, by `CSVReader`'s own
 /// rules (a `"` opens a quoted field only at the start of a field; `""` inside one is a
 /// quote), so that each record it finds is the record `CSVReader` reads.
-public struct CSVRecordScanner: Sendable {
+public struct CSVRecordScanner: RecordEndScanner, Sendable {
     private var quoted = false
     /// A `"` inside a quoted field: a quote if another follows, else the field's end.
     private var quoteSeen = false
