@@ -370,6 +370,11 @@ public final class RecommenderService: RecommenderBackend {
         if let token = subscription.withLock({ $0.take() }) { events?.unsubscribe(token) }
         trackTimer.cancel()
         autoQueue.sync {}
+        // A background build reads the database until its next check of `stopped`: waited
+        // for, so that the database is not closed under it (a test that closed its store
+        // right after crashed in SQLite on the build's thread).
+        let deadline = Date().addingTimeInterval(30)
+        while preparing.load(ordering: .relaxed), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
     }
 
     public func recommendations(_ query: RecommendationQuery) throws -> RecommendationList {

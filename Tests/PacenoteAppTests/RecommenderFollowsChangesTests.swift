@@ -34,7 +34,10 @@ import Testing
                                          playerName: "default", events: bus, logger: Logger(label: "test"))
         }
 
-        deinit { try? store.close() }
+        deinit {
+            service.stop()
+            try? store.close()
+        }
     }
 
     @Test func aTempoAPlayAndADeleteReachTheModelThroughTheirEvents() throws {
