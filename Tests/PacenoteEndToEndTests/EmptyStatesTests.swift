@@ -141,7 +141,10 @@ import Testing
 
         // The browser opens the page with MPD up, then waits for the test to stop it.
         let steps = try TemporaryDirectory("pacenote-steps")
-        let artifacts = SiteBrowserTests.artifacts
+        // Its own folder: SiteBrowserTests, maybe running meanwhile, empties test-artifacts/browser.
+        let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("test-artifacts/empty-states").path
+        try? FileManager.default.removeItem(atPath: artifacts)
         try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/mpd_down_browser.py").path
         let browser = Process()
@@ -150,7 +153,6 @@ import Testing
         let out = Pipe(), err = Pipe()
         browser.standardOutput = out
         browser.standardError = err
-        let start = Date()
         try browser.run()
         func step(_ name: String, timeout: Double = 60) -> Bool {
             eventually(timeout: timeout, interval: 0.1) { FileManager.default.fileExists(atPath: steps.file(name)) || !browser.isRunning }
@@ -180,10 +182,45 @@ import Testing
         #expect(browser.terminationStatus == 0, "\(errors)")
         let result = (try? JSONSerialization.jsonObject(with: output) as? [String: Any]) ?? [:]
         #expect((result["checked"] as? Int ?? 0) >= 10, "\(String(decoding: output, as: UTF8.self))")
-        for name in ["mpd-down-desktop.png", "mpd-down-phone.png"] {
-            SiteBrowserTests.expectFreshScreenshot(name, since: start)
+        let expected = ["mpd-down-desktop.png", "mpd-down-phone.png"]
+        #expect(result["screenshots"] as? [String] == expected, "\(String(decoding: output, as: UTF8.self))")
+        for name in expected {
+            let bytes = [UInt8](FileManager.default.contents(atPath: artifacts + "/" + name) ?? Data())
+            #expect(bytes.count > 8_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name): \(bytes.count) bytes")
         }
         #expect(try eventually(timeout: 10) { !(try HTTP.get(daemon.base + "/").text.contains("is not reachable: ")) })
+        try daemon.stop()
+    }
+
+    /// A new instance: the history, stats and workouts say how to get what they lack, and
+    /// the dashboard that MPD is not there.
+    @Test func pagesWithNothingYetSayHowToGetIt() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        var page = try HTTP.get(daemon.base + "/history").text
+        #expect(page.contains("Nothing has been played yet.") && page.contains("<code>pacenote import FILE</code>"), "\(page)")
+        page = try HTTP.get(daemon.base + "/history?q=zzz").text
+        #expect(page.contains("No plays match “zzz”") && page.contains(#"<a href="/history">Show every play</a>"#), "\(page)")
+        page = try HTTP.get(daemon.base + "/stats?range=week").text
+        #expect(page.contains("data-stats-empty") && page.contains("No plays this week.")
+                && page.contains(#"<a href="/stats?range=all">all time</a>"#), "\(page)")
+        page = try HTTP.get(daemon.base + "/stats?range=2020").text
+        #expect(page.contains("No plays in 2020."), "\(page)")
+        page = try HTTP.get(daemon.base + "/stats?range=all").text
+        #expect(page.contains("Nothing has been played yet, so there is nothing to count."), "\(page)")
+        page = try HTTP.get(daemon.base + "/workouts").text
+        #expect(page.contains("No workouts yet.") && page.contains("<code>pacenote hr-scan</code>")
+                && page.contains("<code>pacenote import workout.fit</code>"), "\(page)")
+        #expect(try eventually(timeout: 10, interval: 0.2) {
+            page = try HTTP.get(daemon.base + "/").text
+            return page.contains("MPD at 127.0.0.1:1 is not reachable: ")
+        }, "\(page)")
+
+        // One play: the week has it, and the empty states go.
+        let now = Int(Date().timeIntervalSince1970) - 60
+        let r = try daemon.post("/1/submit-listens", body: #"{"listen_type": "single", "payload": [{"listened_at": \#(now), "track_metadata": {"artist_name": "A", "track_name": "T"}}]}"#)
+        #expect(r.status == 200, "\(r.text)")
+        #expect(try eventually(timeout: 10, interval: 0.2) { !(try HTTP.get(daemon.base + "/stats?range=week").text.contains("data-stats-empty")) })
+        #expect(!(try HTTP.get(daemon.base + "/history").text.contains("data-history-empty")))
         try daemon.stop()
     }
 }

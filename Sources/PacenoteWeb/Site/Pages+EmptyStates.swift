@@ -74,7 +74,7 @@ extension API {
                 Node.el("p") { "Nothing has been played yet, so there is nothing to count." }
                 Node.el("p", ["class": "small"]) { Self.withCode(Self.howPlaysArrive) }
             } else {
-                Node.el("p") { "No plays in \(label == "custom" ? "this range" : label)." }
+                Node.el("p") { "No plays \(Self.rangePhrase(range, label: label))." }
                 Node.el("p", ["class": "small"]) {
                     "Choose a longer range: "
                     Node.el("a", ["href": url("/stats?range=all")]) { "all time" }
@@ -83,6 +83,16 @@ extension API {
                     "."
                 }
             }
+        }
+    }
+
+    /// "today", "this week", "in 2024", "from 2026-01-01 to 2026-01-31".
+    static func rangePhrase(_ range: String, label: String) -> String {
+        switch range {
+        case "today": "today"
+        case "week", "month", "year": "this \(range)"
+        case "custom": "from \(label)"
+        default: "in \(label)"
         }
     }
 
