@@ -26,10 +26,51 @@ import Testing
         return json
     }
 
+    /// Where the browser scripts save their screenshots (SiteBrowserTests, maybe running
+    /// meanwhile, empties test-artifacts/browser).
+    static let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("test-artifacts/empty-states").path
+
+    /// Runs Clients/`script` in headless Chromium while `during` takes turns with it through
+    /// files in a folder (`step` waits for the script's, `mark` writes the test's); then
+    /// checks its summary and that it saved `screenshots`.
+    static func browser(_ script: String, _ arguments: [String], screenshots: [String], leastChecks: Int,
+                        during: (_ step: (String) -> Bool, _ mark: (String) throws -> Void) throws -> Void) throws {
+        let python = try SiteBrowserTests.python()
+        let steps = try TemporaryDirectory("pacenote-steps")
+        try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/" + script).path
+        let browser = Process()
+        browser.executableURL = URL(fileURLWithPath: python)
+        browser.arguments = [path, arguments[0], artifacts, steps.path] + arguments.dropFirst()
+        let out = Pipe(), err = Pipe()
+        browser.standardOutput = out
+        browser.standardError = err
+        try browser.run()
+        func step(_ name: String) -> Bool {
+            eventually(timeout: 60, interval: 0.1) { FileManager.default.fileExists(atPath: steps.file(name)) || !browser.isRunning }
+                && FileManager.default.fileExists(atPath: steps.file(name))
+        }
+        func mark(_ name: String) throws { try "".write(toFile: steps.file(name), atomically: true, encoding: .utf8) }
+        try during(step, mark)
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        browser.waitUntilExit()
+        let text = String(decoding: output, as: UTF8.self)
+        #expect(browser.terminationStatus == 0, "\(script): \(errors)")
+        let result = (try? JSONSerialization.jsonObject(with: output) as? [String: Any]) ?? [:]
+        #expect((result["checked"] as? Int ?? 0) >= leastChecks, "\(script): \(text)")
+        #expect(result["screenshots"] as? [String] == screenshots, "\(script): \(text)")
+        for name in screenshots {
+            let bytes = [UInt8](FileManager.default.contents(atPath: artifacts + "/" + name) ?? Data())
+            #expect(bytes.count > 8_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name): \(bytes.count) bytes")
+        }
+    }
+
     /// `mpc add /` (row 2), then `mpc crop`, then one song queued after the playing one (row 3).
     @Test func aWholeLibraryQueuedIsNamedAndRecommendLeavesTheQueueOut() throws {
         let mpd = try MPDInstance(tracks: Self.tracks(4, seconds: 120))
-        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: "[heart_rate]\nmax_hr = 200\n")
         #expect(try eventually(timeout: 20) { try daemon.sql("SELECT count(*) FROM tracks WHERE in_library = 1") == "4\n" })
         try mpd.mpc("add", "/")
         try mpd.mpc("play")
@@ -57,6 +98,17 @@ import Testing
         #expect(page.contains("is in MPD's queue"), "\(page)")
         #expect(page.contains("<code>mpc crop</code>"))
         #expect(!page.contains("No suggestion yet."))
+        // In a browser: the page's reason, then the live script's own when the zone changes.
+        try Self.browser("up_next_browser.py", [daemon.base, "all_queued"],
+                         screenshots: ["up-next-empty-desktop.png", "up-next-empty-phone.png"], leastChecks: 8) { step, _ in
+            #expect(step("blanked"), "the browser did not open the dashboard")
+            // Heart rate 170 of max 200: zone 4, announced as zone_changed.
+            for _ in 0..<4 {
+                let r = try daemon.post("/api/v1/hr?source=strap", body: #"{"bpm": 170}"#)
+                #expect(r.status == 200, "\(r.text)")
+                usleep(250_000)
+            }
+        }
 
         // The command: the reason on stderr, and status 2.
         var r = try Self.recommend(daemon, mpd, ["--limit", "3"])
@@ -130,7 +182,6 @@ import Testing
     /// Row 4: MPD stopped mid-song. The dashboard over plain HTTP, then in headless Chromium
     /// at 1280 and 360 px, where the live script shows MPD going and coming back.
     @Test func theDashboardSaysWhenMPDIsUnreachable() throws {
-        let python = try SiteBrowserTests.python()
         let mpd = try MPDInstance(tracks: Self.tracks(2, seconds: 300))
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
         #expect(try eventually(timeout: 20) { try daemon.mpdConnected() })
@@ -140,53 +191,23 @@ import Testing
         #expect(!(try HTTP.get(daemon.base + "/").text.contains("is not reachable")))
 
         // The browser opens the page with MPD up, then waits for the test to stop it.
-        let steps = try TemporaryDirectory("pacenote-steps")
-        // Its own folder: SiteBrowserTests, maybe running meanwhile, empties test-artifacts/browser.
-        let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("test-artifacts/empty-states").path
-        try? FileManager.default.removeItem(atPath: artifacts)
-        try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/mpd_down_browser.py").path
-        let browser = Process()
-        browser.executableURL = URL(fileURLWithPath: python)
-        browser.arguments = [script, daemon.base, artifacts, steps.path, String(mpd.port)]
-        let out = Pipe(), err = Pipe()
-        browser.standardOutput = out
-        browser.standardError = err
-        try browser.run()
-        func step(_ name: String, timeout: Double = 60) -> Bool {
-            eventually(timeout: timeout, interval: 0.1) { FileManager.default.fileExists(atPath: steps.file(name)) || !browser.isRunning }
-                && FileManager.default.fileExists(atPath: steps.file(name))
-        }
-        func mark(_ name: String) throws { try "".write(toFile: steps.file(name), atomically: true, encoding: .utf8) }
-
-        #expect(step("opened"), "the browser did not open the dashboard")
-        mpd.stop()
-        // Over plain HTTP: the reason, and not "Nothing is playing · Stopped".
-        var page = ""
-        #expect(try eventually(timeout: 10, interval: 0.2) {
-            page = try HTTP.get(daemon.base + "/").text
-            return page.contains("MPD at 127.0.0.1:\(mpd.port) is not reachable: ")
-        }, "\(page)")
-        #expect(page.contains("MPD is not reachable") && page.contains("Not connected"))
-        #expect(!page.contains("Nothing is playing") && !page.contains(">Stopped<"), "\(page)")
-        #expect(page.contains("<code>pacenote doctor</code>"))
-        try mark("stopped")
-        #expect(step("seen-down"), "the browser did not see MPD go")
-        try mpd.start()
-        try mark("started")
-
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        browser.waitUntilExit()
-        #expect(browser.terminationStatus == 0, "\(errors)")
-        let result = (try? JSONSerialization.jsonObject(with: output) as? [String: Any]) ?? [:]
-        #expect((result["checked"] as? Int ?? 0) >= 10, "\(String(decoding: output, as: UTF8.self))")
-        let expected = ["mpd-down-desktop.png", "mpd-down-phone.png"]
-        #expect(result["screenshots"] as? [String] == expected, "\(String(decoding: output, as: UTF8.self))")
-        for name in expected {
-            let bytes = [UInt8](FileManager.default.contents(atPath: artifacts + "/" + name) ?? Data())
-            #expect(bytes.count > 8_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name): \(bytes.count) bytes")
+        try Self.browser("mpd_down_browser.py", [daemon.base, String(mpd.port)],
+                         screenshots: ["mpd-down-desktop.png", "mpd-down-phone.png"], leastChecks: 10) { step, mark in
+            #expect(step("opened"), "the browser did not open the dashboard")
+            mpd.stop()
+            // Over plain HTTP: the reason, and not "Nothing is playing · Stopped".
+            var page = ""
+            #expect(try eventually(timeout: 10, interval: 0.2) {
+                page = try HTTP.get(daemon.base + "/").text
+                return page.contains("MPD at 127.0.0.1:\(mpd.port) is not reachable: ")
+            }, "\(page)")
+            #expect(page.contains("MPD is not reachable") && page.contains("Not connected"))
+            #expect(!page.contains("Nothing is playing") && !page.contains(">Stopped<"), "\(page)")
+            #expect(page.contains("<code>pacenote doctor</code>"))
+            try mark("stopped")
+            #expect(step("seen-down"), "the browser did not see MPD go")
+            try mpd.start()
+            try mark("started")
         }
         #expect(try eventually(timeout: 10) { !(try HTTP.get(daemon.base + "/").text.contains("is not reachable: ")) })
         try daemon.stop()
