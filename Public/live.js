@@ -156,8 +156,16 @@
     }
   }
 
-  // The suggestion follows the song and the zone: asked again when either changes.
-  let nextTimer = null;
+  // The suggestion follows the song and the zone: asked again when either changes. An empty
+  // list is also asked again every little while: its fix (`mpc crop`, a new song) is made
+  // outside the page, and MPD's queue is not on the event stream.
+  let nextTimer = null, emptyTimer = null;
+  const EMPTY_RETRY_MS = 10000;
+  function retryWhileEmpty() {
+    clearTimeout(emptyTimer);
+    emptyTimer = setTimeout(() => { if (document.visibilityState === "hidden") retryWhileEmpty(); else refreshSuggestion(); },
+      EMPTY_RETRY_MS);
+  }
   function refreshSuggestion() {
     const list = $("[data-next]");
     if (!list) return;
@@ -193,6 +201,7 @@
           setWithCode("[data-next-note]", data.note || "");
           const note = $("[data-next-note]");
           if (note) note.hidden = !data.note;
+          if ((data.suggestions || []).length === 0) retryWhileEmpty();
           const caption = $("[data-next-for]");
           if (caption) {
             caption.textContent = data.mode === "cadence" ? "For your running cadence"
@@ -415,4 +424,5 @@
   connect();
   // The server was still reading the history for suggestions: ask again shortly.
   if ($("[data-next-pending]")) setTimeout(refreshSuggestion, 3000);
+  else if ($("[data-next]") && !$("[data-next] li")) retryWhileEmpty();
 })();
