@@ -20,6 +20,9 @@
   const nowCard = $("[data-player]");
   const player = nowCard ? nowCard.dataset.player : "";
   let position = null; // {elapsed, duration, at (ms), playing}
+  // The default player's MPD cannot be reached: said on the card, not "Nothing is playing".
+  const downNotice = $("[data-mpd-down]");
+  let mpdDown = !!downNotice && !downNotice.hidden;
   let source = null;
   let retry = 1000;
   // The last event this page has seen: a page made by the server names the last event it
@@ -30,6 +33,17 @@
   function setText(sel, text) {
     const el = $(sel);
     if (el) el.textContent = text == null ? "" : String(text);
+  }
+  // Pages+EmptyStates.swift's withCode: `backticked` commands set as code.
+  function setWithCode(sel, text) {
+    const el = $(sel);
+    if (!el) return;
+    el.textContent = "";
+    String(text || "").split("`").forEach((part, i) => {
+      if (!part) return;
+      if (i % 2) { const code = document.createElement("code"); code.textContent = part; el.append(code); }
+      else el.append(part);
+    });
   }
   function clock(s) {
     s = Math.max(0, Math.round(s || 0));
@@ -45,10 +59,10 @@
   function showNowPlaying(now) {
     const cover = $("[data-np-cover]");
     if (!now) {
-      setText("[data-np-title]", "Nothing is playing");
+      setText("[data-np-title]", mpdDown ? "MPD is not reachable" : "Nothing is playing");
       setText("[data-np-artist]", "");
       setText("[data-np-album]", "");
-      setText("[data-np-state]", "Stopped");
+      setText("[data-np-state]", mpdDown ? "Not connected" : "Stopped");
       setText("[data-np-duration]", "–");
       if (cover) cover.src = base + "/static/cover.svg";
       position = null;
@@ -142,8 +156,16 @@
     }
   }
 
-  // The suggestion follows the song and the zone: asked again when either changes.
-  let nextTimer = null;
+  // The suggestion follows the song and the zone: asked again when either changes. An empty
+  // list is also asked again every little while: its fix (`mpc crop`, a new song) is made
+  // outside the page, and MPD's queue is not on the event stream.
+  let nextTimer = null, emptyTimer = null;
+  const EMPTY_RETRY_MS = 10000;
+  function retryWhileEmpty() {
+    clearTimeout(emptyTimer);
+    emptyTimer = setTimeout(() => { if (document.visibilityState === "hidden") retryWhileEmpty(); else refreshSuggestion(); },
+      EMPTY_RETRY_MS);
+  }
   function refreshSuggestion() {
     const list = $("[data-next]");
     if (!list) return;
@@ -170,6 +192,16 @@
           }
           const empty = $("[data-next-empty]");
           if (empty) empty.hidden = (data.suggestions || []).length > 0;
+          // Why the list is empty and what to do (empty_reason), or a remark on it (note).
+          const why = data.empty_reason;
+          setWithCode("[data-next-why]", why ? why.message : "No suggestion right now.");
+          const whyEl = $("[data-next-why]");
+          if (whyEl) whyEl.dataset.nextWhy = why ? why.code : "";
+          setWithCode("[data-next-fix]", why ? why.fix : "");
+          setWithCode("[data-next-note]", data.note || "");
+          const note = $("[data-next-note]");
+          if (note) note.hidden = !data.note;
+          if ((data.suggestions || []).length === 0) retryWhileEmpty();
           const caption = $("[data-next-for]");
           if (caption) {
             caption.textContent = data.mode === "cadence" ? "For your running cadence"
@@ -352,6 +384,17 @@
       }
     };
     on("now_playing", (d) => { if (!player || d.player === player) { showNowPlaying(d.now_playing); refreshSuggestion(); } });
+    on("player", (d) => {
+      if (player && d.name !== player) return;
+      mpdDown = !d.connected && !!d.error;
+      if (downNotice) {
+        downNotice.hidden = !mpdDown;
+        setText("[data-mpd-error]", mpdDown ? "MPD at " + d.endpoint + " is not reachable: " + d.error : "");
+      }
+      // Down: the card says so; back: "Nothing is playing" until MPD says what plays.
+      if (mpdDown || !position) showNowPlaying(null);
+      refreshSuggestion();
+    });
     on("heart_rate", (d) => showHeartRate(d.bpm, d.zone));
     on("zone_changed", (d) => {
       const z = $("[data-hr-zone]");
@@ -381,4 +424,5 @@
   connect();
   // The server was still reading the history for suggestions: ask again shortly.
   if ($("[data-next-pending]")) setTimeout(refreshSuggestion, 3000);
+  else if ($("[data-next]") && !$("[data-next] li")) retryWhileEmpty();
 })();

@@ -78,7 +78,7 @@ public final class RecommenderService: RecommenderBackend {
     /// its watcher has reported nothing new (a `playlist` or `player` event, a lost
     /// connection), and for at most a second (a watcher that has not seen a change yet, or
     /// no watcher at all: MPD unreachable). Queueing here forgets it at once.
-    private let keptQueue = Mutex<(observations: UInt64?, at: UInt64, queue: MPDQueue.State?)?>(nil)
+    private let keptQueue = Mutex<(observations: UInt64?, at: UInt64, queue: MPDQueue.State?, error: String?)?>(nil)
 
     private let store: Store
     private let settings: Config.Recommender
@@ -378,7 +378,8 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     public func recommendations(_ query: RecommendationQuery) throws -> RecommendationList {
-        try recommendations(query, queue: keptQueueState(), rebuilding: true)!
+        let (queue, queueError) = keptQueueState()
+        return try recommendations(query, queue: queue, queueError: queueError, rebuilding: true)!
     }
 
     /// Suggestions if the model is built and no rebuild is due, else nil (and the build is
@@ -388,30 +389,33 @@ public final class RecommenderService: RecommenderBackend {
             prepare()
             return nil
         }
-        guard let list = try recommendations(query, queue: keptQueueState(), rebuilding: false) else {
+        let (queue, queueError) = keptQueueState()
+        guard let list = try recommendations(query, queue: queue, queueError: queueError, rebuilding: false) else {
             prepare()
             return nil
         }
         return list
     }
 
-    /// MPD's queue, or nil when it cannot be read: the kept one while the default player's
-    /// watcher has reported nothing since (`keptQueue`).
-    private func keptQueueState() -> MPDQueue.State? {
-        guard let endpoint else { return nil }
+    /// MPD's queue, or nil and why when it cannot be read: the kept one while the default
+    /// player's watcher has reported nothing since (`keptQueue`).
+    private func keptQueueState() -> (MPDQueue.State?, String?) {
+        guard let endpoint else { return (nil, nil) }
         let observations = players.first(where: { $0.name == playerName })?.observations
         let now = DispatchTime.now().uptimeNanoseconds
         if let kept = keptQueue.withLock({ $0 }), kept.observations == observations, now &- kept.at < Self.keptForNanoseconds {
-            return kept.queue
+            return (kept.queue, kept.error)
         }
         var queue: MPDQueue.State?
+        var failure: String?
         do {
             queue = try MPDQueue.state(endpoint: endpoint)
         } catch {
             logger.debug("recommender: cannot read MPD's queue: \(error)")
+            failure = "MPD at \(endpoint) is not reachable: \(error.message)"
         }
-        keptQueue.withLock { $0 = (observations, now, queue) }
-        return queue
+        keptQueue.withLock { $0 = (observations, now, queue, failure) }
+        return (queue, failure)
     }
 
     /// Forgets the kept queue and suggestions: this process just changed MPD's queue.
@@ -421,7 +425,8 @@ public final class RecommenderService: RecommenderBackend {
     }
 
     /// nil only without `rebuilding`, when the model must be built first.
-    func recommendations(_ query: RecommendationQuery, queue: MPDQueue.State?, rebuilding: Bool = true) throws -> RecommendationList? {
+    func recommendations(_ query: RecommendationQuery, queue: MPDQueue.State?, queueError: String? = nil,
+                         rebuilding: Bool = true) throws -> RecommendationList? {
         // Read before anything the answer is made from: a change meanwhile moves them on,
         // so the answer is kept under inputs that are already stale.
         let commits = store.commitCount
@@ -443,8 +448,9 @@ public final class RecommenderService: RecommenderBackend {
         if let hit = kept.withLock({ $0[query] }), hit.inputs == inputs, uptime &- hit.at < Self.keptForNanoseconds {
             return hit.list
         }
-        guard let list = try suggest(query, zone: zone, zoneSource: zoneSource, playing: playing, queue: queue, seed: seed,
+        guard var list = try suggest(query, zone: zone, zoneSource: zoneSource, playing: playing, queue: queue, seed: seed,
                                      now: now, rebuilding: rebuilding) else { return nil }
+        list.queueError = queueError
         kept.withLock { kept in
             if kept.count >= 32, kept[query] == nil { kept.removeAll(keepingCapacity: true) }
             kept[query] = (inputs, uptime, list)
@@ -481,8 +487,10 @@ public final class RecommenderService: RecommenderBackend {
         request.liked = Set(feelings.filter { $0.value == .like }.keys)
         request.disliked = Set(feelings.filter { $0.value == .dislike }.keys)
         request.notNow = notNow
+        let answer = try Recommender.answer(model, request, texts: { ids in try store.recommenderTexts(ids: ids) })
         return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
-                                  suggestions: try Recommender.suggest(model, request, texts: { ids in try store.recommenderTexts(ids: ids) }))
+                                  suggestions: answer.suggestions, census: answer.census,
+                                  emptyReason: answer.emptyReason(for: request), note: answer.census.tempoNote(for: request))
     }
 
     /// How long "not now" lowers a suggestion.

@@ -98,15 +98,30 @@ public enum Recommender {
     /// (the model keeps none); a track it does not return (deleted meanwhile) is left out.
     public static func suggest(_ model: ListeningModel, _ request: Request,
                                texts: ([Int64]) throws -> [Int64: ListeningModel.Texts]) rethrows -> [Suggestion] {
-        guard request.limit > 0 else { return [] }
-        var excludedKeys = Set<Int32>()
-        for ref in ([request.current].compactMap { $0 } + request.queued) {
-            if let id = ref.trackID, let slot = model.slotOf(id) { excludedKeys.insert(model.songKey[Int(slot)]) }
-            if let key = model.songKeySlot(artist: ref.artist, title: ref.title) { excludedKeys.insert(key) }
+        try answer(model, request, texts: texts).suggestions
+    }
+
+    /// The suggestions and the census of the library they were chosen from: what an empty
+    /// or short list is explained by (`Census.emptyReason`).
+    public static func answer(_ model: ListeningModel, _ request: Request,
+                              texts: ([Int64]) throws -> [Int64: ListeningModel.Texts]) rethrows -> Answer {
+        var census = Census()
+        guard request.limit > 0 else { return Answer(suggestions: [], census: census) }
+        func keys(_ refs: [SongRef]) -> Set<Int32> {
+            var keys = Set<Int32>()
+            for ref in refs {
+                if let id = ref.trackID, let slot = model.slotOf(id) { keys.insert(model.songKey[Int(slot)]) }
+                if let key = model.songKeySlot(artist: ref.artist, title: ref.title) { keys.insert(key) }
+            }
+            return keys
         }
+        let playingKeys = keys([request.current].compactMap { $0 })
+        let queuedKeys = keys(request.queued)
+        var dislikedKeys = Set<Int32>()
         for id in request.disliked {
-            if let slot = model.slotOf(id) { excludedKeys.insert(model.songKey[Int(slot)]) }
+            if let slot = model.slotOf(id) { dislikedKeys.insert(model.songKey[Int(slot)]) }
         }
+        let excludedKeys = playingKeys.union(queuedKeys).union(dislikedKeys)
         let recentSince = request.nowMs - Int64(request.recentHours * 3_600_000)
         let recentSecond = ListeningModel.second(recentSince)
         let currentSlot = request.current?.trackID.flatMap { model.slotOf($0) } ?? -1
@@ -123,9 +138,24 @@ public enum Recommender {
         let n = model.trackCount
         for i in 0..<n {
             guard model.isQueueable(i) else { continue }
+            census.library += 1
             let key = model.songKey[i]
-            if model.keyLastPlayed[Int(key)] >= recentSecond || excludedKeys.contains(key) { continue }
-            guard let (tier, score) = scorer.score(i) else { continue }
+            let recent = model.keyLastPlayed[Int(key)] >= recentSecond
+            if recent || excludedKeys.contains(key) {
+                // Every reason that holds is counted: the way forward is to lift all of them.
+                census.leftOut += 1
+                if recent { census.recentlyPlayed += 1 }
+                if playingKeys.contains(key) { census.playing += 1 }
+                if queuedKeys.contains(key) { census.queued += 1 }
+                if queuedKeys.contains(key) || playingKeys.contains(key) { census.inQueue += 1 }
+                if dislikedKeys.contains(key) { census.disliked += 1 }
+                continue
+            }
+            guard let (tier, score) = scorer.score(i) else {
+                census.offTempo += 1
+                continue
+            }
+            if model.bpm(at: i).isNaN { census.withoutBPM += 1 }
             let tie = mix(request.seed ^ UInt64(bitPattern: model.trackIDs[i]))
             if explorationSlots > 0, tier == 0, model.counted[i] == 0, model.skips[i] == 0,
                !request.notNow.contains(model.trackIDs[i]) {
@@ -163,7 +193,7 @@ public enum Recommender {
         var out = ranked.filter { $0.tier == 0 }
         out += explained(exploring, exploring: true)
         out += ranked.filter { $0.tier != 0 }
-        return out
+        return Answer(suggestions: out, census: census)
     }
 
     /// SplitMix64's finaliser: a seeded, well-spread order for ties and exploration.

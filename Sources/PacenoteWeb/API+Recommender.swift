@@ -106,6 +106,26 @@ extension APIJSON {
                 JSONValue.object([("track_id", .optional(c.trackID)), ("title", .string(c.title)), ("artist", .optional(c.artist))])
             } ?? .null),
             ("suggestions", .array(list.suggestions.enumerated().map { suggestion($0.element, rank: $0.offset + 1) })),
+            ("empty_reason", list.emptyReason.map { r in
+                JSONValue.object([("code", .string(r.code)), ("message", .string(r.message)), ("fix", .string(r.fix))])
+            } ?? .null),
+            ("excluded", census(list.census)),
+            ("note", .optional(list.note)),
+            ("queue_error", .optional(list.queueError)),
+        ])
+    }
+
+    /// The census of the library: counts of tracks, each rule's own (a track may count under several).
+    static func census(_ c: Recommender.Census) -> JSONValue {
+        .object([
+            ("library", .int(Int64(c.library))),
+            ("left_out", .int(Int64(c.leftOut))),
+            ("playing", .int(Int64(c.playing))),
+            ("queued", .int(Int64(c.queued))),
+            ("recently_played", .int(Int64(c.recentlyPlayed))),
+            ("disliked", .int(Int64(c.disliked))),
+            ("off_tempo", .int(Int64(c.offTempo))),
+            ("without_bpm", .int(Int64(c.withoutBPM))),
         ])
     }
 

@@ -35,15 +35,28 @@ public struct RecommendationList: Equatable, Sendable {
     /// The song playing now, left out of the suggestions.
     public var current: Recommender.SongRef?
     public var suggestions: [Recommender.Suggestion]
+    /// What the library held and why tracks were left out.
+    public var census: Recommender.Census
+    /// Why `suggestions` is empty, with the way forward; nil when it is not.
+    public var emptyReason: Recommender.EmptyReason?
+    /// A remark on a list that is not empty (`Recommender.Census.tempoNote`).
+    public var note: String?
+    /// Why MPD's queue could not be read (then neither it nor the song MPD plays is left out).
+    public var queueError: String?
 
     public init(zone: Zone?, zoneSource: String, mode: RecommendationQuery.Mode, target: TempoTarget,
-                current: Recommender.SongRef?, suggestions: [Recommender.Suggestion]) {
+                current: Recommender.SongRef?, suggestions: [Recommender.Suggestion], census: Recommender.Census = .init(),
+                emptyReason: Recommender.EmptyReason? = nil, note: String? = nil, queueError: String? = nil) {
         self.zone = zone
         self.zoneSource = zoneSource
         self.mode = mode
         self.target = target
         self.current = current
         self.suggestions = suggestions
+        self.census = census
+        self.emptyReason = emptyReason
+        self.note = note
+        self.queueError = queueError
     }
 }
 

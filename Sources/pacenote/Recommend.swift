@@ -1,20 +1,34 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Logging
 import PacenoteApp
 import PacenoteCore
+import PacenoteStore
 
 struct Recommend: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Suggest the next tracks for a zone, or evaluate the recommender offline.",
         discussion: """
+            Suggestions leave out what the API leaves out: the song MPD plays, the songs queued after \
+            it, disliked songs and songs started in the last [recommender] recent_hours (any version \
+            of each). When nothing can be suggested it says why and what to do, and exits with \
+            status 2; a shorter list than --limit is noted on stderr. Without --zone or --cadence \
+            there is no tempo target (the command reads no heart rate).
+
             --evaluate replays the listening history in time order, hides each next counted play and \
             reports hit-rate@10 and MRR@10 for Pacenote's scorer and for baselines (random, most-played, \
             same-artist, last-track Markov). --synthetic evaluates on a generated history instead \
             (docs/RECOMMENDER.md). --bench times suggestions over the database.
             """)
 
+    /// Nothing could be suggested (the reason is on stderr): not an error of the command.
+    static let nothingToSuggest: Int32 = 2
+
     @OptionGroup var storage: StorageOptions
+
+    @Option(name: .long, help: ArgumentHelp("MPD whose playing song and queue are left out: host, password@host or a socket path. Default: [mpd] of the configuration.", valueName: "host[:port]"))
+    var mpd: String?
 
     @Option(name: .long, help: ArgumentHelp("Zone 0–5 to suggest for.", valueName: "n"))
     var zone: Int?
@@ -40,6 +54,12 @@ struct Recommend: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Time this many suggestions and print the latency.", valueName: "n"))
     var bench: Int?
 
+    func validate() throws {
+        if let zone, Zone(rawValue: zone) == nil { throw ValidationError("--zone: a zone from 0 to 5, not \(zone)") }
+        if limit < 1 || limit > 1000 { throw ValidationError("--limit: 1 to 1000, not \(limit)") }
+        if let cadence, !(60...240).contains(cadence) { throw ValidationError("--cadence: 60 to 240 steps per minute, not \(cadence)") }
+    }
+
     func run() throws {
         if evaluate && synthetic {
             let history = SyntheticHistory.generate(seed: seed)
@@ -48,7 +68,7 @@ struct Recommend: ParsableCommand {
                                  what: "generated history (seed \(seed)): \(history.tracks.count) tracks, \(history.events.count) plays")
             return
         }
-        let config = try storage.loadConfig()
+        let config = try storage.loadConfig(mpd: mpd)
         let store = try PacenoteServer.openStore(config: config)
         defer { try? store.close() }
         if evaluate {
@@ -60,6 +80,11 @@ struct Recommend: ParsableCommand {
                                  what: "\(config.databasePath): \(tracks.count) tracks, \(events.count) plays")
             return
         }
+        let z = zone.flatMap(Zone.init(rawValue:))
+        guard let bench else {
+            try suggest(config: config, store: store, zone: z)
+            return
+        }
         let started = Date()
         var model = ListeningModel()
         for t in try store.recommenderCandidates() { model.upsert(t) }
@@ -69,22 +94,35 @@ struct Recommend: ParsableCommand {
         // As the daemon does after a build: transitions merged, zone rows in slot order.
         model.settle()
         let built = Date().timeIntervalSince(started)
-        let z = zone.flatMap(Zone.init(rawValue:))
         let target: TempoTarget = cadence.map { .cadence(stepsPerMinute: $0) }
             ?? z.map { .window(config.recommender.tempo.window(for: $0)) } ?? .any
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        if let bench {
-            try Self.bench(model, texts: texts, count: bench, zone: z, target: target, now: now, limit: limit, built: built,
-                           settings: config.recommender)
-            return
+        try Self.bench(model, texts: texts, count: bench, zone: z, target: target, now: now, limit: limit, built: built,
+                       settings: config.recommender)
+    }
+
+    /// The suggestions as the API gives them, then why the list is empty or short.
+    func suggest(config: Config, store: Store, zone: Zone?) throws {
+        let answer = try RecommenderService.once(config: config, store: store, zone: zone, cadence: cadence, limit: limit,
+                                                 exploration: exploration, logger: makeLogger(level: .warning))
+        if let problem = answer.queueError {
+            Failure.warn("note: \(problem); the song it plays and its queue are not left out")
         }
-        let list = try Recommender.suggest(model, .init(zone: z, target: target, nowMs: now, recentHours: config.recommender.recentHours,
-                                                    limit: limit, seed: UInt64(now / 86_400_000),
-                                                    explorationShare: config.recommender.exploration), texts: texts)
-        for (i, s) in list.enumerated() {
+        for (i, s) in answer.suggestions.enumerated() {
             print(String(format: "%2d. %6.2f  ", i + 1, s.score) + "\(s.track.artist ?? "?") – \(s.track.title)"
                   + (s.track.bpm.map { String(format: "  (%.0f bpm)", $0) } ?? ""))
             for r in s.reasons { print(String(format: "      %+6.2f  ", r.weight) + "\(r.kind): \(r.detail)") }
+        }
+        if let note = answer.note { Failure.warn("note: \(note)") }
+        if let why = answer.emptyReason {
+            Failure.warn("no suggestion: \(why.message)\n\(why.fix)")
+            throw ExitCode(Self.nothingToSuggest)
+        }
+        if answer.suggestions.count < limit {
+            let c = answer.census
+            Failure.warn("note: \(answer.suggestions.count) of the \(limit) asked for: of \(c.library) \(c.library == 1 ? "song" : "songs") "
+                         + "in the library, \(c.leftOut) \(c.leftOut == 1 ? "is" : "are") left out and \(c.offTempo) "
+                         + "\(c.offTempo == 1 ? "does" : "do") not fit the tempo")
         }
     }
 

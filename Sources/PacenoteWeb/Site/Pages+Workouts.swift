@@ -13,9 +13,7 @@ extension API {
         return html(title: "Workouts", request: request, nav: "workouts") {
             Node.el("h1") { "Workouts" }
             if workouts.isEmpty {
-                Node.el("p", ["class": "muted"]) {
-                    "No workouts yet. A workout starts by itself when heart-rate readings keep arriving for a minute, or by hand through the API."
-                }
+                workoutsEmpty()
             }
             Node.el("ol", ["class": "workouts"]) {
                 for w in workouts {

@@ -10,6 +10,7 @@ extension API {
         let today = localTime.day(of: now)
         let defaultPlayer = context.players().first?.name
         let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
+        let mpdDown = Self.mpdDown(context.players().first)
         // Other players that scrobble to Pacenote (Audioscrobbler, ListenBrainz) and say what they play.
         let elsewhere = context.scrobbles.playingElsewhere(now: now)
         let heartRate = context.heartRate?.current(now: now)
@@ -58,11 +59,12 @@ extension API {
         let key = DashboardKey(loggedIn: loggedIn, mayWrite: mayWrite, back: back, today: today,
                                commits: commits, second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
                                defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere, heartRate: heartRate,
-                               recommenderReady: recommenderReady, upNext: upNext)
+                               recommenderReady: recommenderReady, upNext: upNext, mpdDown: mpdDown)
         return dashboardPages.response(key) {
             dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere,
                             heartRate: heartRate,
-                            data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back)
+                            data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back,
+                            mpdDown: mpdDown)
         }
     }
 
@@ -80,11 +82,12 @@ extension API {
         var heartRate: LiveHeartRate?
         var recommenderReady: Bool
         var upNext: RecommendationList?
+        var mpdDown: String?
     }
 
     func dashboardMarkup(_ request: HTTPRequest, now: Date, today: String, defaultPlayer: String?, playing: NowPlaying?,
                          elsewhere: [NowPlaying] = [], heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
-                         mayWrite: Bool, back: String) -> HTTPResponse {
+                         mayWrite: Bool, back: String, mpdDown: String? = nil) -> HTTPResponse {
         let f = format
         let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
         let feelings = data.feelings
@@ -99,14 +102,15 @@ extension API {
                         Node.el("img", ["class": "cover", "src": coverURL(playing?.track), "alt": "", "width": "120", "height": "120",
                                         "data-np-cover": ""])
                         Node.el("div") {
-                            Node.el("p", ["class": "np-title", "data-np-title": ""]) { playing?.track.title ?? "Nothing is playing" }
+                            Node.el("p", ["class": "np-title", "data-np-title": ""]) { playing?.track.title ?? (mpdDown != nil ? "MPD is not reachable" : "Nothing is playing") }
                             Node.el("p", ["class": "np-artist", "data-np-artist": ""]) { playing?.track.artist ?? "" }
                             Node.el("p", ["class": "np-album muted", "data-np-album": ""]) { playing?.track.album ?? "" }
                             Node.el("p", ["class": "np-state muted", "data-np-state": playing?.state.rawValue ?? "stop"]) {
-                                playing.map { $0.state == .play ? "Playing" : "Paused" } ?? "Stopped"
+                                playing.map { $0.state == .play ? "Playing" : "Paused" } ?? (mpdDown != nil ? "Not connected" : "Stopped")
                             }
                         }
                     }
+                    mpdDownNotice(mpdDown)
                     Node.el("progress", ["data-np-progress": "", "max": playing?.duration.map { Chart.number($0) } ?? "1",
                                          "value": elapsed.map { Chart.number($0) } ?? "0",
                                          "data-at": String(now.timeIntervalSince1970), "aria-label": "Position in the song"])
@@ -184,7 +188,8 @@ extension API {
                                 }
                             }
                         }
-                        if upNext?.suggestions.isEmpty ?? true { Node.el("p", ["class": "muted", "data-next-empty": ""]) { "No suggestion yet." } }
+                        upNextEmpty(upNext, ready: recommenderReady)
+                        upNextNote(upNext)
                     }
                 }
                 Node.el("section", ["class": "card week", "aria-labelledby": "week-h"]) {
@@ -283,7 +288,7 @@ extension API {
             }
             if mayWrite { addPlayForm(back: back) }
             if page.isEmpty {
-                Node.el("p", ["class": "muted"]) { search == nil ? "Nothing has been played yet." : "No plays match “\(search!)”." }
+                historyEmpty(search: search)
             }
             for (day, plays) in days {
                 Node.el("section", ["class": "day"]) {
@@ -368,6 +373,7 @@ extension API {
                 " · \(SiteFormat.span(totals.seconds)) of listening · \(SiteFormat.plural(totals.skips, "skip")) · "
                 Node.el("span", ["class": "muted"]) { label == "all" ? "all time" : label }
             }
+            statsEmpty(plays: totals.plays, skips: totals.skips, range: range.name, label: label == "all" ? "all time" : label)
             Node.el("div", ["class": "grid"]) {
                 chartList("Top tracks", tracks) { e in
                     [e.track.map(trackLink) ?? .empty, .el("span", ["class": "by"]) { " — " }, artistLink(e.track?.artist)]
