@@ -279,7 +279,10 @@
       const steps = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440].map((m) => m * 60000);
       const step = steps.find((s) => span / s <= 6) || steps[steps.length - 1];
       const width = Number((chart.getAttribute("viewBox") || "0 0 720 0").split(" ")[2]);
-      for (let at = Math.ceil(from / step) * step, n = 0; at <= from + span && n < 12; at += step, n++) {
+      const ticks = [];
+      for (let at = Math.ceil(from / step) * step; at <= from + span && ticks.length < 12; at += step) ticks.push(at);
+      if (!ticks.length) ticks.push(from);
+      for (const at of ticks) {
         if (x(at) > width - 18) continue;
         const label = make("text", { class: "label time", x: num(x(at)), y: num(plot[3] + 16), "text-anchor": "middle", "data-at": String(at) });
         label.textContent = localTime(new Date(at));

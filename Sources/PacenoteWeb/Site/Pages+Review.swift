@@ -250,11 +250,9 @@ extension API {
                     for (label, value, before, text) in [
                         (t.plays == 1 ? "play" : "plays", Double(t.plays), r.previous.map { Double($0.plays) }, ReviewCard.grouped(t.plays)),
                         ("of listening", t.seconds, r.previous?.seconds, SiteFormat.span(t.seconds)),
-                        (t.days == 1 ? "day with music" : "days with music", Double(t.days), r.previous.map { Double($0.days) },
-                         ReviewCard.grouped(t.days)),
+                        ("\(t.days == 1 ? "day" : "days") with music", Double(t.days), r.previous.map { Double($0.days) }, ReviewCard.grouped(t.days)),
                         (t.tracks == 1 ? "song" : "songs", Double(t.tracks), r.previous.map { Double($0.tracks) }, ReviewCard.grouped(t.tracks)),
-                        (t.artists == 1 ? "artist" : "artists", Double(t.artists), r.previous.map { Double($0.artists) },
-                         ReviewCard.grouped(t.artists)),
+                        (t.artists == 1 ? "artist" : "artists", Double(t.artists), r.previous.map { Double($0.artists) }, ReviewCard.grouped(t.artists)),
                         (t.albums == 1 ? "album" : "albums", Double(t.albums), r.previous.map { Double($0.albums) }, ReviewCard.grouped(t.albums)),
                     ] {
                         Node.el("div", ["class": "figure"]) {
