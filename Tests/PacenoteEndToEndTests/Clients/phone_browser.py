@@ -93,7 +93,8 @@ def console_errors(driver):
 
 def page(driver, name, path, label, public=False):
     driver.get(base + path)
-    check(not console_errors(driver), f"{name} ({label}): no console errors")
+    errors = console_errors(driver)
+    check(not errors, f"{name} ({label}): no console errors ({errors})")
     m = driver.execute_script(MEASURE)
     check(m["overflow"] <= 1, f"{name} ({label}): nothing wider than the window (overflow {m['overflow']} px)")
     check(not m["small"], f"{name} ({label}): every text at least 10 px as drawn ({m['small'][:8]})")
@@ -128,15 +129,25 @@ try:
     owner.find_element(By.ID, "key").send_keys(spec["key"])
     owner.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
     check(headless_chromium.wait_for(lambda: "/login" not in owner.current_url, 10), "the owner logged in")
+    # A track and an artist of the run: plays over time; the artist's plays by heart-rate zone.
+    owner.get(base + f"/workouts/{spec['workout_id']}")
+    def address(selector):
+        u = urlparse(owner.find_element(By.CSS_SELECTOR, selector).get_attribute("href"))
+        return u.path + ("?" + u.query if u.query else "")
+    track, artist = address("table.songs a[href*='/tracks/']"), address("table.songs a[href*='/artist']")
     private = [("dashboard", "/"), ("stats", "/stats?range=year"), ("history", "/history"),
                ("workout", f"/workouts/{spec['workout_id']}"), ("workouts", "/workouts"), ("submissions", "/submissions"),
-               ("rules", "/rules")]
+               ("rules", "/rules"), ("track", track), ("artist", artist)]
     for label, width in [("desktop", 1280), ("phone", 360)]:
         owner.set_window_size(width, 900)
         for name, path in private:
             m = page(owner, name, path, label)
             if name in ("dashboard", "stats", "workout"):
                 check(m["labels"] >= 7, f"{name} ({label}): its charts have labels ({m['labels']})")
+            if name == "track":
+                check(owner.find_elements(By.CSS_SELECTOR, "svg.bars text"), f"track ({label}): plays over time, labelled")
+            if name == "artist":
+                check(owner.find_elements(By.CSS_SELECTOR, "svg.rows text.value"), f"artist ({label}): plays by zone, labelled")
 
     owner.set_window_size(1280, 900)
     # The workout: named after the time of day, the top bpm label inside, clock times under the curve.
