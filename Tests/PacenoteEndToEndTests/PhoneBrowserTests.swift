@@ -79,8 +79,8 @@ import Testing
         let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
         #expect((summary?["checked"] as? Int ?? 0) >= 150, "\(r.stdout)")
         var expected: Set<String> = ["history-deleted-desktop.png"]
-        for page in ["dashboard", "stats", "history", "workout", "workouts", "submissions", "rules", "track", "artist", "sotd-public",
-                     "review-public"] {
+        for page in ["dashboard", "stats", "history", "workout", "workouts", "submissions", "rules", "track", "artist", "review", "sotd",
+                     "friends", "curation", "sotd-public", "review-public"] {
             for size in ["desktop", "phone"] { expected.insert("\(page)-\(size).png") }
         }
         #expect(Set(summary?["screenshots"] as? [String] ?? []) == expected, "\(r.stdout)")

@@ -137,7 +137,8 @@ try:
     track, artist = address("table.songs a[href*='/tracks/']"), address("table.songs a[href*='/artist']")
     private = [("dashboard", "/"), ("stats", "/stats?range=year"), ("history", "/history"),
                ("workout", f"/workouts/{spec['workout_id']}"), ("workouts", "/workouts"), ("submissions", "/submissions"),
-               ("rules", "/rules"), ("track", track), ("artist", artist)]
+               ("rules", "/rules"), ("track", track), ("artist", artist), ("review", "/review"), ("sotd", "/sotd"),
+               ("friends", "/friends"), ("curation", "/curation")]
     for label, width in [("desktop", 1280), ("phone", 360)]:
         owner.set_window_size(width, 900)
         for name, path in private:
