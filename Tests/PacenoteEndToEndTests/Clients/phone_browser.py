@@ -57,11 +57,12 @@ while (walker.nextNode()) {
   const size = parseFloat(cs.fontSize);
   if (size < 10) small.push(node.textContent.trim().slice(0, 30) + ' in ' + el.tagName + ': ' + size + ' px');
 }
+const smallest = labels.length ? Math.min(...labels) : null;
 const charts = [...document.querySelectorAll('svg.chart')].map((s) => {
   const box = s.parentElement.getBoundingClientRect();
   return {cls: s.getAttribute('class'), boxRight: box.right, width: s.getBoundingClientRect().width};
 });
-return {small, clipped, labels: labels.length, html, charts,
+return {small, clipped, labels: labels.length, smallest, html, charts,
         overflow: document.documentElement.scrollWidth - window.innerWidth, inner: window.innerWidth};
 """
 
@@ -93,9 +94,11 @@ def console_errors(driver):
 
 def page(driver, name, path, label, public=False):
     driver.get(base + path)
-    errors = console_errors(driver)
-    check(not errors, f"{name} ({label}): no console errors ({errors})")
     m = driver.execute_script(MEASURE)
+    errors = console_errors(driver)
+    measured[f"{name}-{label}"] = {"chart_labels": m["labels"], "smallest_label_px": m["smallest"] and round(m["smallest"], 2),
+                                   "overflow_px": m["overflow"]}
+    check(not errors, f"{name} ({label}): no console errors ({errors})")
     check(m["overflow"] <= 1, f"{name} ({label}): nothing wider than the window (overflow {m['overflow']} px)")
     check(not m["small"], f"{name} ({label}): every text at least 10 px as drawn ({m['small'][:8]})")
     check(not m["clipped"], f"{name} ({label}): every chart label inside its chart ({m['clipped'][:8]})")
@@ -123,6 +126,8 @@ def page(driver, name, path, label, public=False):
     return m
 
 
+# What was measured, page by page, for a reader (ARTIFACTS_DIR/measurements.json).
+measured = {}
 owner = headless_chromium.start()
 try:
     owner.get(base + "/login?next=/")
@@ -203,4 +208,6 @@ try:
 finally:
     stranger.quit()
 
+with open(os.path.join(artifacts, "measurements.json"), "w") as f:
+    json.dump(measured, f, indent=1, sort_keys=True)
 checks.finish()
