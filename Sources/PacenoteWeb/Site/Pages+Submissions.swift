@@ -8,7 +8,6 @@ import PacenoteStore
 extension API {
     func submissionsPage(_ request: HTTPRequest, mayWrite: Bool, notice: String? = nil) -> HTTPResponse {
         let entries = context.scrobbles.entries()
-        let f = format
         return html(title: "Submissions", request: request, nav: "submissions") {
             Node.el("h1") { "Submissions" }
             if let notice { Node.el("p", ["class": "notice", "role": "status"]) { notice } }
@@ -19,36 +18,44 @@ extension API {
             Node.el("p", ["class": "muted small"]) {
                 "What players sent over ListenBrainz and the Last.fm protocols since the server started (the last \(ScrobbleState.capacity)), newest first."
             }
-            if entries.isEmpty { Node.el("p", ["class": "muted"]) { "No submissions since the server started." } } else {
-            Node.el("div", ["class": "table-scroll"]) {
-            Node.el("table", ["class": "songs submissions"]) {
-                Node.el("thead") {
-                    Node.el("tr") {
-                        for h in ["Time", "Protocol", "What", "Client", "User", "Outcome", "Accepted", "Ignored", "Reason"] {
-                            Node.el("th", ["scope": "col"]) { h }
-                        }
-                    }
-                }
-                Node.el("tbody") {
-                    for e in entries {
-                        Node.el("tr", ["class": e.outcome == "ok" ? nil : "skip"]) {
-                            Node.el("td") { "\(f.day(localTime.day(of: e.at))) \(f.time(e.at))" }
-                            Node.el("td") { e.protocolName }
-                            Node.el("td") { e.action }
-                            Node.el("td") { e.client ?? "–" }
-                            Node.el("td") { e.user ?? "–" }
-                            Node.el("td") { e.outcome }
-                            Node.el("td") { String(e.accepted) }
-                            Node.el("td") { String(e.ignored) }
-                            Node.el("td") { e.reason ?? "" }
-                        }
-                    }
-                }
-            }
-            }
+            if entries.isEmpty {
+                Node.el("p", ["class": "muted"]) { "No submissions since the server started." }
+            } else {
+                Self.sideways(receivedTable(entries))
             }
         }
     }
+
+    func receivedTable(_ entries: [ScrobbleState.Entry]) -> Node {
+        let f = format
+        return Node.el("table", ["class": "songs submissions"]) {
+            Node.el("thead") {
+                Node.el("tr") {
+                    for h in ["Time", "Protocol", "What", "Client", "User", "Outcome", "Accepted", "Ignored", "Reason"] {
+                        Node.el("th", ["scope": "col"]) { h }
+                    }
+                }
+            }
+            Node.el("tbody") {
+                for e in entries {
+                    Node.el("tr", ["class": e.outcome == "ok" ? nil : "skip"]) {
+                        Node.el("td") { "\(f.day(localTime.day(of: e.at))) \(f.time(e.at))" }
+                        Node.el("td") { e.protocolName }
+                        Node.el("td") { e.action }
+                        Node.el("td") { e.client ?? "–" }
+                        Node.el("td") { e.user ?? "–" }
+                        Node.el("td") { e.outcome }
+                        Node.el("td") { String(e.accepted) }
+                        Node.el("td") { String(e.ignored) }
+                        Node.el("td") { e.reason ?? "" }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A table in a box that scrolls sideways, so that a wide one does not widen the page.
+    static func sideways(_ table: Node) -> Node { .el("div", ["class": "table-scroll"]) { table } }
 
     /// Text with `code` in backticks, as the CLI's help writes it: the backticked parts in
     /// `<code>`, the backticks gone.
@@ -79,8 +86,7 @@ extension API {
             Node.el("p", ["class": "muted small"]) {
                 Self.withCode("Each counted play goes on to these services once, oldest first; `pacenote forward status` says the same. “Send again” (or `pacenote forward retry`) queues the plays a service refused again.")
             }
-            Node.el("div", ["class": "table-scroll"]) {
-            Node.el("table", ["class": "songs forward-targets"]) {
+            Self.sideways(.el("table", ["class": "songs forward-targets"]) {
                 Node.el("thead") {
                     Node.el("tr") {
                         for h in ["Target", "Queued", "Sent", "Refused", "Last success", "Last error"] { Node.el("th", ["scope": "col"]) { h } }
@@ -118,12 +124,10 @@ extension API {
                         }
                     }
                 }
-            }
-            }
+            })
             if !parked.isEmpty {
                 Node.el("h3") { "Refused plays" }
-                Node.el("div", ["class": "table-scroll"]) {
-                Node.el("table", ["class": "songs parked"]) {
+                Self.sideways(.el("table", ["class": "songs parked"]) {
                     Node.el("thead") {
                         Node.el("tr") { for h in ["Played", "Song", "Target", "Reason"] { Node.el("th", ["scope": "col"]) { h } } }
                     }
@@ -137,8 +141,7 @@ extension API {
                             }
                         }
                     }
-                }
-                }
+                })
             }
         }
     }
