@@ -304,6 +304,24 @@
       }
     }
 
+    // Clock times under the curve, as Chart.timeTicks places them: at most six, on round minutes.
+    function timeTicks() {
+      for (const old of chart.querySelectorAll("text.time")) old.remove();
+      const span = Math.max(to - from, 1000);
+      const steps = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440].map((m) => m * 60000);
+      const step = steps.find((s) => span / s <= 6) || steps[steps.length - 1];
+      const width = Number((chart.getAttribute("viewBox") || "0 0 720 0").split(" ")[2]);
+      const ticks = [];
+      for (let at = Math.ceil(from / step) * step; at <= from + span && ticks.length < 12; at += step) ticks.push(at);
+      if (!ticks.length) ticks.push(from);
+      for (const at of ticks) {
+        if (x(at) > width - 18) continue;
+        const label = make("text", { class: "label time", x: num(x(at)), y: num(plot[3] + 16), "text-anchor": "middle", "data-at": String(at) });
+        label.textContent = localTime(new Date(at));
+        chart.append(label);
+      }
+    }
+
     function drawCurve() {
       if (!chart || !points.length) return;
       to = Math.max(to, points[points.length - 1].at);
@@ -315,16 +333,18 @@
       let line = chart.querySelector("polyline.hr");
       if (!line) { line = make("polyline", { class: "hr" }); chart.append(line); }
       line.setAttribute("points", points.map((p) => num(x(p.at)) + "," + num(y(p.bpm))).join(" "));
+      timeTicks();
       for (const mark of chart.querySelectorAll("[data-at]")) {
         const at = x(Number(mark.dataset.at));
         if (mark.tagName === "line") { mark.setAttribute("x1", num(at)); mark.setAttribute("x2", num(at)); }
-        else mark.setAttribute("x", num(at + 2));
+        else mark.setAttribute("x", num(mark.classList.contains("time") ? at : at + 2));
       }
       const desc = chart.querySelector("desc");
       if (desc) {
         const avg = values.reduce((a, b) => a + b, 0) / values.length;
-        desc.textContent = "Heart rate over " + Math.floor(Math.max(to - from, 1000) / 60000) + " minutes, from " + Math.trunc(min) + " to "
-          + Math.trunc(max) + " bpm, " + Math.round(avg) + " on average; " + chart.querySelectorAll("line.song").length + " songs began during it.";
+        const minutes = Math.floor(Math.max(to - from, 1000) / 60000), songs = chart.querySelectorAll("line.song").length;
+        desc.textContent = "Heart rate over " + minutes + (minutes === 1 ? " minute" : " minutes") + ", from " + Math.trunc(min) + " to "
+          + Math.trunc(max) + " bpm, " + Math.round(avg) + " on average; " + songs + (songs === 1 ? " song" : " songs") + " began during it.";
       }
     }
 

@@ -164,7 +164,7 @@ import Testing
         let owned = try HTTP.get(a.base + "/submissions", headers: ["Authorization": "Token \(a.apiKey)"])
         #expect(owned.text.contains(#"name="action" value="retry""#), "\(owned.text.prefix(3000))")
         let again = try a.post("/submissions", body: "target=b&action=retry", contentType: "application/x-www-form-urlencoded")
-        #expect(again.status == 200 && again.text.contains("1 refused plays queued again for b"), "\(again.status) \(again.text.prefix(2000))")
+        #expect(again.status == 200 && again.text.contains("1 refused play queued again for b"), "\(again.status) \(again.text.prefix(2000))")
         #expect(try eventually(timeout: 15) { try Self.forwardStatus(a)["parked"] as? Int == 1 })
 
         let unknown = try PacenoteProcess.run(["forward", "backfill", "nowhere", "--from", "2020-01-01",

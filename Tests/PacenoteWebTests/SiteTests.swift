@@ -153,6 +153,8 @@ import Testing
         #expect(share.status == 200)
         // Nothing else of the history: no navigation, no other track, no pin form.
         #expect(!share.text.contains("href=\"/history\""))
+        // Not even the brand or the footer: a stranger's `/` and `/submissions` are the login form (issue 52, row 12).
+        #expect(!share.text.contains("href=\"/\"") && !share.text.contains("/submissions"))
         #expect(!share.text.contains("Other"))
         #expect(!share.text.contains("<form"))
         let cover = try HTTP.get(site.base + "/sotd/\(site.day)/cover?v=\(try site.coverVersion())")

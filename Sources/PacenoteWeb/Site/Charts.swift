@@ -19,8 +19,18 @@ enum Chart {
 
     /// The frame every chart shares. `data` are attributes for `Public/live.js`, which
     /// redraws the workout page's charts as readings arrive.
+    ///
+    /// A chart scales with its card, but never below the width at which its labels are
+    /// 10 px (site.css gives each kind of chart that `min-width`): on a narrower screen its
+    /// box scrolls sideways instead (issue 52: labels shrank to 4 px on a phone).
     static func svg(id: String, width: Double, height: Double, title: String, desc: String, className: String,
                     data: [(String, String)] = [], _ content: [Node]) -> Node {
+        .el("div", ["class": "chart-scroll"]) { svgElement(id: id, width: width, height: height, title: title, desc: desc,
+                                                           className: className, data: data, content) }
+    }
+
+    private static func svgElement(id: String, width: Double, height: Double, title: String, desc: String, className: String,
+                                   data: [(String, String)], _ content: [Node]) -> Node {
         .el("svg", attributes: [
             Attribute(name: "class", value: "chart \(className)"),
             Attribute(name: "viewBox", value: "0 0 \(number(width)) \(number(height))"),
@@ -55,12 +65,13 @@ enum Chart {
                                             ("text-anchor", "middle")], tooltip: nil).with(text: bar.label))
             }
         }
-        return svg(id: id, width: width, height: height, title: title, desc: desc, className: "bars", marks)
+        return svg(id: id, width: width, height: height, title: title, desc: desc, className: width > 400 ? "bars wide" : "bars", marks)
     }
 
     /// Horizontal bars, one per row, with the value written after each (time in zone).
     static func rows(id: String, _ bars: [Bar], title: String, desc: String, valueText: (Double) -> String) -> Node {
-        let width = 640.0, rowHeight = 26.0, labelWidth = 56.0, valueWidth = 90.0
+        // Narrow enough to fit a phone's card with 10 px labels (site.css: 13 px, min-width 310 px).
+        let width = 400.0, rowHeight = 26.0, labelWidth = 40.0, valueWidth = 84.0
         let height = rowHeight * Double(bars.count) + 4
         let maxValue = max(bars.map(\.value).max() ?? 0, 1)
         var marks: [Node] = []
@@ -112,7 +123,8 @@ enum Chart {
             if count > 0 { activeDays += 1 }
             let level = count == 0 ? 0 : 1 + min(3, Int(4 * Double(count - 1) / Double(maxPlays)))
             if parts.day == 1 {
-                marks.append(shape("text", [("class", "label"), ("x", number(left + Double(week) * (cell + gap))), ("y", "10")])
+                // Baseline 12: a 12 px name stays inside the picture and clear of the cells (16).
+                marks.append(shape("text", [("class", "label"), ("x", number(left + Double(week) * (cell + gap))), ("y", "12")])
                     .with(text: monthNames[parts.month! - 1]))
             }
             marks.append(shape("rect", [("class", "heat l\(level)"), ("x", number(left + Double(week) * (cell + gap))),
@@ -124,7 +136,7 @@ enum Chart {
         }
         let width = left + 54 * (cell + gap)
         return svg(id: id, width: width, height: top + 7 * (cell + gap), title: title,
-                   desc: "\(total) counted plays on \(activeDays) days of \(year); darker days had more plays.",
+                   desc: "\(SiteFormat.plural(total, "counted play")) on \(SiteFormat.plural(activeDays, "day")) of \(year); darker days had more plays.",
                    className: "heatmap", marks)
     }
 
@@ -159,14 +171,17 @@ enum Chart {
     /// A heart-rate curve over the zones' bands, with a marker where each song began.
     /// `latest`: the newest reading behind `samples` (they may be averages of several).
     static func heartRate(id: String, samples: [(at: Date, bpm: Double)], from start: Date, to end: Date,
-                          zoneBounds: [Double], songs: [(at: Date, title: String)], title: String, latest: Date? = nil) -> Node {
-        let width = 720.0, height = 260.0, left = 34.0, bottom = 22.0
+                          zoneBounds: [Double], songs: [(at: Date, title: String)], title: String, latest: Date? = nil,
+                          timeZone: TimeZone = TimeZone(identifier: "UTC")!) -> Node {
+        // `top` keeps the highest bpm label inside the picture and holds the songs' numbers;
+        // `bottom` holds the clock times.
+        let width = 720.0, height = 264.0, left = 34.0, top = 16.0, bottom = 22.0
         let span = max(end.timeIntervalSince(start), 1)
         let values = samples.map(\.bpm)
         let low = floor(min(values.min() ?? 60, (zoneBounds.first ?? 100) - 10) / 10) * 10
         let high = ceil(max(values.max() ?? 180, (zoneBounds.last ?? 170) + 10) / 10) * 10
         func x(_ d: Date) -> Double { left + (width - left) * d.timeIntervalSince(start) / span }
-        func y(_ bpm: Double) -> Double { (height - bottom) * (1 - (bpm - low) / (high - low)) }
+        func y(_ bpm: Double) -> Double { top + (height - bottom - top) * (1 - (bpm - low) / (high - low)) }
         var marks: [Node] = []
         // Bands: Z0 below the first bound, then each zone up to the next bound.
         let edges = [low] + zoneBounds.filter { $0 > low && $0 < high } + [high]
@@ -185,11 +200,20 @@ enum Chart {
         for (i, song) in songs.enumerated() where song.at >= start && song.at <= end {
             let at = String(milliseconds(song.at))
             marks.append(shape("line", [("class", "song"), ("x1", number(x(song.at))), ("x2", number(x(song.at))),
-                                        ("y1", "0"), ("y2", number(height - bottom)), ("data-at", at)],
+                                        ("y1", number(top - 14)), ("y2", number(height - bottom)), ("data-at", at)],
                                tooltip: "\(i + 1). \(song.title)"))
-            marks.append(shape("text", [("class", "label song-label"), ("x", number(x(song.at) + 2)), ("y", number(height - 8)),
+            marks.append(shape("text", [("class", "label song-label"), ("x", number(x(song.at) + 2)), ("y", number(top - 4)),
                                         ("data-at", at)])
                 .with(text: String(i + 1)))
+        }
+        // Clock times under the plot, on round minutes (live.js draws them again as the span grows).
+        var clock = Calendar(identifier: .gregorian)
+        clock.timeZone = timeZone
+        for tick in timeTicks(from: start, to: start.addingTimeInterval(span)) where x(tick) <= width - 18 {
+            let c = clock.dateComponents([.hour, .minute], from: tick)
+            marks.append(shape("text", [("class", "label time"), ("x", number(x(tick))), ("y", number(height - 6)),
+                                        ("text-anchor", "middle"), ("data-at", String(milliseconds(tick)))])
+                .with(text: String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)))
         }
         if !samples.isEmpty {
             let points = samples.map { "\(number(x($0.at))),\(number(y($0.bpm)))" }.joined(separator: " ")
@@ -199,20 +223,38 @@ enum Chart {
         let minutes = Int(span / 60)
         return svg(id: id, width: width, height: height, title: title,
                    desc: values.isEmpty ? "No heart-rate samples were recorded."
-                       : "Heart rate over \(minutes) minutes, from \(Int(values.min()!)) to \(Int(values.max()!)) bpm, "
-                       + "\(Int(avg.rounded())) on average; \(songs.count) songs began during it.",
+                       : "Heart rate over \(SiteFormat.plural(minutes, "minute")), from \(Int(values.min()!)) to \(Int(values.max()!)) bpm, "
+                       + "\(Int(avg.rounded())) on average; \(SiteFormat.plural(songs.count, "song")) began during it.",
                    className: "hrchart",
                    // Enough for live.js to place new readings as this function would: the time
                    // and bpm spans (ms since 1970), the zones' lower bounds, the plot's left,
                    // top, right and bottom, and the newest reading drawn.
                    data: [("from", String(milliseconds(start))), ("to", String(milliseconds(end))),
                           ("low", number(low)), ("high", number(high)), ("bounds", zoneBounds.map(number).joined(separator: " ")),
-                          ("plot", "\(number(left)) 0 \(number(width)) \(number(height - bottom))")]
+                          ("plot", "\(number(left)) \(number(top)) \(number(width)) \(number(height - bottom))")]
                        + (latest.map { [("latest", String(milliseconds($0)))] } ?? []),
                    marks)
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// Round times for a time axis from `start` to `end`: at most six, a whole number of
+    /// minutes apart (1, 2, 5, 10, 15, 30 … 24 h) on multiples of that step since 1970, so
+    /// that live.js, which has no time-zone offsets, places the same ones; the start alone
+    /// when no round time falls in the span.
+    static func timeTicks(from start: Date, to end: Date) -> [Date] {
+        let span = max(end.timeIntervalSince(start), 1)
+        let steps: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440].map { $0 * 60 }
+        let step = steps.first { span / $0 <= 6 } ?? steps.last!
+        var at = (start.timeIntervalSince1970 / step).rounded(.up) * step
+        var ticks: [Date] = []
+        while at <= end.timeIntervalSince1970, ticks.count < 12 {
+            ticks.append(Date(timeIntervalSince1970: at))
+            at += step
+        }
+        // Less than a minute with no round one in it: its start, so the axis still says when.
+        return ticks.isEmpty ? [start] : ticks
+    }
 }
 
 extension Node {

@@ -248,12 +248,12 @@ extension API {
             if sections.contains(.totals) {
                 Node.el("section", ["class": "card figures", "aria-label": "Totals", "data-review-section": "totals"]) {
                     for (label, value, before, text) in [
-                        ("plays", Double(t.plays), r.previous.map { Double($0.plays) }, ReviewCard.grouped(t.plays)),
+                        (t.plays == 1 ? "play" : "plays", Double(t.plays), r.previous.map { Double($0.plays) }, ReviewCard.grouped(t.plays)),
                         ("of listening", t.seconds, r.previous?.seconds, SiteFormat.span(t.seconds)),
-                        ("days with music", Double(t.days), r.previous.map { Double($0.days) }, ReviewCard.grouped(t.days)),
-                        ("songs", Double(t.tracks), r.previous.map { Double($0.tracks) }, ReviewCard.grouped(t.tracks)),
-                        ("artists", Double(t.artists), r.previous.map { Double($0.artists) }, ReviewCard.grouped(t.artists)),
-                        ("albums", Double(t.albums), r.previous.map { Double($0.albums) }, ReviewCard.grouped(t.albums)),
+                        ("\(t.days == 1 ? "day" : "days") with music", Double(t.days), r.previous.map { Double($0.days) }, ReviewCard.grouped(t.days)),
+                        (t.tracks == 1 ? "song" : "songs", Double(t.tracks), r.previous.map { Double($0.tracks) }, ReviewCard.grouped(t.tracks)),
+                        (t.artists == 1 ? "artist" : "artists", Double(t.artists), r.previous.map { Double($0.artists) }, ReviewCard.grouped(t.artists)),
+                        (t.albums == 1 ? "album" : "albums", Double(t.albums), r.previous.map { Double($0.albums) }, ReviewCard.grouped(t.albums)),
                     ] {
                         Node.el("div", ["class": "figure"]) {
                             Node.el("strong") { text }

@@ -41,12 +41,13 @@ extension API {
                                 }
                             }
                             if mayWrite, let id = rule.id {
-                                Node.el("form", ["method": "post", "action": url("/rules"), "class": "inline"]) {
+                                // Only Delete looks destructive; the others are plain, and apart.
+                                Node.el("form", ["method": "post", "action": url("/rules"), "class": "inline rule-actions"]) {
                                     Node.el("input", ["type": "hidden", "name": "id", "value": String(id)])
-                                    Node.el("button", ["type": "submit", "name": "action", "value": "preview"]) { "Preview on the past" }
-                                    Node.el("button", ["type": "submit", "name": "action", "value": "apply"]) { "Apply to the past" }
+                                    Node.el("button", ["type": "submit", "name": "action", "value": "preview", "class": "secondary"]) { "Preview on the past" }
+                                    Node.el("button", ["type": "submit", "name": "action", "value": "apply", "class": "secondary"]) { "Apply to the past" }
                                     if !rule.fromConfig {
-                                        Node.el("button", ["type": "submit", "name": "action", "value": "delete"]) { "Delete" }
+                                        Node.el("button", ["type": "submit", "name": "action", "value": "delete", "class": "danger"]) { "Delete" }
                                     }
                                 }
                             }

@@ -8,8 +8,7 @@ import PacenoteStore
 extension API {
     func submissionsPage(_ request: HTTPRequest, mayWrite: Bool, notice: String? = nil) -> HTTPResponse {
         let entries = context.scrobbles.entries()
-        let f = format
-        return html(title: "Submissions", request: request, nav: nil) {
+        return html(title: "Submissions", request: request, nav: "submissions") {
             Node.el("h1") { "Submissions" }
             if let notice { Node.el("p", ["class": "notice", "role": "status"]) { notice } }
             if let forwarding = try? context.forwarding?() {
@@ -19,31 +18,50 @@ extension API {
             Node.el("p", ["class": "muted small"]) {
                 "What players sent over ListenBrainz and the Last.fm protocols since the server started (the last \(ScrobbleState.capacity)), newest first."
             }
-            if entries.isEmpty { Node.el("p", ["class": "muted"]) { "No submissions since the server started." } }
-            Node.el("table", ["class": "songs submissions"]) {
-                Node.el("thead") {
-                    Node.el("tr") {
-                        for h in ["Time", "Protocol", "What", "Client", "User", "Outcome", "Accepted", "Ignored", "Reason"] {
-                            Node.el("th", ["scope": "col"]) { h }
-                        }
-                    }
-                }
-                Node.el("tbody") {
-                    for e in entries {
-                        Node.el("tr", ["class": e.outcome == "ok" ? nil : "skip"]) {
-                            Node.el("td") { "\(f.day(localTime.day(of: e.at))) \(f.time(e.at))" }
-                            Node.el("td") { e.protocolName }
-                            Node.el("td") { e.action }
-                            Node.el("td") { e.client ?? "–" }
-                            Node.el("td") { e.user ?? "–" }
-                            Node.el("td") { e.outcome }
-                            Node.el("td") { String(e.accepted) }
-                            Node.el("td") { String(e.ignored) }
-                            Node.el("td") { e.reason ?? "" }
-                        }
+            if entries.isEmpty {
+                Node.el("p", ["class": "muted"]) { "No submissions since the server started." }
+            } else {
+                Self.sideways(receivedTable(entries))
+            }
+        }
+    }
+
+    func receivedTable(_ entries: [ScrobbleState.Entry]) -> Node {
+        let f = format
+        return Node.el("table", ["class": "songs submissions"]) {
+            Node.el("thead") {
+                Node.el("tr") {
+                    for h in ["Time", "Protocol", "What", "Client", "User", "Outcome", "Accepted", "Ignored", "Reason"] {
+                        Node.el("th", ["scope": "col"]) { h }
                     }
                 }
             }
+            Node.el("tbody") {
+                for e in entries {
+                    Node.el("tr", ["class": e.outcome == "ok" ? nil : "skip"]) {
+                        Node.el("td") { "\(f.day(localTime.day(of: e.at))) \(f.time(e.at))" }
+                        Node.el("td") { e.protocolName }
+                        Node.el("td") { e.action }
+                        Node.el("td") { e.client ?? "–" }
+                        Node.el("td") { e.user ?? "–" }
+                        Node.el("td") { e.outcome }
+                        Node.el("td") { String(e.accepted) }
+                        Node.el("td") { String(e.ignored) }
+                        Node.el("td") { e.reason ?? "" }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A table in a box that scrolls sideways, so that a wide one does not widen the page.
+    static func sideways(_ table: Node) -> Node { .el("div", ["class": "table-scroll"]) { table } }
+
+    /// Text with `code` in backticks, as the CLI's help writes it: the backticked parts in
+    /// `<code>`, the backticks gone.
+    static func withCode(_ text: String) -> [Node] {
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().compactMap { i, part in
+            part.isEmpty ? nil : i % 2 == 1 ? .el("code") { String(part) } : .text(String(part))
         }
     }
 
@@ -57,7 +75,7 @@ extension API {
         let target = Self.formField("target", in: request.body).flatMap { $0.isEmpty ? nil : $0 }
         let count = try context.operations.retryParkedForwards(target: target)
         return submissionsPage(request, mayWrite: true,
-                               notice: "\(count) refused plays queued again\(target.map { " for \($0)" } ?? ""): they are sent within a few seconds.")
+                               notice: "\(SiteFormat.plural(count, "refused play")) queued again\(target.map { " for \($0)" } ?? ""): \(count == 1 ? "it is" : "they are") sent within a few seconds.")
     }
 
     func forwardingSection(_ targets: [(state: ForwardTargetState, nextAttempt: Date?)], parked: [ParkedPlay], mayWrite: Bool) -> Node {
@@ -66,9 +84,9 @@ extension API {
         return Node.el("section", ["class": "forwarding", "aria-labelledby": "forwarding"]) {
             Node.el("h2", ["id": "forwarding"]) { "Forwarded" }
             Node.el("p", ["class": "muted small"]) {
-                "Each counted play goes on to these services once, oldest first; `pacenote forward status` says the same. \"Send again\" (or `pacenote forward retry`) queues the plays a service refused again."
+                Self.withCode("Each counted play goes on to these services once, oldest first; `pacenote forward status` says the same. “Send again” (or `pacenote forward retry`) queues the plays a service refused again.")
             }
-            Node.el("table", ["class": "songs forward-targets"]) {
+            Self.sideways(.el("table", ["class": "songs forward-targets"]) {
                 Node.el("thead") {
                     Node.el("tr") {
                         for h in ["Target", "Queued", "Sent", "Refused", "Last success", "Last error"] { Node.el("th", ["scope": "col"]) { h } }
@@ -76,7 +94,9 @@ extension API {
                 }
                 Node.el("tbody") {
                     for (state, next) in targets {
-                        Node.el("tr", ["class": state.lastError != nil && (state.lastErrorAt ?? .distantPast) > (state.lastSuccessAt ?? .distantPast) ? "skip" : nil]) {
+                        // An error older than the last success is over: it is not shown beside it.
+                        let failing = state.lastError != nil && (state.lastErrorAt ?? .distantPast) > (state.lastSuccessAt ?? .distantPast)
+                        Node.el("tr", ["class": failing ? "skip" : nil]) {
                             Node.el("td") {
                                 Node.el("strong") { state.name }
                                 " (\(state.kind.rawValue)) "
@@ -98,16 +118,16 @@ extension API {
                             }
                             Node.el("td") { when(state.lastSuccessAt) }
                             Node.el("td") {
-                                if let error = state.lastError { "\(URLSecrets.maskedInText(error)) (\(when(state.lastErrorAt)))" } else { "–" }
+                                if failing, let error = state.lastError { "\(URLSecrets.maskedInText(error)) (\(when(state.lastErrorAt)))" } else { "–" }
                                 if let next { Node.el("span", ["class": "muted small"]) { " next try \(f.time(next))" } }
                             }
                         }
                     }
                 }
-            }
+            })
             if !parked.isEmpty {
                 Node.el("h3") { "Refused plays" }
-                Node.el("table", ["class": "songs parked"]) {
+                Self.sideways(.el("table", ["class": "songs parked"]) {
                     Node.el("thead") {
                         Node.el("tr") { for h in ["Played", "Song", "Target", "Reason"] { Node.el("th", ["scope": "col"]) { h } } }
                     }
@@ -121,7 +141,7 @@ extension API {
                             }
                         }
                     }
-                }
+                })
             }
         }
     }

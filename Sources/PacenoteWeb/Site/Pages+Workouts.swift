@@ -18,7 +18,7 @@ extension API {
             Node.el("ol", ["class": "workouts"]) {
                 for w in workouts {
                     Node.el("li") {
-                        Node.el("a", ["href": url("/workouts/\(w.id)")]) { w.name ?? w.kind.capitalized }
+                        Node.el("a", ["href": url("/workouts/\(w.id)")]) { workoutTitle(w) }
                         Node.el("span", ["class": "muted"]) { " · \(f.day(localTime.day(of: w.startedAt))) \(f.time(w.startedAt))" }
                         Node.el("span") { " · " + SiteFormat.span((w.endedAt ?? Date()).timeIntervalSince(w.startedAt)) }
                         if let avg = w.heartRateAverage { Node.el("span") { " · avg \(Int(avg.rounded())) bpm" } }
@@ -42,6 +42,11 @@ extension API {
                 }
             }
         }
+    }
+
+    /// A workout's title: its name, else the time of day and sport ("Morning run").
+    func workoutTitle(_ w: Workout) -> String {
+        WorkoutName.title(name: w.name, sport: w.sport, startHour: localTime.hour(of: w.startedAt))
     }
 
     /// The tracks with the highest average heart-rate lift over these workouts.
@@ -84,7 +89,8 @@ extension API {
         let zoneRows = w.secondsInZone.enumerated().map { zone, seconds in
             Chart.Bar(label: "Z\(zone)", value: seconds, tooltip: "Zone \(zone): \(SiteFormat.span(seconds))", className: "bar z\(zone)")
         }
-        let title = w.name ?? "\(w.kind.capitalized) on \(f.day(localTime.day(of: w.startedAt)))"
+        let named = !(w.name?.trimmingCharacters(in: .whitespaces).isEmpty ?? true)
+        let title = named ? workoutTitle(w) : "\(workoutTitle(w)) on \(f.day(localTime.day(of: w.startedAt)))"
         // In progress, the page follows the event stream (live.js): the figures, the curve
         // and the time in zone change as readings arrive, from the events after `lastEvent`.
         return html(title: title, request: request, nav: "workouts", live: inProgress) {
@@ -109,7 +115,7 @@ extension API {
                 Node.el("h2", ["id": "curve-h"]) { "Heart rate" }
                 Chart.heartRate(id: "hr", samples: series, from: w.startedAt, to: end, zoneBounds: model.lowerBounds,
                                 songs: plays.map { ($0.play.startedAt, $0.track.title) }, title: "Heart rate during \(title)",
-                                latest: during.last?.at)
+                                latest: during.last?.at, timeZone: context.timeZone)
             }
             Node.el("section", ["class": "card", "aria-labelledby": "zones-h"]) {
                 Node.el("h2", ["id": "zones-h"]) { "Time in zone" }

@@ -194,10 +194,14 @@ extension API {
                 }
                 Node.el("section", ["class": "card week", "aria-labelledby": "week-h"]) {
                     Node.el("h2", ["id": "week-h"]) { "This week" }
+                    // The bars count plays; the time is said only when there is some (a play
+                    // without a duration is a play, not "0 s of listening").
+                    let weekPlays = SiteFormat.plural(Int(weekBars.reduce(0) { $0 + $1.value }), "play")
+                        + (weekSeconds >= 0.5 ? " · \(SiteFormat.span(weekSeconds)) of listening" : "")
                     Chart.bars(id: "week", weekBars, title: "Counted plays per day, last 7 days",
-                               desc: "\(SiteFormat.span(weekSeconds)) of listening over the last seven days.", width: 300, height: 130)
-                    Node.el("p", ["class": "muted small"]) {
-                        "\(SiteFormat.span(weekSeconds)) of listening · "
+                               desc: "\(weekPlays) over the last seven days.", width: 260, height: 120)
+                    Node.el("p", ["class": "muted small", "data-week-total": ""]) {
+                        "\(weekPlays) · "
                         Node.el("a", ["href": url("/stats?range=week")]) { "more stats" }
                     }
                 }
@@ -334,7 +338,8 @@ extension API {
         let year = Int(range.to.prefix(4)).map { min($0, Int(today.prefix(4)) ?? $0) } ?? Int(today.prefix(4))!
         let yearDays = try store.dailyTotals(from: "\(year)-01-01", to: "\(year)-12-31")
         let hours = try store.hourTotals(fromDay: range.from, toDay: range.to)
-        let streaks = Streaks.of(dayNumbers: try store.activeDayNumbers(), today: today)
+        let activeDays = try store.activeDayNumbers()
+        let streaks = Streaks.of(dayNumbers: activeDays, today: today)
         let md = today.dropFirst(4)
         let thisYear = Int(today.prefix(4)) ?? 2000
         let onThisDay = try store.topTrackOfDays((1...10).map { String(format: "%04d", thisYear - $0) + md })
@@ -350,7 +355,8 @@ extension API {
                 for r in ranges {
                     Node.el("a", ["href": url("/stats?range=\(r)" + orderQuery), "aria-current": r == range.name ? "page" : nil]) { r.capitalized }
                 }
-                for y in (thisYear - 2)...(thisYear - 1) {
+                // Earlier years only where there are plays to show.
+                for y in Set(activeDays.map { CivilDate.civil(days: $0).year }).filter({ $0 < thisYear }).sorted() {
                     Node.el("a", ["href": url("/stats?range=\(y)" + orderQuery), "aria-current": range.name == String(y) ? "page" : nil]) { String(y) }
                 }
             }

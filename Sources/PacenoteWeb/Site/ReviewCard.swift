@@ -20,8 +20,9 @@ enum ReviewCard {
         var out = [Line(text: title, style: .title), Line(text: subtitle, style: .subtitle)]
         let t = r.totals
         if sections.contains(.totals) {
-            out.append(Line(text: "\(grouped(t.plays)) plays · \(hours(t.seconds)) of music", style: .figure))
-            out.append(Line(text: "\(grouped(t.days)) days with music · \(grouped(t.tracks)) songs · \(grouped(t.artists)) artists", style: .plain))
+            out.append(Line(text: "\(counted(t.plays, "play")) · \(hours(t.seconds)) of music", style: .figure))
+            out.append(Line(text: "\(counted(t.days, "day")) with music · \(counted(t.tracks, "song")) · \(counted(t.artists, "artist"))",
+                            style: .plain))
         }
         // Heart rate, when ticked, before the charts: the card has room for nine lines.
         if sections.contains(.heartRate), let hr = r.heartRate {
@@ -39,7 +40,7 @@ enum ReviewCard {
         }
         if sections.contains(.discoveries), r.discoveries.newTracks > 0 {
             let best = r.discoveries.topNewTracks.first.map { " · best: \($0.name)" } ?? ""
-            out.append(Line(text: "\(grouped(r.discoveries.newTracks)) new songs\(best)", style: .plain))
+            out.append(Line(text: "\(counted(r.discoveries.newTracks, "new song"))\(best)", style: .plain))
         }
         if sections.contains(.highlights), let streak = r.longestStreak {
             out.append(Line(text: "Longest streak: \(SiteFormat.plural(streak.days, "day"))", style: .plain))
@@ -56,6 +57,9 @@ enum ReviewCard {
         }
         return (n < 0 ? "-" : "") + out
     }
+
+    /// "1 day", "1,204 days": the number grouped, the word in the singular for one.
+    static func counted(_ n: Int, _ word: String) -> String { "\(grouped(n)) \(word)\(n == 1 ? "" : "s")" }
 
     static func hours(_ seconds: Double) -> String {
         seconds >= 3600 ? "\(grouped(Int((seconds / 3600).rounded()))) h" : "\(Int((seconds / 60).rounded())) min"

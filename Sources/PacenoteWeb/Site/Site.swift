@@ -144,7 +144,10 @@ extension API {
             }
             Node.el("body", ["data-live": live ? "1" : nil]) {
                 Node.el("header", ["class": "top"]) {
-                    Node.el("a", ["class": "brand", "href": url("/")]) { "♪ Pacenote" }
+                    // The public frame (no `nav`) links nowhere private: a stranger's `/` is the login form.
+                    if nav == nil { Node.el("span", ["class": "brand"]) { "♪ Pacenote" } } else {
+                        Node.el("a", ["class": "brand", "href": url("/")]) { "♪ Pacenote" }
+                    }
                     if let nav {
                         Node.el("nav", ["aria-label": "Sections"]) {
                             for (key, path, label) in sections {
@@ -163,7 +166,7 @@ extension API {
                 Node.el("main") { content() }
                 Node.el("footer") {
                     Node.el("span") { "Pacenote \(context.version)" }
-                    Node.el("a", ["href": url("/submissions")]) { "Submissions" }
+                    if nav != nil { Node.el("a", ["href": url("/submissions"), "aria-current": nav == "submissions" ? "page" : nil]) { "Submissions" } }
                     if live { Node.el("span", ["class": "live-status", "data-live-status": ""]) { "live updates off" } }
                 }
             }

@@ -10,6 +10,7 @@ Usage: workout_browser.py BASE_URL API_KEY WORKOUT_ID ARTIFACTS_DIR
 Prints one JSON object (what was checked); exits 1 with the failures on stderr."""
 import json
 import os
+import re
 import sys
 import time
 import urllib.request
@@ -70,6 +71,8 @@ def chart():
           points: points,
           bands: svg.querySelectorAll('rect.band').length,
           ticks: Array.from(svg.querySelectorAll('text.tick')).map(t => t.textContent),
+          times: Array.from(svg.querySelectorAll('text.time')).map(t => t.textContent),
+          plotTop: Number(svg.dataset.plot.split(' ')[1]),
           zones: Array.from(svg.querySelectorAll('rect.band > title')).map(t => t.textContent),
           widths: Array.from(rows.querySelectorAll('rect')).map(r => Number(r.getAttribute('width'))),
           values: Array.from(rows.querySelectorAll('text.value')).map(t => t.textContent),
@@ -112,7 +115,9 @@ try:
           f"the bands took in 200 bpm ({after['zones']})")
     check(after["ticks"][0] == before["ticks"][0] and after["ticks"][-1] == "190", f"the ticks follow the range ({after['ticks']})")
     top = min(y for _, y in after["points"])
-    check(top == 0, f"200 bpm is the top of the chart, nothing drawn above it (highest point at y={top})")
+    check(top == after["plotTop"], f"200 bpm is the top of the plot, nothing drawn above it (highest point at y={top})")
+    check(after["times"] and all(re.fullmatch(r"\d\d:\d\d", t) for t in after["times"]) and len(after["times"]) <= 6,
+          f"clock times under the curve, drawn again as it grows ({after['times']})")
     check(driver.execute_script("return document.body.dataset.reloadMarker") == "same-page", "without reloading the page")
     errors = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
     check(not errors, f"no console errors ({errors})")
