@@ -200,11 +200,13 @@ extension Store {
             }
             var undo = CurationUndo()
             var touches = Set((from + [into]).map { "\(kind.rawValue):\($0)" })
+            var albumsMerged = 0
             switch kind {
             case .track:
                 for f in from { try Store.mergeTrack(f, into: into, undo: &undo, touches: &touches, in: db) }
             case .artist:
                 try Store.mergeArtists(from, into: into, undo: &undo, touches: &touches, in: db)
+                albumsMerged = try Store.mergeSameTitleAlbums(ofArtist: into, undo: &undo, touches: &touches, in: db)
             case .album:
                 try Store.mergeAlbums(from, into: into, undo: &undo, touches: &touches, in: db)
             }
@@ -212,7 +214,8 @@ extension Store {
             // The entities' keys go with the request: ids are this database's, keys follow from
             // the names, so a database rebuilt from an export replays the merge (`replayMerge`).
             let replayable = Store.addingKeys(to: request, kind: kind, from: from.compactMap { keys[$0] }, into: keys[into] ?? "")
-            return try Store.log(.merge, summary: "Merged \(kind.rawValue) \(quoted) into “\(names[into] ?? "")”", request: replayable,
+            let albums = albumsMerged == 0 ? "" : albumsMerged == 1 ? ", and 1 album of the same title" : ", and \(albumsMerged) albums of the same title"
+            return try Store.log(.merge, summary: "Merged \(kind.rawValue) \(quoted) into “\(names[into] ?? "")”\(albums)", request: replayable,
                                  undo: undo, touches: touches, source: source, at: now, in: db)
         }
     }
@@ -350,7 +353,7 @@ extension Store {
             touches.insert("track:\(id)")
         }
         for f in from { try pointAliases(table: "albums", from: f, into: into, undo: &undo, in: db) }
-        undo.recomputeAlbums = from + [into]
+        undo.recomputeAlbums += from + [into]
         try recomputeEntityRollups(entity: "album", ids: undo.recomputeAlbums, in: db)
         try bumpEntityGeneration(in: db)
     }
@@ -811,7 +814,11 @@ extension Store {
                 SELECT a.id, a.title, a.artist, COALESCE(r.plays, 0) FROM albums a LEFT JOIN rollup_album_total r ON r.album_id = a.id
                 WHERE a.merged_into IS NULL
                 """).map { row -> (name: MergeSuggestion.Name, key: String) in
-                (MergeSuggestion.Name(id: row[0], name: row[1], plays: row[3]), MergeSuggestion.albumKey(artist: row[2], title: row[1]))
+                let artist: String? = row[2], title: String = row[1]
+                // The artist with the title: two albums of one title by spellings of one artist
+                // read "Kinks – Village" and "The Kinks – Village", not "Village" twice.
+                return (MergeSuggestion.Name(id: row[0], name: artist.map { "\($0) – \(title)" } ?? title, plays: row[3]),
+                        MergeSuggestion.albumKey(artist: artist, title: title))
             }
             // Tracks that were played: a library's unplayed files are not worth a merge.
             let tracks = try Row.fetchAll(db, sql: """

@@ -130,12 +130,23 @@ extension API {
 
     // MARK: /curation
 
-    func curationPage(_ request: HTTPRequest, mayWrite: Bool) throws -> HTTPResponse {
+    /// A merge by name as typed, with what went wrong beside its field: the page comes back
+    /// with the form as it was sent (issue 52, row 9).
+    struct MergeDraft {
+        var kind: MergeKind = .artist
+        var from = ""
+        var into = ""
+        /// The field the error is about (`from`, `into`), or nil for the form as a whole.
+        var field: String?
+        var error: String?
+    }
+
+    func curationPage(_ request: HTTPRequest, mayWrite: Bool, draft: MergeDraft = MergeDraft(), status: Int = 200) throws -> HTTPResponse {
         let entries = try context.store.curationLog(limit: 100)
         let suggestions = try context.store.mergeSuggestions(limit: 30)
         let f = format
         let notice = try curationNotice(request, mayWrite: mayWrite)
-        return html(title: "Corrections", request: request, nav: "curation") {
+        return html(title: "Corrections", request: request, nav: "curation", status: status) {
             Node.el("h1") { "Corrections" }
             notice
             Node.el("section", ["class": "card", "aria-labelledby": "dup-h"]) {
@@ -151,19 +162,25 @@ extension API {
                             " ← "
                             s.names.dropFirst().map { "\($0.name) (\(SiteFormat.plural(Int($0.plays), "play")))" }.joined(separator: ", ")
                             Node.el("span", ["class": "muted small"]) { " · \(s.reason)" }
+                            // One button per name: any of them can be the one kept (the first is
+                            // the suggestion, `MergeSuggestion.keepsBefore`).
                             if mayWrite {
-                                Node.el("form", ["method": "post", "action": url("/curation"), "class": "inline"]) {
-                                    Node.el("input", ["type": "hidden", "name": "action", "value": "merge"])
-                                    Node.el("input", ["type": "hidden", "name": "kind", "value": s.kind.rawValue])
-                                    Node.el("input", ["type": "hidden", "name": "from", "value": s.from.map(String.init).joined(separator: ",")])
-                                    Node.el("input", ["type": "hidden", "name": "into", "value": String(s.into)])
-                                    Node.el("button", ["type": "submit", "class": "small"]) { "Merge into “\(s.names[0].name)”" }
+                                for keep in s.names {
+                                    Node.el("form", ["method": "post", "action": url("/curation"), "class": "inline"]) {
+                                        Node.el("input", ["type": "hidden", "name": "action", "value": "merge"])
+                                        Node.el("input", ["type": "hidden", "name": "kind", "value": s.kind.rawValue])
+                                        Node.el("input", ["type": "hidden", "name": "from",
+                                                          "value": s.names.filter { $0.id != keep.id }.map { String($0.id) }.joined(separator: ",")])
+                                        Node.el("input", ["type": "hidden", "name": "into", "value": String(keep.id)])
+                                        Node.el("button", ["type": "submit", "class": "small", "data-keep": keep.name]) { "Keep “\(keep.name)”" }
+                                    }
                                 }
                             }
                         }
                     }
                 }
             }
+            if mayWrite { mergeByNameForm(draft) }
             if mayWrite {
                 Node.el("details", ["class": "card"]) {
                     Node.el("summary") { "Merge by id" }
@@ -199,13 +216,14 @@ extension API {
         }
     }
 
-    /// `POST /curation`: undo an entry, or merge.
+    /// `POST /curation`: undo an entry, or merge (by ids, or by names).
     func curationForm(_ request: HTTPRequest) throws -> HTTPResponse {
         let field = { (name: String) in Self.formField(name, in: request.body) }
         switch field("action") {
         case "undo":
             guard let id = field("id").flatMap(Int64.init) else { throw APIError.badRequest("which change?", code: "invalid_id") }
             let entry = try context.operations.undoCuration(id: id)
+            retakeReviewSnapshots(after: entry)
             return redirect(back: field("back"), fallback: "/curation", done: entry.id)
         case "merge":
             guard let kind = field("kind").flatMap(MergeKind.init(rawValue:)) else {
@@ -218,9 +236,12 @@ extension API {
             let entry = try context.operations.merge(kind, from: from, into: into,
                                                      request: Self.requestText(["merge": ["kind": kind.rawValue, "from": from, "into": into]]),
                                                      source: "site")
+            retakeReviewSnapshots(after: entry)
             return redirect(back: "/curation", fallback: "/curation", done: entry.id)
+        case "merge_names":
+            return try mergeByName(request, field)
         default:
-            throw APIError.badRequest("action: undo or merge", code: "invalid_action")
+            throw APIError.badRequest("action: undo, merge or merge_names", code: "invalid_action")
         }
     }
 }
