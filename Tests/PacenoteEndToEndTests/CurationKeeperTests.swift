@@ -142,3 +142,24 @@ import Testing
         #expect(try HTTP.get(daemon.base + "/curation").status == 200)
     }
 }
+
+/// The broken rule's page in a real browser at 1280 and 360 px: the pattern kept, the reason
+/// right under its field, readable and inside the window.
+@Suite struct RulesFormBrowserTests {
+    static let script =
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/rules_form_browser.py").path
+    static let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("test-artifacts/rules-form-browser").path
+
+    @Test func aBrokenPatternComesBackBesideItsFieldOnAPhoneToo() throws {
+        let python = try SiteBrowserTests.python()
+        try? FileManager.default.removeItem(atPath: Self.artifacts)
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: CreditsTests.quickRule)
+        let r = try run(python, [Self.script, daemon.base, daemon.apiKey, Self.artifacts], allowFailure: true)
+        #expect(r.status == 0, "browser checks failed:\n\(r.stderr)\n\(r.stdout)")
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect((summary?["checked"] as? Int ?? 0) >= 20, "\(r.stdout)")
+        #expect(Set(summary?["screenshots"] as? [String] ?? []) == ["rules-error-desktop.png", "rules-error-phone.png"], "\(r.stdout)")
+        #expect(try daemon.sql("SELECT COUNT(*) FROM curation_rules") == "0\n")
+    }
+}
