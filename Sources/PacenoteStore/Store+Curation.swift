@@ -179,10 +179,13 @@ extension Store {
     /// them), albums (their tracks, those of the same title merged into the kept album's).
     /// The merged ones stay as aliases (`merged_into`), whatever names them later lands on
     /// `into`. One transaction: it happens whole or not at all.
+    /// `aliasKeys`: artists' keys to add as aliases of `into` with the merge (a replay whose
+    /// merged names the export no longer carries: `replayMerge`).
     public func merge(_ kind: MergeKind, from: [Int64], into: Int64, request: String, source: String,
-                      at now: Date = Date()) throws(StoreError) -> CurationEntry {
+                      at now: Date = Date(), aliasKeys: [String] = []) throws(StoreError) -> CurationEntry {
         try write { db in
-            let from = Array(Set(from)).sorted()
+            let aliases = try Store.addArtists(keys: kind == .artist ? aliasKeys : [], at: now, in: db)
+            let from = Array(Set(from + aliases)).sorted()
             guard !from.isEmpty else { throw StoreError.refused(.invalid, "invalid_from", "'from' names nothing to merge") }
             guard !from.contains(into) else { throw StoreError.refused(.invalid, "invalid_merge", "cannot merge \(kind.rawValue) \(into) into itself") }
             let table = kind.table
@@ -199,6 +202,8 @@ extension Store {
                 keys[id] = row[2]
             }
             var undo = CurationUndo()
+            // Gone again with an undo, as a play's new artist is.
+            undo.created.artists = aliases
             var touches = Set((from + [into]).map { "\(kind.rawValue):\($0)" })
             var albumsMerged = 0
             switch kind {
@@ -240,16 +245,21 @@ extension Store {
               let fromKeys = merge["from_keys"] as? [String], let intoKey = merge["into_key"] as? String else {
             throw StoreError.refused(.invalid, "invalid_merge", "not a merge Pacenote exported")
         }
-        let ids: (from: [Int64], into: Int64?) = try read { db in
+        let ids: (from: [Int64], into: Int64?, absent: [String]) = try read { db in
             func find(_ key: String) throws -> Int64? {
                 try Int64.fetchOne(db, sql: """
                     SELECT id FROM \(kind.table) WHERE \(kind.keyColumn) = ? AND merged_into IS NULL ORDER BY id LIMIT 1
                     """, arguments: [key])
             }
-            return (try fromKeys.compactMap(find), try find(intoKey))
+            // An export shows merged artists' plays under the kept name, so a rebuilt
+            // database has no artist of the merged name: it comes back as the alias it was.
+            let absent = kind != .artist ? [] : try fromKeys.filter {
+                try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM artists WHERE name_key = ?)", arguments: [$0]) == true
+            }
+            return (try fromKeys.compactMap(find), try find(intoKey), absent)
         }
-        guard let into = ids.into, !ids.from.isEmpty, !ids.from.contains(into) else { return nil }
-        return try self.merge(kind, from: ids.from, into: into, request: request, source: source, at: now)
+        guard let into = ids.into, !ids.from.isEmpty || !ids.absent.isEmpty, !ids.from.contains(into) else { return nil }
+        return try self.merge(kind, from: ids.from, into: into, request: request, source: source, at: now, aliasKeys: ids.absent)
     }
 
     /// Moves one track's plays, pins, BPM and like to `into` and makes it an alias of it.

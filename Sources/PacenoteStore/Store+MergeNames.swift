@@ -64,4 +64,12 @@ extension Store {
         }
         return merged
     }
+
+    /// Artists added by their keys alone (their name is the key: an alias is never shown).
+    static func addArtists(keys: [String], at now: Date, in db: Database) throws -> [Int64] {
+        try keys.map { key in
+            try db.execute(sql: "INSERT INTO artists (name, name_key, created_at_ms) VALUES (?, ?, ?)", arguments: [key, key, milliseconds(now)])
+            return db.lastInsertedRowID
+        }
+    }
 }
