@@ -115,6 +115,51 @@ import Testing
         #expect(try daemon.sql("SELECT COUNT(*) FROM curation_log") == "0\n")
     }
 
+    /// The error right after the field `id` in `html`, or nil.
+    static func errorBeside(_ id: String, in html: String) -> String? {
+        guard let field = html.range(of: #"id="\#(id)""#) else { return nil }
+        let rest = html[field.upperBound...]
+        guard let error = rest.range(of: #"id="\#(id)-error""#), rest[..<error.lowerBound].count < 400,
+              let start = rest[error.upperBound...].firstIndex(of: ">"), let end = rest[start...].range(of: "</span>") else { return nil }
+        return String(rest[rest.index(after: start)..<end.lowerBound])
+    }
+
+    @Test func theHistorysFormsAndTheMergeByIdComeBackAsSentWhenRefused() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: CreditsTests.quickRule)
+        try Self.submit(daemon, artist: "Kinks", title: "Village Green", album: "Village", at: 1_767_607_200)
+        try Self.submit(daemon, artist: "The Kinks", title: "Picture Book", album: "Village", at: 1_767_610_800)
+        // An addition without its start: the add form open, the title kept, the reason at the start.
+        var r = try daemon.post("/history", body: Self.encoded([("action", "add"), ("title", "Days"), ("artist", "The Kinks"),
+                                                                ("started_at", "")]), contentType: Self.form)
+        #expect(r.status == 400 && r.text.contains("<h1>History</h1>"), "\(r.status)")
+        #expect(r.text.contains(#"<details class="card add-play" open="">"#) && r.text.contains(#"id="add-title" name="title" value="Days""#))
+        #expect(Self.errorBeside("add-started-at", in: r.text) == "When did it start?", "\(r.text)")
+        // A whole album that is not there: the reason at the album's id.
+        r = try daemon.post("/history", body: Self.encoded([("action", "add"), ("album_id", "999"), ("started_at", "2026-01-05T20:00")]),
+                            contentType: Self.form)
+        #expect(r.status == 404 && Self.errorBeside("add-album-id", in: r.text) == "No album 999", "\(r.status) \(r.text)")
+        // An edit that empties the title: that play's form open, the reason at the title.
+        let id = try #require(try daemon.listens().first?.json["id"] as? Int)
+        r = try daemon.post("/history", body: Self.encoded([("action", "edit"), ("id", String(id)), ("title", " "), ("artist", "Kinks"),
+                                                            ("counted", "1")]), contentType: Self.form)
+        #expect(r.status == 400 && r.text.contains(#"<details class="edit" open="">"#), "\(r.status)")
+        #expect(Self.errorBeside("edit-\(id)-title", in: r.text) == "A track needs a title", "\(r.text)")
+        // The merge by ids: letters for ids, then a merge of one merged already.
+        r = try daemon.post("/curation", body: Self.encoded([("action", "merge"), ("kind", "artist"), ("from", "one"), ("into", "2")]),
+                            contentType: Self.form)
+        #expect(r.status == 400 && r.text.contains(#"<details class="card" id="merge-ids" open="">"#), "\(r.status)")
+        #expect(Self.errorBeside("merge-ids-from", in: r.text) == "Give the ids to merge, separated by commas.", "\(r.text)")
+        #expect(r.text.contains(#"id="merge-ids-from" name="from" value="one""#))
+        let kinks = try daemon.sql("SELECT id FROM artists WHERE name = 'Kinks'").trimmingCharacters(in: .whitespacesAndNewlines)
+        let kept = try daemon.sql("SELECT id FROM artists WHERE name = 'The Kinks'").trimmingCharacters(in: .whitespacesAndNewlines)
+        let merge = Self.encoded([("action", "merge"), ("kind", "artist"), ("from", kinks), ("into", kept)])
+        #expect(try daemon.post("/curation", body: merge, contentType: Self.form).status == 303)
+        r = try daemon.post("/curation", body: merge, contentType: Self.form)
+        #expect(r.status == 409 && r.text.contains("was merged into artist \(kept) already") && !r.text.contains("That did not work"),
+                "\(r.status) \(r.text)")
+        #expect(try daemon.sql("SELECT COUNT(*) FROM curation_log") == "1\n")
+    }
+
     @Test func aBrokenPatternOnTheRulesPageComesBackWithTheReasonBesideIt() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: CreditsTests.quickRule)
         let pattern = #" - Remastered (\d{4}$"#

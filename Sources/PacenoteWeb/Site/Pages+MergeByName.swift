@@ -39,9 +39,11 @@ extension API {
     /// A labelled text input holding what was sent, its error (if any) right after it and
     /// tied to it for screen readers.
     static func textField(_ id: String, name: String, label: String, value: String, error: String?,
-                          required: Bool = true, maxLength: Int = 1000) -> Node {
-        var attributes = [Attribute(name: "id", value: id), Attribute(name: "name", value: name), Attribute(name: "value", value: value),
-                          Attribute(name: "maxlength", value: String(maxLength))]
+                          required: Bool = true, maxLength: Int = 1000, type: String? = nil) -> Node {
+        var attributes = [Attribute(name: "id", value: id), Attribute(name: "name", value: name), Attribute(name: "value", value: value)]
+        if let type { attributes.append(Attribute(name: "type", value: type)) } else {
+            attributes.append(Attribute(name: "maxlength", value: String(maxLength)))
+        }
         if required { attributes.append(Attribute(name: "required", value: "")) }
         if error != nil {
             attributes += [Attribute(name: "aria-invalid", value: "true"), Attribute(name: "aria-describedby", value: id + "-error")]
