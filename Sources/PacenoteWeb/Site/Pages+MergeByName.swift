@@ -62,7 +62,8 @@ extension API {
                                from: field("from") ?? "", into: field("into") ?? "")
         func failed(_ error: APIError, field: String?) throws -> HTTPResponse {
             draft.field = field
-            draft.error = error.status >= 500 ? "The server could not merge them this time. Try again in a moment." : error.message
+            draft.error = error.status >= 500 ? "The server could not merge them this time. Try again in a moment."
+                : error.message.prefix(1).uppercased() + error.message.dropFirst()
             return try curationPage(request, mayWrite: true, draft: draft, status: error.status >= 500 ? error.status : max(400, error.status))
         }
         let blank = { (text: String) in text.trimmingCharacters(in: .whitespaces).isEmpty }

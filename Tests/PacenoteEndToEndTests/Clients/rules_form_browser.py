@@ -3,7 +3,8 @@
 offline), at 1280 and at 360 pixels wide: logs in with the key, picks "rewrite", "title",
 "regex", types a pattern with an unclosed group and adds it. The page that comes back is the
 Rules page with the form as it was sent and the parser's reason right under the pattern's
-field, readable (at least 10 px) and inside the window. Saves screenshots into ARTIFACTS_DIR.
+field, readable (at least 10 px) and inside the window; the corrections page's merge by name
+with a name nothing has, likewise. Saves screenshots into ARTIFACTS_DIR.
 
 Usage: rules_form_browser.py BASE_URL API_KEY ARTIFACTS_DIR
 Prints one JSON object (what was checked); exits 1 with the failures on stderr."""
@@ -60,6 +61,23 @@ try:
         check(e["x"] >= 0 and e["x"] + e["width"] <= inner + 1, f"{name}: the reason fits the window ({e}, {inner} px)")
         check(driver.execute_script("return document.documentElement.scrollWidth") <= inner + 1, f"{name}: nothing runs off the page")
         checks.screenshot(driver, os.path.join(artifacts, f"rules-error-{name}.png"))
+
+        # The corrections page's merge by name, with a name nothing has: the same.
+        driver.get(base + "/curation")
+        css("#merge-from")[0].send_keys("Nobody")
+        css("#merge-into")[0].send_keys("The Kinks")
+        css("#merge-names form button[type=submit]")[0].click()
+        headless_chromium.wait_for(lambda: css("#merge-from-error"))
+        errors = css("#merge-from-error")
+        check(len(errors) == 1 and "No artist named “Nobody”" in errors[0].text, f"{name}: the merge's reason beside its field")
+        if errors:
+            e, f = errors[0].rect, css("#merge-from")[0].rect
+            check(css("#merge-from")[0].get_attribute("value") == "Nobody" and css("#merge-into")[0].get_attribute("value") == "The Kinks",
+                  f"{name}: both names kept")
+            check(e["y"] >= f["y"] and e["y"] - (f["y"] + f["height"]) < 40, f"{name}: the merge's reason right under its field")
+            check(e["x"] + e["width"] <= driver.execute_script("return document.documentElement.clientWidth") + 1,
+                  f"{name}: the merge's reason fits the window")
+        checks.screenshot(driver, os.path.join(artifacts, f"merge-error-{name}.png"))
 finally:
     driver.quit()
 checks.finish()
