@@ -1,7 +1,10 @@
+import Foundation
+
 /// Likely duplicates to merge: tracks, artists or albums whose names differ only by case,
 /// accents, a leading "The", "&"/"+"/"and", a featured credit's place, or a version
 /// suffix ("Remastered 2011", "Deluxe Edition"). The one with the most plays is suggested
-/// as the one to keep.
+/// as the one to keep; with equal plays, the fuller spelling (`keepsBefore`). The site offers
+/// every name as the keeper, so the suggestion is only the first button.
 public struct MergeSuggestion: Equatable, Sendable {
     public struct Name: Equatable, Sendable {
         public var id: Int64
@@ -41,14 +44,14 @@ public struct MergeSuggestion: Equatable, Sendable {
         artistKey(artist ?? "") + "\u{1F}" + SongKey.titleKey(title).replacingOccurrences(of: " ", with: "")
     }
 
-    /// Groups `items` by `key`; every group of two or more is a suggestion, the most played
-    /// first (then the lowest id). Suggestions come most played first, at most `limit`.
+    /// Groups `items` by `key`; every group of two or more is a suggestion, the one to keep
+    /// first (`keepsBefore`). Suggestions come most played first, at most `limit`.
     public static func group(_ kind: MergeKind, _ items: [(name: Name, key: String)], limit: Int) -> [MergeSuggestion] {
         var groups: [String: [Name]] = [:]
         for item in items where !item.key.isEmpty && item.key != "\u{1F}" { groups[item.key, default: []].append(item.name) }
         var out: [MergeSuggestion] = []
         for (_, names) in groups where names.count > 1 {
-            let sorted = names.sorted { ($0.plays, -$0.id) > ($1.plays, -$1.id) }
+            let sorted = names.sorted(by: keepsBefore)
             out.append(MergeSuggestion(kind: kind, reason: reason(sorted.map(\.name)), into: sorted[0].id,
                                        from: sorted.dropFirst().map(\.id), names: sorted))
         }
@@ -56,14 +59,50 @@ public struct MergeSuggestion: Equatable, Sendable {
         return Array(out.prefix(limit))
     }
 
-    /// How two spellings differ, in a few words.
-    static func reason(_ names: [String]) -> String {
-        let lowered = Set(names.map { $0.lowercased() })
-        if lowered.count == 1 { return "case" }
-        let folded = Set(names.map { SongKey.fold($0) })
-        if folded.count == 1 { return "accents" }
-        if Set(names.map { MatchKey.fold($0, dropArticle: true) }).count == 1 { return "punctuation or “The”" }
-        if Set(names.map(artistKey)).count == 1 { return "“&”, “+” or “and”" }
+    /// Which of two names a merge keeps by default: the one with more plays; with equal
+    /// plays the fuller spelling — a leading "The" ("The Kinks" over "Kinks"), then more
+    /// capitals ("Florence and the Machine" over "florence + the machine"), then more
+    /// letters outside ASCII ("Beyoncé" over "Beyonce"), then the longer; then the older
+    /// (lower id). Never arbitrary: the same names always give the same keeper.
+    public static func keepsBefore(_ a: Name, _ b: Name) -> Bool {
+        if a.plays != b.plays { return a.plays > b.plays }
+        let fa = fullness(a.name), fb = fullness(b.name)
+        if fa != fb { return fa.lexicographicallyPrecedes(fb, by: >) }
+        return a.id < b.id
+    }
+
+    /// A name's fullness, compared element by element: leading "The", capitals, non-ASCII
+    /// letters, length.
+    static func fullness(_ name: String) -> [Int] {
+        let scalars = name.unicodeScalars
+        let article = name.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("the ") ? 1 : 0
+        let capitals = scalars.count(where: { CharacterSet.uppercaseLetters.contains($0) })
+        let accented = scalars.count(where: { !$0.isASCII && CharacterSet.letters.contains($0) })
+        return [article, capitals, accented, name.count]
+    }
+
+    /// How spellings differ, in a few words: each difference that had to be folded away
+    /// for them to meet, in this order — `case`, `accents`, `punctuation`, `“The”`,
+    /// `“&”, “+” or “and”` — joined by "and"; `identical` when they are the same text (two
+    /// albums of one title by artists merged since, say); else `spelling, credits or
+    /// version` (what only the loose keys fold: featured credits, version suffixes).
+    public static func reason(_ names: [String]) -> String {
+        guard Set(names).count > 1 else { return "identical" }
+        let steps: [(String, (String) -> String)] = [
+            ("case", { $0.lowercased() }),
+            ("accents", { SongKey.fold($0) }),
+            ("punctuation", { MatchKey.fold($0, dropArticle: false) }),
+            ("“The”", { MatchKey.fold($0, dropArticle: false).split(separator: " ").filter { $0 != "the" }.joined(separator: " ") }),
+            ("“&”, “+” or “and”", { artistKey($0) }),
+        ]
+        var distinct = Set(names).count
+        var found: [String] = []
+        for (name, normalise) in steps {
+            let count = Set(names.map(normalise)).count
+            if count < distinct { found.append(name) }
+            distinct = count
+            if count == 1 { return found.joined(separator: " and ") }
+        }
         return "spelling, credits or version"
     }
 }

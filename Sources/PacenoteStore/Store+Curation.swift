@@ -179,10 +179,13 @@ extension Store {
     /// them), albums (their tracks, those of the same title merged into the kept album's).
     /// The merged ones stay as aliases (`merged_into`), whatever names them later lands on
     /// `into`. One transaction: it happens whole or not at all.
+    /// `aliasKeys`: artists' keys to add as aliases of `into` with the merge (a replay whose
+    /// merged names the export no longer carries: `replayMerge`).
     public func merge(_ kind: MergeKind, from: [Int64], into: Int64, request: String, source: String,
-                      at now: Date = Date()) throws(StoreError) -> CurationEntry {
+                      at now: Date = Date(), aliasKeys: [String] = []) throws(StoreError) -> CurationEntry {
         try write { db in
-            let from = Array(Set(from)).sorted()
+            let aliases = try Store.addArtists(keys: kind == .artist ? aliasKeys : [], at: now, in: db)
+            let from = Array(Set(from + aliases)).sorted()
             guard !from.isEmpty else { throw StoreError.refused(.invalid, "invalid_from", "'from' names nothing to merge") }
             guard !from.contains(into) else { throw StoreError.refused(.invalid, "invalid_merge", "cannot merge \(kind.rawValue) \(into) into itself") }
             let table = kind.table
@@ -199,12 +202,16 @@ extension Store {
                 keys[id] = row[2]
             }
             var undo = CurationUndo()
+            // Gone again with an undo, as a play's new artist is.
+            undo.created.artists = aliases
             var touches = Set((from + [into]).map { "\(kind.rawValue):\($0)" })
+            var albumsMerged = 0
             switch kind {
             case .track:
                 for f in from { try Store.mergeTrack(f, into: into, undo: &undo, touches: &touches, in: db) }
             case .artist:
                 try Store.mergeArtists(from, into: into, undo: &undo, touches: &touches, in: db)
+                albumsMerged = try Store.mergeSameTitleAlbums(ofArtist: into, undo: &undo, touches: &touches, in: db)
             case .album:
                 try Store.mergeAlbums(from, into: into, undo: &undo, touches: &touches, in: db)
             }
@@ -212,7 +219,8 @@ extension Store {
             // The entities' keys go with the request: ids are this database's, keys follow from
             // the names, so a database rebuilt from an export replays the merge (`replayMerge`).
             let replayable = Store.addingKeys(to: request, kind: kind, from: from.compactMap { keys[$0] }, into: keys[into] ?? "")
-            return try Store.log(.merge, summary: "Merged \(kind.rawValue) \(quoted) into “\(names[into] ?? "")”", request: replayable,
+            let albums = albumsMerged == 0 ? "" : albumsMerged == 1 ? ", and 1 album of the same title" : ", and \(albumsMerged) albums of the same title"
+            return try Store.log(.merge, summary: "Merged \(kind.rawValue) \(quoted) into “\(names[into] ?? "")”\(albums)", request: replayable,
                                  undo: undo, touches: touches, source: source, at: now, in: db)
         }
     }
@@ -237,16 +245,21 @@ extension Store {
               let fromKeys = merge["from_keys"] as? [String], let intoKey = merge["into_key"] as? String else {
             throw StoreError.refused(.invalid, "invalid_merge", "not a merge Pacenote exported")
         }
-        let ids: (from: [Int64], into: Int64?) = try read { db in
+        let ids: (from: [Int64], into: Int64?, absent: [String]) = try read { db in
             func find(_ key: String) throws -> Int64? {
                 try Int64.fetchOne(db, sql: """
                     SELECT id FROM \(kind.table) WHERE \(kind.keyColumn) = ? AND merged_into IS NULL ORDER BY id LIMIT 1
                     """, arguments: [key])
             }
-            return (try fromKeys.compactMap(find), try find(intoKey))
+            // An export shows merged artists' plays under the kept name, so a rebuilt
+            // database has no artist of the merged name: it comes back as the alias it was.
+            let absent = kind != .artist ? [] : try fromKeys.filter {
+                try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM artists WHERE name_key = ?)", arguments: [$0]) == true
+            }
+            return (try fromKeys.compactMap(find), try find(intoKey), absent)
         }
-        guard let into = ids.into, !ids.from.isEmpty, !ids.from.contains(into) else { return nil }
-        return try self.merge(kind, from: ids.from, into: into, request: request, source: source, at: now)
+        guard let into = ids.into, !ids.from.isEmpty || !ids.absent.isEmpty, !ids.from.contains(into) else { return nil }
+        return try self.merge(kind, from: ids.from, into: into, request: request, source: source, at: now, aliasKeys: ids.absent)
     }
 
     /// Moves one track's plays, pins, BPM and like to `into` and makes it an alias of it.
@@ -350,7 +363,7 @@ extension Store {
             touches.insert("track:\(id)")
         }
         for f in from { try pointAliases(table: "albums", from: f, into: into, undo: &undo, in: db) }
-        undo.recomputeAlbums = from + [into]
+        undo.recomputeAlbums += from + [into]
         try recomputeEntityRollups(entity: "album", ids: undo.recomputeAlbums, in: db)
         try bumpEntityGeneration(in: db)
     }
@@ -811,7 +824,11 @@ extension Store {
                 SELECT a.id, a.title, a.artist, COALESCE(r.plays, 0) FROM albums a LEFT JOIN rollup_album_total r ON r.album_id = a.id
                 WHERE a.merged_into IS NULL
                 """).map { row -> (name: MergeSuggestion.Name, key: String) in
-                (MergeSuggestion.Name(id: row[0], name: row[1], plays: row[3]), MergeSuggestion.albumKey(artist: row[2], title: row[1]))
+                let artist: String? = row[2], title: String = row[1]
+                // The artist with the title: two albums of one title by spellings of one artist
+                // read "Kinks – Village" and "The Kinks – Village", not "Village" twice.
+                return (MergeSuggestion.Name(id: row[0], name: artist.map { "\($0) – \(title)" } ?? title, plays: row[3]),
+                        MergeSuggestion.albumKey(artist: artist, title: title))
             }
             // Tracks that were played: a library's unplayed files are not worth a merge.
             let tracks = try Row.fetchAll(db, sql: """

@@ -339,12 +339,16 @@ extension Store {
                 """, arguments: source.arguments + [limit]).map { ($0[0], $0[1], $0[2], $0[3], $0[4]) }
         }
         return try rows.map { row in
-            // The album artist's own entity, when that name is credited somewhere.
-            let artistID = try row.artist.flatMap {
-                try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(merged_into, id) FROM artists WHERE name_key = ?"), arguments: [EntityKey.artist($0)])
+            // The album artist's own entity, when that name is credited somewhere; a merged
+            // name shows as the kept one (`shownArtist`).
+            let artist = try row.artist.flatMap {
+                try Row.fetchOne(db.cachedStatement(sql: """
+                    SELECT k.id, CASE WHEN a.merged_into IS NULL THEN NULL ELSE k.name END
+                    FROM artists a JOIN artists k ON k.id = COALESCE(a.merged_into, a.id) WHERE a.name_key = ?
+                    """), arguments: [EntityKey.artist($0)])
             }
-            return ChartEntry(track: nil, artist: row.artist, album: row.title, plays: row.plays, seconds: row.seconds,
-                              artistID: artistID, albumID: row.id)
+            return ChartEntry(track: nil, artist: (artist?[1] as String?) ?? row.artist, album: row.title, plays: row.plays, seconds: row.seconds,
+                              artistID: artist?[0], albumID: row.id)
         }
     }
 }

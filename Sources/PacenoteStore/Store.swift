@@ -88,6 +88,7 @@ public final class Store: Sendable {
             // import's upserts wrote one page to a statement journal per row, 1.5M write
             // calls for a million plays (strace), for journals of a page or two each.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            db.add(function: Store.artistKeyFunction())
         }
         let pool: DatabasePool
         do {

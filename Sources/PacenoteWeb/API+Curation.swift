@@ -87,19 +87,32 @@ extension API {
         let entry = try context.operations.merge(kind, from: from, into: into,
                                                  request: Self.requestText(["merge": ["kind": kind.rawValue, "from": from, "into": into]]),
                                                  source: source)
+        retakeReviewSnapshots(after: entry)
         return .json(APIJSON.curation(entry), status: 201)
     }
 
-    /// An id, or for artists a name (as credited): merges by name work for them too.
+    /// An id, or a name: an artist's (as credited), an album's or a track's title. A title
+    /// that several albums or tracks have is refused with their ids, to choose from.
     private func entityID(_ kind: MergeKind, _ value: Any, field: String) throws(APIError) -> Int64 {
         if let id = Self.positiveInt(value) { return id }
-        if kind == .artist, let name = value as? String, !name.isEmpty {
-            let found: ArtistEntity?
-            do { found = try context.store.artist(named: name) } catch { throw APIError(error) }
-            guard let found else { throw APIError.notFound("no artist named \(name)") }
-            return found.id
+        guard let name = value as? String, !name.trimmingCharacters(in: .whitespaces).isEmpty, name.utf8.count <= 1000 else {
+            throw APIError.badRequest("'\(field)' must hold \(kind.rawValue) ids or names", code: "invalid_\(field)")
         }
-        throw APIError.badRequest("'\(field)' must hold \(kind.rawValue) ids\(kind == .artist ? " or names" : "")", code: "invalid_\(field)")
+        return try mergeEntity(kind, named: name)
+    }
+
+    /// The one entity of `kind` a name gives (`Store.mergeCandidates`).
+    func mergeEntity(_ kind: MergeKind, named name: String) throws(APIError) -> Int64 {
+        let found: [MergeSuggestion.Name]
+        do { found = try context.store.mergeCandidates(kind, named: name) } catch { throw APIError(error) }
+        let what = kind == .artist ? "artist named" : "\(kind.rawValue) titled"
+        guard let first = found.first else { throw APIError.notFound("no \(what) “\(name)”") }
+        guard found.count == 1 else {
+            throw APIError(kind: .conflict, code: "ambiguous_name",
+                           message: "\(found.count) \(kind.rawValue)s are titled “\(name)”: "
+                               + found.map { "\($0.name) (id \($0.id))" }.joined(separator: ", ") + "; give the id")
+        }
+        return first.id
     }
 
     // MARK: GET /api/v1/merges/suggestions
@@ -123,7 +136,9 @@ extension API {
     }
 
     func undoCuration(_ id: Int64) throws -> JSONValue {
-        APIJSON.curation(try context.operations.undoCuration(id: id))
+        let entry = try context.operations.undoCuration(id: id)
+        retakeReviewSnapshots(after: entry)
+        return APIJSON.curation(entry)
     }
 
     // MARK: Reading bodies

@@ -19,11 +19,11 @@ extension API {
 
     /// The review period a request asks for: `range` (a year, a month, `year`, `month`, …)
     /// or `from`/`to`; nothing at all is this year so far.
-    func reviewPeriod(_ query: [String: String]) throws(APIError) -> ReviewPeriod {
+    func reviewPeriod(_ query: [String: String], today: String? = nil) throws(APIError) -> ReviewPeriod {
         var query = query
         if query["range"] == nil && query["from"] == nil && query["to"] == nil { query["range"] = "year" }
         let range = try statsRange(query)
-        return ReviewPeriod.of(range, today: localTime.day(of: Date()))
+        return ReviewPeriod.of(range, today: today ?? localTime.day(of: Date()))
     }
 
     /// The report of a period, kept until the data changes (plays, pins, tempos) or 60 s pass.

@@ -225,6 +225,8 @@ extension Route {
         // POST: the history page's delete, edit and add forms (a logged-in browser).
         Endpoint("/history", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.history) },
         Endpoint("/curation", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.curation) },
+        // What the page is called ("Corrections") and a newcomer types.
+        Endpoint("/corrections", read(.privateRead, .page)) { _, _ in .page(.moved("/curation")) },
         Endpoint("/stats", read(.privateRead, .page)) { _, _ in .page(.stats) },
         // POST: the review page's publish and withdraw forms (a logged-in browser).
         Endpoint("/review", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.review(nil)) },

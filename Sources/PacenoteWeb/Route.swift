@@ -180,6 +180,9 @@ public enum Page: Equatable, Sendable {
     case rules
     /// `/artist?name=…`, the address artist pages had before they had ids: a redirect.
     case artistByName
+    /// An address people guess for a page that has another (`/corrections` for
+    /// `/curation`): a redirect to it.
+    case moved(String)
     case sotdShare(String)
     /// `/review` (`?range=`, `from`/`to`; nothing: this year so far) and `/review/2026`,
     /// `/review/2026-11`: the private review; POST publishes or withdraws a share of it.
@@ -209,6 +212,7 @@ public enum Page: Equatable, Sendable {
         case .submissions: "submissions"
         case .rules: "rules"
         case .artistByName: "artist_by_name"
+        case .moved: "moved"
         case .artist: "artist"
         case .album: "album"
         case .sotdShare: "sotd_share"

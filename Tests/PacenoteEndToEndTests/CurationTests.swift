@@ -106,6 +106,10 @@ extension CurationTests {
         let sqlite = try Tools.require("sqlite3")
         let artists = "SELECT a.name, r.plays FROM rollup_artist_total r JOIN artists a ON a.id = r.artist_id ORDER BY 1"
         #expect(try run(sqlite, [copy, artists]).stdout == "Beyoncé|1\nFlorence and the Machine|2\n")
+        // The export named the merged plays by the kept name (issue 52, row 8); the replay made
+        // the merged name an alias again, for later plays under it.
+        #expect(!(try String(contentsOfFile: plays, encoding: .utf8)).contains("Florence + the Machine"))
+        #expect(try run(sqlite, [copy, "SELECT merged_into IS NOT NULL FROM artists WHERE name_key = 'florence + the machine'"]).stdout == "1\n")
         // Again: merged already, nothing to do.
         r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, "--curation", log])
         #expect(r.status == 0 && r.stdout.contains("0 merges made again, 0 rules added, 1 skipped"), "\(r.stdout) \(r.stderr)")

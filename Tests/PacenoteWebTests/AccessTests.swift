@@ -108,6 +108,7 @@ import Testing
             ("POST", "/history", "page_history", writePage),
             ("GET HEAD", "/curation", "page_curation", privatePage),
             ("POST", "/curation", "page_curation", writePage),
+            ("GET HEAD", "/corrections", "page_moved", privatePage),
             ("GET HEAD", "/stats", "page_stats", privatePage),
             ("GET HEAD", "/review", "page_review", privatePage),
             ("POST", "/review", "page_review", writePage),

@@ -10,9 +10,26 @@ import PacenoteStore
 extension API {
     // MARK: The history page's controls
 
-    /// Delete and edit buttons of one play (a logged-in browser).
-    func playControls(_ p: PlayWithTrack, back: String) -> Node {
+    /// An edit or an addition as sent, with what went wrong beside its field (`title`,
+    /// `started_at`, `album_id`; nil: the form as a whole): the history comes back with that
+    /// form open and filled in (issue 52, row 9).
+    struct PlayDraft {
+        /// `edit` (of `playID`) or `add`.
+        var action: String
+        var playID: Int64?
+        var title = "", artist = "", album = "", albumID = "", startedAt = ""
+        var counted = true
+        var field: String?
+        var error: String?
+    }
+
+    /// Delete and edit buttons of one play (a logged-in browser); `draft`: an edit of this
+    /// play that was refused.
+    func playControls(_ p: PlayWithTrack, back: String, draft: PlayDraft? = nil) -> Node {
         guard let id = p.play.id else { return .empty }
+        let draft = draft.flatMap { $0.action == "edit" && $0.playID == id ? $0 : nil }
+        let prefix = "edit-\(id)-"
+        func error(_ field: String?) -> String? { draft?.field == field ? draft?.error : nil }
         return .el("span", ["class": "controls"]) {
             Node.el("form", ["method": "post", "action": url("/history"), "class": "inline"]) {
                 Node.el("input", ["type": "hidden", "name": "action", "value": "delete"])
@@ -20,37 +37,45 @@ extension API {
                 Node.el("input", ["type": "hidden", "name": "back", "value": back])
                 Node.el("button", ["type": "submit", "class": "small", "title": "Delete this play (undoable)"]) { "Delete" }
             }
-            Node.el("details", ["class": "edit"]) {
+            Node.el("details", ["class": "edit", "open": draft == nil ? nil : ""]) {
                 Node.el("summary", ["title": "Correct this play"]) { "Edit" }
                 Node.el("form", ["method": "post", "action": url("/history"), "class": "stacked"]) {
                     Node.el("input", ["type": "hidden", "name": "action", "value": "edit"])
                     Node.el("input", ["type": "hidden", "name": "id", "value": String(id)])
                     Node.el("input", ["type": "hidden", "name": "back", "value": back])
-                    Node.el("label") { "Title "; Node.el("input", ["name": "title", "value": p.track.title, "required": "", "maxlength": "1000"]) }
-                    Node.el("label") { "Artist "; Node.el("input", ["name": "artist", "value": p.track.artist ?? "", "maxlength": "1000"]) }
-                    Node.el("label") { "Album "; Node.el("input", ["name": "album", "value": p.track.album ?? "", "maxlength": "1000"]) }
+                    Self.textField(prefix + "title", name: "title", label: "Title", value: draft?.title ?? p.track.title, error: error("title"))
+                    Self.textField(prefix + "artist", name: "artist", label: "Artist", value: draft?.artist ?? p.track.artist ?? "",
+                                   error: nil, required: false)
+                    Self.textField(prefix + "album", name: "album", label: "Album", value: draft?.album ?? p.track.album ?? "",
+                                   error: nil, required: false)
                     Node.el("label") {
-                        Node.el("input", ["type": "checkbox", "name": "counted", "value": "1", "checked": p.play.counted ? "" : nil])
+                        Node.el("input", ["type": "checkbox", "name": "counted", "value": "1", "checked": (draft?.counted ?? p.play.counted) ? "" : nil])
                         " counted (not a skip)"
                     }
+                    if let message = error(nil) { Node.el("p", ["class": "error field-error", "role": "alert"]) { message } }
                     Node.el("button", ["type": "submit"]) { "Save" }
                 }
             }
         }
     }
 
-    /// The form that adds a play that was never logged.
-    func addPlayForm(back: String) -> Node {
-        .el("details", ["class": "card add-play"]) {
+    /// The form that adds a play that was never logged; `draft`: an addition that was refused.
+    func addPlayForm(back: String, draft: PlayDraft? = nil) -> Node {
+        let draft = draft.flatMap { $0.action == "add" ? $0 : nil }
+        func error(_ field: String?) -> String? { draft?.field == field ? draft?.error : nil }
+        return .el("details", ["class": "card add-play", "open": draft == nil ? nil : ""]) {
             Node.el("summary") { "Add a play that was not logged" }
             Node.el("form", ["method": "post", "action": url("/history"), "class": "stacked"]) {
                 Node.el("input", ["type": "hidden", "name": "action", "value": "add"])
                 Node.el("input", ["type": "hidden", "name": "back", "value": back])
-                Node.el("label") { "Title "; Node.el("input", ["name": "title", "maxlength": "1000"]) }
-                Node.el("label") { "Artist "; Node.el("input", ["name": "artist", "maxlength": "1000"]) }
-                Node.el("label") { "Album "; Node.el("input", ["name": "album", "maxlength": "1000"]) }
-                Node.el("label") { "or a whole album, by its id "; Node.el("input", ["name": "album_id", "inputmode": "numeric", "size": "6"]) }
-                Node.el("label") { "Started at "; Node.el("input", ["name": "started_at", "type": "datetime-local", "required": ""]) }
+                Self.textField("add-title", name: "title", label: "Title", value: draft?.title ?? "", error: error("title"), required: false)
+                Self.textField("add-artist", name: "artist", label: "Artist", value: draft?.artist ?? "", error: nil, required: false)
+                Self.textField("add-album", name: "album", label: "Album", value: draft?.album ?? "", error: nil, required: false)
+                Self.textField("add-album-id", name: "album_id", label: "or a whole album, by its id", value: draft?.albumID ?? "",
+                               error: error("album_id"), required: false, maxLength: 20)
+                Self.textField("add-started-at", name: "started_at", label: "Started at", value: draft?.startedAt ?? "",
+                               error: error("started_at"), type: "datetime-local")
+                if let message = error(nil) { Node.el("p", ["class": "error field-error", "role": "alert"]) { message } }
                 Node.el("button", ["type": "submit"]) { "Add" }
             }
         }
@@ -74,9 +99,33 @@ extension API {
         }
     }
 
-    /// `POST /history`: delete, edit or add, then back with the entry for its undo.
+    /// `POST /history`: delete, edit or add, then back with the entry for its undo. A
+    /// refused edit or addition answers with the history, that form as sent and the reason
+    /// beside its field, under the error's status.
     func historyForm(_ request: HTTPRequest) throws -> HTTPResponse {
         let field = { (name: String) in Self.formField(name, in: request.body) }
+        guard ["edit", "add"].contains(field("action") ?? "") else { return try historyChange(request, field) }
+        var draft = PlayDraft(action: field("action") ?? "", playID: field("id").flatMap(Int64.init),
+                              title: field("title") ?? "", artist: field("artist") ?? "", album: field("album") ?? "",
+                              albumID: field("album_id") ?? "", startedAt: field("started_at") ?? "", counted: field("counted") != nil)
+        do {
+            return try historyChange(request, field)
+        } catch {
+            let error = APIError(error)
+            draft.field = switch error.code {
+            case "invalid_started_at": "started_at"
+            case "invalid_track": "title"
+            case "empty_album", "unknown_duration": "album_id"
+            case "not_found" where draft.action == "add" && !draft.albumID.isEmpty: "album_id"
+            default: nil
+            }
+            draft.error = error.status >= 500 ? "The server could not save it this time. Try again in a moment."
+                : error.message.prefix(1).uppercased() + error.message.dropFirst()
+            return try historyPage(request, mayWrite: true, draft: draft, status: error.status)
+        }
+    }
+
+    private func historyChange(_ request: HTTPRequest, _ field: (String) -> String?) throws -> HTTPResponse {
         let entry: CurationEntry
         switch field("action") {
         case "delete":
@@ -130,12 +179,25 @@ extension API {
 
     // MARK: /curation
 
-    func curationPage(_ request: HTTPRequest, mayWrite: Bool) throws -> HTTPResponse {
+    /// A merge by name as typed, with what went wrong beside its field: the page comes back
+    /// with the form as it was sent (issue 52, row 9).
+    struct MergeDraft {
+        var kind: MergeKind = .artist
+        var from = ""
+        var into = ""
+        /// The field the error is about (`from`, `into`), or nil for the form as a whole.
+        var field: String?
+        var error: String?
+        /// The draft is the merge by ids' (or a suggestion's button), not the one by names.
+        var byID = false
+    }
+
+    func curationPage(_ request: HTTPRequest, mayWrite: Bool, draft: MergeDraft = MergeDraft(), status: Int = 200) throws -> HTTPResponse {
         let entries = try context.store.curationLog(limit: 100)
         let suggestions = try context.store.mergeSuggestions(limit: 30)
         let f = format
         let notice = try curationNotice(request, mayWrite: mayWrite)
-        return html(title: "Corrections", request: request, nav: "curation") {
+        return html(title: "Corrections", request: request, nav: "curation", status: status) {
             Node.el("h1") { "Corrections" }
             notice
             Node.el("section", ["class": "card", "aria-labelledby": "dup-h"]) {
@@ -151,32 +213,44 @@ extension API {
                             " ← "
                             s.names.dropFirst().map { "\($0.name) (\(SiteFormat.plural(Int($0.plays), "play")))" }.joined(separator: ", ")
                             Node.el("span", ["class": "muted small"]) { " · \(s.reason)" }
+                            // One button per name: any of them can be the one kept (the first is
+                            // the suggestion, `MergeSuggestion.keepsBefore`).
                             if mayWrite {
-                                Node.el("form", ["method": "post", "action": url("/curation"), "class": "inline"]) {
-                                    Node.el("input", ["type": "hidden", "name": "action", "value": "merge"])
-                                    Node.el("input", ["type": "hidden", "name": "kind", "value": s.kind.rawValue])
-                                    Node.el("input", ["type": "hidden", "name": "from", "value": s.from.map(String.init).joined(separator: ",")])
-                                    Node.el("input", ["type": "hidden", "name": "into", "value": String(s.into)])
-                                    Node.el("button", ["type": "submit", "class": "small"]) { "Merge into “\(s.names[0].name)”" }
+                                for keep in s.names {
+                                    Node.el("form", ["method": "post", "action": url("/curation"), "class": "inline"]) {
+                                        Node.el("input", ["type": "hidden", "name": "action", "value": "merge"])
+                                        Node.el("input", ["type": "hidden", "name": "kind", "value": s.kind.rawValue])
+                                        Node.el("input", ["type": "hidden", "name": "from",
+                                                          "value": s.names.filter { $0.id != keep.id }.map { String($0.id) }.joined(separator: ",")])
+                                        Node.el("input", ["type": "hidden", "name": "into", "value": String(keep.id)])
+                                        Node.el("button", ["type": "submit", "class": "small", "data-keep": keep.name]) { "Keep “\(keep.name)”" }
+                                    }
                                 }
                             }
                         }
                     }
                 }
             }
+            if mayWrite { mergeByNameForm(draft.byID ? MergeDraft() : draft) }
             if mayWrite {
-                Node.el("details", ["class": "card"]) {
+                let byID = draft.byID ? draft : MergeDraft()
+                Node.el("details", ["class": "card", "id": "merge-ids", "open": draft.byID ? "" : nil]) {
                     Node.el("summary") { "Merge by id" }
                     Node.el("form", ["method": "post", "action": url("/curation"), "class": "stacked"]) {
                         Node.el("input", ["type": "hidden", "name": "action", "value": "merge"])
                         Node.el("label") {
                             "What "
                             Node.el("select", ["name": "kind"]) {
-                                for kind in MergeKind.allCases { Node.el("option", ["value": kind.rawValue]) { kind.rawValue } }
+                                for kind in MergeKind.allCases {
+                                    Node.el("option", ["value": kind.rawValue, "selected": draft.byID && kind == byID.kind ? "" : nil]) { kind.rawValue }
+                                }
                             }
                         }
-                        Node.el("label") { "Merge these ids (comma-separated) "; Node.el("input", ["name": "from", "required": ""]) }
-                        Node.el("label") { "into this id "; Node.el("input", ["name": "into", "required": "", "inputmode": "numeric"]) }
+                        Self.textField("merge-ids-from", name: "from", label: "Merge these ids (comma-separated)", value: byID.from,
+                                       error: byID.field == "from" ? byID.error : nil)
+                        Self.textField("merge-ids-into", name: "into", label: "into this id", value: byID.into,
+                                       error: byID.field == "into" ? byID.error : nil)
+                        if byID.field == nil, let error = byID.error { Node.el("p", ["class": "error field-error", "role": "alert"]) { error } }
                         Node.el("button", ["type": "submit"]) { "Merge" }
                     }
                 }
@@ -199,28 +273,42 @@ extension API {
         }
     }
 
-    /// `POST /curation`: undo an entry, or merge.
+    /// `POST /curation`: undo an entry, or merge (by ids, or by names).
     func curationForm(_ request: HTTPRequest) throws -> HTTPResponse {
         let field = { (name: String) in Self.formField(name, in: request.body) }
         switch field("action") {
         case "undo":
             guard let id = field("id").flatMap(Int64.init) else { throw APIError.badRequest("which change?", code: "invalid_id") }
             let entry = try context.operations.undoCuration(id: id)
+            retakeReviewSnapshots(after: entry)
             return redirect(back: field("back"), fallback: "/curation", done: entry.id)
         case "merge":
-            guard let kind = field("kind").flatMap(MergeKind.init(rawValue:)) else {
-                throw APIError.badRequest("merge tracks, artists or albums", code: "invalid_kind")
+            // By ids, or a suggestion's button: a refusal comes back on the page, not on an
+            // error page (the button's merge can meet one made meanwhile).
+            var draft = MergeDraft(kind: field("kind").flatMap(MergeKind.init(rawValue:)) ?? .artist,
+                                   from: field("from") ?? "", into: field("into") ?? "", byID: true)
+            let ids = (field("from") ?? "").split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            let into = field("into").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            if ids.isEmpty || ids.contains(nil) { draft.field = "from"; draft.error = "Give the ids to merge, separated by commas." }
+            if draft.error == nil && into == nil { draft.field = "into"; draft.error = "Give the id of the one to keep." }
+            if draft.error != nil { return try curationPage(request, mayWrite: true, draft: draft, status: 400) }
+            let from = ids.compactMap { $0 }
+            do {
+                let entry = try context.operations.merge(draft.kind, from: from, into: into!,
+                                                         request: Self.requestText(["merge": ["kind": draft.kind.rawValue, "from": from, "into": into!]]),
+                                                         source: "site")
+                retakeReviewSnapshots(after: entry)
+                return redirect(back: "/curation", fallback: "/curation", done: entry.id)
+            } catch {
+                let error = APIError(error)
+                draft.error = error.status >= 500 ? "The server could not merge them this time. Try again in a moment."
+                    : error.message.prefix(1).uppercased() + error.message.dropFirst()
+                return try curationPage(request, mayWrite: true, draft: draft, status: error.status)
             }
-            let from = (field("from") ?? "").split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            guard !from.isEmpty, let into = field("into").flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) else {
-                throw APIError.badRequest("name the ids to merge and the one to keep", code: "invalid_merge")
-            }
-            let entry = try context.operations.merge(kind, from: from, into: into,
-                                                     request: Self.requestText(["merge": ["kind": kind.rawValue, "from": from, "into": into]]),
-                                                     source: "site")
-            return redirect(back: "/curation", fallback: "/curation", done: entry.id)
+        case "merge_names":
+            return try mergeByName(request, field)
         default:
-            throw APIError.badRequest("action: undo or merge", code: "invalid_action")
+            throw APIError.badRequest("action: undo, merge or merge_names", code: "invalid_action")
         }
     }
 }

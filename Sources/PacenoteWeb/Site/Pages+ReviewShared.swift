@@ -26,9 +26,14 @@ extension API {
     /// What a share of `from`…`to` showing `sections` shows, from the history as it is now:
     /// the page's content rendered for a stranger (no links into the private pages) and the
     /// card drawn, both kept with the share.
-    func reviewSnapshot(from: String, to: String, sections: Set<ReviewSection>, at now: Date = Date()) throws -> ReviewSnapshot {
+    /// `asOf`: the day a snapshot is taken again as of (`retakeReviewSnapshots`), read
+    /// from the history as it is, past the cache.
+    func reviewSnapshot(from: String, to: String, sections: Set<ReviewSection>, at now: Date = Date(),
+                        asOf day: String? = nil) throws -> ReviewSnapshot {
         let query = from <= "0000-01-01" ? ["range": "all"] : ["from": from, "to": to]
-        let report = ReviewSnapshot.publishable(try reviewReport(try reviewPeriod(query)), sections: sections)
+        let asked = try reviewPeriod(query, today: day)
+        let full = day == nil ? try reviewReport(asked) : try context.store.review(asked, limit: 10, weekStart: weekStart)
+        let report = ReviewSnapshot.publishable(full, sections: sections)
         let period = report.period
         let title = "My " + reviewTitle(period).replacingOccurrences(of: " in music", with: "") + " in music"
         let status = reviewStatus(period)

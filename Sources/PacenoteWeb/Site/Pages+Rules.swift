@@ -7,8 +7,21 @@ import PacenoteStore
 /// editable here), a form to add one, and for each rule of the site's a delete button, a
 /// dry run and "apply to the past". The most recent hidden plays close the page.
 extension API {
+    /// The add form as sent, with what is wrong and the field it is about (`value`,
+    /// `replacement`; nil: the form as a whole): a refused rule comes back to be fixed, not
+    /// typed again (issue 52, row 9).
+    struct RuleDraft {
+        var action = CurationRule.Action.allCases[0].rawValue
+        var field = CurationRule.Field.allCases[0].rawValue
+        var match = CurationRule.Match.allCases[0].rawValue
+        var value = ""
+        var replacement = ""
+        var errorKey: String?
+        var error: String?
+    }
+
     func rulesPage(_ request: HTTPRequest, mayWrite: Bool, notice: String? = nil,
-                   preview: Store.RuleEffect? = nil, status: Int = 200) throws -> HTTPResponse {
+                   preview: Store.RuleEffect? = nil, draft: RuleDraft = RuleDraft(), status: Int = 200) throws -> HTTPResponse {
         let rules = RuleSet.ordered(try context.store.rules())
         let overruns = try context.store.ruleOverruns()
         let hidden = try context.store.hiddenPlays(limit: 20)
@@ -57,17 +70,21 @@ extension API {
             }
             if mayWrite {
                 Node.el("section", ["class": "card"]) {
-                    Node.el("h2") { "Add a rule" }
-                    Node.el("form", ["method": "post", "action": url("/rules"), "class": "search"]) {
+                    Node.el("h2", ["id": "add-rule"]) { "Add a rule" }
+                    Node.el("form", ["method": "post", "action": url("/rules") + "#add-rule", "class": "search"]) {
                         Node.el("input", ["type": "hidden", "name": "action", "value": "add"])
-                        Self.select("rule_action", "Action", CurationRule.Action.allCases.map(\.rawValue))
-                        Self.select("field", "Field", CurationRule.Field.allCases.map(\.rawValue))
-                        Self.select("match", "Match", CurationRule.Match.allCases.map(\.rawValue))
-                        Node.el("label", ["for": "value"]) { "Value" }
-                        Node.el("input", ["id": "value", "name": "value", "required": "", "maxlength": String(CurationRule.maxValueLength)])
-                        Node.el("label", ["for": "replacement"]) { "Replacement (rewrites)" }
-                        Node.el("input", ["id": "replacement", "name": "replacement", "maxlength": String(CurationRule.maxValueLength)])
+                        Self.select("rule_action", "Action", CurationRule.Action.allCases.map(\.rawValue), selected: draft.action)
+                        Self.select("field", "Field", CurationRule.Field.allCases.map(\.rawValue), selected: draft.field)
+                        Self.select("match", "Match", CurationRule.Match.allCases.map(\.rawValue), selected: draft.match)
+                        Self.textField("value", name: "value", label: "Value", value: draft.value,
+                                       error: draft.errorKey == "value" ? draft.error : nil, maxLength: CurationRule.maxValueLength)
+                        Self.textField("replacement", name: "replacement", label: "Replacement (rewrites)", value: draft.replacement,
+                                       error: draft.errorKey == "replacement" ? draft.error : nil, required: false,
+                                       maxLength: CurationRule.maxValueLength)
                         Node.el("button", ["type": "submit"]) { "Add" }
+                    }
+                    if let error = draft.error, draft.errorKey != "value" && draft.errorKey != "replacement" {
+                        Node.el("p", ["class": "error field-error", "role": "alert"]) { error }
                     }
                     Node.el("p", ["class": "muted small"]) {
                         "A rewrite takes a regular expression on the title, artist or album ($1 names a group in the replacement); "
@@ -124,11 +141,11 @@ extension API {
         }
     }
 
-    static func select(_ name: String, _ label: String, _ options: [String]) -> Node {
+    static func select(_ name: String, _ label: String, _ options: [String], selected: String? = nil) -> Node {
         Node.el("span") {
             Node.el("label", ["for": name]) { label }
             Node.el("select", ["id": name, "name": name]) {
-                for option in options { Node.el("option", ["value": option]) { option } }
+                for option in options { Node.el("option", ["value": option, "selected": option == selected ? "" : nil]) { option } }
             }
         }
     }
@@ -146,9 +163,30 @@ extension API {
             body["match"] = field("match")
             body["value"] = field("value")
             if body["action"] as? String == "rewrite" { body["replacement"] = field("replacement") ?? "" }
-            let rule = try context.operations.addRule(try Self.rule(from: body.compactMapValues { $0 }, base: nil))
-            let warning = RuleStress.of(rule)?.warning.map { " Warning: \($0)." } ?? ""
-            return try rulesPage(request, mayWrite: true, notice: "Added: \(rule.summary).\(warning)", status: 200)
+            var draft = RuleDraft()
+            draft.action = field("rule_action") ?? draft.action
+            draft.field = field("field") ?? draft.field
+            draft.match = field("match") ?? draft.match
+            draft.value = field("value") ?? ""
+            draft.replacement = field("replacement") ?? ""
+            // The field a problem is about, to show it there (`rule(from:)` says only what).
+            if let action = CurationRule.Action(rawValue: draft.action), let on = CurationRule.Field(rawValue: draft.field),
+               let match = CurationRule.Match(rawValue: draft.match),
+               let invalid = CurationRule(action: action, field: on, match: match, value: draft.value,
+                                          replacement: action == .rewrite ? draft.replacement : nil, enabled: true).invalidity {
+                draft.errorKey = invalid.key
+                draft.error = Self.sitewise(invalid.message)
+                return try rulesPage(request, mayWrite: true, draft: draft, status: 400)
+            }
+            do {
+                let rule = try context.operations.addRule(try Self.rule(from: body.compactMapValues { $0 }, base: nil))
+                let warning = RuleStress.of(rule)?.warning.map { " Warning: \($0)." } ?? ""
+                return try rulesPage(request, mayWrite: true, notice: "Added: \(rule.summary).\(warning)", status: 200)
+            } catch {
+                let error = APIError(error)
+                draft.error = error.status >= 500 ? "The rule could not be saved this time. Try again in a moment." : Self.sitewise(error.message)
+                return try rulesPage(request, mayWrite: true, draft: draft, status: error.status)
+            }
         case "delete":
             guard let id else { throw APIError.badRequest("say which rule", code: "invalid_rule") }
             let rule = try context.operations.deleteRule(id: id)
@@ -163,5 +201,14 @@ extension API {
         default:
             throw APIError.badRequest("unknown action", code: "invalid_action")
         }
+    }
+
+    /// A rule's problem in the words of the form it was typed in: "'value' is not …" (the
+    /// API's and the configuration's key) reads "This value is not …" beside the field.
+    static func sitewise(_ message: String) -> String {
+        for (key, noun) in [("'value' ", "This value "), ("'replacement' ", "This replacement ")] where message.hasPrefix(key) {
+            return noun + message.dropFirst(key.count)
+        }
+        return message.prefix(1).uppercased() + message.dropFirst()
     }
 }

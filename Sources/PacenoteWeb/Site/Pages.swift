@@ -263,7 +263,7 @@ extension API {
 
     // MARK: /history
 
-    func historyPage(_ request: HTTPRequest, mayWrite: Bool = false) throws -> HTTPResponse {
+    func historyPage(_ request: HTTPRequest, mayWrite: Bool = false, draft: PlayDraft? = nil, status: Int = 200) throws -> HTTPResponse {
         let search = request.query["q"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         if let search, search.count > 200 { throw APIError.badRequest("the search is at most 200 characters", code: "invalid_q") }
         let cursor = try request.query["cursor"].map { text throws(APIError) in
@@ -282,7 +282,7 @@ extension API {
             if days.last?.0 == day { days[days.count - 1].1.append(p) } else { days.append((day, [p])) }
         }
         let notice = try curationNotice(request, mayWrite: mayWrite)
-        return html(title: "History", request: request, nav: "history") {
+        return html(title: "History", request: request, nav: "history", status: status) {
             Node.el("h1") { "History" }
             notice
             Node.el("form", ["method": "get", "action": url("/history"), "class": "search", "role": "search"]) {
@@ -290,7 +290,7 @@ extension API {
                 Node.el("input", ["id": "q", "name": "q", "type": "search", "value": search ?? "", "placeholder": "Title, artist or album"])
                 Node.el("button", ["type": "submit"]) { "Search" }
             }
-            if mayWrite { addPlayForm(back: back) }
+            if mayWrite { addPlayForm(back: back, draft: draft) }
             if page.isEmpty {
                 historyEmpty(search: search)
             }
@@ -301,7 +301,7 @@ extension API {
                         for p in plays {
                             playItem(p, f, .group {
                                 heart(p.track.id, feelings[p.track.id ?? 0] ?? .none, mayWrite: mayWrite, back: back)
-                                if mayWrite { playControls(p, back: back) }
+                                if mayWrite { playControls(p, back: back, draft: draft) }
                             })
                         }
                     }

@@ -56,6 +56,7 @@ extension API {
                 }
                 return try trackPage(id, request, mayWrite: mayWrite)
             case .artistByName: return try artistRedirect(request)
+            case .moved(let path): return HTTPResponse(status: 301, headers: [("Location", url(path)), ("Cache-Control", "no-store")])
             case .artist(let id): return try artistPage(id, request)
             case .album(let id): return try albumPage(id, request)
             case .cover(let id): return try cover(trackID: id, public: false)
