@@ -48,6 +48,13 @@ import Testing
         #expect((summary?["checked"] as? Int ?? 0) >= 2 * (Self.minutes + 1), "\(r.stdout)")
         print("demo, Up next at each check: \(rows)")
 
+        // After two and a half loops the API suggests in every zone too (row 1: `[]` in each).
+        for zone in 0...5 {
+            let list = try HTTP.get(base + "/api/v1/recommendations/next?zone=\(zone)&limit=5").json
+            let suggestions = list?["suggestions"] as? [[String: Any]] ?? []
+            #expect(!suggestions.isEmpty, "zone \(zone): \(String(describing: list))")
+        }
+
         // Every feature. Likes: the three liked songs in MPD's stored playlist.
         let liked = try run(mpc, ["-h", "127.0.0.1", "-p", String(mpdPort), "playlist", "Liked"], allowFailure: true)
         #expect(liked.status == 0 && liked.stdout.split(separator: "\n").count == 3, "\(liked)")
