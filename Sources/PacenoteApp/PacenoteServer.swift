@@ -30,6 +30,7 @@ public final class PacenoteServer: Sendable {
     public let players: [PlayerService]
     public let heartRate: HeartRateService
     private let web: WebServer
+    private let api: API
     private let services: ServiceGroup
     /// The port the site is served on.
     public var port: UInt16 { web.port }
@@ -38,14 +39,21 @@ public final class PacenoteServer: Sendable {
     /// The port the HTTP server is bound to (useful with `--http 127.0.0.1:0`).
     public var httpPort: UInt16 { web.port }
 
+    /// Publishes the review of `range` (`month`, `year`, …) as the site's "Publish" does;
+    /// returns the public page's path under the base path.
+    public func publishReview(range: String) throws -> String {
+        config.basePath + (try api.publishReview(range: range))
+    }
+
     private init(config: Config, store: Store, events: EventBus, players: [PlayerService], heartRate: HeartRateService,
-                 web: WebServer, services: ServiceGroup, logger: Logger) {
+                 web: WebServer, api: API, services: ServiceGroup, logger: Logger) {
         self.config = config
         self.store = store
         self.events = events
         self.players = players
         self.heartRate = heartRate
         self.web = web
+        self.api = api
         self.services = services
         self.logger = logger
     }
@@ -199,7 +207,7 @@ public final class PacenoteServer: Sendable {
             let shownHost = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
             logger.info("serving http://\(shownHost):\(web.port)\(config.basePath)/ (database \(config.databasePath))")
             return PacenoteServer(config: config, store: store, events: events, players: players, heartRate: heartRate,
-                                  web: web, services: services, logger: logger)
+                                  web: web, api: api, services: services, logger: logger)
         } catch {
             // Whatever failed between the starts (a player's address, the key file): undo.
             services.stop()

@@ -4,9 +4,10 @@ import PacenoteCore
 
 /// Playback commands on a short-lived connection (the demo's "play everything").
 public enum MPDControl {
-    /// Indexes the music directory, waits until MPD has, then queues every song and plays
-    /// them on repeat in random order.
-    public static func playEverything(endpoint: MPDEndpoint, timeoutMs: UInt32 = 5000) throws(MPDError) {
+    /// Indexes the music directory, waits until MPD has, then queues every song under
+    /// `folders` (the whole library by default) and plays them on repeat in random order.
+    public static func playEverything(endpoint: MPDEndpoint, under folders: [String] = [""],
+                                      timeoutMs: UInt32 = 5000) throws(MPDError) {
         let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
         let job = mpd_run_update(connection.handle, nil)
         try connection.check()
@@ -20,8 +21,10 @@ public enum MPDControl {
         }
         _ = mpd_run_clear(connection.handle)
         try connection.check()
-        _ = mpd_run_add(connection.handle, "")
-        try connection.check()
+        for folder in folders {
+            _ = mpd_run_add(connection.handle, folder)
+            try connection.check()
+        }
         _ = mpd_run_repeat(connection.handle, true)
         _ = mpd_run_random(connection.handle, true)
         _ = mpd_run_play(connection.handle)

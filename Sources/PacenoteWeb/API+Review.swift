@@ -93,6 +93,16 @@ extension API {
 
     func reviewSharePath(_ share: ReviewShare) -> String { "/review/shared/\(share.token)" }
 
+    /// Publishes the review of `range` with the default sections, as `POST
+    /// /api/v1/review/shares` does (the demo's own published review); returns its page's path.
+    public func publishReview(range: String) throws -> String {
+        let period = try reviewPeriod(["range": range])
+        let snapshot = try reviewSnapshot(from: period.from, to: period.end, sections: ReviewSection.defaults)
+        let share = try context.operations.publishReview(from: period.from, to: period.end, sections: ReviewSection.defaults,
+                                                         snapshot: snapshot)
+        return reviewSharePath(share)
+    }
+
     func reviewShareJSON(_ share: ReviewShare, _ request: HTTPRequest) -> JSONValue {
         .object([
             ("token", .string(share.token)),

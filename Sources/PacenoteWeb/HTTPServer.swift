@@ -184,7 +184,8 @@ public final class HTTPServer: @unchecked Sendable {
         let logFunction: pn_mhd_log_fn = { context, message in
             guard let context, let message else { return }
             let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-            server.logger.warning("http: \(String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines))")
+            let line = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+            server.logger.log(level: HTTPServer.level(ofLibraryMessage: line), "http: \(line)")
         }
         log[0] = unsafeBitCast(logFunction, to: UnsafeMutableRawPointer.self)
         log[1] = Unmanaged.passUnretained(self).toOpaque()

@@ -50,6 +50,45 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder), "the demo folder is removed")
     }
 
+    /// The demo's address is the first line on standard output, at once though that is a
+    /// pipe; the demo likes three songs (kept in its MPD's stored playlist "Liked", so no
+    /// warning that playlists are disabled) and, after three counted plays, publishes this
+    /// month's review and prints its address, which a stranger can open (issue 52, row 14).
+    @Test func theDemoPrintsItsAddressFirstLikesSongsAndPublishesAReview() throws {
+        _ = try Tools.require("mpd")
+        _ = try Tools.require("sox")
+        let mpc = try Tools.require("mpc")
+        let mpdPort = try Ports.free()
+        let demo = try PipedProcess(["demo", "--http", "127.0.0.1:0", "--mpd-port", String(mpdPort)])
+        #expect(eventually(timeout: 60) { demo.stdout.contains("\n") || !demo.process.isRunning }, "\(demo.stderr)")
+        let banner = demo.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(banner.hasPrefix("Pacenote demo: open http://127.0.0.1:") && banner.contains("(MPD on 127.0.0.1:\(mpdPort))"),
+                "first line: \(banner)")
+        let base = "http://127.0.0.1:" + (banner.components(separatedBy: "http://127.0.0.1:").dropFirst().first?.prefix { $0.isNumber } ?? "")
+        let liked = try eventually(timeout: 30, interval: 0.5) {
+            let list = try run(mpc, ["-h", "127.0.0.1", "-p", String(mpdPort), "playlist", "Liked"], allowFailure: true)
+            return list.status == 0 && Set(list.stdout.split(separator: "\n")) == ["Northern Lights - Steady State", "The Intervals - Redline",
+                                                                                  "Harbour Wind - Lighthouse"]
+        }
+        #expect(liked, "the three liked songs are in MPD's playlist Liked")
+        var reviewURL = ""
+        let published = eventually(timeout: 120, interval: 0.5) {
+            guard let line = demo.stdout.split(separator: "\n").first(where: { $0.contains("review is published at ") }) else { return false }
+            reviewURL = line.components(separatedBy: "published at ").last ?? ""
+            return true
+        }
+        #expect(published && reviewURL.hasPrefix(base + "/review/shared/"), "\(demo.stdout)\n\(demo.stderr)")
+        if reviewURL.hasPrefix(base + "/") {
+            let review = try HTTP.get(reviewURL)
+            #expect(review.status == 200 && review.text.contains("in music"), "\(review.status)")
+        }
+        demo.process.terminate()
+        demo.process.waitUntilExit()
+        #expect(demo.process.terminationStatus == 0)
+        let warnings = LogLines.warnings(demo.stderr)
+        #expect(warnings.isEmpty, "no warning in the demo's log:\n\(warnings.joined(separator: "\n"))")
+    }
+
     /// A Ctrl-C while the demo still generates its songs (sent as a signal to the process
     /// alone, as a service manager would): it stops at once and leaves neither its folder
     /// nor an MPD behind.
