@@ -57,14 +57,6 @@ extension API {
     /// A table in a box that scrolls sideways, so that a wide one does not widen the page.
     static func sideways(_ table: Node) -> Node { .el("div", ["class": "table-scroll"]) { table } }
 
-    /// Text with `code` in backticks, as the CLI's help writes it: the backticked parts in
-    /// `<code>`, the backticks gone.
-    static func withCode(_ text: String) -> [Node] {
-        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().compactMap { i, part in
-            part.isEmpty ? nil : i % 2 == 1 ? .el("code") { String(part) } : .text(String(part))
-        }
-    }
-
     /// Where plays go on to (`[[forward]]`): each target's queue and last exchanges, and the
     /// plays targets refused, with the reason.
     /// The form of `/submissions`: "Send again" queues a target's refused plays again.
