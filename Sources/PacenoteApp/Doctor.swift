@@ -37,7 +37,7 @@ public enum Doctor {
     public static func run(config: Config, environment: [String: String], now: Date = Date()) -> [DoctorCheck] {
         let files = InstanceFiles(config: config)
         let (databaseCheck, inspection) = database(config: config)
-        var checks = [configuration(config), databaseCheck, diskSpace(files.directory), durability(files.directory), spool(files.spool)]
+        var checks = [configuration(config), databaseCheck, databaseFiles(config.databasePath), diskSpace(files.directory), durability(files.directory), spool(files.spool)]
         for player in config.players { checks.append(mpd(player)) }
         for player in config.players { checks.append(musicDirectory(player)) }
         checks.append(keyFile(files.apiKey, environment: environment))
@@ -82,8 +82,17 @@ public enum Doctor {
 
     /// The failure line for a configuration that does not load.
     public static func configuration(error: ConfigError) -> DoctorCheck {
-        DoctorCheck("configuration", .failure, error.description,
-                    advice: "fix that key (every key is documented in docs/pacenote.example.toml; `pacenote config` prints what is in effect)")
+        // A file named by --config or PACENOTE_CONFIG that is not there: no key to fix.
+        let missing = "no such file: "
+        if error.key == "config", error.message.hasPrefix(missing) {
+            let path = String(error.message.dropFirst(missing.count))
+            let given = error.origin ?? "--config"
+            return DoctorCheck("configuration", .failure, error.description,
+                               advice: "create it: copy docs/pacenote.example.toml (every key, commented) to \(path), or run "
+                                   + "`pacenote config > \(path)` without \(given) (the defaults in effect); or leave \(given) out")
+        }
+        return DoctorCheck("configuration", .failure, error.description,
+                           advice: "fix that key (every key is documented in docs/pacenote.example.toml; `pacenote config` prints what is in effect)")
     }
 
     static func configuration(_ config: Config) -> DoctorCheck {

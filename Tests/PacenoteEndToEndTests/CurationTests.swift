@@ -102,7 +102,7 @@ extension CurationTests {
         r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, plays])
         #expect(r.status == 0 && r.stdout.contains("imported 3"), "\(r.stdout) \(r.stderr)")
         r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, "--curation", log])
-        #expect(r.status == 0 && r.stdout.contains("1 merges made again, 1 rules added, 0 skipped"), "\(r.stdout) \(r.stderr)")
+        #expect(r.status == 0 && r.stdout.contains("1 merge made again, 1 rule added, 0 skipped"), "\(r.stdout) \(r.stderr)")
         let sqlite = try Tools.require("sqlite3")
         let artists = "SELECT a.name, r.plays FROM rollup_artist_total r JOIN artists a ON a.id = r.artist_id ORDER BY 1"
         #expect(try run(sqlite, [copy, artists]).stdout == "Beyoncé|1\nFlorence and the Machine|2\n")
