@@ -36,8 +36,11 @@ public enum Doctor {
     /// The checks that need a valid configuration (`Doctor.configuration` comes before).
     public static func run(config: Config, environment: [String: String], now: Date = Date()) -> [DoctorCheck] {
         let files = InstanceFiles(config: config)
+        // The files' modes and owners before SQLite opens the database to inspect it (a
+        // read-only connection may make and remove its own -wal and -shm).
+        let filesCheck = databaseFiles(config.databasePath)
         let (databaseCheck, inspection) = database(config: config)
-        var checks = [configuration(config), databaseCheck, databaseFiles(config.databasePath), diskSpace(files.directory), durability(files.directory), spool(files.spool)]
+        var checks = [configuration(config), databaseCheck, filesCheck, diskSpace(files.directory), durability(files.directory), spool(files.spool)]
         for player in config.players { checks.append(mpd(player)) }
         for player in config.players { checks.append(musicDirectory(player)) }
         checks.append(keyFile(files.apiKey, environment: environment))
