@@ -96,7 +96,7 @@ extension CurationTests {
         let dir = try TemporaryDirectory()
         let plays = dir.file("plays.jsonl"), log = dir.file("curation.jsonl"), copy = dir.file("copy.sqlite")
         var r = try PacenoteProcess.run(["export", "--db", daemon.db, "--format", "listenbrainz", "--output", plays, "--curation", log])
-        #expect(r.status == 0 && r.stderr.contains("1 curation entries, 1 rules"), "\(r.stderr)")
+        #expect(r.status == 0 && r.stderr.contains("1 curation entry, 1 rule"), "\(r.stderr)")
         let line = try String(contentsOfFile: log, encoding: .utf8)
         #expect(line.contains(#""kind":"merge""#) && line.contains(#""into_key":"florence and the machine""#), "\(line)")
         r = try PacenoteProcess.run(["import", "--config", daemon.dir.file("config.toml"), "--db", copy, plays])
