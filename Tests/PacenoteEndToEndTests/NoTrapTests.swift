@@ -160,6 +160,35 @@ import Testing
         #expect(try process.wait(timeout: 20) == 0)
     }
 
+    /// A start that fails after the database, spool and lock were made (here the key given
+    /// in the environment is too short) removes them; one on a database that was there
+    /// leaves it as it was.
+    @Test func aFailedStartRemovesWhatItMade() throws {
+        let dir = try TemporaryDirectory("pacenote-failed-start")
+        let db = dir.file("p.sqlite")
+        let arguments = ["serve", "--db", db, "--http", "127.0.0.1:0", "--mpd", "127.0.0.1:1"]
+        let failed = try PacenoteProcess.run(arguments, environment: ["HOME": dir.path, "PACENOTE_API_KEY": "short"])
+        #expect(failed.status == 1 && failed.stderr == "pacenote: PACENOTE_API_KEY: must be at least 16 characters\n", "\(failed.stderr)")
+        #expect(Self.names(dir.path) == [], "left: \(Self.names(dir.path))")
+        // The default data folder too, when the start made it.
+        let home = try TemporaryDirectory("pacenote-failed-home")
+        let fresh = try PacenoteProcess.run(["serve", "--http", "127.0.0.1:0", "--mpd", "127.0.0.1:1"],
+                                            environment: ["HOME": home.path, "PACENOTE_API_KEY": "short"])
+        #expect(fresh.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: home.file(".local/share/pacenote")), "\(Self.names(home.file(".local/share")))")
+
+        #expect(try PacenoteProcess.run(["migrate", "--db", db]).status == 0)
+        let before = Self.states(dir.path)
+        let again = try PacenoteProcess.run(arguments, environment: ["HOME": dir.path, "PACENOTE_API_KEY": "short"])
+        #expect(again.status == 1)
+        #expect(Self.states(dir.path) == before, "\(Self.states(dir.path))")
+        // The key fixed (here: left to the key file), the same command serves.
+        let process = try PacenoteProcess(arguments, environment: ["HOME": dir.path])
+        #expect(eventually(timeout: 20) { process.stderr.contains("serving http://") }, "\(process.stderr)")
+        process.signal(SIGTERM)
+        #expect(try process.wait(timeout: 20) == 0)
+    }
+
     /// A socket listening on a port of the kernel's choice, as another program would hold it.
     final class Listener {
         private var fd: Int32
