@@ -78,8 +78,8 @@ public enum Doctor {
         let failed = checks.filter { $0.outcome == .failure }.count
         let warned = checks.filter { $0.outcome == .warning }.count
         lines.append(failed == 0 && warned == 0
-            ? "all \(checks.count) checks passed"
-            : "\(failed) failed, \(warned) warning\(warned == 1 ? "" : "s") (of \(checks.count) checks)")
+            ? "all \(checks.count) check\(checks.count == 1 ? "" : "s") passed"
+            : "\(failed) failed, \(warned) warning\(warned == 1 ? "" : "s") (of \(checks.count) check\(checks.count == 1 ? "" : "s"))")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -112,7 +112,7 @@ struct Export: ParsableCommand {
         }
         writer.flush()
         try handle.close()
-        FileHandle.standardError.write(Data("\(path): \(all.count) likes and dislikes\n".utf8))
+        FileHandle.standardError.write(Data("\(path): \(all.count == 1 ? "1 like or dislike" : "\(all.count) likes and dislikes")\n".utf8))
     }
 
     static func instant(_ text: String?, in local: LocalTime, endOfDay: Bool) throws -> Date? {
