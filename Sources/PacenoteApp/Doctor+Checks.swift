@@ -52,7 +52,12 @@ extension Doctor {
     static func databaseFiles(_ path: String) -> DoctorCheck {
         let name = "database files"
         var problems = DatabaseFileAccess.problems(databasePath: path)
-        for problem in DatabaseFileAccess.ownerProblems(databasePath: path) where !problems.contains(where: { $0.path == problem.path }) {
+        // What else the daemon writes beside it, left by a command run as root (a `backups/`
+        // that `sudo pacenote backup` made stops the daemon's own backups; a `pacenote.lock`
+        // from `sudo pacenote restore`, its start).
+        let files = InstanceFiles(databasePath: path)
+        let others = files.all.filter { $0.role != .database }.map(\.path)
+        for problem in DatabaseFileAccess.ownerProblems(databasePath: path, others: others) where !problems.contains(where: { $0.path == problem.path }) {
             problems.append(problem)
         }
         guard !problems.isEmpty else {

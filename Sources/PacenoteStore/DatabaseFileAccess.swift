@@ -41,18 +41,20 @@ public enum DatabaseFileAccess {
     /// What stands in the way of the database's owner, whoever asks (root may write
     /// anything, the service's user may not): the database or a side file without its owner's
     /// write bit, a side file that belongs to another user than the database (left by a
-    /// command run as root). `pacenote doctor` reports these beside `problems`.
-    public static func ownerProblems(databasePath path: String) -> [Problem] {
+    /// command run as root). `others`: more files the daemon writes beside it (the key, the
+    /// spool, folders), held to the same owner. `pacenote doctor` reports these beside `problems`.
+    public static func ownerProblems(databasePath path: String, others: [String] = []) -> [Problem] {
         var database = stat()
         guard lstat(path, &database) == 0 else { return [] }
         var found: [Problem] = []
-        for file in [path, path + "-wal", path + "-shm"] {
+        for file in [path, path + "-wal", path + "-shm"] + others {
             var info = stat()
             guard lstat(file, &info) == 0 else { continue }
             let mode = "0" + String(info.st_mode & 0o777, radix: 8)
+            let folder = (info.st_mode & S_IFMT) == S_IFDIR
             if info.st_uid != database.st_uid {
                 found.append(Problem(path: file, detail: "\(file) belongs to \(userName(info.st_uid)), the database to \(userName(database.st_uid))",
-                                     fix: "`chown \(userArgument(database.st_uid)) \(file)`"))
+                                     fix: "`chown \(folder ? "-R " : "")\(userArgument(database.st_uid)) \(file)`"))
             } else if info.st_mode & 0o200 == 0 {
                 found.append(Problem(path: file, detail: "\(file) is not writable by its owner (mode \(mode))", fix: "`chmod u+w \(file)`"))
             }

@@ -131,6 +131,13 @@ import Testing
         #expect(asService.stdout.contains("FAIL database files: \(shm) belongs to root (uid 0), not to nobody (uid 65534)"),
                 "\(asService.stdout)")
         chown(shm, user.uid, user.uid)
+        // A backups folder that `sudo pacenote backup` made: the daemon's own would fail.
+        try FileManager.default.createDirectory(atPath: dir.file("backups"), withIntermediateDirectories: false)
+        let backups = try PacenoteProcess.run(["doctor", "--db", db, "--mpd", "127.0.0.1:1"], environment: ["HOME": dir.path])
+        #expect(backups.stdout.contains("FAIL database files: \(dir.file("backups")) belongs to root (uid 0), the database to nobody"),
+                "\(backups.stdout)")
+        #expect(backups.stdout.contains("-> `chown -R nobody \(dir.file("backups"))`"), "\(backups.stdout)")
+        chown(dir.file("backups"), user.uid, user.uid)
         #expect(try Self.serves(user, ["--db", db], home: dir.path))
     }
 
