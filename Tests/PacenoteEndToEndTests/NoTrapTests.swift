@@ -12,7 +12,6 @@ import Testing
     struct ServiceUser {
         let uid: UInt32 = geteuid() == 0 ? 65534 : geteuid()
         var switches: Bool { geteuid() == 0 }
-        var name: String { switches ? "nobody" : (String(validatingCString: getpwuid(uid).pointee.pw_name) ?? "\(uid)") }
 
         func own(_ path: String) {
             if switches { chown(path, uid, uid) }
