@@ -10,10 +10,10 @@ import Testing
     @Test func writableFilesPassAndAReadOnlySideFileIsNamedWithItsFix() throws {
         let dir = try TemporaryDirectory()
         let db = dir.file("p.sqlite")
-        FileManager.default.createFile(atPath: db, contents: nil, attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: db, contents: nil, attributes: [.posixPermissions: 0o600]))
         #expect(Doctor.databaseFiles(db).outcome == .ok, "\(Doctor.databaseFiles(db))")
         // Its owner may not write it: found whoever runs doctor (root writes it anyway).
-        FileManager.default.createFile(atPath: db + "-shm", contents: nil, attributes: [.posixPermissions: 0o444])
+        #expect(FileManager.default.createFile(atPath: db + "-shm", contents: nil, attributes: [.posixPermissions: 0o444]))
         let check = Doctor.databaseFiles(db)
         #expect(check.outcome == .failure)
         #expect(check.detail.hasPrefix("\(db)-shm is not writable"), "\(check.detail)")
