@@ -28,7 +28,7 @@ public enum DatabaseFileAccess {
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         for file in [path, path + "-wal", path + "-shm"] {
             var info = stat()
-            guard lstat(file, &info) == 0 else { continue }
+            guard stat(file, &info) == 0 else { continue }
             if let problem = judge(file, info, access: W_OK) { found.append(problem) }
         }
         var info = stat()
@@ -45,11 +45,11 @@ public enum DatabaseFileAccess {
     /// spool, folders), held to the same owner. `pacenote doctor` reports these beside `problems`.
     public static func ownerProblems(databasePath path: String, others: [String] = []) -> [Problem] {
         var database = stat()
-        guard lstat(path, &database) == 0 else { return [] }
+        guard stat(path, &database) == 0 else { return [] }
         var found: [Problem] = []
         for file in [path, path + "-wal", path + "-shm"] + others {
             var info = stat()
-            guard lstat(file, &info) == 0 else { continue }
+            guard stat(file, &info) == 0 else { continue }
             let mode = "0" + String(info.st_mode & 0o777, radix: 8)
             let folder = (info.st_mode & S_IFMT) == S_IFDIR
             if info.st_uid != database.st_uid {
