@@ -37,12 +37,34 @@ extension Doctor {
             return (DoctorCheck("database", .failure, "\(path) was written by a newer Pacenote",
                                 advice: "install that version again (or a later one)"), inspection)
         }
-        let summary = "\(path): \(inspection.plays) plays, quick_check ok"
+        let summary = "\(path): \(inspection.plays) play\(inspection.plays == 1 ? "" : "s"), quick_check ok"
         if !inspection.pendingMigrations.isEmpty {
             return (DoctorCheck("database", .warning, "\(summary), \(inspection.pendingMigrations.count) migration(s) to apply",
                                 advice: "run `pacenote migrate` (or restart `pacenote serve`, which applies them)"), inspection)
         }
         return (DoctorCheck("database", .ok, summary), inspection)
+    }
+
+    /// Whether the user doctor runs as (run it as the service's user) may write the database,
+    /// its `-wal` and `-shm` and their folder, and whether those belong to the database's
+    /// owner and are writable by it: `serve` fails on any of them ("attempt to write a
+    /// readonly database"), also when the database itself reads fine.
+    static func databaseFiles(_ path: String) -> DoctorCheck {
+        let name = "database files"
+        var problems = DatabaseFileAccess.problems(databasePath: path)
+        // What else the daemon writes beside it, left by a command run as root (a `backups/`
+        // that `sudo pacenote backup` made stops the daemon's own backups; a `pacenote.lock`
+        // from `sudo pacenote restore`, its start).
+        let files = InstanceFiles(databasePath: path)
+        let others = files.all.filter { $0.role != .database }.map(\.path)
+        for problem in DatabaseFileAccess.ownerProblems(databasePath: path, others: others) where !problems.contains(where: { $0.path == problem.path }) {
+            problems.append(problem)
+        }
+        guard !problems.isEmpty else {
+            return DoctorCheck(name, .ok, "\(DatabaseFileAccess.userArgument(geteuid())) may write the database, its -wal and -shm and their folder")
+        }
+        return DoctorCheck(name, .failure, problems.map(\.detail).joined(separator: "; "),
+                           advice: problems.map(\.fix).joined(separator: ", ") + "; then start pacenote again")
     }
 
     static func diskSpace(_ directory: String) -> DoctorCheck {

@@ -36,8 +36,11 @@ public enum Doctor {
     /// The checks that need a valid configuration (`Doctor.configuration` comes before).
     public static func run(config: Config, environment: [String: String], now: Date = Date()) -> [DoctorCheck] {
         let files = InstanceFiles(config: config)
+        // The files' modes and owners before SQLite opens the database to inspect it (a
+        // read-only connection may make and remove its own -wal and -shm).
+        let filesCheck = databaseFiles(config.databasePath)
         let (databaseCheck, inspection) = database(config: config)
-        var checks = [configuration(config), databaseCheck, diskSpace(files.directory), durability(files.directory), spool(files.spool)]
+        var checks = [configuration(config), databaseCheck, filesCheck, diskSpace(files.directory), durability(files.directory), spool(files.spool)]
         for player in config.players { checks.append(mpd(player)) }
         for player in config.players { checks.append(musicDirectory(player)) }
         checks.append(keyFile(files.apiKey, environment: environment))
@@ -75,15 +78,24 @@ public enum Doctor {
         let failed = checks.filter { $0.outcome == .failure }.count
         let warned = checks.filter { $0.outcome == .warning }.count
         lines.append(failed == 0 && warned == 0
-            ? "all \(checks.count) checks passed"
-            : "\(failed) failed, \(warned) warning\(warned == 1 ? "" : "s") (of \(checks.count) checks)")
+            ? "all \(checks.count) check\(checks.count == 1 ? "" : "s") passed"
+            : "\(failed) failed, \(warned) warning\(warned == 1 ? "" : "s") (of \(checks.count) check\(checks.count == 1 ? "" : "s"))")
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// The failure line for a configuration that does not load.
     public static func configuration(error: ConfigError) -> DoctorCheck {
-        DoctorCheck("configuration", .failure, error.description,
-                    advice: "fix that key (every key is documented in docs/pacenote.example.toml; `pacenote config` prints what is in effect)")
+        // A file named by --config or PACENOTE_CONFIG that is not there: no key to fix.
+        let missing = "no such file: "
+        if error.key == "config", error.message.hasPrefix(missing) {
+            let path = String(error.message.dropFirst(missing.count))
+            let given = error.origin ?? "--config"
+            return DoctorCheck("configuration", .failure, error.description,
+                               advice: "create it: copy docs/pacenote.example.toml (every key, commented) to \(path), or run "
+                                   + "`pacenote config > \(path)` without \(given) (the defaults in effect); or leave \(given) out")
+        }
+        return DoctorCheck("configuration", .failure, error.description,
+                           advice: "fix that key (every key is documented in docs/pacenote.example.toml; `pacenote config` prints what is in effect)")
     }
 
     static func configuration(_ config: Config) -> DoctorCheck {

@@ -86,7 +86,7 @@ extension ByteSource {
             guard try skipSpace() != nil else { return try body(.broken("the file ends inside the array", line: lineFeeds + 1)) }
             let line = lineFeeds + 1
             var scanner = JSONElementScanner()
-            let (found, dropped) = try scanRecord(&scanner, maxLength: maxLength)
+            let (found, dropped, _) = try scanRecord(&scanner, maxLength: maxLength)
             guard let end = found else { return try body(.broken("the file ends inside the array", line: line)) }
             let length = (dropped ?? 0) + Int64(end - start)
             if dropped != nil || length > maxLength {

@@ -76,6 +76,42 @@ public struct InstanceFiles: Sendable, Equatable {
         ]
     }
 
+    // MARK: What a failed start made
+
+    /// Which of `all`, and the folder itself, exist now: what a start that fails compares
+    /// against (`removeCreated`).
+    public func existing() -> Set<String> {
+        Set(([directory] + all.map(\.path)).filter { FileManager.default.fileExists(atPath: $0) })
+    }
+
+    /// Removes what a start that failed made (each of `all` not in `before`), so that nothing
+    /// it left stands in the next start's way (a `-shm` as read-only as the database was,
+    /// issue 52). Called with the instance lock held and the database closed. The database's
+    /// own files go when the database itself is new; for one that was there, a new `-wal` goes
+    /// only when empty, and a new `-shm` only when no log with content needs it: a log with
+    /// content is part of the database.
+    public func removeCreated(since before: Set<String>) {
+        let fm = FileManager.default
+        let newDatabase = !before.contains(database)
+        func bytes(_ path: String) -> Int { (try? fm.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        for entry in all where !before.contains(entry.path) && fm.fileExists(atPath: entry.path) {
+            switch entry.path {
+            case databaseWAL where !newDatabase, databaseSHM where !newDatabase:
+                if bytes(databaseWAL) == 0 { try? fm.removeItem(atPath: entry.path) }
+            case temporary:
+                try? fm.removeItem(atPath: entry.path)
+            default:
+                if entry.isDirectory { rmdir(entry.path) } else { try? fm.removeItem(atPath: entry.path) }
+            }
+        }
+    }
+
+    /// Removes the folder when the failed start made it and left nothing in it (after the
+    /// instance lock, which is in it, was let go).
+    public func removeCreatedFolder(since before: Set<String>) {
+        if !before.contains(directory) { rmdir(directory) }
+    }
+
     // MARK: Temporary files
 
     /// Removes everything in `temporary`: what a process that crashed left behind (the

@@ -45,7 +45,9 @@ extension ListenImporter {
 
     /// A CSV of Last.fm loved tracks (`LovedTracksCSV`): every row a like.
     public func importLovedTracks(at path: String, name: String? = nil) throws -> ImportSummary {
-        guard let data = FileManager.default.contents(atPath: path) else { throw FileError(description: "cannot read the file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError(description: FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")
+        }
         guard data.count <= Self.maxWholeFileBytes else { throw FileError(description: "larger than \(Self.maxWholeFileBytes >> 20) MiB") }
         let parsed = LovedTracksCSV.parse(Array(data))
         var summary = ImportSummary()

@@ -81,17 +81,24 @@ public final class ListenImporter {
 
     /// The kind of the file at `path`, from its first 64 KiB (nil: none Pacenote reads).
     public static func kind(ofFileAt path: String, forced: ImportFormat? = nil) throws(FileError) -> ImportFileKind? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw FileError(description: "cannot read the file") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(description: cannotOpen(errno)) }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 65_536)) ?? Data()
         return ImportFileKind.detect(head: Array(head), forced: forced)
+    }
+
+    /// Why a file did not open, in the words of `ls` and `cat`: "no such file" first.
+    static func cannotOpen(_ code: Int32) -> String {
+        code == ENOENT ? "no such file" : "cannot read the file: \(String(cString: strerror(code)))"
     }
 
     /// Imports one file. Rows that cannot be read are in the summary with their line.
     public func importFile(at path: String, name: String? = nil) throws -> ImportSummary {
         let name = name ?? path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(description: "cannot read the file: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw FileError(description: Self.cannotOpen(errno)) }
         var info = stat()
         let size: Int64? = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int64(info.st_size) : nil
         let source = ByteSource(fd: fd, closeOnEnd: true)
@@ -265,6 +272,26 @@ public final class ListenImporter {
         return summary
     }
 
+    static let unclosedQuoteMessage = "a quote (\") opened on this line is not closed: the row is not read, and reading goes on at the next line"
+
+    /// Why a CSV record that runs over more than one line is taken for a quote that was
+    /// never closed, so that only its first line is an error and the lines it swallowed are
+    /// read again (nil: it is read as it is). A quoted field may hold line breaks (RFC 4180),
+    /// so such a record stands when its row reads; one that reaches the end of the input
+    /// still quoted, or whose row does not read, does not.
+    static func unclosedQuote(_ bytes: UnsafeBufferPointer<UInt8>, csv: LastFMCSV) -> String? {
+        guard let lineFeed = bytes.firstIndex(of: 0x0A), lineFeed < bytes.count - 1 else { return nil }
+        var reader = CSVReader(bytes)
+        guard let (record, _) = reader.next() else { return nil }
+        switch record {
+        case .broken: return unclosedQuoteMessage
+        case .fields(let fields):
+            var trial = csv
+            guard case .error = trial.row(fields) else { return nil }
+            return unclosedQuoteMessage
+        }
+    }
+
     /// Reads the rows of `source` and hands them on in chunks of `batchSize` listens.
     /// `batcher`: numbers the tracks' keys for the import's session (one per import, over
     /// all its parts); the part's last rows are handed on too.
@@ -352,6 +379,10 @@ public final class ListenImporter {
                 switch record {
                 case .text(let bytes, let line):
                     // One record: the bytes end at its line feed.
+                    if let unclosed = Self.unclosedQuote(bytes, csv: csv) {
+                        try take(.error(unclosed), line: line)
+                        return .firstLine
+                    }
                     var reader = CSVReader(bytes)
                     while let (record, offset) = reader.next() {
                         switch record {
@@ -361,7 +392,10 @@ public final class ListenImporter {
                     }
                 case .tooLong(let length, let line):
                     try take(.error("a record of \(length) bytes, longer than \(maxLineBytes >> 20) MiB: not read"), line: line)
+                case .runaway(let line):
+                    try take(.error(unclosedQuoteMessage), line: line)
                 }
+                return .whole
             }
         case .zip, .tcx, .gpx, .fit:
             throw FileError(description: "not a listen export")

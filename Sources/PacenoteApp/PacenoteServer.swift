@@ -14,6 +14,13 @@ final class StopFlag: Sendable {
     let raised = Atomic<Bool>(false)
 }
 
+/// The instance lock, and which of the instance's files were there before it was taken
+/// (what a start that fails removes: `InstanceFiles.removeCreated`).
+struct HeldLock: Sendable {
+    let lock: InstanceLock
+    let before: Set<String>
+}
+
 /// Why `pacenote serve` could not start, in one line that names the setting.
 public struct StartupError: Error, Sendable, CustomStringConvertible {
     public var description: String
@@ -63,24 +70,40 @@ public final class PacenoteServer: Sendable {
     /// `metrics`: where the process's metrics are collected (bootstrapped by the caller,
     /// once per process); served at `/metrics`.
     ///
-    /// The parts start in this order and stop in reverse (`stop()`): the instance lock, the
-    /// database, heart rate, the recommender, HTTP, the MPD watchers, the backup scheduler. The watchers start last, so a port
+    /// The parts start in this order and stop in reverse (`stop()`): the HTTP port (bound,
+    /// served on later), the instance lock, the database, heart rate, the recommender, HTTP, the MPD watchers, the backup scheduler. The watchers start last, so a port
     /// already in use fails before anything talks to MPD; the database closes last, so no
     /// request or play is cut off half-way.
     public static func start(config: Config, logger: Logger, metrics: PrometheusCollectorRegistry? = nil) throws(StartupError) -> PacenoteServer {
         let started = Date()
         let services = ServiceGroup(logger: logger)
+        // Raised once every part started: parts stopped before that undo a failed start.
+        let completed = StopFlag()
         do {
             let endpoints = try config.players.map { try $0.endpoint }
+            // The port first, then the lock: a port in use or a second `serve` ends the start
+            // before anything is created (issue 52).
+            let port = try services.start("port", { () throws(StartupError) -> ListeningSocket in
+                do { return try ListeningSocket(address: config.http) } catch { throw StartupError("\(error)") }
+            }, stop: { $0.close() })
             // Held while the daemon runs: `restore` refuses to replace the database under it.
-            try services.start("instance lock", { () throws(StartupError) -> InstanceLock in
+            // A start that fails removes, with it still held, what it made (`removeCreated`).
+            let files = InstanceFiles(config: config)
+            try services.start("instance lock", { () throws(StartupError) -> HeldLock in
+                let before = files.existing()
                 try prepareDirectory(config: config)
                 do { try Store.checkLocation(config.databasePath) } catch { throw databaseError(config, error) }
-                do { return try InstanceLock.acquire(InstanceFiles(config: config)) } catch {
+                do { return HeldLock(lock: try InstanceLock.acquire(files), before: before) } catch {
+                    files.removeCreatedFolder(since: before)
                     guard case InstanceLock.Problem.held = error else { throw StartupError("database.path: \(error)") }
                     throw StartupError("database.path: \(config.databasePath) is in use by another pacenote serve (\(error))")
                 }
-            }, stop: { $0.release() })
+            }, stop: { held in
+                let failed = !completed.raised.load(ordering: .acquiring)
+                if failed { files.removeCreated(since: held.before) }
+                held.lock.release()
+                if failed { files.removeCreatedFolder(since: held.before) }
+            })
             let store = try services.start("database", { try openStore(config: config) }, stop: { (store: Store) in
                 do { try store.close() } catch { logger.error("closing the database: \(error)") }
             })
@@ -170,6 +193,7 @@ public final class PacenoteServer: Sendable {
                 settings.acknowledgeDurably = config.syncedAcknowledgements
                 settings.uploadDirectory = InstanceFiles(config: config).temporary
                 settings.trustedProxies = config.trustedProxies
+                settings.listeningSocket = port
                 let web = WebServer(settings: settings, basePath: config.basePath, api: api, logger: logger)
                 do { try web.start() } catch let error as HTTPServerError { throw StartupError(error.description) }
                 return web
@@ -205,6 +229,7 @@ public final class PacenoteServer: Sendable {
                 return scheduler
             }, stop: { $0.stop() })
             let shownHost = config.http.host.contains(":") ? "[\(config.http.host)]" : config.http.host
+            completed.raised.store(true, ordering: .releasing)
             logger.info("serving http://\(shownHost):\(web.port)\(config.basePath)/ (database \(config.databasePath))")
             return PacenoteServer(config: config, store: store, events: events, players: players, heartRate: heartRate,
                                   web: web, api: api, services: services, logger: logger)

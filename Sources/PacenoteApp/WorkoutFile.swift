@@ -32,7 +32,7 @@ public struct WorkoutFile: Sendable {
     /// Reads the file at `path` (once, into memory, up to `maxFileBytes`).
     public static func read(path: String) throws(ParseError) -> WorkoutFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ParseError(description: "cannot read the file: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ParseError(description: ListenImporter.cannotOpen(errno)) }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)

@@ -29,6 +29,11 @@ extension Store {
         var config = Configuration()
         config.readonly = true
         config.label = "pacenote-inspect"
+        // A read-only connection may remove an empty -wal and make it again, with the
+        // database file's mode and this user as owner: at 0444, or as root, that left a -wal
+        // the service could not write (issue 52). Put back as they were, after.
+        let sideFiles = SideFiles(database: path)
+        defer { sideFiles.restore() }
         do {
             let queue = try DatabaseQueue(path: path, configuration: config)
             defer { try? queue.close() }
@@ -70,5 +75,36 @@ extension Store {
         }
         defer { Glibc.close(fd) }
         guard fsync(fd) == 0 else { throw .sqlite("cannot sync \(wal): \(String(cString: strerror(errno)))") }
+    }
+}
+
+/// The database's -wal and -shm as they were (mode, owner, or not there), to put back after a
+/// read-only look that SQLite may have made them again for (`Store.inspect`).
+struct SideFiles {
+    let paths: [String]
+    let before: [stat?]
+
+    init(database: String) {
+        paths = [database + "-wal", database + "-shm"]
+        before = paths.map { path in
+            var info = stat()
+            return lstat(path, &info) == 0 ? info : nil
+        }
+    }
+
+    func restore() {
+        var wal = stat()
+        let walEmpty = lstat(paths[0], &wal) != 0 || wal.st_size == 0
+        for (path, old) in zip(paths, before) {
+            var now = stat()
+            guard lstat(path, &now) == 0, (now.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard let old else {
+                // Made by the look: gone again, unless a log with content needs it.
+                if walEmpty { unlink(path) }
+                continue
+            }
+            if now.st_mode & 0o7777 != old.st_mode & 0o7777 { chmod(path, old.st_mode & 0o7777) }
+            if now.st_uid != old.st_uid || now.st_gid != old.st_gid { _ = chown(path, old.st_uid, old.st_gid) }
+        }
     }
 }

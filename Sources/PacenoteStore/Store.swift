@@ -111,8 +111,9 @@ public final class Store: Sendable {
         return store
     }
 
-    /// The database's directory exists and the path is not a directory: what must hold
-    /// before anything is created beside it.
+    /// The database's directory exists, the path is not a directory, and this user may write
+    /// the database, its side files and the folder: what must hold before anything is created
+    /// beside it.
     public static func checkLocation(_ path: String) throws(StoreError) {
         let directory = (path as NSString).deletingLastPathComponent
         var isDir: ObjCBool = false
@@ -121,6 +122,11 @@ public final class Store: Sendable {
         }
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
             throw .cannotOpen(path: path, reason: "it is a directory")
+        }
+        // SQLite would open a file this user may not write read-only, and leave a `-shm` as
+        // read-only as the database (`DatabaseFileAccess`).
+        if let problem = DatabaseFileAccess.problems(databasePath: path).first {
+            throw .cannotOpen(path: path, reason: problem.description)
         }
     }
 

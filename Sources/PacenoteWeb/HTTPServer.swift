@@ -102,6 +102,8 @@ public final class HTTPServer: @unchecked Sendable {
         /// The 0700 folder bodies sent to a file are written in; nil: a private folder in
         /// the system's temporary directory.
         public var uploadDirectory: String?
+        /// A socket bound already (`ListeningSocket`), served on instead of binding `address`.
+        public var listeningSocket: ListeningSocket?
         /// Addresses the per-address limits do not apply to (trusted reverse proxies).
         public var exemptAddress: @Sendable (String) -> Bool = { _ in false }
         /// Blocks until every commit up to a ticket is on disk (nil: the sync succeeded; else
@@ -177,7 +179,8 @@ public final class HTTPServer: @unchecked Sendable {
             guard let made = mkdtemp(&template) else { throw HTTPServerError(message: "cannot create a folder for uploads") }
             uploadDirectory = String(cString: made)
         }
-        let fd = try Self.listen(on: settings.address)
+        let fd: Int32
+        if let bound = settings.listeningSocket?.take() { fd = bound } else { fd = try Self.listen(on: settings.address) }
         boundPort = Self.localPort(of: fd) ?? settings.address.port
 
         let log = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: 2)

@@ -42,6 +42,8 @@ public final class WebServer: Sendable {
         public var bodyGraceSeconds = 10.0
         /// Where uploads are written (`InstanceFiles.temporary`); nil: a private temporary folder.
         public var uploadDirectory: String?
+        /// The port bound before the rest of the daemon was made (`ListeningSocket`).
+        public var listeningSocket: ListeningSocket?
         /// Reverse proxies, to which the per-client limits do not apply (they carry many clients).
         public var trustedProxies: [IPNetwork] = []
         /// Answer a change only once it is on disk (`GroupCommit`); off only to measure what
@@ -84,6 +86,7 @@ public final class WebServer: Sendable {
             http.minBodyBytesPerSecond = minBodyBytesPerSecond
             http.bodyGraceSeconds = bodyGraceSeconds
             http.uploadDirectory = uploadDirectory
+            http.listeningSocket = listeningSocket
             http.exemptAddress = { [trustedProxies] address in trustedProxies.containsAddress(address) }
             return http
         }

@@ -44,8 +44,8 @@ struct Analyze: ParsableCommand {
         for failure in summary.failed {
             Failure.warn("\(failure.uri): \(failure.reason)")
         }
-        print(String(format: "analysed %d files in %.1f s, %d failed%@", summary.analysed, summary.seconds, summary.failed.count,
-                     writeStickers ? ", \(summary.stickersWritten) stickers written" : ""))
+        print("analysed \(counted(summary.analysed, "file")) in \(String(format: "%.1f", summary.seconds)) s, \(summary.failed.count) failed"
+              + (writeStickers ? ", \(counted(summary.stickersWritten, "sticker")) written" : ""))
         if !summary.failed.isEmpty { throw ExitCode.failure }
     }
 }

@@ -39,7 +39,7 @@ struct Credits: ParsableCommand {
         let changes = apply ? try Operations(store: store, events: nil).setCreditSeparators(chosen)
                             : try store.creditChanges(separators: chosen)
         for c in changes {
-            print("\(c.text) — \(c.title): \(c.before.joined(separator: " | ")) -> \(c.after.joined(separator: " | ")) (\(c.plays) plays)")
+            print("\(c.text) — \(c.title): \(c.before.joined(separator: " | ")) -> \(c.after.joined(separator: " | ")) (\(counted(c.plays, "play")))")
         }
         if apply && chosen != config.credits.separators {
             Failure.warn("[credits] separators in the configuration differ: the daemon splits past credits again as configured at its next start")

@@ -9,14 +9,15 @@ struct Export: ParsableCommand {
         abstract: "Write plays as ListenBrainz JSON lines or CSV.",
         discussion: """
             listenbrainz: one listen per line, as ListenBrainz exports them (importable into ListenBrainz and \
-            back into Pacenote, exactly). csv: Last.fm exporter columns plus Pacenote's own. --from and --to are \
+            back into Pacenote, exactly). csv: Last.fm exporter columns plus Pacenote's own. Without --format, the \
+            --output file's extension tells it (.jsonl or .ndjson: listenbrainz; .csv: csv). --from and --to are \
             days (YYYY-MM-DD, in the display time zone; --to is included) or ISO 8601 times. --feedback FILE             also writes the likes and dislikes as ListenBrainz's feedback.jsonl (which `pacenote import` reads back).
             """)
 
     @OptionGroup var storage: StorageOptions
 
-    @Option(help: ArgumentHelp("listenbrainz or csv.", valueName: "format"))
-    var format: String
+    @Option(help: ArgumentHelp("listenbrainz or csv. Default: told by the --output file's extension (.jsonl, .csv).", valueName: "format"))
+    var format: String?
 
     @Option(help: ArgumentHelp("First day or time.", valueName: "date"))
     var from: String?
@@ -36,9 +37,7 @@ struct Export: ParsableCommand {
 
     func run() throws {
         let config = try storage.loadConfig()
-        guard let exportFormat = ListenExport.Format(rawValue: format) else {
-            throw Failure("--format: '\(format)' is not one of listenbrainz, csv")
-        }
+        let exportFormat = try Self.format(format, output: output)
         // Days in the display time zone, as the API reads `from` and `to`; `--to` a day
         // means up to the end of that day.
         let local = LocalTime(timeZone: config.timeZone)
@@ -60,7 +59,28 @@ struct Export: ParsableCommand {
         if let curation { try writeCuration(store: store, to: curation) }
         if let output {
             try handle.close()
-            FileHandle.standardError.write(Data("\(output): \(count) plays\n".utf8))
+            FileHandle.standardError.write(Data("\(output): \(counted(count, "play"))\n".utf8))
+        }
+    }
+
+    /// The format asked for, else the one the output file's extension names (issue 52:
+    /// `--output plays.jsonl` alone was "Missing expected argument '--format'").
+    static func format(_ given: String?, output: String?) throws -> ListenExport.Format {
+        if let given {
+            guard let format = ListenExport.Format(rawValue: given) else {
+                throw Failure("--format: '\(given)' is not one of listenbrainz, csv")
+            }
+            return format
+        }
+        let choose = "give --format listenbrainz (JSON lines) or --format csv"
+        guard let output else { throw Failure("--format: \(choose) (standard output has no file extension to tell it)") }
+        switch (output as NSString).pathExtension.lowercased() {
+        case "jsonl", "ndjson": return .listenbrainz
+        case "csv": return .csv
+        case "": throw Failure("--format: \(output) has no extension to tell the format: name it .jsonl or .csv, or \(choose)")
+        case let other:
+            throw Failure("--format: .\(other) (\(output)) is not a format export writes: name it .jsonl (ListenBrainz JSON lines) "
+                          + "or .csv, or \(choose)")
         }
     }
 
@@ -78,7 +98,7 @@ struct Export: ParsableCommand {
         for rule in rules { writer.write(CurationExport.line(rule)) }
         writer.flush()
         try handle.close()
-        FileHandle.standardError.write(Data("\(path): \(entries.count) curation entries, \(rules.count) rules\n".utf8))
+        FileHandle.standardError.write(Data("\(path): \(entries.count) curation entr\(entries.count == 1 ? "y" : "ies"), \(counted(rules.count, "rule"))\n".utf8))
     }
 
     /// Every like and dislike, newest first, one ListenBrainz feedback line each (0600).
@@ -92,7 +112,7 @@ struct Export: ParsableCommand {
         }
         writer.flush()
         try handle.close()
-        FileHandle.standardError.write(Data("\(path): \(all.count) likes and dislikes\n".utf8))
+        FileHandle.standardError.write(Data("\(path): \(all.count == 1 ? "1 like or dislike" : "\(all.count) likes and dislikes")\n".utf8))
     }
 
     static func instant(_ text: String?, in local: LocalTime, endOfDay: Bool) throws -> Date? {

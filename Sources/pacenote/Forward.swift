@@ -104,7 +104,7 @@ struct ForwardRetry: ParsableCommand {
         defer { try? store.close() }
         if let name { _ = try Forward.target(name, in: config) }
         let count = try store.retryParked(target: name)
-        print("\(count) parked plays queued again")
+        print("\(counted(count, "parked play")) queued again")
     }
 }
 
@@ -137,7 +137,7 @@ struct ForwardBackfill: ParsableCommand {
         let toDate = try Export.instant(to, in: local, endOfDay: true)
         if let toDate, toDate <= fromDate { throw Failure("--to must be after --from") }
         let count = try store.backfill(target: name, from: fromDate, to: toDate) ?? 0
-        print("\(count) plays queued for \(name)")
+        print("\(counted(count, "play")) queued for \(name)")
     }
 }
 

@@ -64,7 +64,7 @@ struct HRFeed: ParsableCommand {
         // stops, and the readings not sent are in the buffer file for the next run.
         ProcessSignals.shared.onSignal { _ in
             let left = feed.stop()
-            if left > 0 { Failure.warn("\(left) readings kept in \(bufferPath); the next hr-feed sends them") }
+            if left > 0 { Failure.warn("\(counted(left, "reading")) kept in \(bufferPath); the next hr-feed sends them") }
             Foundation.exit(0)
         }
         if ble {
@@ -72,7 +72,7 @@ struct HRFeed: ParsableCommand {
             return
         }
         let left = try feed.run(input: FileHandle.standardInput)
-        if left > 0 { throw Failure("\(left) readings kept in \(bufferPath); the next hr-feed sends them") }
+        if left > 0 { throw Failure("\(counted(left, "reading")) kept in \(bufferPath); the next hr-feed sends them") }
     }
 
     /// `--url`, or the configured server (on loopback when it listens on every address).

@@ -15,8 +15,9 @@ struct Import: ParsableCommand {
             or the export zip), a Last.fm CSV (with or without a header), Spotify's streaming history \
             (plays under 30 s become skips; podcasts are left out), Maloja's export, or a TCX/GPX/FIT workout \
             (a workout with its heart-rate samples). Importing a file twice adds nothing, and a play already \
-            logged from MPD is recognised. Rows that cannot be read are reported as FILE:LINE; the rest is \
-            imported. Stopping an import and running it again is safe. Likes: ListenBrainz's feedback.jsonl             (alone or in the export zip) is told from its content; a CSV of Last.fm loved tracks needs --loved.
+            logged from MPD is recognised. Rows that cannot be read are reported as FILE:LINE (a CSV row with a \
+            quote that never closes too: reading goes on at the next line); the rest is imported, and the \
+            command exits with status 1 unless --keep-going is given. Stopping an import and running it again is safe. Likes: ListenBrainz's feedback.jsonl             (alone or in the export zip) is told from its content; a CSV of Last.fm loved tracks needs --loved.
             """)
 
     @OptionGroup var storage: StorageOptions
@@ -32,6 +33,10 @@ struct Import: ParsableCommand {
 
     @Flag(help: "The files are curation logs from `pacenote export --curation`: their merges (not undone) are made again here, after the plays are imported.")
     var curation = false
+
+    @Flag(name: .customLong("keep-going"),
+          help: "Exit with status 0 even when rows of a file could not be read (they are reported by line, and the rest is imported either way).")
+    var keepGoing = false
 
     @Argument(help: ArgumentHelp("Export or workout files.", valueName: "file"))
     var files: [String]
@@ -75,6 +80,7 @@ struct Import: ParsableCommand {
         // Two threads (reading, storing) need no more than two malloc arenas (as in serve).
         _ = glibcMallopt(-8 /* M_ARENA_MAX */, 2)
         var failed = 0
+        var withErrors: [String] = []
         var total = ImportSummary()
         var listenFiles = 0
         let store = try PacenoteServer.openStore(config: config)
@@ -92,6 +98,7 @@ struct Import: ParsableCommand {
                 let summary = try ListenImporter(store: store).importLovedTracks(at: path)
                 for problem in summary.problems { Failure.warn(problem.description) }
                 print("\(path): \(summary.line)")
+                if summary.errors > 0 { withErrors.append(path) }
             } catch {
                 Failure.warn("\(path): \(error)")
                 failed += 1
@@ -128,10 +135,18 @@ struct Import: ParsableCommand {
                 continue
             }
             print("\(path): \(summary.line)")
+            if summary.errors > 0 { withErrors.append(path) }
             total.add(summary)
             listenFiles += 1
         }
         if listenFiles > 1 { print("total: \(total.line)") }
+        // Rows that could not be read end the command with status 1, unless asked to go on:
+        // a script (or cron) must not take a half-read file for a whole one.
+        if !withErrors.isEmpty && !keepGoing {
+            Failure.warn("rows that could not be read (listed above) in \(withErrors.joined(separator: ", ")); the other rows were imported. "
+                         + "Fix those rows and import the file again (what is stored already is not doubled), or pass --keep-going to accept them as lost")
+            failed += 1
+        }
         // 130 when a signal left something undone (a file stopped part way, files not begun);
         // one that came as the last file's indexes were built left nothing undone.
         if let sig = signals.received, interrupted || Self.stoppedPartWay.load(ordering: .relaxed) { throw ExitCode(128 + sig) }
@@ -143,7 +158,7 @@ struct Import: ParsableCommand {
     /// skipped. False when the file could not be read.
     func replayCuration(_ path: String, store: Store) -> Bool {
         guard let data = FileManager.default.contents(atPath: path) else {
-            Failure.warn("\(path): cannot read the file")
+            Failure.warn("\(path): \(FileManager.default.fileExists(atPath: path) ? "cannot read the file" : "no such file")")
             return false
         }
         var replayed = 0, skipped = 0, lineNumber = 0, rulesAdded = 0
@@ -177,7 +192,7 @@ struct Import: ParsableCommand {
                 skipped += 1
             }
         }
-        print("\(path): \(replayed) merges made again, \(rulesAdded) rules added, \(skipped) skipped")
+        print("\(path): \(counted(replayed, "merge")) made again, \(counted(rulesAdded, "rule")) added, \(skipped) skipped")
         return true
     }
 
@@ -254,7 +269,7 @@ struct Import: ParsableCommand {
             let file = try WorkoutFile.read(path: path)
             let result = try service.importWorkout(file, source: "import:\(file.format.rawValue)")
             let what = result.id.map { "workout \($0)" } ?? "already imported"
-            print("\(path): \(file.samples.count) samples (\(result.stored) new), \(what)")
+            print("\(path): \(counted(file.samples.count, "sample")) (\(result.stored) new), \(what)")
             return true
         } catch let error as WorkoutFile.ParseError {
             Failure.warn("\(path): \(error.description)")

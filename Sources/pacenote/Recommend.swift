@@ -65,7 +65,7 @@ struct Recommend: ParsableCommand {
             let history = SyntheticHistory.generate(seed: seed)
             Self.printEvaluation(RecommenderEvaluation.run(tracks: history.tracks, events: history.events,
                                                            explorationShare: exploration ?? 0.1),
-                                 what: "generated history (seed \(seed)): \(history.tracks.count) tracks, \(history.events.count) plays")
+                                 what: "generated history (seed \(seed)): \(counted(history.tracks.count, "track")), \(counted(history.events.count, "play"))")
             return
         }
         let config = try storage.loadConfig(mpd: mpd)
@@ -77,7 +77,7 @@ struct Recommend: ParsableCommand {
             Self.printEvaluation(RecommenderEvaluation.run(tracks: tracks, events: events, tempo: config.recommender.tempo,
                                                            recentHours: config.recommender.recentHours,
                                                            explorationShare: exploration ?? config.recommender.exploration),
-                                 what: "\(config.databasePath): \(tracks.count) tracks, \(events.count) plays")
+                                 what: "\(config.databasePath): \(counted(tracks.count, "track")), \(counted(events.count, "play"))")
             return
         }
         let z = zone.flatMap(Zone.init(rawValue:))

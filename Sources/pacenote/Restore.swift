@@ -53,7 +53,7 @@ struct Restore: ParsableCommand {
         let pending = Store.knownMigrations.filter { !backup.migrations.contains($0) }
         if !pending.isEmpty { print("  it is upgraded (\(pending.joined(separator: ", "))) when pacenote next opens it") }
         if let old = result.replaced {
-            print("the database it replaced (\(old.plays) plays) is kept as \(replaced)")
+            print("the database it replaced (\(counted(old.plays, "play"))) is kept as \(replaced)")
         } else if FileManager.default.fileExists(atPath: replaced) {
             print("the database it replaced could not be read; its files are kept as \(replaced)")
         }

@@ -163,9 +163,13 @@ import Testing
             for piece in [1, 2, 5, 1 << 20] {
                 var seen: [String] = []
                 try Pieces(Array(text.utf8), piece: piece).source().forEachCSVRecord(maxLength: 100) { record in
-                    guard case .text(let bytes, let line) = record else { return seen.append("too long") }
+                    guard case .text(let bytes, let line) = record else {
+                        seen.append("too long")
+                        return .whole
+                    }
                     var reader = CSVReader(bytes)
                     while let (record, offset) = reader.next() { seen.append("\(line + offset - 1): \(record)") }
+                    return .whole
                 }
                 #expect(seen == whole(text), "\(text.debugDescription), pieces of \(piece)")
             }
@@ -176,9 +180,25 @@ import Testing
                 switch record {
                 case .text(let bytes, let line): long.append("\(line): " + String(decoding: bytes, as: UTF8.self))
                 case .tooLong(let length, let line): long.append("\(line): too long \(length)")
+                case .runaway(let line): long.append("\(line): runaway")
                 }
+                return .whole
             }
-        #expect(long == ["1: a\n", "2: too long 203", "103: b\n"])
+        // A record over the limit and over several lines is a quote that never closed: its
+        // first line is given as such, and reading goes on at the next line (issue 52).
+        #expect(long == ["1: a\n", "2: runaway"] + (3...101).map { "\($0): x\n" } + ["102: \"\nb\n"])
+        // One line over the limit is passed over as before.
+        var single: [String] = []
+        try Pieces(Array(("a\n" + String(repeating: "y", count: 150) + "\nb\n").utf8), piece: 7).source()
+            .forEachCSVRecord(maxLength: 100) { record in
+                switch record {
+                case .text(let bytes, let line): single.append("\(line): " + String(decoding: bytes, as: UTF8.self))
+                case .tooLong(let length, let line): single.append("\(line): too long \(length)")
+                case .runaway(let line): single.append("\(line): runaway")
+                }
+                return .whole
+            }
+        #expect(single == ["1: a\n", "2: too long 151", "3: b\n"])
     }
 
     @Test func zipNamesAreShownWithoutControlCharacters() {

@@ -89,7 +89,7 @@ import Testing
             0 failed, 1 warning (of 3 checks)
 
             """)
-        #expect(Doctor.report([checks[0]], symbols: true) == "✓ a: fine\nall 1 checks passed\n")
+        #expect(Doctor.report([checks[0]], symbols: true) == "✓ a: fine\nall 1 check passed\n")
     }
 
     /// The filesystem under the database: memory, nobarrier and network mounts warn.

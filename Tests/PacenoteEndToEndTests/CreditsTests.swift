@@ -177,7 +177,7 @@ import Testing
         let preview = r.stdout.split(separator: "\n").filter { $0.contains(" -> ") }
         #expect(preview.count == 2, "\(r.stdout)")
         #expect(preview.contains { $0.hasPrefix("Simon & Garfunkel — The Boxer: Simon & Garfunkel -> Simon | Garfunkel (2 plays)") }, "\(r.stdout)")
-        #expect(preview.contains { $0.hasPrefix("Crosby, Stills, Nash & Young — Ohio: Crosby, Stills, Nash & Young -> Crosby, Stills, Nash | Young (1 plays)") },
+        #expect(preview.contains { $0.hasPrefix("Crosby, Stills, Nash & Young — Ohio: Crosby, Stills, Nash & Young -> Crosby, Stills, Nash | Young (1 play)") },
                 "\(r.stdout)")
         #expect(r.stdout.contains("would split 2 tracks differently"), "\(r.stdout)")
         // The preview changed nothing.

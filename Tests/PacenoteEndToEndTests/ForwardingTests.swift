@@ -158,7 +158,7 @@ import Testing
         #expect(page.status == 200 && page.text.contains("Forwarded") && page.text.contains("Refused plays")
                 && page.text.contains("No Artist") && page.text.contains("no artist name"), "\(page.text.prefix(3000))")
         let retry = try PacenoteProcess.run(["forward", "retry", "--config", a.dir.file("config.toml"), "--db", a.db])
-        #expect(retry.stdout.contains("1 parked plays queued again"), "\(retry)")
+        #expect(retry.stdout.contains("1 parked play queued again"), "\(retry)")
         #expect(try eventually(timeout: 15) { try Self.forwardStatus(a)["parked"] as? Int == 1 }, "parked again, for the same reason")
         // The page's "Send again" (shown to whoever may write) does the same.
         let owned = try HTTP.get(a.base + "/submissions", headers: ["Authorization": "Token \(a.apiKey)"])

@@ -65,7 +65,8 @@ import Testing
             ("Streaming_History_Audio_2024.json", [7, 3, 1, 2, 1]),
             ("maloja_export.json", [4, 2, 1, 0, 1]),
         ]
-        var r = try PacenoteProcess.run(["import", "--db", db] + files.map { Self.fixture($0.0) } + [zip])
+        // Rows in error are reported and the rest imported; --keep-going exits 0 all the same.
+        var r = try PacenoteProcess.run(["import", "--keep-going", "--db", db] + files.map { Self.fixture($0.0) } + [zip])
         #expect(r.status == 0, "\(r.stderr)")
         for (name, expected) in files {
             #expect(Self.counts(r.stdout, Self.fixture(name)) == expected, "\(name): \(r.stdout)")
@@ -100,9 +101,10 @@ import Testing
         try Self.rollupsMatchPlays(sqlite, db)
         let before = try run(sqlite, [db, Self.plays]).stdout
 
-        // Again: nothing new.
+        // Again: nothing new; without --keep-going, the files with rows in error end it with status 1.
         r = try PacenoteProcess.run(["import", "--db", db] + files.map { Self.fixture($0.0) } + [zip])
-        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("pass --keep-going to accept them"), "\(r.stderr)")
         #expect(r.stdout.contains("total: read 30, imported 0, duplicates 22, skipped 2, errors 6"), "\(r.stdout)")
         #expect(try run(sqlite, [db, Self.plays]).stdout == before)
         try Self.rollupsMatchPlays(sqlite, db)
@@ -247,8 +249,9 @@ import Testing
         #expect(try Self.rankingIndexes(sqlite, db) == "")
         #expect(try run(sqlite, [db, "SELECT COUNT(*) FROM meta WHERE key = 'deferred_indexes'"]).stdout == "1\n")
 
-        // And the next import goes on from there: every play once, the indexes whole.
-        let r = try PacenoteProcess.run(["import", "--db", db, file])
+        // And the next import goes on from there: every play once, the indexes whole (its
+        // one unreadable row reported; --keep-going exits 0 all the same).
+        let r = try PacenoteProcess.run(["import", "--keep-going", "--db", db, file])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("pacenote: building the charts' indexes again, which an import that did not finish had dropped"), "\(r.stderr)")
         #expect(Self.counts(r.stdout, file) == [n + 1, n - second, second, 0, 1], "\(r.stdout)")
