@@ -71,9 +71,12 @@ public final class PacenoteServer: Sendable {
     /// once per process); served at `/metrics`.
     ///
     /// The parts start in this order and stop in reverse (`stop()`): the HTTP port (bound,
-    /// served on later), the instance lock, the database, heart rate, the recommender, HTTP, the MPD watchers, the backup scheduler. The watchers start last, so a port
-    /// already in use fails before anything talks to MPD; the database closes last, so no
-    /// request or play is cut off half-way.
+    /// served on later), the instance lock, the database, forwarding, waiting plays, heart
+    /// rate, Bluetooth straps, the recommender, HTTP, likes in MPD, the MPD watchers, the
+    /// friends' poller, the watch for set-aside indexes, the backup scheduler (the list in
+    /// docs/ARCHITECTURE.md). The port is bound first, so a port in use creates no file; the
+    /// watchers start after HTTP; the database closes last, so no request or play is cut off
+    /// half-way.
     public static func start(config: Config, logger: Logger, metrics: PrometheusCollectorRegistry? = nil) throws(StartupError) -> PacenoteServer {
         let started = Date()
         let services = ServiceGroup(logger: logger)

@@ -62,7 +62,7 @@ public struct MPDLibrary {
 /// while nothing changes), and reconnects with backoff when MPD goes away.
 ///
 /// Blocking libmpdclient calls stay on this watcher's own thread, off Swift's cooperative
-/// pool. The thread sleeps in `poll(2)` on the MPD socket and an eventfd that `stop()`
+/// pool. The thread sleeps in `poll(2)` on the MPD socket and a self-pipe that `stop()`
 /// signals, so shutdown never waits for MPD.
 public final class MPDWatcher: Sendable {
     public struct Settings: Sendable {

@@ -893,7 +893,7 @@ enum Schema {
     /// track rollup, kept by the entity triggers (created again with them) and the bulk
     /// import. Only their keys: a range of days reads its days' rows whole, in key order,
     /// and a day's rows are a few hundred at most. They cost a bulk import of 5M plays
-    /// about a row per play in each (figures in docs/ARCHITECTURE.md).
+    /// about a row per play in each (figures in docs/PERFORMANCE.md).
     private static func v17DayEntityRollups(_ db: Database) throws {
         for table in EntityRollups.dayTables {
             try createPeriodRollup(table, in: db)

@@ -91,7 +91,11 @@ extension API {
                 Node.el("h1") { heading }
                 // The database's or the server's own words stay in the log, not on a page.
                 Node.el("p") { error.status >= 500 ? "The server could not answer this time. Try again in a moment." : error.message }
-                Node.el("p") { Node.el("a", ["href": url("/")]) { "Back to the dashboard" } }
+                // A stranger's error page links nowhere private (issue 52, row 12).
+                Node.el("p") {
+                    mayReadPrivate ? Node.el("a", ["href": url("/")]) { "Back to the dashboard" }
+                                   : Node.el("a", ["href": url("/login")]) { "Log in" }
+                }
             }
         }
         if case .methodNotAllowed(let allowed) = error.kind { response.headers.append(("Allow", allowed.joined(separator: ", "))) }
