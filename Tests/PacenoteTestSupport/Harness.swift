@@ -170,6 +170,18 @@ public func run(_ executable: String, _ arguments: [String], environment: [Strin
     return result
 }
 
+/// `run`, awaited on a thread of its own. A test that waits minutes for a program must not
+/// hold a thread of Swift's cooperative pool meanwhile: the pool has one per core (two on the
+/// CI box), and every other test of the run waits for one of them.
+public func runOffThePool(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                          allowFailure: Bool = false) async throws -> (status: Int32, stdout: String, stderr: String) {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try run(executable, arguments, environment: environment, allowFailure: allowFailure) })
+        }.start()
+    }
+}
+
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
 public func eventually(timeout: Double = 10, interval: Double = 0.05, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
