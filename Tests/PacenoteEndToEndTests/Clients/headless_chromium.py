@@ -59,3 +59,33 @@ def wait_for(condition, seconds=5):
             pass
         time.sleep(0.05)
     return condition()
+
+
+def element(driver, selector):
+    from selenium.webdriver.common.by import By
+    return driver.find_element(By.CSS_SELECTOR, selector)
+
+
+def console_errors(driver):
+    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+class Steps:
+    """A browser script and its test take turns through empty files in one folder: each side
+    marks what it did and waits for the other's mark."""
+
+    def __init__(self, folder):
+        self.folder = folder
+
+    def mark(self, name):
+        with open(os.path.join(self.folder, name), "w"):
+            pass
+
+    def wait(self, name, seconds=60):
+        import time
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if os.path.exists(os.path.join(self.folder, name)):
+                return True
+            time.sleep(0.1)
+        return False

@@ -11,37 +11,16 @@ Usage: mpd_down_browser.py BASE_URL ARTIFACTS_DIR STEPS_DIR MPD_PORT
 Prints one JSON object (what was checked, the screenshots saved); exits 1 with the failures on stderr."""
 import os
 import sys
-import time
 
 import headless_chromium  # noqa: E402 — sets SE_OFFLINE before Selenium loads
-from selenium.webdriver.common.by import By  # noqa: E402
 
 base, artifacts, steps, port = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3], sys.argv[4]
 os.makedirs(artifacts, exist_ok=True)
 checks = headless_chromium.Checks()
 check = checks.check
-
-
-def mark(name):
-    with open(os.path.join(steps, name), "w"):
-        pass
-
-
-def wait_step(name, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if os.path.exists(os.path.join(steps, name)):
-            return True
-        time.sleep(0.1)
-    return False
-
-
-def element(driver, selector):
-    return driver.find_element(By.CSS_SELECTOR, selector)
-
-
-def console_errors(driver):
-    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+steps_ = headless_chromium.Steps(steps)
+mark, wait_step = steps_.mark, steps_.wait
+element, console_errors = headless_chromium.element, headless_chromium.console_errors
 
 
 driver = headless_chromium.start()

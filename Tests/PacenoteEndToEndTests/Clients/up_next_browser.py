@@ -12,7 +12,6 @@ Usage: up_next_browser.py BASE_URL ARTIFACTS_DIR STEPS_DIR CODE
 Prints one JSON object (what was checked, the screenshots saved); exits 1 with the failures on stderr."""
 import os
 import sys
-import time
 
 import headless_chromium  # noqa: E402 — sets SE_OFFLINE before Selenium loads
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -21,19 +20,9 @@ base, artifacts, steps, code = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
 os.makedirs(artifacts, exist_ok=True)
 checks = headless_chromium.Checks()
 check = checks.check
-
-
-def wait_step(name, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if os.path.exists(os.path.join(steps, name)):
-            return True
-        time.sleep(0.1)
-    return False
-
-
-def element(driver, selector):
-    return driver.find_element(By.CSS_SELECTOR, selector)
+steps_ = headless_chromium.Steps(steps)
+mark, wait_step = steps_.mark, steps_.wait
+element, console_errors = headless_chromium.element, headless_chromium.console_errors
 
 
 def reason_shown(driver):
@@ -42,10 +31,6 @@ def reason_shown(driver):
     codes = [c.text for c in fix.find_elements(By.CSS_SELECTOR, "code")]
     return (element(driver, "[data-next-empty]").is_displayed() and why.get_attribute("data-next-why") == code
             and "queue" in why.text and "mpc crop" in codes)
-
-
-def console_errors(driver):
-    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
 
 
 driver = headless_chromium.start()
@@ -59,8 +44,7 @@ try:
     driver.execute_script("document.querySelector('[data-next-why]').textContent = '';"
                           "document.querySelector('[data-next-why]').dataset.nextWhy = '';"
                           "document.querySelector('[data-next-fix]').textContent = '';")
-    with open(os.path.join(steps, "blanked"), "w"):
-        pass
+    mark("blanked")
     check(headless_chromium.wait_for(lambda: reason_shown(driver), 30),
           f"the live script writes the reason and its fix back: {element(driver, '[data-next-empty]').text!r}")
     check(not console_errors(driver), f"no console error at 1280 px: {console_errors(driver)}")
@@ -80,8 +64,7 @@ try:
     checks.screenshot(driver, os.path.join(artifacts, "up-next-empty-phone.png"))
 
     # The fix made outside the page (`mpc crop`): the empty list is asked again by itself.
-    with open(os.path.join(steps, "seen"), "w"):
-        pass
+    mark("seen")
     check(wait_step("cropped"), "the test cropped MPD's queue")
     check(headless_chromium.wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, "[data-next] li")) > 0
                                      and not element(driver, "[data-next-empty]").is_displayed(), 30),
