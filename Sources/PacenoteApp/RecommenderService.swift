@@ -71,29 +71,29 @@ public final class RecommenderService: RecommenderBackend {
     /// of the server's CPU, views queued on the model's lock while it read new plays), and
     /// connected to MPD for its queue. At most a second old: the clock moves what was played
     /// "recently", familiarity's decay and "not now"'s end, all slowly.
-    private let kept = Mutex<[RecommendationQuery: (inputs: SuggestionInputs, at: UInt64, list: RecommendationList)]>([:])
+    let kept = Mutex<[RecommendationQuery: (inputs: SuggestionInputs, at: UInt64, list: RecommendationList)]>([:])
     static let keptForNanoseconds: UInt64 = 1_000_000_000
 
     /// MPD's queue as last read, with the default player's `observations` then: kept while
     /// its watcher has reported nothing new (a `playlist` or `player` event, a lost
     /// connection), and for at most a second (a watcher that has not seen a change yet, or
     /// no watcher at all: MPD unreachable). Queueing here forgets it at once.
-    private let keptQueue = Mutex<(observations: UInt64?, at: UInt64, queue: MPDQueue.State?, error: String?)?>(nil)
+    let keptQueue = Mutex<(observations: UInt64?, at: UInt64, queue: MPDQueue.State?, error: String?)?>(nil)
 
-    private let store: Store
-    private let settings: Config.Recommender
-    private let heartRate: HeartRateService?
-    private let players: [PlayerService]
-    private let endpoint: MPDEndpoint?
-    private let playerName: String
-    private let logger: Logger
-    private let model = Mutex(ModelState())
+    let store: Store
+    let settings: Config.Recommender
+    let heartRate: HeartRateService?
+    let players: [PlayerService]
+    let endpoint: MPDEndpoint?
+    let playerName: String
+    let logger: Logger
+    let model = Mutex(ModelState())
     /// Where each build keeps its transitions (`TransitionFileStorage`: a file in `tmp/`).
     private let transitions: any TransitionStorage
-    private let control = Mutex(Control())
+    let control = Mutex(Control())
     /// Held by the one build under way (seconds on a large history: 8 s at 5M plays).
     private let builder = Mutex(())
-    private let autoQueue = DispatchQueue(label: "pacenote.auto-dj")
+    let autoQueue = DispatchQueue(label: "pacenote.auto-dj")
     private let subscription = Mutex<EventBus.Subscription?>(nil)
     private let events: EventBus?
     // nonisolated(unsafe): a dispatch source is thread-safe; it is only resumed in init and
@@ -182,7 +182,7 @@ public final class RecommenderService: RecommenderBackend {
     /// second or so): without the wait, the model was built again and again for as long
     /// as it ran, each build reading the whole history beside it. One such task at a time
     /// (`preparing`), which builds until the model is ready or the service stops.
-    private func prepare(quietFirst: Bool) {
+    func prepare(quietFirst: Bool) {
         guard !isReady, !stopped.load(ordering: .relaxed),
               preparing.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         DispatchQueue.global(qos: .utility).async { [self] in
@@ -255,7 +255,7 @@ public final class RecommenderService: RecommenderBackend {
 
     /// The model brought up to date with new plays and changed tracks, if it was built from
     /// past plays as they were at the `wanted`th change or later; nil if it must be built first.
-    private func refreshedModel(builtSince wanted: UInt64) throws -> ListeningModel? {
+    func refreshedModel(builtSince wanted: UInt64) throws -> ListeningModel? {
         let tracksChanged = control.withLock { c -> Bool? in
             guard let builtAt = c.builtAt, builtAt >= wanted else { return nil }
             defer { c.tracksChanged = false }
@@ -289,7 +289,7 @@ public final class RecommenderService: RecommenderBackend {
     /// the background check of the tracks) goes on meanwhile. One build at a time; a caller
     /// that waited for another's build returns at once if that one began at the `wanted`th
     /// change to past plays or later.
-    private func build(since wanted: UInt64) throws {
+    func build(since wanted: UInt64) throws {
         try builder.withLock { _ throws in
             let start = control.withLock { c -> (rewrites: UInt64, trackChanges: UInt64)? in
                 if let builtAt = c.builtAt, builtAt >= wanted { return nil }
@@ -375,225 +375,6 @@ public final class RecommenderService: RecommenderBackend {
         // right after crashed in SQLite on the build's thread).
         let deadline = Date().addingTimeInterval(30)
         while preparing.load(ordering: .relaxed), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-    }
-
-    public func recommendations(_ query: RecommendationQuery) throws -> RecommendationList {
-        let (queue, queueError) = keptQueueState()
-        return try recommendations(query, queue: queue, queueError: queueError, rebuilding: true)!
-    }
-
-    /// Suggestions if the model is built and no rebuild is due, else nil (and the build is
-    /// asked for in the background): for the dashboard, which must not wait for a build.
-    public func recommendationsIfReady(_ query: RecommendationQuery) throws -> RecommendationList? {
-        guard isReady else {
-            prepare()
-            return nil
-        }
-        let (queue, queueError) = keptQueueState()
-        guard let list = try recommendations(query, queue: queue, queueError: queueError, rebuilding: false) else {
-            prepare()
-            return nil
-        }
-        return list
-    }
-
-    /// MPD's queue, or nil and why when it cannot be read: the kept one while the default
-    /// player's watcher has reported nothing since (`keptQueue`).
-    private func keptQueueState() -> (MPDQueue.State?, String?) {
-        guard let endpoint else { return (nil, nil) }
-        let observations = players.first(where: { $0.name == playerName })?.observations
-        let now = DispatchTime.now().uptimeNanoseconds
-        if let kept = keptQueue.withLock({ $0 }), kept.observations == observations, now &- kept.at < Self.keptForNanoseconds {
-            return (kept.queue, kept.error)
-        }
-        var queue: MPDQueue.State?
-        var failure: String?
-        do {
-            queue = try MPDQueue.state(endpoint: endpoint)
-        } catch {
-            logger.debug("recommender: cannot read MPD's queue: \(error)")
-            failure = "MPD at \(endpoint) is not reachable: \(error.message)"
-        }
-        keptQueue.withLock { $0 = (observations, now, queue, failure) }
-        return (queue, failure)
-    }
-
-    /// Forgets the kept queue and suggestions: this process just changed MPD's queue.
-    private func queueChanged() {
-        keptQueue.withLock { $0 = nil }
-        kept.withLock { $0.removeAll() }
-    }
-
-    /// nil only without `rebuilding`, when the model must be built first.
-    func recommendations(_ query: RecommendationQuery, queue: MPDQueue.State?, queueError: String? = nil,
-                         rebuilding: Bool = true) throws -> RecommendationList? {
-        // Read before anything the answer is made from: a change meanwhile moves them on,
-        // so the answer is kept under inputs that are already stale.
-        let commits = store.commitCount
-        let version = control.withLock { $0.version }
-        let now = Date()
-        var zone = query.zone
-        var zoneSource = zone == nil ? "none" : "query"
-        if zone == nil, let live = heartRate?.current(now: now) {
-            zone = live.zone
-            zoneSource = "live"
-        }
-        let playing = players.first(where: { $0.name == playerName })?.nowPlaying
-            .map { Recommender.SongRef(trackID: $0.track.id, artist: $0.track.artist, title: $0.track.title) }
-        // The seed changes daily: exploration picks rotate, yet a day's answers are stable.
-        let seed = UInt64(max(0, now.timeIntervalSince1970 / 86_400))
-        let inputs = SuggestionInputs(query: query, zone: zone, playing: playing, queue: queue, commits: commits,
-                                      version: version, seed: seed)
-        let uptime = DispatchTime.now().uptimeNanoseconds
-        if let hit = kept.withLock({ $0[query] }), hit.inputs == inputs, uptime &- hit.at < Self.keptForNanoseconds {
-            return hit.list
-        }
-        guard var list = try suggest(query, zone: zone, zoneSource: zoneSource, playing: playing, queue: queue, seed: seed,
-                                     now: now, rebuilding: rebuilding) else { return nil }
-        list.queueError = queueError
-        kept.withLock { kept in
-            if kept.count >= 32, kept[query] == nil { kept.removeAll(keepingCapacity: true) }
-            kept[query] = (inputs, uptime, list)
-        }
-        return list
-    }
-
-    private func suggest(_ query: RecommendationQuery, zone: Zone?, zoneSource: String, playing: Recommender.SongRef?,
-                         queue: MPDQueue.State?, seed: UInt64, now: Date, rebuilding: Bool) throws -> RecommendationList? {
-        guard let model = try refreshedModel(rebuilding: rebuilding) else { return nil }
-        let target: TempoTarget
-        switch query.mode {
-        case .cadence: target = .cadence(stepsPerMinute: query.cadence ?? settings.cadence)
-        case .zone: target = zone.map { .window(settings.tempo.window(for: $0)) } ?? .any
-        }
-        var current = playing
-        if current == nil, let song = queue?.current {
-            let t = song.track
-            current = .init(trackID: nil, artist: t.artist, title: t.title)
-        }
-        if current?.trackID == nil, let uri = queue?.current?.uri, let id = try store.track(uri: uri)?.id {
-            current?.trackID = id
-        }
-        let queued = (queue?.upcoming ?? []).map { song -> Recommender.SongRef in
-            let t = song.track
-            return .init(trackID: nil, artist: t.artist, title: t.title)
-        }
-        let nowMs = Int64(now.timeIntervalSince1970 * 1000)
-        let (feelings, notNow) = try currentFeelings(nowMs: nowMs)
-        var request = Recommender.Request(
-            zone: zone, target: target, nowMs: Int64(now.timeIntervalSince1970 * 1000), current: current,
-            queued: queued, recentHours: settings.recentHours, limit: query.limit, seed: seed,
-            explorationShare: settings.exploration)
-        request.liked = Set(feelings.filter { $0.value == .like }.keys)
-        request.disliked = Set(feelings.filter { $0.value == .dislike }.keys)
-        request.notNow = notNow
-        let answer = try Recommender.answer(model, request, texts: { ids in try store.recommenderTexts(ids: ids) })
-        return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
-                                  suggestions: answer.suggestions, census: answer.census,
-                                  emptyReason: answer.emptyReason(for: request), note: answer.census.tempoNote(for: request))
-    }
-
-    /// How long "not now" lowers a suggestion.
-    public static let notNowMs: Int64 = 2 * 3_600_000
-
-    /// The likes and dislikes (read from the store after a change) and the tracks still
-    /// under a "not now".
-    func currentFeelings(nowMs: Int64) throws -> ([Int64: Feeling], Set<Int64>) {
-        let (cached, changes) = control.withLock { s -> ([Int64: Feeling]?, UInt64) in
-            s.notNow = s.notNow.filter { $0.value > nowMs }
-            return (s.feelings, s.feelingChanges)
-        }
-        if let cached { return (cached, control.withLock { Set($0.notNow.keys) }) }
-        let read = try store.feelings()
-        return control.withLock { s in
-            // Kept unless a like was announced while it was read (then read again next time).
-            if s.feelingChanges == changes { s.feelings = read }
-            return (read, Set(s.notNow.keys))
-        }
-    }
-
-    /// "Not now" on a suggestion: lowered for `notNowMs` (`Recommender.Weights.notNow`).
-    public func notNow(trackID: Int64) throws {
-        guard try store.track(id: trackID) != nil else { throw APIError.notFound("no track \(trackID)") }
-        let until = Int64(Date().timeIntervalSince1970 * 1000) + Self.notNowMs
-        control.withLock { $0.notNow[trackID] = until; $0.version &+= 1 }
-    }
-
-    public func enqueue(trackID: Int64?, query: RecommendationQuery) throws -> QueuedTrack {
-        guard let endpoint else { throw Self.mpdUnavailable("no MPD is configured") }
-        let track: ListeningModel.Candidate
-        var suggestion: Recommender.Suggestion?
-        if let trackID {
-            let model = try refreshedModel()
-            guard let slot = model.slot(of: trackID), let texts = try store.recommenderTexts(ids: [trackID])[trackID] else {
-                throw APIError.notFound("no track \(trackID)")
-            }
-            track = model.candidate(at: slot, texts: texts)
-            guard track.inLibrary, track.uri != nil else {
-                throw APIError(kind: .conflict, code: "not_in_library", message: "track \(trackID) is not in MPD's library")
-            }
-        } else {
-            var one = query
-            one.limit = 1
-            let queue: MPDQueue.State
-            do { queue = try MPDQueue.state(endpoint: endpoint) } catch { throw Self.mpdUnavailable("MPD: \(error)") }
-            guard let top = try recommendations(one, queue: queue)?.suggestions.first else {
-                throw APIError.notFound("nothing to suggest for this zone")
-            }
-            suggestion = top
-            track = top.track
-        }
-        do {
-            let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: track.uri!)
-            queueChanged()
-            logger.info("queued \(track.uri!) at \(added.position)")
-            return QueuedTrack(track: track, player: playerName, songID: added.id, position: added.position, suggestion: suggestion)
-        } catch {
-            throw Self.mpdUnavailable("MPD: \(error)")
-        }
-    }
-
-    /// The queue cannot change while MPD is unreachable: a conflict with the player's state
-    /// (409), not a server fault — Pacenote itself is fine and other routes answer.
-    static func mpdUnavailable(_ message: String) -> APIError {
-        APIError(kind: .conflict, code: "mpd_unavailable", message: message)
-    }
-
-    // MARK: Auto-DJ
-
-    private func scheduleAutoQueue() {
-        autoQueue.async { [weak self] in self?.keepOneQueued() }
-    }
-
-    /// Keeps one suggestion right after the current song: adds one when the next song is
-    /// not the auto-DJ's pick, replaces its own pick when the zone changed, and never
-    /// removes what the listener queued.
-    func keepOneQueued() {
-        guard let endpoint else { return }
-        do {
-            let queue = try MPDQueue.state(endpoint: endpoint)
-            guard queue.current != nil else { return }
-            let zone = heartRate?.current(now: Date())?.zone
-            let pick = control.withLock { $0.autoPick }
-            let next = queue.upcomingIDs.first
-            if let pick, next == pick.songID {
-                guard pick.zone != zone else { return }
-                try MPDQueue.delete(endpoint: endpoint, songID: pick.songID)
-                queueChanged()
-            } else if next != nil {
-                // The listener's own songs come next: the auto-DJ leaves them alone.
-                return
-            }
-            let fresh = try MPDQueue.state(endpoint: endpoint)
-            guard let top = try recommendations(RecommendationQuery(limit: 1), queue: fresh)?.suggestions.first,
-                  let uri = top.track.uri else { return }
-            let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: uri)
-            queueChanged()
-            control.withLock { $0.autoPick = (added.id, zone) }
-            logger.info("auto-DJ queued \(uri) for \(zone.map { "Z\($0.rawValue)" } ?? "no zone")")
-        } catch {
-            logger.warning("auto-DJ: \(error)")
-        }
     }
 }
 
