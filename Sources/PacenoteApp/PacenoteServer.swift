@@ -331,64 +331,39 @@ public final class PacenoteServer: Sendable {
         guard stuck.isEmpty else { throw StartupError("players \(stuck.map(\.name)) did not stop within 10 s") }
     }
 
-    /// What the API reads from the running parts, made once they all exist.
+    /// What the API reads from the running parts, made once they all exist: the web layer's
+    /// composition root. The context is whole when made; nothing is filled in afterwards.
     private static func makeContext(config: Config, started: Date, store: Store, events: EventBus, keys: APIKeySource,
                                     players: [PlayerService], waiting: WaitingPlays, heartRate: HeartRateService, recommender: RecommenderService,
                                     forwarder: ForwardService?, straps: StrapService?, metrics: PrometheusCollectorRegistry?,
                                     stopping: StopFlag, scrobblerSecret: [UInt8], logger: Logger) -> APIContext {
-        var context = APIContext(
-            version: PacenoteVersion.current, startedAt: started, store: store, timeZone: config.timeZone,
-            apiKey: "", heartRate: heartRate,
-            players: { [players] in players.map(\.watcher.status) },
-            nowPlaying: { [players] in players.compactMap(\.nowPlaying) })
-        context.currentKey = { keys.current() }
-        context.scrobblerSecret = scrobblerSecret
-        context.playsWaiting = { [waiting] in
-            let summary = waiting.summary
-            return (summary.count, summary.lastError, summary.since)
-        }
-        let named = NamedKeys(store: store)
-        context.namedKey = { named.scope(of: $0) }
-        if let forwarder {
-            context.forwarding = { [store] in
-                let live = forwarder.live()
-                return try store.forwardTargets().filter(\.active).map { ($0, live[$0.name]?.nextAttempt) }
-            }
-        }
-        if let straps { context.heartRateSources = { straps.states() } }
-        context.weekStart = config.weekStart
-        context.trustedNetworks = config.trustedNetworks
-        context.trustedProxies = config.trustedProxies
-        context.ownHosts = [config.http.host] + machineNames()
-        context.sessions = Sessions(idleTimeout: Double(config.sessionIdleDays) * 86_400)
-        context.logger = logger
-        context.events = events
-        context.eventHub = EventStreamHub(bus: events, limits: .init(
-            streams: config.maxEventStreams, perClient: config.maxEventStreamsPerClient, lifetime: config.eventStreamMaxSeconds))
-        context.basePath = WebServer.normalise(config.basePath)
-        if let metrics { context.metricsText = { metrics.emitToBuffer() } }
-        context.publicURL = config.publicURL
-        let covers = CoverArtCache(databasePath: config.databasePath, players: config.players.compactMap { try? $0.endpoint },
-                                   logger: logger)
-        context.coverArt = { covers.image(for: $0) }
-        context.recommender = recommender
-        context.lastBackup = { Backups.latest(config: config).map { (at: $0.date, bytes: $0.bytes) } }
-        context.staticFiles = StaticFiles(root: config.publicDirectory)
-        // The upload is a private file the HTTP server wrote and removes (InstanceFiles.temporary).
-        context.importListens = { [store] path, format, name in
-            // Stopping ends an import between two batches (each is whole), so that the
-            // service stops within its time limit; importing again continues.
-            try ListenImporter(store: store, events: events, format: format, cancelled: { stopping.raised.load(ordering: .relaxed) })
-                .importFile(at: path, name: name)
-        }
-        context.importWorkout = { [heartRate] path in
-            let file: WorkoutFile
-            do { file = try WorkoutFile.read(path: path) } catch { throw WorkoutFileRejected("\(error)") }
-            let result = try heartRate.importWorkout(file, source: "import:\(file.format.rawValue)")
-            return WorkoutImport(format: file.format.rawValue, samples: file.samples.count, stored: result.stored,
-                                 workoutID: result.id, name: file.name, sport: file.sport)
-        }
-        return context
+        var settings = APIContext.Settings(version: PacenoteVersion.current, startedAt: started, timeZone: config.timeZone)
+        settings.weekStart = config.weekStart
+        settings.scrobblerSecret = scrobblerSecret
+        settings.trustedNetworks = config.trustedNetworks
+        settings.trustedProxies = config.trustedProxies
+        settings.ownHosts = [config.http.host] + machineNames()
+        settings.basePath = WebServer.normalise(config.basePath)
+        settings.publicURL = config.publicURL
+        settings.sessionIdleSeconds = Double(config.sessionIdleDays) * 86_400
+        settings.publicDirectory = config.publicDirectory
+        settings.eventStreams = .init(streams: config.maxEventStreams, perClient: config.maxEventStreamsPerClient,
+                                      lifetime: config.eventStreamMaxSeconds)
+
+        var services = APIContext.Services(players: WatchedPlayers(services: players),
+                                           keys: InstanceKeys(keys: keys, named: NamedKeys(store: store)))
+        services.heartRate = heartRate
+        services.recommender = recommender
+        services.imports = UploadImports(store: store, events: events, heartRate: heartRate, stopping: stopping)
+        services.coverArt = CoverArtCache(databasePath: config.databasePath, players: config.players.compactMap { try? $0.endpoint },
+                                          logger: logger)
+        services.metrics = metrics.map(PrometheusText.init)
+        services.backups = BackupFolder(config: config)
+        services.waitingPlays = waiting
+        services.forwarding = forwarder.map { ForwardTargets(store: store, forwarder: $0) }
+        services.heartRateSources = straps
+        // The system's clock: the web layer reads the time of day nowhere else.
+        return APIContext(settings: settings, store: store, events: events, services: services, clock: WebClock { Date() }, logger: logger)
     }
 
     /// The machine's own name and its mDNS form (`pi`, `pi.local`): names a browser on the

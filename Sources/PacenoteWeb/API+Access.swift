@@ -16,7 +16,7 @@ enum Admission: Sendable {
     }
 
     /// The metric label: the matched route's own name, whatever the method.
-    var metricLabel: String { match?.route.metricName ?? "unknown" }
+    var metricLabel: String { match?.metricName ?? "unknown" }
 }
 
 extension API {
@@ -37,7 +37,7 @@ extension API {
     /// A refusal in the route's dialect: a browser that may not see a page (or post its
     /// form) logs in first; a locked-out login form shows the form again.
     func refusal(_ error: APIError, _ request: HTTPRequest, _ match: RouteMatch) -> HTTPResponse {
-        if match.route == .login { return loginLockedOut(request) }
+        if match.metricName == "login" { return loginLockedOut(request) }
         if match.policy.dialect == .page, error.status == 401 || error.status == 403 { return loginRedirect(request) }
         return errorResponse(error, request, match.policy.dialect)
     }
@@ -48,6 +48,11 @@ extension API {
         switch dialect {
         case .listenBrainz:
             return HTTPResponse(apiError: error.inListenBrainzStyle)
+        case .lastFM where error.style != .pacenote:
+            return Self.lastFMError(error, json: Self.scrobblerFields(request)["format"] == "json")
+        case .audioscrobbler1:
+            if case .audioscrobbler1(let line) = error.style { return Self.legacy(line + "\n") }
+            return HTTPResponse(apiError: error)
         case .page where request.header("Accept")?.contains("text/html") == true,
              nil where Self.isBrowserPageRequest(request):
             // A mistyped page address in a browser: a page, not a JSON body.
@@ -61,7 +66,7 @@ extension API {
     /// the trusted networks (and without the key or a session) the body says only that
     /// something went wrong.
     func concealed(_ error: APIError, _ request: HTTPRequest, mayReadPrivate: Bool) -> APIError {
-        guard error.status >= 500 else { return error }
+        guard error.status >= 500, !error.style.isProtocolAnswer else { return error }
         logServerError(error, request)
         guard !mayReadPrivate else { return error }
         return APIError(kind: error.kind, code: error.code, message: "the server could not answer this time: try again in a moment")

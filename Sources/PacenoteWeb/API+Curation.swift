@@ -8,12 +8,17 @@ import PacenoteStore
 extension API {
     // MARK: /api/v1/listens/{id}
 
-    func listen(_ id: Int64, _ request: HTTPRequest, source: String) throws -> HTTPResponse {
-        switch request.method {
-        case "DELETE":
-            let (entry, deleted) = try context.operations.deletePlays(ids: [id], source: source)
-            return .json(.object([("listen", APIJSON.listen(deleted[0])), ("curation", APIJSON.curation(entry))]))
-        case "PATCH":
+    func play(_ id: Int64) throws -> JSONValue {
+        guard let play = try context.store.play(id: id) else { throw APIError.notFound("no play \(id)") }
+        return APIJSON.listen(play)
+    }
+
+    func deletePlay(_ id: Int64, source: String) throws -> JSONValue {
+        let (entry, deleted) = try context.operations.deletePlays(ids: [id], source: source)
+        return .object([("listen", APIJSON.listen(deleted[0])), ("curation", APIJSON.curation(entry))])
+    }
+
+    func editPlay(_ id: Int64, _ request: HTTPRequest, source: String) throws -> JSONValue {
             let body = try Self.jsonObject(request)
             var edit = Store.PlayEdit()
             if let value = body["track_id"] {
@@ -32,11 +37,7 @@ extension API {
             }
             let (entry, play) = try context.operations.editPlay(id: id, edit, request: Self.requestText(["edit": ["listen": id, "with": body]]),
                                                                 source: source)
-            return .json(.object([("listen", APIJSON.listen(play)), ("curation", APIJSON.curation(entry))]))
-        default:
-            guard let play = try context.store.play(id: id) else { throw APIError.notFound("no play \(id)") }
-            return .json(APIJSON.listen(play))
-        }
+            return .object([("listen", APIJSON.listen(play)), ("curation", APIJSON.curation(entry))])
     }
 
     // MARK: POST /api/v1/listens

@@ -13,8 +13,7 @@ extension API {
         }))])
     }
 
-    func friendsRequest(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard request.method == "POST" else { return .json(try friendsJSON()) }
+    func addFriend(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try Self.jsonObject(request)
         if let unknown = body.keys.first(where: { $0 != "name" && $0 != "url" }) {
             throw APIError.badRequest("unknown field '\(unknown)'", code: "invalid_friend")
@@ -27,10 +26,11 @@ extension API {
         return .json(APIJSON.friend(friend, latest: nil, cover: friendCoverPath), status: 201)
     }
 
-    func friendRequest(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
-        if request.method == "DELETE" {
-            return .json(APIJSON.friend(try context.operations.deleteFriend(id: id), latest: nil, cover: friendCoverPath))
-        }
+    func unfollow(_ id: Int64) throws -> JSONValue {
+        APIJSON.friend(try context.operations.deleteFriend(id: id), latest: nil, cover: friendCoverPath)
+    }
+
+    func friend(_ id: Int64) throws -> HTTPResponse {
         guard let friend = try context.store.friend(id: id) else { throw APIError.notFound("no friend \(id)") }
         let songs = try context.store.friendSongs(friendID: id)
         guard case .object(var fields) = APIJSON.friend(friend, latest: songs.first, cover: friendCoverPath) else { return .json(.null) }

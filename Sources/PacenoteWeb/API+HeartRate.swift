@@ -16,7 +16,7 @@ extension API {
 
     func ingestHeartRate(_ request: HTTPRequest) throws -> HTTPResponse {
         let backend = try backend
-        let now = Date()
+        let now = context.clock.now()
         let batch: HeartRateInput.Batch
         do {
             let format = HeartRateInput.format(contentType: request.header("Content-Type"), body: request.body)
@@ -69,17 +69,17 @@ extension API {
         let limit = try Query.int(query, "limit", default: 50, in: 1...500)
         let before = try Query.instant(query, "before", localTime)
         let workouts = try context.store.workouts(limit: limit, before: before).map { w throws in try soFar(w) }
-        return .object([("workouts", .array(workouts.map(APIJSON.workout)))])
+        return .object([("workouts", .array(workouts.map { APIJSON.workout($0, now: context.clock.now()) }))])
     }
 
     func workout(_ id: Int64) throws -> JSONValue {
         guard let stored = try context.store.workout(id: id) else { throw APIError.notFound("no workout \(id)") }
-        let (samples, end) = try Self.samples(of: stored, in: context.store)
+        let (samples, end) = try Self.samples(of: stored, in: context.store, now: context.clock.now())
         let during = samples.filter { $0.at >= stored.startedAt }
         let w = try soFar(stored, samples: during)
         let plays = try context.store.plays(overlapping: w.startedAt, end)
         var fields: [(String, JSONValue)] = []
-        if case .object(let base) = APIJSON.workout(w) { fields = base }
+        if case .object(let base) = APIJSON.workout(w, now: context.clock.now()) { fields = base }
         fields.append(("samples", .array(Downsample.series(during, points: 600).map { point in
             .object([("at", APIJSON.timestamp(point.at)), ("bpm", .double((point.bpm * 10).rounded() / 10))])
         })))
@@ -109,9 +109,9 @@ extension API {
 
     /// A workout's samples, from 30 s before it (a first song's lift needs them) to its end,
     /// and that end: for one in progress, now or its latest reading if later.
-    static func samples(of w: Workout, in store: Store) throws -> (samples: [HeartRateSample], end: Date) {
+    static func samples(of w: Workout, in store: Store, now: Date) throws -> (samples: [HeartRateSample], end: Date) {
         let samples = try store.samples(from: w.startedAt.addingTimeInterval(-30), to: w.endedAt ?? .distantFuture)
-        return (samples, w.endedAt ?? max(Date(), samples.last?.at ?? .distantPast))
+        return (samples, w.endedAt ?? max(now, samples.last?.at ?? .distantPast))
     }
 
     func startWorkout(_ request: HTTPRequest) throws -> HTTPResponse {
@@ -127,13 +127,13 @@ extension API {
                 name = text
             }
         }
-        let id = try backend.startWorkout(name: name, now: Date())
+        let id = try backend.startWorkout(name: name, now: context.clock.now())
         return .json(.object([("id", .int(id))]), status: 201)
     }
 
     func stopWorkout(_ id: Int64) throws -> JSONValue {
         guard try context.store.workout(id: id) != nil else { throw APIError.notFound("no workout \(id)") }
-        guard try backend.stopWorkout(id: id, now: Date()) else {
+        guard try backend.stopWorkout(id: id, now: context.clock.now()) else {
             throw APIError(kind: .conflict, code: "not_in_progress", message: "workout \(id) is not in progress")
         }
         return .object([("id", .int(id)), ("stopped", .bool(true))])
@@ -177,8 +177,8 @@ extension APIJSON {
         ])
     }
 
-    static func workout(_ w: Workout) -> JSONValue {
-        let end = w.endedAt ?? Date()
+    static func workout(_ w: Workout, now: Date) -> JSONValue {
+        let end = w.endedAt ?? now
         return .object([
             ("id", .int(w.id)),
             ("started_at", timestamp(w.startedAt)),

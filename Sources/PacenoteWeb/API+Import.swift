@@ -8,7 +8,7 @@ extension API {
     /// history; Maloja export; a TCX, GPX or FIT workout), for servers without a shell. `?format=` forces the format,
     /// `?name=` names the file in problem reports. Answers the import's summary.
     func importListens(_ request: HTTPRequest) throws -> JSONValue {
-        guard let importer = context.importListens else { throw APIError.unavailable("imports are not enabled") }
+        guard let importer = context.services.imports else { throw APIError.unavailable("imports are not enabled") }
         var forced: ImportFormat?
         if let text = request.query["format"], !text.isEmpty, text != "auto" {
             guard let format = ImportFormat(rawValue: text) else {
@@ -31,7 +31,7 @@ extension API {
         let name = request.query["name"].flatMap { $0.isEmpty ? nil : String($0.prefix(200)) } ?? "upload"
         let summary: ImportSummary
         do {
-            summary = try importer(path, forced, name)
+            summary = try importer.importListens(path: path, format: forced, name: name)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -54,10 +54,10 @@ extension API {
 
     /// A workout file: stored whole or not at all, as `pacenote import` stores it.
     func importWorkout(_ path: String) throws -> JSONValue {
-        guard let importer = context.importWorkout else { throw APIError.unavailable("heart rate is not enabled") }
+        guard let importer = context.services.imports else { throw APIError.unavailable("heart rate is not enabled") }
         let result: WorkoutImport
         do {
-            result = try importer(path)
+            result = try importer.importWorkout(path: path)
         } catch let error as WorkoutFileRejected {
             throw APIError.badRequest(error.description, code: "invalid_workout_file")
         }

@@ -21,8 +21,8 @@ extension API {
         let client = submission.listens.first?.client
         if submission.type == .playingNow, let listen = submission.listens.first {
             let player = listen.client ?? "listenbrainz"
-            let playing = NowPlaying(player: player, state: .play, track: listen.track, startedAt: Date(), playedSeconds: 0,
-                                     elapsed: 0, duration: listen.track.durationSeconds, at: Date())
+            let playing = NowPlaying(player: player, state: .play, track: listen.track, startedAt: context.clock.now(), playedSeconds: 0,
+                                     elapsed: 0, duration: listen.track.durationSeconds, at: context.clock.now())
             context.scrobbles.nowPlaying(playing)
             context.events?.publish(.nowPlaying(player: player, playing))
             logScrobble("listenbrainz", "now_playing", client: client, user: nil, outcome: "ok", accepted: 1)
@@ -30,7 +30,7 @@ extension API {
         if submission.type != .playingNow {
             do {
                 try context.operations.recordListens(
-                    submission.listens.map { ($0.track, $0.listenedAt ?? Date(), $0.client) }, source: "listenbrainz")
+                    submission.listens.map { ($0.track, $0.listenedAt ?? context.clock.now(), $0.client) }, source: "listenbrainz")
             } catch {
                 logScrobble("listenbrainz", "submit", client: client, user: nil, outcome: "failed", reason: "the database could not store them")
                 throw error
@@ -41,7 +41,7 @@ extension API {
         var response = HTTPResponse.json(.object([("status", .string("ok"))]))
         // ListenBrainz sends its rate limits with every answer; its clients read them.
         response.headers += [("X-RateLimit-Limit", "1000"), ("X-RateLimit-Remaining", "999"),
-                             ("X-RateLimit-Reset-In", "10"), ("X-RateLimit-Reset", String(Int(Date().timeIntervalSince1970) + 10))]
+                             ("X-RateLimit-Reset-In", "10"), ("X-RateLimit-Reset", String(Int(context.clock.now().timeIntervalSince1970) + 10))]
         return response
     }
 

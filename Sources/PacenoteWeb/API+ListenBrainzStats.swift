@@ -47,7 +47,7 @@ extension API {
     /// 400 for another range, or a count or offset that is no whole number from 0.
     func listenBrainzStats(user: String, _ entity: ListenBrainzStatsEntity, _ query: [String: String]) throws -> HTTPResponse {
         let name = query["range"] ?? "all_time"
-        guard let range = StatsRange.listenBrainz(name, now: Date(), in: localTime) else {
+        guard let range = StatsRange.listenBrainz(name, now: context.clock.now(), in: localTime) else {
             throw APIError.badRequest("Invalid range: \(name)", code: "invalid_range").inListenBrainzStyle
         }
         let offset = try Self.nonNegative(query, "offset", default: 0)
@@ -84,13 +84,13 @@ extension API {
     func listenBrainzChart(_ entity: ListenBrainzStatsEntity, _ range: StatsRange,
                            depth: Int) throws -> (items: [JSONValue], total: Int, updated: Date) {
         let store = context.store
-        let cached = try charts.value("lb|\(entity.rawValue)|\(range.from)|\(range.to)|\(depth)") {
+        let cached = try charts.kept("lb|\(entity.rawValue)|\(range.from)|\(range.to)|\(depth)") {
             let chart = try store.countedChart(entity.chart, fromDay: range.from, toDay: range.to, limit: depth)
             return [("items", .array(try listenBrainzItems(entity, chart.entries))), ("total", .int(Int64(chart.total))),
-                    ("updated", .double(Date().timeIntervalSince1970))]
+                    ("updated", .double(context.clock.now().timeIntervalSince1970))]
         }
         guard case .array(let items) = cached[0].1, case .int(let total) = cached[1].1, case .double(let updated) = cached[2].1,
-              total > 0 else { return ([], 0, Date()) }
+              total > 0 else { return ([], 0, context.clock.now()) }
         return (items, Int(total), Date(timeIntervalSince1970: updated))
     }
 

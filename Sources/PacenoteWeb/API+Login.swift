@@ -5,9 +5,12 @@ extension API {
     /// `GET /login`: the form; `POST /login` (`key`, optional `next`): a session cookie and
     /// a redirect back, or the form again with the reason. The lockout was decided from the
     /// headers (`Access.keyCheck`); a wrong key counts against `client`, as everywhere.
+    func loginForm(_ request: HTTPRequest) -> HTTPResponse {
+        loginPage(request, next: Self.localPath(request.query["next"] ?? Self.formField("next", in: request.body) ?? "/"), message: nil, status: 200)
+    }
+
     func login(_ request: HTTPRequest, client: String) throws -> HTTPResponse {
         let next = Self.localPath(request.query["next"] ?? Self.formField("next", in: request.body) ?? "/")
-        guard request.method == "POST" else { return loginPage(request, next: next, message: nil, status: 200) }
         let sent = (Self.formField("key", in: request.body)
             ?? (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["key"] as? String)?
             .trimmingCharacters(in: .whitespaces)

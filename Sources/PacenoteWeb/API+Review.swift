@@ -23,12 +23,12 @@ extension API {
         var query = query
         if query["range"] == nil && query["from"] == nil && query["to"] == nil { query["range"] = "year" }
         let range = try statsRange(query)
-        return ReviewPeriod.of(range, today: today ?? localTime.day(of: Date()))
+        return ReviewPeriod.of(range, today: today ?? localTime.day(of: context.clock.now()))
     }
 
     /// The report of a period, kept until the data changes (plays, pins, tempos) or 60 s pass.
     func reviewReport(_ period: ReviewPeriod, limit: Int = 10) throws -> ReviewReport {
-        try reviews.value("\(period.from)|\(period.to)|\(period.end)|\(limit)|\(weekStart)") {
+        try reviews.kept("\(period.from)|\(period.to)|\(period.end)|\(limit)|\(weekStart)") {
             try context.store.review(period, limit: limit, weekStart: weekStart)
         }
     }
@@ -39,11 +39,13 @@ extension API {
         return APIJSON.review(try reviewReport(try reviewPeriod(query), limit: limit))
     }
 
-    /// `GET` and `POST /api/v1/review/shares`.
-    func reviewSharesRequest(_ request: HTTPRequest) throws -> HTTPResponse {
-        guard request.method == "POST" else {
-            return .json(.object([("shares", .array(try context.store.reviewShares().map { reviewShareJSON($0, request) }))]))
-        }
+    /// `GET /api/v1/review/shares`.
+    func reviewShares(_ request: HTTPRequest) throws -> JSONValue {
+        .object([("shares", .array(try context.store.reviewShares().map { reviewShareJSON($0, request) }))])
+    }
+
+    /// `POST /api/v1/review/shares`.
+    func publishReview(_ request: HTTPRequest) throws -> HTTPResponse {
         let body = try Self.jsonObject(request)
         if let unknown = body.keys.first(where: { !["range", "from", "to", "sections"].contains($0) }) {
             throw APIError.badRequest("unknown field '\(unknown)'", code: "invalid_share")
@@ -73,11 +75,9 @@ extension API {
         return .json(reviewShareJSON(share, request), status: 201)
     }
 
-    /// `DELETE /api/v1/review/shares/{token}` withdraws a share; `PUT` (no body) publishes it
-    /// again: what it shows is taken from the history as it is now.
-    func reviewShareRequest(_ token: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        guard request.method == "PUT" else { return .json(reviewShareJSON(try context.operations.withdrawReview(token: token), request)) }
-        return .json(reviewShareJSON(try republish(token), request))
+    /// `DELETE /api/v1/review/shares/{token}` withdraws a share.
+    func withdrawReview(_ token: String, _ request: HTTPRequest) throws -> JSONValue {
+        reviewShareJSON(try context.operations.withdrawReview(token: token), request)
     }
 
     /// Takes a new snapshot of a share: the owner's "publish again".

@@ -23,18 +23,19 @@ extension API {
         return APIJSON.savedRule(try context.operations.addRule(rule))
     }
 
-    func rule(_ id: Int64, _ request: HTTPRequest) throws -> JSONValue {
-        switch request.method {
-        case "PATCH":
-            guard let stored = try context.store.rule(id: id) else { throw APIError.notFound("no rule \(id)") }
-            let rule = try Self.rule(from: try Self.jsonObject(request), base: stored)
-            return APIJSON.savedRule(try context.operations.updateRule(rule))
-        case "DELETE":
-            return APIJSON.rule(try context.operations.deleteRule(id: id))
-        default:
-            guard let rule = try context.store.rule(id: id) else { throw APIError.notFound("no rule \(id)") }
-            return APIJSON.rule(rule, overrun: try context.store.ruleOverruns()[id])
-        }
+    func rule(_ id: Int64) throws -> JSONValue {
+        guard let rule = try context.store.rule(id: id) else { throw APIError.notFound("no rule \(id)") }
+        return APIJSON.rule(rule, overrun: try context.store.ruleOverruns()[id])
+    }
+
+    func updateRule(_ id: Int64, _ request: HTTPRequest) throws -> JSONValue {
+        guard let stored = try context.store.rule(id: id) else { throw APIError.notFound("no rule \(id)") }
+        let rule = try Self.rule(from: try Self.jsonObject(request), base: stored)
+        return APIJSON.savedRule(try context.operations.updateRule(rule))
+    }
+
+    func deleteRule(_ id: Int64) throws -> JSONValue {
+        APIJSON.rule(try context.operations.deleteRule(id: id))
     }
 
     func previewRule(_ id: Int64, _ query: [String: String]) throws -> JSONValue {

@@ -31,7 +31,7 @@ extension API {
         // counts only without it (RFC 9110 §13.2.2), and only once the day it names is over
         // here: until then today's song may still change under the same date.
         if request.header("If-None-Match") == nil, let since = request.header("If-Modified-Since").flatMap(HTTPDate.parse),
-           updated.date.timeIntervalSince1970 <= since.timeIntervalSince1970, updated.localDay < localTime.day(of: Date()) {
+           updated.date.timeIntervalSince1970 <= since.timeIntervalSince1970, updated.localDay < localTime.day(of: context.clock.now()) {
             headers.removeAll { $0.0 == "Content-Type" }
             return HTTPResponse(status: 304, headers: headers)
         }
@@ -62,7 +62,7 @@ extension API {
         }
         // The feed changed when its newest entry did; an empty feed, today.
         feed.updated = feed.entries.compactMap(\.updated).max { $0.date < $1.date }
-            ?? SongOfTheDay.publicStamp(day: localTime.day(of: Date())) ?? RFC3339(date: Date(timeIntervalSince1970: 0))
+            ?? SongOfTheDay.publicStamp(day: localTime.day(of: context.clock.now())) ?? RFC3339(date: Date(timeIntervalSince1970: 0))
         return feed
     }
 

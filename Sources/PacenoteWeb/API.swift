@@ -10,30 +10,45 @@ import Synchronization
 public struct API: Sendable {
     let context: APIContext
     let localTime: LocalTime
+    // Every cache below keeps one rule (`CacheSignal`): a value is kept until a change it
+    // follows is announced, or a commit nobody announced, or its max age passes.
     /// Table sizes for the status, counted at most once a second: the status is what
     /// monitors poll, and counting a million plays on every poll would make it slow.
-    private let counts = CountsCache()
-    private let statusCache: StatusCache
+    private let counts: CommitCache<StoreCounts>
+    /// The rendered status, public and private variants, kept for 100 ms or until the next
+    /// live event (a heart-rate reading, a song, a player's connection): a strap's reading
+    /// shows in the status as soon as it is stored, however often monitors poll.
+    private let statusCache: CommitCache<HTTPResponse>
+    /// The API's charts: they follow the changes to plays.
     let charts: ChartCache
-    let powerSongCache = PowerSongCache()
-    /// The stats page's and the song-of-the-day archive's content.
-    let pages: ResultCache<Node>
+    /// The tracks with the highest heart-rate lift, for the workouts page.
+    let powerSongCache: CommitCache<[(track: Track, lift: Double)]>
+    /// The stats page's and the song-of-the-day archive's content: they show pins and
+    /// tempos as well as plays.
+    let pages: CommitCache<Node>
     /// Whole answers that depend only on the query and the database (the listens).
-    let responses = ResponseCache()
+    let responses: ResponseCache
     /// The dashboard's figures from the database (`DashboardData`), by local day.
-    let dashboardData = CommitCache<DashboardData>(capacity: 4)
-    let dashboardPages = PageCache<DashboardKey>()
+    let dashboardData: CommitCache<DashboardData>
+    let dashboardPages: PageCache<DashboardKey>
     /// Reviews by period: they show pins and tempos as well as plays.
-    let reviews: ResultCache<ReviewReport>
+    let reviews: CommitCache<ReviewReport>
 
     public init(context: APIContext) {
         self.context = context
         self.localTime = LocalTime(timeZone: context.timeZone, weekStart: context.weekStart)
-        self.charts = ChartCache(bus: context.events)
-        self.statusCache = StatusCache(bus: context.events)
-        // The stats page and the SOTD archive show pins and tempos as well as plays.
-        self.pages = ResultCache<Node>(bus: context.events, follows: { _ in true })
-        self.reviews = ResultCache<ReviewReport>(bus: context.events, follows: { _ in true })
+        let changes = CacheSignal(store: context.store, bus: context.events)
+        counts = CommitCache(signal: changes, maxAge: 1, capacity: 1)
+        statusCache = CommitCache(signal: CacheSignal(store: context.store, bus: context.events, follows: { _ in true }),
+                                  maxAge: 0.1, capacity: 2)
+        charts = ChartCache(signal: CacheSignal(store: context.store, bus: context.events, follows: CacheSignal.playChanges),
+                            maxAge: 60, capacity: 256)
+        powerSongCache = CommitCache(signal: changes, maxAge: 60, capacity: 1)
+        pages = CommitCache(signal: changes, maxAge: 60, capacity: 256)
+        responses = ResponseCache(signal: changes)
+        dashboardData = CommitCache(signal: changes, capacity: 4)
+        dashboardPages = PageCache(signal: changes)
+        reviews = CommitCache(signal: changes, maxAge: 60, capacity: 256)
     }
 
     /// Answers a whole request: the access decision, then the handler. The server makes
@@ -45,90 +60,51 @@ public struct API: Sendable {
         }
     }
 
-    /// The handler of a route the access decision let through.
+    /// The handler of a route the access decision let through: the table line's, for the
+    /// request's method.
     func respond(to request: HTTPRequest, _ match: RouteMatch, _ grant: Grant) -> HTTPResponse {
         do {
-            switch match.route {
-            case .health:
-                return .json(.object([("status", .string("ok")), ("version", .string(context.version))]))
-            case .staticFile(let path):
-                guard let response = context.staticFiles.response(for: path) else { throw APIError.notFound("no file \(path)") }
-                return response
-            case .status:
-                // Monitors poll the status: the same body serves everyone for 100 ms.
-                let showPrivate = grant.mayReadPrivate
-                return try statusCache.get(showPrivate: showPrivate) {
-                    try HTTPResponse.json(showPrivate ? status() : publicStatus())
-                }
-            case .listens where request.method == "POST": return try addListens(request, source: "api")
-            case .listen(let id): return try listen(id, request, source: "api")
-            case .merges: return try merge(request, source: "api")
-            case .mergeSuggestions: return .json(try mergeSuggestions(request.query))
-            case .curation: return .json(try curationLog(request.query))
-            case .undoCuration(let id): return .json(try undoCuration(id))
-            case .rules where request.method == "POST": return .json(try addRule(request, source: "api"), status: 201)
-            case .rules: return .json(try rulesJSON())
-            case .rule(let id): return .json(try rule(id, request))
-            case .rulePreview(let id): return .json(try previewRule(id, request.query))
-            case .ruleApply(let id): return .json(try applyRule(id, request.query, source: "api"))
-            case .listens:
-                return try responses.response(ResponseCache.key("listens", request.query), store: context.store) {
-                    .json(try listens(request.query))
-                }
-            case .heartRate: return try ingestHeartRate(request)
-            case .workouts where request.method == "POST": return try startWorkout(request)
-            case .workouts: return .json(try workouts(request.query))
-            case .workout(let id): return .json(try workout(id))
-            case .stopWorkout(let id): return .json(try stopWorkout(id))
-            case .importListens: return .json(try importListens(request))
-            case .events: return try events(request)
-            case .metrics:
-                guard let text = context.metricsText else { throw APIError.notFound("metrics are not collected") }
-                return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: text())
-            case .stats: return .json(try stats(request.query))
-            case .review: return .json(try reviewJSON(request.query))
-            case .reviewShares: return try reviewSharesRequest(request)
-            case .reviewShare(let token): return try reviewShareRequest(token, request)
-            case .sotd(let day): return try songOfTheDay(day, request, mayReadPrivate: grant.mayReadPrivate)
-            case .sotdMonth: return .json(try songsOfTheMonth(request.query))
-            case .sotdFeed: return try sotdFeed(request)
-            case .friends: return try friendsRequest(request)
-            case .friend(let id): return try friendRequest(id, request)
-            case .recommendations: return .json(try recommendationsJSON(request.query))
-            case .queue: return try enqueue(request)
-            case .trackBPM(let id): return .json(try setTrackBPM(id, request))
-            case .trackFeeling(let id): return .json(try setTrackFeeling(id, request))
-            case .artist(let id): return .json(try artistJSON(id))
-            case .album(let id): return .json(try albumJSON(id))
-            case .notNow: return .json(try notNow(request))
-            case .listenBrainzFeedback: return .json(try listenBrainzFeedback(request))
-            case .listenBrainzGetFeedback(let user): return .json(try listenBrainzGetFeedback(user: user, request.query))
-            case .listenBrainzListens(let user): return .json(try listenBrainzListens(user: user, request.query))
-            case .listenBrainzListenCount: return .json(try listenBrainzListenCount())
-            case .listenBrainzPlayingNow(let user): return .json(listenBrainzPlayingNow(user: user))
-            case .listenBrainzDeleteListen: return .json(try deleteListen(request))
-            case .listenBrainzStats(let user, let entity): return try listenBrainzStats(user: user, entity, request.query)
-            case .page(let page):
-                return self.page(page, request, mayReadPrivate: grant.mayReadPrivate, mayWrite: grant.isOwner)
-            case .login: return try login(request, client: grant.client)
-            case .logout: return try logout(request)
-            case .listenBrainzSubmit: return try submitListens(request)
-            case .audioscrobbler: return audioscrobbler(request, client: grant.client)
-            case .audioscrobblerHandshake: return legacyHandshake(request, client: grant.client)
-            case .audioscrobblerNowPlaying: return legacyNowPlaying(request, client: grant.client)
-            case .audioscrobblerSubmit: return legacySubmit(request, client: grant.client)
-            case .submissions: return .json(submissionsJSON(request.query))
-            case .listenBrainzValidateToken:
-                // validate-token must not be a guessing oracle: a wrong token counts like a wrong key.
-                let answer = validateToken(request)
-                if case .object(let fields) = answer, fields.contains(where: { $0.0 == "valid" && $0.1 == .bool(false) }) {
-                    context.sessions.recordFailure(from: grant.client)
-                }
-                return .json(answer)
-            }
+            return try match.method.handler(self, Call(request: request, values: match.values, id: match.id, grant: grant))
         } catch {
             return errorResponse(concealed(APIError(error), request, mayReadPrivate: grant.mayReadPrivate), request, match.policy.dialect)
         }
+    }
+
+    func healthResponse() -> HTTPResponse {
+        .json(.object([("status", .string("ok")), ("version", .string(context.version))]))
+    }
+
+    func staticFile(_ path: String) throws -> HTTPResponse {
+        guard let response = context.staticFiles.response(for: path) else { throw APIError.notFound("no file \(path)") }
+        return response
+    }
+
+    func statusResponse(_ call: Call) throws -> HTTPResponse {
+        // Monitors poll the status: the same body serves everyone for 100 ms.
+        let showPrivate = call.grant.mayReadPrivate
+        return try statusCache.kept(showPrivate ? "private" : "public") {
+            try HTTPResponse.json(showPrivate ? status() : publicStatus())
+        }
+    }
+
+    func listensResponse(_ request: HTTPRequest) throws -> HTTPResponse {
+        try responses.response(ResponseCache.key("listens", request.query)) {
+            .json(try listens(request.query))
+        }
+    }
+
+    func metricsResponse() throws -> HTTPResponse {
+        guard let metrics = context.services.metrics else { throw APIError.notFound("metrics are not collected") }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")], body: metrics.prometheusText())
+    }
+
+    func validateTokenResponse(_ call: Call) -> HTTPResponse {
+        // validate-token must not be a guessing oracle: a wrong token counts like a wrong key.
+        let answer = validateToken(call.request)
+        if case .object(let fields) = answer, fields.contains(where: { $0.0 == "valid" && $0.1 == .bool(false) }) {
+            context.sessions.recordFailure(from: call.grant.client)
+        }
+        return .json(answer)
     }
 
     // MARK: GET /api/v1/events
@@ -145,34 +121,39 @@ public struct API: Sendable {
     /// The status for trusted clients, the key and sessions: players, what plays now, the
     /// heart rate, the database's size, plays waiting for a full disk and the last backup.
     func status() throws -> JSONValue {
+        let at = context.clock.now()
         let now = context.nowPlaying()
         let players = context.players().map { p in
-            APIJSON.player(p, nowPlaying: now.first { $0.player == p.name })
+            APIJSON.player(p, nowPlaying: now.first { $0.player == p.name }, at: at)
         }
-        let counts = try self.counts.get(from: context.store)
+        let counts = try storeCounts()
         let defaultName = context.players().first?.name
-        let sources: [JSONValue] = context.heartRateSources?().map(APIJSON.heartRateSource) ?? []
+        let sources: [JSONValue] = context.services.heartRateSources?.states().map(APIJSON.heartRateSource) ?? []
         return .object([
             ("version", .string(context.version)),
             ("healthy", .bool(context.players().allSatisfy(\.connected))),
-            ("uptime_s", .int(Int64(Date().timeIntervalSince(context.startedAt)))),
+            ("uptime_s", .int(Int64(at.timeIntervalSince(context.startedAt)))),
             ("mpd", players.first ?? .null),
-            ("now_playing", now.first { $0.player == defaultName }.map(APIJSON.nowPlaying) ?? .null),
-            ("heart_rate", context.heartRate?.current(now: Date()).map(APIJSON.heartRate) ?? .null),
+            ("now_playing", now.first { $0.player == defaultName }.map { APIJSON.nowPlaying($0, at: at) } ?? .null),
+            ("heart_rate", context.heartRate?.current(now: at).map(APIJSON.heartRate) ?? .null),
             ("heart_rate_sources", .array(sources)),
             ("players", .array(players)),
-            ("now_playing_elsewhere", .array(context.scrobbles.playingElsewhere().map(APIJSON.nowPlaying))),
+            ("now_playing_elsewhere", .array(context.scrobbles.playingElsewhere(now: at).map { APIJSON.nowPlaying($0, at: at) })),
             ("database", .object([("plays", .int(Int64(counts.plays))), ("tracks", .int(Int64(counts.tracks)))])),
-            ("plays_waiting", APIJSON.playsWaiting(context.playsWaiting?())),
-            ("backup", APIJSON.backup(context.lastBackup?())),
-            ("forward", .array(try context.forwarding?().map(APIJSON.forwardTarget) ?? [])),
+            ("plays_waiting", APIJSON.playsWaiting(context.services.waitingPlays?.waiting())),
+            ("backup", APIJSON.backup(context.services.backups?.lastBackup())),
+            ("forward", .array(try context.services.forwarding?.targets().map(APIJSON.forwardTarget) ?? [])),
         ])
     }
 
     /// The status for strangers: the version, and whether the database answers and every
     /// player is connected. No addresses, errors or counts.
+    func storeCounts() throws -> StoreCounts {
+        try counts.kept("counts") { try context.store.counts() }
+    }
+
     func publicStatus() -> JSONValue {
-        let healthy = (try? counts.get(from: context.store)) != nil && context.players().allSatisfy(\.connected)
+        let healthy = (try? storeCounts()) != nil && context.players().allSatisfy(\.connected)
         return .object([("version", .string(context.version)), ("healthy", .bool(healthy))])
     }
 
@@ -262,9 +243,9 @@ enum APIJSON {
         ])
     }
 
-    static func nowPlaying(_ n: NowPlaying) -> JSONValue {
+    static func nowPlaying(_ n: NowPlaying, at now: Date) -> JSONValue {
         // Positions move on while playing: report them as of now, not of the last event.
-        let since = n.state == .play ? max(0, Date().timeIntervalSince(n.at)) : 0
+        let since = n.state == .play ? max(0, now.timeIntervalSince(n.at)) : 0
         return .object([
             ("player", .string(n.player)),
             ("state", .string(n.state.rawValue)),
@@ -285,7 +266,7 @@ enum APIJSON {
         ])
     }
 
-    static func player(_ s: PlayerStatus, nowPlaying: NowPlaying?) -> JSONValue {
+    static func player(_ s: PlayerStatus, nowPlaying: NowPlaying?, at now: Date) -> JSONValue {
         .object([
             ("name", .string(s.name)),
             ("endpoint", .string(s.endpoint)),
@@ -293,7 +274,7 @@ enum APIJSON {
             ("server_version", .optional(s.serverVersion)),
             ("error", .optional(s.lastError)),
             ("since", timestamp(s.since)),
-            ("now_playing", nowPlaying.map(APIJSON.nowPlaying) ?? .null),
+            ("now_playing", nowPlaying.map { APIJSON.nowPlaying($0, at: now) } ?? .null),
         ])
     }
 }
@@ -340,45 +321,5 @@ enum Query {
                               code: "invalid_\(name)")
         }
         return date
-    }
-}
-
-final class CountsCache: Sendable {
-    private let cached = Mutex<(value: StoreCounts, at: Date)?>(nil)
-
-    func get(from store: Store, maxAge: Double = 1) throws -> StoreCounts {
-        if let hit = cached.withLock({ $0 }), Date().timeIntervalSince(hit.at) < maxAge { return hit.value }
-        let value = try store.counts()
-        cached.withLock { $0 = (value, Date()) }
-        return value
-    }
-}
-
-/// The rendered status, public and private variants, kept for a moment — until the next
-/// live event (a heart-rate reading, a song, a player's connection): a strap's reading shows
-/// in the status as soon as it is stored, however often monitors poll.
-final class StatusCache: Sendable {
-    private let entries = Mutex<(generation: Int, values: [Bool: (at: DispatchTime, generation: Int, response: HTTPResponse)])>((0, [:]))
-    static let maxAgeNanoseconds: UInt64 = 100_000_000
-
-    init(bus: EventBus?) {
-        bus?.subscribe { [weak self] _ in
-            self?.entries.withLock { $0.generation += 1; $0.values.removeAll(keepingCapacity: true) }
-        }
-    }
-
-    func get(showPrivate: Bool, render: () throws -> HTTPResponse) throws -> HTTPResponse {
-        let now = DispatchTime.now()
-        // Another thread may have stored an entry stamped after `now`: that one is fresh
-        // (and the unsigned difference must not be taken the wrong way round).
-        let (hit, generation) = entries.withLock { ($0.values[showPrivate], $0.generation) }
-        if let hit, hit.generation == generation,
-           hit.at >= now || now.uptimeNanoseconds - hit.at.uptimeNanoseconds < Self.maxAgeNanoseconds {
-            return hit.response
-        }
-        let response = try render()
-        // Rendered before an event that came meanwhile: not kept.
-        entries.withLock { if $0.generation == generation { $0.values[showPrivate] = (now, generation, response) } }
-        return response
     }
 }

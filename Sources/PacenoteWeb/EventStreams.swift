@@ -123,8 +123,11 @@ public final class EventStreamHub: @unchecked Sendable {
     private var subscription: EventBus.Subscription?
     private let bus: EventBus?
 
-    public init(bus: EventBus?, replay: Int = 500, heartbeat: Double = 15, limits: Limits = Limits()) {
+    private let clock: WebClock
+
+    public init(bus: EventBus?, clock: WebClock, replay: Int = 500, heartbeat: Double = 15, limits: Limits = Limits()) {
         self.bus = bus
+        self.clock = clock
         self.limits = limits
         self.replay = replay
         self.heartbeatInterval = heartbeat
@@ -149,7 +152,7 @@ public final class EventStreamHub: @unchecked Sendable {
 
     /// Queues an event for every subscriber.
     public func publish(_ event: PacenoteEvent) {
-        guard let (name, data) = EventStreamHub.encode(event) else { return }
+        guard let (name, data) = EventStreamHub.encode(event, at: clock.now()) else { return }
         lock.lock()
         let id = nextID
         nextID += 1
@@ -258,7 +261,7 @@ public final class EventStreamHub: @unchecked Sendable {
     }
 
     /// The event's name and data on the stream; nil for what the page has no use for.
-    static func encode(_ event: PacenoteEvent) -> (String, JSONValue)? {
+    static func encode(_ event: PacenoteEvent, at now: Date) -> (String, JSONValue)? {
         switch event {
         case .changed(.curated(let id, let undone)):
             // The history was corrected: the page reads its figures again.
@@ -266,13 +269,13 @@ public final class EventStreamHub: @unchecked Sendable {
         case .changed:
             // Bookkeeping for caches: the page already hears of new plays as play_logged.
             return nil
-        case .nowPlaying(let player, let now):
-            return ("now_playing", .object([("player", .string(player)), ("now_playing", now.map(APIJSON.nowPlaying) ?? .null)]))
+        case .nowPlaying(let player, let playing):
+            return ("now_playing", .object([("player", .string(player)), ("now_playing", playing.map { APIJSON.nowPlaying($0, at: now) } ?? .null)]))
         case .playLogged(let id, var play, let track):
             play.id = id
             return ("play_logged", APIJSON.listen(PlayWithTrack(play: play, track: track)))
         case .playerConnection(let status):
-            return ("player", APIJSON.player(status, nowPlaying: nil))
+            return ("player", APIJSON.player(status, nowPlaying: nil, at: now))
         case .heartRate(let bpm, let zone, let at):
             return ("heart_rate", .object([("bpm", .int(Int64(bpm.rounded()))), ("zone", .int(Int64(zone.rawValue))),
                                            ("at", APIJSON.timestamp(at))]))

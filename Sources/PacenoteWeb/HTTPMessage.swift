@@ -80,7 +80,21 @@ public struct APIError: Error, Equatable, Sendable {
     /// How the error body is written.
     public var style: Style = .pacenote
 
-    public enum Style: Sendable { case pacenote, listenBrainz }
+    public enum Style: Equatable, Sendable {
+        case pacenote, listenBrainz
+        /// Last.fm's error code (https://www.last.fm/api/errorcodes), for Audioscrobbler 2.0.
+        case lastFM(Int)
+        /// Audioscrobbler 1.2's answer line (`BADAUTH`, `FAILED reason`).
+        case audioscrobbler1(String)
+
+        /// The protocol's own answer, already in its words: nothing in it to conceal.
+        var isProtocolAnswer: Bool {
+            switch self {
+            case .lastFM, .audioscrobbler1: true
+            case .pacenote, .listenBrainz: false
+            }
+        }
+    }
 
     public init(kind: Kind, code: String, message: String) {
         self.kind = kind
@@ -96,7 +110,9 @@ public struct APIError: Error, Equatable, Sendable {
     }
 
     public var status: Int {
-        switch kind {
+        // Audioscrobbler 1.2 answers every refusal with 200 and its line.
+        if case .audioscrobbler1 = style { return 200 }
+        return switch kind {
         case .badRequest: 400
         case .unauthorized: 401
         case .forbidden: 403

@@ -57,6 +57,12 @@ public enum ErrorDialect: Equatable, Sendable {
     case page
     /// ListenBrainz's `{"code": 400, "error": "message"}`, which its clients read.
     case listenBrainz
+    /// Audioscrobbler 2.0's `<lfm status="failed"><error code="4">…` (JSON with `format=json`)
+    /// for the errors its handler raises in Last.fm's words (`APIError.Style.lastFM`).
+    case lastFM
+    /// Audioscrobbler 1.2's answer lines (`BADAUTH`, `BADSESSION`, `BADTIME`, `FAILED reason`),
+    /// sent with 200 as its clients expect (`APIError.Style.audioscrobbler1`).
+    case audioscrobbler1
 }
 
 /// What one route declares for one method.
@@ -72,252 +78,267 @@ public struct Policy: Equatable, Sendable {
     }
 }
 
-/// One line of the route table: a path with its parameters, and each method it answers.
-public struct Endpoint: Sendable {
-    /// `/api/v1/workouts/{id}`: literal segments and `{name}` for one segment;
-    /// `{path…}` takes the rest (one segment or more).
-    public let template: String
-    /// The methods in the order `Allow` lists them, each with its policy.
-    public let methods: [(method: String, policy: Policy)]
-    /// The route for the parameters' values (in the template's order), or why there is none.
-    let route: @Sendable (_ values: [String], _ path: String) throws(APIError) -> Route
-    /// The template's segments, split once (every request walks the table: splitting each
-    /// line's template again was a tenth of the server's CPU under wrk).
-    private let parts: [Substring]
-
-    init(_ template: String, _ methods: [(String, Policy)],
-         _ route: @escaping @Sendable (_ values: [String], _ path: String) throws(APIError) -> Route) {
-        self.template = template
-        parts = template.split(separator: "/")
-        self.methods = methods.map { (method: $0.0, policy: $0.1) }
-        self.route = route
-    }
-
-    /// The parameters' values when `segments` fit the template.
-    func values(_ segments: [Substring]) -> [String]? {
-        var values: [String] = []
-        for (i, part) in parts.enumerated() {
-            if part.hasSuffix("…}") {
-                guard segments.count > i else { return nil }
-                return values + [segments[i...].joined(separator: "/")]
-            }
-            guard i < segments.count else { return nil }
-            if part.hasPrefix("{") { values.append(String(segments[i])) } else if part != segments[i] { return nil }
-        }
-        return segments.count == parts.count ? values : nil
-    }
-}
-
-/// A route found for a request, with what it declares for the request's method.
-public struct RouteMatch: Equatable, Sendable {
-    public var route: Route
-    public var policy: Policy
-}
-
 extension Route {
-    /// Resolves a request path (already stripped of any base path) and method: the one
-    /// place that maps them to a route and its policy, or to the error that explains why
-    /// there is none.
-    public static func match(method: String, path: String) -> Result<RouteMatch, APIError> {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        for endpoint in table {
-            guard let values = endpoint.values(segments) else { continue }
-            do {
-                let route = try endpoint.route(values, path)
-                guard let policy = endpoint.methods.first(where: { $0.method == method })?.policy else {
-                    return .failure(.methodNotAllowed(endpoint.methods.map(\.method)))
-                }
-                return .success(RouteMatch(route: route, policy: policy))
-            } catch {
-                return .failure(error)
+    /// GET and HEAD with one policy and one handler.
+    private static func read(_ access: Access, _ dialect: ErrorDialect, _ handler: @escaping Handler) -> [RouteMethod] {
+        [RouteMethod("GET", Policy(access, dialect), handler), RouteMethod("HEAD", Policy(access, dialect), handler)]
+    }
+
+    private static func read(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
+        read(access, .pacenote, handler)
+    }
+
+    /// A JSON answer with status 200.
+    private static func json(_ body: @escaping @Sendable (API, Call) throws -> JSONValue) -> Handler {
+        { api, call in .json(try body(api, call)) }
+    }
+
+    /// A page's GET and HEAD: its errors are pages too (`API.errorPage`).
+    private static func page(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
+        read(access, .page, asPage(handler))
+    }
+
+    /// A page's forms (a logged-in browser's POST), answered as pages.
+    private static func form(longWrite: Bool = false, _ handler: @escaping Handler) -> RouteMethod {
+        RouteMethod("POST", Policy(.write, body: .normal, .page), longWrite: longWrite, asPage(handler))
+    }
+
+    private static func asPage(_ handler: @escaping Handler) -> Handler {
+        { api, call in
+            do { return try handler(api, call) } catch {
+                return api.errorPage(APIError(error), call.request, mayReadPrivate: call.grant.mayReadPrivate)
             }
         }
-        return .failure(.notFound("no route for \(path)"))
     }
 
-    /// GET and HEAD with one policy.
-    private static func read(_ access: Access, _ dialect: ErrorDialect = .pacenote) -> [(String, Policy)] {
-        [("GET", Policy(access, dialect)), ("HEAD", Policy(access, dialect))]
-    }
-
-    private static func id(_ text: String, _ missing: String) throws(APIError) -> Int64 {
-        guard let id = Int64(text), id > 0 else { throw .notFound(missing) }
-        return id
+    /// A file of Public/, served as it is.
+    private static func file(_ name: String? = nil) -> [RouteMethod] {
+        read(.open) { api, call in try api.staticFile(name ?? call.value) }
     }
 
     private static let write = Policy(.write, body: .normal)
-    private static let writePage = Policy(.write, body: .normal, .page)
-    private static let file = read(.open)
+    private static let change = Policy(.write)
 
     /// Every route, method by method: who may call it, the body it takes, how its errors
-    /// are written. Its metric label is the route's own `metricName`. The access table
-    /// test walks every line.
-    public static let table: [Endpoint] = [
-        Endpoint("/api/v1/status", read(.public)) { _, _ in .status },
+    /// are written, whether it is a long write, and its handler; and the line's metric label.
+    /// The access table test walks every line.
+    public static let table: [Endpoint] = api + site + protocols
+
+    private static let api: [Endpoint] = [
+        Endpoint("/api/v1/status", "status", read(.public) { api, call in try api.statusResponse(call) }),
         // GET reads the history; POST adds plays that were never logged.
-        Endpoint("/api/v1/listens", read(.privateRead) + [("POST", write)]) { _, _ in .listens },
-        Endpoint("/api/v1/listens/{id}", read(.privateRead) + [("PATCH", write), ("DELETE", Policy(.write))]) { v, _ throws(APIError) in
-            .listen(try id(v[0], "no play \(v[0])"))
-        },
-        Endpoint("/api/v1/merges", [("POST", write)]) { _, _ in .merges },
-        Endpoint("/api/v1/merges/suggestions", read(.privateRead)) { _, _ in .mergeSuggestions },
-        Endpoint("/api/v1/curation", read(.privateRead)) { _, _ in .curation },
-        Endpoint("/api/v1/curation/{id}/undo", [("POST", write)]) { v, _ throws(APIError) in
-            .undoCuration(try id(v[0], "no curation entry \(v[0])"))
-        },
+        Endpoint("/api/v1/listens", "listens", read(.privateRead) { api, call in try api.listensResponse(call.request) }
+            + [RouteMethod("POST", write, longWrite: true) { api, call in try api.addListens(call.request, source: "api") }]),
+        Endpoint("/api/v1/listens/{id}", "listen", id: .named("no play"), read(.privateRead, json { api, call in try api.play(call.id) }) + [
+            RouteMethod("PATCH", write, longWrite: true, json { api, call in try api.editPlay(call.id, call.request, source: "api") }),
+            RouteMethod("DELETE", change, longWrite: true, json { api, call in try api.deletePlay(call.id, source: "api") }),
+        ]),
+        Endpoint("/api/v1/merges", "merges", [RouteMethod("POST", write, longWrite: true) { api, call in try api.merge(call.request, source: "api") }]),
+        Endpoint("/api/v1/merges/suggestions", "merge_suggestions", read(.privateRead, json { api, call in try api.mergeSuggestions(call.query) })),
+        Endpoint("/api/v1/curation", "curation", read(.privateRead, json { api, call in try api.curationLog(call.query) })),
+        Endpoint("/api/v1/curation/{id}/undo", "curation_undo", id: .named("no curation entry"), [
+            RouteMethod("POST", write, longWrite: true, json { api, call in try api.undoCuration(call.id) }),
+        ]),
         // Rules: reading them is private; adding, changing, a dry run (it takes the writer)
         // and applying them are writes.
-        Endpoint("/api/v1/rules", read(.privateRead) + [("POST", write)]) { _, _ in .rules },
-        Endpoint("/api/v1/rules/{id}", read(.privateRead) + [("PATCH", write), ("DELETE", Policy(.write))]) { v, _ throws(APIError) in
-            .rule(try id(v[0], "no rule \(v[0])"))
-        },
-        Endpoint("/api/v1/rules/{id}/preview", [("POST", Policy(.write))]) { v, _ throws(APIError) in
-            .rulePreview(try id(v[0], "no rule \(v[0])"))
-        },
-        Endpoint("/api/v1/rules/{id}/apply", [("POST", Policy(.write))]) { v, _ throws(APIError) in
-            .ruleApply(try id(v[0], "no rule \(v[0])"))
-        },
-        Endpoint("/api/v1/stats", read(.privateRead)) { _, _ in .stats },
+        Endpoint("/api/v1/rules", "rules", read(.privateRead, json { api, _ in try api.rulesJSON() }) + [
+            RouteMethod("POST", write) { api, call in .json(try api.addRule(call.request, source: "api"), status: 201) },
+        ]),
+        Endpoint("/api/v1/rules/{id}", "rule", id: .named("no rule"),
+                 read(.privateRead, json { api, call in try api.rule(call.id) }) + [
+                     RouteMethod("PATCH", write, json { api, call in try api.updateRule(call.id, call.request) }),
+                     RouteMethod("DELETE", change, json { api, call in try api.deleteRule(call.id) }),
+                 ]),
+        Endpoint("/api/v1/rules/{id}/preview", "rule_preview", id: .named("no rule"), [
+            RouteMethod("POST", change, longWrite: true, json { api, call in try api.previewRule(call.id, call.query) }),
+        ]),
+        Endpoint("/api/v1/rules/{id}/apply", "rule_apply", id: .named("no rule"), [
+            RouteMethod("POST", change, longWrite: true, json { api, call in try api.applyRule(call.id, call.query, source: "api") }),
+        ]),
+        Endpoint("/api/v1/stats", "stats", read(.privateRead, json { api, call in try api.stats(call.query) })),
         // The review is private like the stats; publishing a share of it and withdrawing
         // one are writes (the share's page is public, below).
-        Endpoint("/api/v1/review", read(.privateRead)) { _, _ in .review },
-        Endpoint("/api/v1/review/shares", read(.privateRead) + [("POST", write)]) { _, _ in .reviewShares },
-        Endpoint("/api/v1/review/shares/{token}", [("PUT", Policy(.write)), ("DELETE", Policy(.write))]) { v, _ in .reviewShare(v[0]) },
-        Endpoint("/api/v1/sotd", read(.privateRead)) { _, _ in .sotdMonth },
+        Endpoint("/api/v1/review", "review", read(.privateRead, json { api, call in try api.reviewJSON(call.query) })),
+        Endpoint("/api/v1/review/shares", "review_shares", read(.privateRead, json { api, call in try api.reviewShares(call.request) }) + [
+            RouteMethod("POST", write) { api, call in try api.publishReview(call.request) },
+        ]),
+        Endpoint("/api/v1/review/shares/{token}", "review_share", [
+            // PUT (no body) publishes it again: what it shows is taken from the history as it is now.
+            RouteMethod("PUT", change, json { api, call in api.reviewShareJSON(try api.republish(call.value), call.request) }),
+            RouteMethod("DELETE", change, json { api, call in try api.withdrawReview(call.value, call.request) }),
+        ]),
+        Endpoint("/api/v1/sotd", "sotd_month", read(.privateRead, json { api, call in try api.songsOfTheMonth(call.query) })),
         // The song of a day is public like its share page; pinning and unpinning are writes.
-        Endpoint("/api/v1/sotd/{day}", read(.public) + [("PUT", write), ("DELETE", Policy(.write))]) { v, _ in .sotd(v[0]) },
+        Endpoint("/api/v1/sotd/{day}", "sotd", read(.public) { api, call in try api.songOfTheDay(call.value, mayReadPrivate: call.grant.mayReadPrivate) } + [
+            RouteMethod("PUT", write) { api, call in try api.pinSong(call.value, call.request, mayReadPrivate: call.grant.mayReadPrivate) },
+            RouteMethod("DELETE", change) { api, call in try api.unpinSong(call.value, mayReadPrivate: call.grant.mayReadPrivate) },
+        ]),
         // Whom this Pacenote follows is private like the history; following is a write.
-        Endpoint("/api/v1/friends", read(.privateRead) + [("POST", write)]) { _, _ in .friends },
-        Endpoint("/api/v1/friends/{id}", read(.privateRead) + [("DELETE", Policy(.write))]) { v, _ throws(APIError) in
-            .friend(try id(v[0], "no friend \(v[0])"))
-        },
+        Endpoint("/api/v1/friends", "friends", read(.privateRead, json { api, _ in try api.friendsJSON() }) + [
+            RouteMethod("POST", write) { api, call in try api.addFriend(call.request) },
+        ]),
+        Endpoint("/api/v1/friends/{id}", "friend", id: .named("no friend"), read(.privateRead) { api, call in try api.friend(call.id) } + [
+            RouteMethod("DELETE", change, json { api, call in try api.unfollow(call.id) }),
+        ]),
         // Heart rate comes from a watch or a phone: a submit key may send it.
-        Endpoint("/api/v1/hr", [("POST", Policy(.submit, body: .normal))]) { _, _ in .heartRate },
+        Endpoint("/api/v1/hr", "hr", [RouteMethod("POST", Policy(.submit, body: .normal)) { api, call in try api.ingestHeartRate(call.request) }]),
         // GET lists; POST starts a workout by hand.
-        Endpoint("/api/v1/workouts", read(.privateRead) + [("POST", write)]) { _, _ in .workouts },
-        Endpoint("/api/v1/workouts/{id}", read(.privateRead)) { v, _ throws(APIError) in .workout(try id(v[0], "no workout \(v[0])")) },
-        Endpoint("/api/v1/workouts/{id}/stop", [("POST", write)]) { v, _ throws(APIError) in
-            .stopWorkout(try id(v[0], "no workout \(v[0])"))
-        },
-        Endpoint("/api/v1/import", [("POST", Policy(.write, body: .import))]) { _, _ in .importListens },
-        Endpoint("/api/v1/recommendations/next", read(.privateRead)) { _, _ in .recommendations },
-        Endpoint("/api/v1/queue", [("POST", write)]) { _, _ in .queue },
-        Endpoint("/api/v1/tracks/{id}/bpm", [("PUT", write)]) { v, _ throws(APIError) in .trackBPM(try id(v[0], "no track \(v[0])")) },
-        Endpoint("/api/v1/tracks/{id}/feeling", [("PUT", write)]) { v, _ throws(APIError) in
-            .trackFeeling(try id(v[0], "no track \(v[0])"))
-        },
-        Endpoint("/api/v1/artists/{id}", read(.privateRead)) { v, _ throws(APIError) in .artist(try id(v[0], "no artist \(v[0])")) },
-        Endpoint("/api/v1/albums/{id}", read(.privateRead)) { v, _ throws(APIError) in .album(try id(v[0], "no album \(v[0])")) },
-        Endpoint("/api/v1/recommendations/not-now", [("POST", write)]) { _, _ in .notNow },
-        Endpoint("/api/v1/events", [("GET", Policy(.privateRead))]) { _, _ in .events },
-        Endpoint("/api/v1/submissions", read(.privateRead)) { _, _ in .submissions },
+        Endpoint("/api/v1/workouts", "workouts", read(.privateRead, json { api, call in try api.workouts(call.query) }) + [
+            RouteMethod("POST", write) { api, call in try api.startWorkout(call.request) },
+        ]),
+        Endpoint("/api/v1/workouts/{id}", "workout", id: .named("no workout"), read(.privateRead, json { api, call in try api.workout(call.id) })),
+        Endpoint("/api/v1/workouts/{id}/stop", "workout_stop", id: .named("no workout"), [
+            RouteMethod("POST", write, json { api, call in try api.stopWorkout(call.id) }),
+        ]),
+        Endpoint("/api/v1/import", "import", [RouteMethod("POST", Policy(.write, body: .import), json { api, call in try api.importListens(call.request) })]),
+        Endpoint("/api/v1/recommendations/next", "recommendations", read(.privateRead, json { api, call in try api.recommendationsJSON(call.query) })),
+        Endpoint("/api/v1/queue", "queue", [RouteMethod("POST", write) { api, call in try api.enqueue(call.request) }]),
+        Endpoint("/api/v1/tracks/{id}/bpm", "track_bpm", id: .named("no track"), [
+            RouteMethod("PUT", write, json { api, call in try api.setTrackBPM(call.id, call.request) }),
+        ]),
+        Endpoint("/api/v1/tracks/{id}/feeling", "track_feeling", id: .named("no track"), [
+            RouteMethod("PUT", write, json { api, call in try api.setTrackFeeling(call.id, call.request) }),
+        ]),
+        Endpoint("/api/v1/artists/{id}", "artist", id: .named("no artist"), read(.privateRead, json { api, call in try api.artistJSON(call.id) })),
+        Endpoint("/api/v1/albums/{id}", "album", id: .named("no album"), read(.privateRead, json { api, call in try api.albumJSON(call.id) })),
+        Endpoint("/api/v1/recommendations/not-now", "not_now", [RouteMethod("POST", write, json { api, call in try api.notNow(call.request) })]),
+        Endpoint("/api/v1/events", "events", [RouteMethod("GET", Policy(.privateRead)) { api, call in try api.events(call.request) }]),
+        Endpoint("/api/v1/submissions", "submissions", read(.privateRead, json { api, call in api.submissionsJSON(call.query) })),
         // The OpenAPI document is a file of Public/, served as it is.
-        Endpoint("/api/v1/openapi.json", file) { _, _ in .staticFile("openapi.json") },
-        Endpoint("/login", read(.open, .page) + [("POST", Policy(.keyCheck, body: .keyless, .page))]) { _, _ in .login },
-        Endpoint("/logout", [("POST", Policy(.open, .page))]) { _, _ in .logout },
-        Endpoint("/metrics", read(.privateRead)) { _, _ in .metrics },
-        Endpoint("/healthz", read(.open)) { _, _ in .health },
-        Endpoint("/favicon.svg", file) { _, _ in .staticFile("favicon.svg") },
-        Endpoint("/favicon.ico", file) { _, _ in .staticFile("favicon.ico") },
-        Endpoint("/robots.txt", file) { _, _ in .staticFile("robots.txt") },
-        Endpoint("/static/{path…}", file) { v, _ in .staticFile(v[0]) },
-        Endpoint("/", read(.privateRead, .page)) { _, _ in .page(.dashboard) },
-        // POST: the history page's delete, edit and add forms (a logged-in browser).
-        Endpoint("/history", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.history) },
-        Endpoint("/curation", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.curation) },
-        // What the page is called ("Corrections") and a newcomer types.
-        Endpoint("/corrections", read(.privateRead, .page)) { _, _ in .page(.moved("/curation")) },
-        Endpoint("/stats", read(.privateRead, .page)) { _, _ in .page(.stats) },
-        // POST: the review page's publish and withdraw forms (a logged-in browser).
-        Endpoint("/review", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.review(nil)) },
-        Endpoint("/review/{period}", read(.privateRead, .page)) { v, _ in .page(.review(v[0])) },
-        // A published review and its card: public, like the song of the day's share page.
-        Endpoint("/review/shared/{token}", read(.public, .page)) { v, _ in .page(.reviewShared(v[0])) },
-        Endpoint("/review/shared/{token}/card.png", read(.public, .page)) { v, _ in .page(.reviewCard(v[0])) },
-        Endpoint("/sotd", read(.privateRead, .page)) { _, _ in .page(.sotdArchive) },
-        Endpoint("/workouts", read(.privateRead, .page)) { _, _ in .page(.workouts) },
-        // POST: the rules page's forms (add, delete, preview, apply to the past).
-        // POST sends the plays forwarding targets refused again.
-        Endpoint("/submissions", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.submissions) },
-        Endpoint("/rules", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.rules) },
-        // The address artist pages had before they had ids: redirects to /artists/{id}.
-        Endpoint("/artist", read(.privateRead, .page)) { _, _ in .page(.artistByName) },
-        Endpoint("/artists/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
-            .page(.artist(try id(v[0], "no such page: \(path)")))
-        },
-        Endpoint("/albums/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
-            .page(.album(try id(v[0], "no such page: \(path)")))
-        },
-        // The share page is public; POST pins, unpins or annotates the day from it (a logged-in browser).
-        Endpoint("/sotd/{day}", read(.public, .page) + [("POST", writePage)]) { v, _ in .page(.sotdShare(v[0])) },
-        Endpoint("/sotd/{day}/cover", read(.public, .page)) { v, _ in .page(.sotdCover(v[0], png: false)) },
-        Endpoint("/sotd/{day}/cover.png", read(.public, .page)) { v, _ in .page(.sotdCover(v[0], png: true)) },
-        // The feed of the songs of the day, public like the share pages it links to.
-        Endpoint("/sotd.atom", read(.public)) { _, _ in .sotdFeed },
-        // POST: the friends page's forms (follow, unfollow).
-        Endpoint("/friends", read(.privateRead, .page) + [("POST", writePage)]) { _, _ in .page(.friends) },
-        Endpoint("/friends/covers/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
-            .page(.friendCover(try id(v[0], "no such page: \(path)")))
-        },
-        Endpoint("/workouts/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
-            .page(.workout(try id(v[0], "no such page: \(path)")))
-        },
-        // POST: the track page's form that sets its BPM by hand.
-        Endpoint("/tracks/{id}", read(.privateRead, .page) + [("POST", writePage)]) { v, path throws(APIError) in
-            .page(.track(try id(v[0], "no such page: \(path)")))
-        },
-        Endpoint("/covers/{id}", read(.privateRead, .page)) { v, path throws(APIError) in
-            .page(.cover(try id(v[0], "no such page: \(path)")))
-        },
-        // ListenBrainz-compatible, under `/apis/listenbrainz/1/…` and at the root `/1/…`.
-        Endpoint("/apis/listenbrainz/1/submit-listens", submit) { _, _ in .listenBrainzSubmit },
-        Endpoint("/1/submit-listens", submit) { _, _ in .listenBrainzSubmit },
-        Endpoint("/apis/listenbrainz/1/validate-token", read(.keyCheck, .listenBrainz)) { _, _ in .listenBrainzValidateToken },
-        Endpoint("/1/validate-token", read(.keyCheck, .listenBrainz)) { _, _ in .listenBrainzValidateToken },
-        // Feedback (loved/hated) comes with the same token as listens: a submit key may send it.
-        Endpoint("/apis/listenbrainz/1/feedback/recording-feedback", feedback) { _, _ in .listenBrainzFeedback },
-        Endpoint("/1/feedback/recording-feedback", feedback) { _, _ in .listenBrainzFeedback },
-        Endpoint("/apis/listenbrainz/1/feedback/user/{name}/get-feedback", read(.privateRead, .listenBrainz)) { v, _ in
-            .listenBrainzGetFeedback(v[0])
-        },
-        Endpoint("/1/feedback/user/{name}/get-feedback", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzGetFeedback(v[0]) },
-        // Reading the history is private like Pacenote's own listens; any user name answers.
-        Endpoint("/apis/listenbrainz/1/user/{name}/listens", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListens(v[0]) },
-        Endpoint("/1/user/{name}/listens", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListens(v[0]) },
-        Endpoint("/apis/listenbrainz/1/user/{name}/listen-count", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListenCount(v[0]) },
-        Endpoint("/1/user/{name}/listen-count", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzListenCount(v[0]) },
-        Endpoint("/apis/listenbrainz/1/user/{name}/playing-now", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzPlayingNow(v[0]) },
-        Endpoint("/1/user/{name}/playing-now", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzPlayingNow(v[0]) },
-        // ListenBrainz's statistics, from the charts' rollups: private like the history.
-        Endpoint("/apis/listenbrainz/1/stats/user/{name}/artists", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzStats(v[0], .artists) },
-        Endpoint("/1/stats/user/{name}/artists", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzStats(v[0], .artists) },
-        Endpoint("/apis/listenbrainz/1/stats/user/{name}/recordings", read(.privateRead, .listenBrainz)) { v, _ in
-            .listenBrainzStats(v[0], .recordings)
-        },
-        Endpoint("/1/stats/user/{name}/recordings", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzStats(v[0], .recordings) },
-        Endpoint("/apis/listenbrainz/1/stats/user/{name}/releases", read(.privateRead, .listenBrainz)) { v, _ in
-            .listenBrainzStats(v[0], .releases)
-        },
-        Endpoint("/1/stats/user/{name}/releases", read(.privateRead, .listenBrainz)) { v, _ in .listenBrainzStats(v[0], .releases) },
-        // Deleting a listen changes the history: the admin key only.
-        Endpoint("/apis/listenbrainz/1/delete-listen", deleteListen) { _, _ in .listenBrainzDeleteListen },
-        Endpoint("/1/delete-listen", deleteListen) { _, _ in .listenBrainzDeleteListen },
-        // The Last.fm protocols, at Maloja's paths. They carry their own credentials (2.0's
-        // session key or login, 1.2's handshake token and session id), which the handler
-        // judges and answers in the protocol's words: only the lockout is decided here.
-        Endpoint("/apis/audioscrobbler", scrobbler) { _, _ in .audioscrobbler },
-        Endpoint("/apis/audioscrobbler/2.0", scrobbler) { _, _ in .audioscrobbler },
-        Endpoint("/apis/audioscrobbler_legacy", scrobbler) { _, _ in .audioscrobblerHandshake },
-        Endpoint("/apis/audioscrobbler_legacy/nowplaying", [("POST", Policy(.keyCheck, body: .keyless))]) { _, _ in
-            .audioscrobblerNowPlaying
-        },
-        Endpoint("/apis/audioscrobbler_legacy/submission", [("POST", Policy(.keyCheck, body: .keylessBatch))]) { _, _ in
-            .audioscrobblerSubmit
-        },
+        Endpoint("/api/v1/openapi.json", "static", file("openapi.json")),
+        Endpoint("/login", "login", read(.open, .page) { api, call in api.loginForm(call.request) } + [
+            RouteMethod("POST", Policy(.keyCheck, body: .keyless, .page)) { api, call in try api.login(call.request, client: call.grant.client) },
+        ]),
+        Endpoint("/logout", "logout", [RouteMethod("POST", Policy(.open, .page)) { api, call in try api.logout(call.request) }]),
+        Endpoint("/metrics", "metrics", read(.privateRead) { api, _ in try api.metricsResponse() }),
+        Endpoint("/healthz", "healthz", read(.open) { api, _ in api.healthResponse() }),
+        Endpoint("/favicon.svg", "static", file("favicon.svg")),
+        Endpoint("/favicon.ico", "static", file("favicon.ico")),
+        Endpoint("/robots.txt", "static", file("robots.txt")),
+        Endpoint("/static/{path…}", "static", file()),
     ]
 
-    private static let scrobbler = read(.keyCheck) + [("POST", Policy(.keyCheck, body: .keylessBatch))]
-    private static let feedback = [("POST", Policy(.listenBrainzToken, body: .normal, .listenBrainz))]
-    private static let submit = [("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz))]
-    private static let deleteListen = [("POST", Policy(.listenBrainzAdminToken, body: .normal, .listenBrainz))]
+    /// The site's pages and their pictures (`page_…` labels).
+    private static let site: [Endpoint] = [
+        Endpoint("/", "page_dashboard", page(.privateRead) { api, call in try api.dashboardPage(call.request, mayWrite: call.grant.isOwner) }),
+        // POST: the history page's delete, edit and add forms (a logged-in browser).
+        Endpoint("/history", "page_history", page(.privateRead) { api, call in try api.historyPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form(longWrite: true) { api, call in try api.historyForm(call.request) }]),
+        Endpoint("/curation", "page_curation", page(.privateRead) { api, call in try api.curationPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form(longWrite: true) { api, call in try api.curationForm(call.request) }]),
+        // What the page is called ("Corrections") and a newcomer types.
+        Endpoint("/corrections", "page_moved", page(.privateRead) { api, _ in api.moved("/curation") }),
+        Endpoint("/stats", "page_stats", page(.privateRead) { api, call in try api.statsPage(call.request) }),
+        // POST: the review page's publish and withdraw forms (a logged-in browser).
+        Endpoint("/review", "page_review", page(.privateRead) { api, call in try api.reviewPage(nil, call.request, mayWrite: call.grant.isOwner) }
+            + [form { api, call in try api.reviewForm(call.request) }]),
+        Endpoint("/review/{period}", "page_review", page(.privateRead) { api, call in
+            try api.reviewPage(call.value, call.request, mayWrite: call.grant.isOwner)
+        }),
+        // A published review and its card: public, like the song of the day's share page.
+        Endpoint("/review/shared/{token}", "page_review_shared", page(.public) { api, call in
+            try api.reviewSharedPage(call.value, call.request, mayReadPrivate: call.grant.mayReadPrivate)
+        }),
+        Endpoint("/review/shared/{token}/card.png", "page_review_card", page(.public) { api, call in try api.reviewCard(call.value) }),
+        Endpoint("/sotd", "page_sotd_archive", page(.privateRead) { api, call in try api.sotdArchivePage(call.request) }),
+        Endpoint("/workouts", "page_workouts", page(.privateRead) { api, call in try api.workoutsPage(call.request) }),
+        // POST sends the plays forwarding targets refused again.
+        Endpoint("/submissions", "page_submissions", page(.privateRead) { api, call in api.submissionsPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form { api, call in try api.submissionsForm(call.request) }]),
+        // POST: the rules page's forms (add, delete, preview, apply to the past).
+        Endpoint("/rules", "page_rules", page(.privateRead) { api, call in try api.rulesPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form(longWrite: true) { api, call in try api.rulesForm(call.request) }]),
+        // The address artist pages had before they had ids: redirects to /artists/{id}.
+        Endpoint("/artist", "page_artist_by_name", page(.privateRead) { api, call in try api.artistRedirect(call.request) }),
+        Endpoint("/artists/{id}", "page_artist", id: .page, page(.privateRead) { api, call in try api.artistPage(call.id, call.request) }),
+        Endpoint("/albums/{id}", "page_album", id: .page, page(.privateRead) { api, call in try api.albumPage(call.id, call.request) }),
+        // The share page is public; POST pins, unpins or annotates the day from it (a logged-in browser).
+        Endpoint("/sotd/{day}", "page_sotd_share", page(.public) { api, call in
+            try api.sotdSharePage(call.value, call.request, mayReadPrivate: call.grant.mayReadPrivate, mayWrite: call.grant.isOwner)
+        } + [form { api, call in try api.sotdForm(call.value, call.request) }]),
+        Endpoint("/sotd/{day}/cover", "page_sotd_cover", page(.public) { api, call in try api.sotdCover(call.value, png: false, call.request) }),
+        Endpoint("/sotd/{day}/cover.png", "page_sotd_cover", page(.public) { api, call in try api.sotdCover(call.value, png: true, call.request) }),
+        // The feed of the songs of the day, public like the share pages it links to.
+        Endpoint("/sotd.atom", "sotd_feed", read(.public) { api, call in try api.sotdFeed(call.request) }),
+        // POST: the friends page's forms (follow, unfollow).
+        Endpoint("/friends", "page_friends", page(.privateRead) { api, call in try api.friendsPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form { api, call in try api.friendsForm(call.request) }]),
+        Endpoint("/friends/covers/{id}", "page_friend_cover", id: .page, page(.privateRead) { api, call in try api.friendCover(call.id) }),
+        Endpoint("/workouts/{id}", "page_workout", id: .page, page(.privateRead) { api, call in try api.workoutPage(call.id, call.request) }),
+        // POST: the track page's forms that set its BPM by hand or a feeling.
+        Endpoint("/tracks/{id}", "page_track", id: .page, page(.privateRead) { api, call in
+            try api.trackPage(call.id, call.request, mayWrite: call.grant.isOwner)
+        } + [form { api, call in
+            try API.isFeelingForm(call.request) ? api.trackFeelingForm(call.id, call.request) : api.trackBPMForm(call.id, call.request)
+        }]),
+        Endpoint("/covers/{id}", "page_cover", id: .page, page(.privateRead) { api, call in try api.cover(trackID: call.id, public: false) }),
+    ]
+
+    /// Other services' protocols: ListenBrainz, under `/apis/listenbrainz/1/…` and at the
+    /// root `/1/…`, and the Last.fm protocols.
+    private static let protocols: [Endpoint] = listenBrainz("/apis/listenbrainz/1") + listenBrainz("/1") + [
+        // The Last.fm protocols, at Maloja's paths. They carry their own credentials (2.0's
+        // session key or login, 1.2's handshake token and session id) in the body, which
+        // their handlers have `Authorization` judge once it is in; only the lockout is
+        // decided from the headers. Refusals are written in the protocol's words.
+        Endpoint("/apis/audioscrobbler", "audioscrobbler", scrobbler),
+        Endpoint("/apis/audioscrobbler/2.0", "audioscrobbler", scrobbler),
+        Endpoint("/apis/audioscrobbler_legacy", "audioscrobbler_legacy_handshake", read(.keyCheck, .audioscrobbler1, handshake)
+            + [RouteMethod("POST", Policy(.keyCheck, body: .keylessBatch, .audioscrobbler1), handshake)]),
+        Endpoint("/apis/audioscrobbler_legacy/nowplaying", "audioscrobbler_legacy_nowplaying", [
+            RouteMethod("POST", Policy(.keyCheck, body: .keyless, .audioscrobbler1)) { api, call in
+                try api.legacyNowPlaying(call.request, client: call.grant.client)
+            },
+        ]),
+        Endpoint("/apis/audioscrobbler_legacy/submission", "audioscrobbler_legacy_submit", [
+            RouteMethod("POST", Policy(.keyCheck, body: .keylessBatch, .audioscrobbler1)) { api, call in
+                try api.legacySubmit(call.request, client: call.grant.client)
+            },
+        ]),
+    ]
+
+    private static let audioscrobbler: Handler = { api, call in try api.audioscrobbler(call.request, client: call.grant.client) }
+    private static let handshake: Handler = { api, call in try api.legacyHandshake(call.request, client: call.grant.client) }
+    private static let scrobbler = read(.keyCheck, .lastFM, audioscrobbler)
+        + [RouteMethod("POST", Policy(.keyCheck, body: .keylessBatch, .lastFM), audioscrobbler)]
+
+    /// ListenBrainz's routes under one prefix.
+    private static func listenBrainz(_ prefix: String) -> [Endpoint] {
+        func lb(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] { read(access, .listenBrainz, handler) }
+        return [
+            Endpoint(prefix + "/submit-listens", "listenbrainz_submit", [
+                RouteMethod("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz)) { api, call in try api.submitListens(call.request) },
+            ]),
+            Endpoint(prefix + "/validate-token", "listenbrainz_validate", lb(.keyCheck) { api, call in api.validateTokenResponse(call) }),
+            // Feedback (loved/hated) comes with the same token as listens: a submit key may send it.
+            Endpoint(prefix + "/feedback/recording-feedback", "listenbrainz_feedback", [
+                RouteMethod("POST", Policy(.listenBrainzToken, body: .normal, .listenBrainz), json { api, call in try api.listenBrainzFeedback(call.request) }),
+            ]),
+            Endpoint(prefix + "/feedback/user/{name}/get-feedback", "listenbrainz_get_feedback", lb(.privateRead, json { api, call in
+                try api.listenBrainzGetFeedback(user: call.value, call.query)
+            })),
+            // Reading the history is private like Pacenote's own listens; any user name answers.
+            Endpoint(prefix + "/user/{name}/listens", "listenbrainz_listens", lb(.privateRead, json { api, call in
+                try api.listenBrainzListens(user: call.value, call.query)
+            })),
+            Endpoint(prefix + "/user/{name}/listen-count", "listenbrainz_listen_count", lb(.privateRead, json { api, _ in try api.listenBrainzListenCount() })),
+            Endpoint(prefix + "/user/{name}/playing-now", "listenbrainz_playing_now", lb(.privateRead, json { api, call in
+                api.listenBrainzPlayingNow(user: call.value)
+            })),
+            // ListenBrainz's statistics, from the charts' rollups: private like the history.
+            Endpoint(prefix + "/stats/user/{name}/artists", "listenbrainz_stats", lb(.privateRead) { api, call in
+                try api.listenBrainzStats(user: call.value, .artists, call.query)
+            }),
+            Endpoint(prefix + "/stats/user/{name}/recordings", "listenbrainz_stats", lb(.privateRead) { api, call in
+                try api.listenBrainzStats(user: call.value, .recordings, call.query)
+            }),
+            Endpoint(prefix + "/stats/user/{name}/releases", "listenbrainz_stats", lb(.privateRead) { api, call in
+                try api.listenBrainzStats(user: call.value, .releases, call.query)
+            }),
+            // Deleting a listen changes the history: the admin key only.
+            Endpoint(prefix + "/delete-listen", "listenbrainz_delete_listen", [
+                RouteMethod("POST", Policy(.listenBrainzAdminToken, body: .normal, .listenBrainz), json { api, call in try api.deleteListen(call.request) }),
+            ]),
+        ]
+    }
 }

@@ -1,228 +1,138 @@
-/// Every URL Pacenote answers, as a value. `Route.match` is the one place that maps a
-/// method and path to a route, or to the error that explains why there is none.
-public enum Route: Equatable, Sendable {
-    case status
-    /// GET: the history; POST: add plays that were never logged.
-    case listens
-    /// One play: GET, PATCH (edit), DELETE.
-    case listen(Int64)
-    /// Merge tracks, artists or albums (POST), and the likely duplicates (GET).
-    case merges
-    case mergeSuggestions
-    /// The curation log, and undoing one entry.
-    case curation
-    case undoCuration(Int64)
-    /// Rules: GET lists them in their order of application, POST adds one.
-    case rules
-    /// One rule: GET, PATCH, DELETE.
-    case rule(Int64)
-    /// The dry run of applying a rule to the past, and applying it (one curation entry).
-    case rulePreview(Int64)
-    case ruleApply(Int64)
-    case heartRate
-    case stats
-    /// The year (or any period) in review: `?range=` or `from`/`to`.
-    case review
-    /// Published reviews: GET lists them, POST publishes one.
-    case reviewShares
-    /// One published review: DELETE withdraws it.
-    case reviewShare(String)
-    /// The song of the day `YYYY-MM-DD`: GET (public, as its share page), PUT to pin, DELETE to unpin.
-    case sotd(String)
-    /// The songs of the days of a month (`?month=YYYY-MM`).
-    case sotdMonth
-    /// `/sotd.atom`: the public Atom feed of the last songs of the day, which friends follow.
-    case sotdFeed
-    /// Friends whose songs of the day are followed: GET lists them, POST follows one.
-    case friends
-    /// One friend: GET (with their songs), DELETE (stop following).
-    case friend(Int64)
-    case workouts
-    case workout(Int64)
-    case stopWorkout(Int64)
-    /// Listening history exports (ListenBrainz, Last.fm, Spotify, Maloja), one file per request.
-    case importListens
-    /// ListenBrainz-compatible, under `/apis/listenbrainz/1/…` and at the root `/1/…`.
-    case listenBrainzSubmit
-    case listenBrainzValidateToken
-    /// Live events (Server-Sent Events).
-    case events
-    /// Next-track suggestions for the current (or a given) zone.
-    case recommendations
-    /// Add a track, or the top suggestion, right after the current song in MPD.
-    case queue
-    /// Set a track's BPM by hand.
-    case trackBPM(Int64)
-    /// An artist or an album (entities with stable ids): plays over time, top tracks, zones.
-    case artist(Int64)
-    case album(Int64)
-    /// Like, dislike or clear a track.
-    case trackFeeling(Int64)
-    /// "Not now" on a suggestion.
-    case notNow
-    /// ListenBrainz's feedback: set one, and read a user's.
-    case listenBrainzFeedback
-    case listenBrainzGetFeedback(String)
-    /// ListenBrainz's reads of a user's history (counted plays), its size and what plays
-    /// now, by user name (Pacenote has one user: any name answers); and deleting a listen.
-    case listenBrainzListens(String)
-    case listenBrainzListenCount(String)
-    case listenBrainzPlayingNow(String)
-    case listenBrainzDeleteListen
-    /// ListenBrainz's statistics of a user's top artists, recordings or releases.
-    case listenBrainzStats(String, ListenBrainzStatsEntity)
-    /// The Last.fm protocols: Audioscrobbler 2.0 (`/apis/audioscrobbler/2.0/`), and 1.2's
-    /// handshake, now-playing and submissions (`/apis/audioscrobbler_legacy/…`).
-    case audioscrobbler
-    case audioscrobblerHandshake
-    case audioscrobblerNowPlaying
-    case audioscrobblerSubmit
-    /// The last submissions of every scrobbling protocol, with their outcome.
-    case submissions
-    /// Browser login with the API key (a session cookie), and logout.
-    case login
-    case logout
-    /// Prometheus metrics.
-    case metrics
-    /// Liveness for monitors and load balancers: no database, no MPD.
-    case health
-    /// A file from `Public/`, by its path below it.
-    case staticFile(String)
-    /// The site's HTML pages and their pictures.
-    case page(Page)
+/// Every URL Pacenote answers, as data: `Route.table` (Route+Table.swift) holds one line per
+/// path, and each line says, method by method, who may call it, the body it takes, how its
+/// errors are written, whether it may write for seconds, and the handler that answers it;
+/// the line names its metric label. `Route.match` is the one place that maps a method and
+/// path to a line, or to the error that explains why there is none. A new route is one
+/// line and its handler.
+public enum Route {}
 
-    /// Whether the route with `method` may write for seconds (a merge of a long history, a
-    /// rule applied to the past, their undo): the server runs it on a queue of its own, the
-    /// connection suspended, so that the other connections of its libmicrohttpd thread are
-    /// not held up (a chart read waited 3.5 s behind a merge: scripts/bench/merge).
-    public func isLongWrite(_ method: String) -> Bool {
-        guard method != "GET" && method != "HEAD" else { return false }
-        switch self {
-        case .merges, .undoCuration, .ruleApply, .rulePreview, .listen, .listens: return true
-        case .page(.history), .page(.curation), .page(.rules): return true
-        default: return false
-        }
-    }
+/// What a handler gets: the request, the path's parameters and what the access decision
+/// granted.
+struct Call: Sendable {
+    let request: HTTPRequest
+    /// The template's `{…}` values, in order.
+    let values: [String]
+    /// The `{id}` value, checked when the route was matched (a positive integer); 0 for
+    /// a route without one.
+    let id: Int64
+    let grant: Grant
 
-    /// A short, fixed name for metrics labels (never the raw path: ids would explode them).
-    public var metricName: String {
-        switch self {
-        case .status: "status"
-        case .listens: "listens"
-        case .listen: "listen"
-        case .merges: "merges"
-        case .mergeSuggestions: "merge_suggestions"
-        case .curation: "curation"
-        case .undoCuration: "curation_undo"
-        case .rules: "rules"
-        case .rule: "rule"
-        case .rulePreview: "rule_preview"
-        case .ruleApply: "rule_apply"
-        case .heartRate: "hr"
-        case .stats: "stats"
-        case .review: "review"
-        case .reviewShares: "review_shares"
-        case .reviewShare: "review_share"
-        case .sotd: "sotd"
-        case .sotdMonth: "sotd_month"
-        case .sotdFeed: "sotd_feed"
-        case .friends: "friends"
-        case .friend: "friend"
-        case .workouts: "workouts"
-        case .workout: "workout"
-        case .stopWorkout: "workout_stop"
-        case .importListens: "import"
-        case .listenBrainzSubmit: "listenbrainz_submit"
-        case .listenBrainzValidateToken: "listenbrainz_validate"
-        case .events: "events"
-        case .recommendations: "recommendations"
-        case .queue: "queue"
-        case .trackBPM: "track_bpm"
-        case .trackFeeling: "track_feeling"
-        case .artist: "artist"
-        case .album: "album"
-        case .notNow: "not_now"
-        case .listenBrainzFeedback: "listenbrainz_feedback"
-        case .listenBrainzGetFeedback: "listenbrainz_get_feedback"
-        case .listenBrainzListens: "listenbrainz_listens"
-        case .listenBrainzListenCount: "listenbrainz_listen_count"
-        case .listenBrainzPlayingNow: "listenbrainz_playing_now"
-        case .listenBrainzDeleteListen: "listenbrainz_delete_listen"
-        case .listenBrainzStats: "listenbrainz_stats"
-        case .audioscrobbler: "audioscrobbler"
-        case .audioscrobblerHandshake: "audioscrobbler_legacy_handshake"
-        case .audioscrobblerNowPlaying: "audioscrobbler_legacy_nowplaying"
-        case .audioscrobblerSubmit: "audioscrobbler_legacy_submit"
-        case .submissions: "submissions"
-        case .metrics: "metrics"
-        case .login: "login"
-        case .logout: "logout"
-        case .health: "healthz"
-        case .staticFile: "static"
-        case .page(let page): "page_" + page.metricName
-        }
+    /// The first parameter (a day, a token, a user name, a file's path).
+    var value: String { values[0] }
+    var query: [String: String] { request.query }
+}
+
+/// What answers one method of one route.
+typealias Handler = @Sendable (API, Call) throws -> HTTPResponse
+
+/// One method of a route: its policy and its handler.
+public struct RouteMethod: Sendable {
+    public let method: String
+    public let policy: Policy
+    /// Whether it may write for seconds (a merge of a long history, a rule applied to the
+    /// past, their undo): the server runs it on a queue of its own, the connection
+    /// suspended, so that the other connections of its libmicrohttpd thread are not held
+    /// up (a chart read waited 3.5 s behind a merge: scripts/bench/merge).
+    public let isLongWrite: Bool
+    let handler: Handler
+
+    init(_ method: String, _ policy: Policy, longWrite: Bool = false, _ handler: @escaping Handler) {
+        self.method = method
+        self.policy = policy
+        self.isLongWrite = longWrite
+        self.handler = handler
     }
 }
 
-/// The site's pages (server-rendered HTML) and pictures.
-public enum Page: Equatable, Sendable {
-    case dashboard, history, stats, sotdArchive, workouts
-    /// The submission log: what players sent over the scrobbling protocols, and why it was
-    /// refused or ignored.
-    case submissions
-    /// The corrections: the curation log with its undo, likely duplicates to merge.
-    case curation
-    /// Friends' songs of the day, with forms to follow and unfollow.
-    case friends
-    /// The copy of a friend's song's cover (`/friends/covers/{song id}`).
-    case friendCover(Int64)
-    /// The rules, in their order of application, with forms to add, preview and apply them.
-    case rules
-    /// `/artist?name=…`, the address artist pages had before they had ids: a redirect.
-    case artistByName
-    /// An address people guess for a page that has another (`/corrections` for
-    /// `/curation`): a redirect to it.
-    case moved(String)
-    case sotdShare(String)
-    /// `/review` (`?range=`, `from`/`to`; nothing: this year so far) and `/review/2026`,
-    /// `/review/2026-11`: the private review; POST publishes or withdraws a share of it.
-    case review(String?)
-    /// `/review/shared/{token}`: a published review, public; and its card (`card.png`).
-    case reviewShared(String)
-    case reviewCard(String)
-    /// The cover of a day's song: public like the share page it illustrates. `png`: for
-    /// link previews (`cover.png`), a drawn tile as PNG when there is no picture.
-    case sotdCover(String, png: Bool)
-    case workout(Int64)
-    case track(Int64)
-    case artist(Int64)
-    case album(Int64)
-    case cover(Int64)
+/// How a line's `{id}` is checked when the route is matched: a value that is no positive
+/// integer is a 404 before the method or the access is looked at.
+enum IDCheck: Sendable {
+    case none
+    /// "no play 12x" (the API's words, with what it names).
+    case named(String)
+    /// "no such page: /artists/x" (a page's address).
+    case page
+}
 
-    var metricName: String {
-        switch self {
-        case .dashboard: "dashboard"
-        case .history: "history"
-        case .curation: "curation"
-        case .friends: "friends"
-        case .friendCover: "friend_cover"
-        case .stats: "stats"
-        case .sotdArchive: "sotd_archive"
-        case .workouts: "workouts"
-        case .submissions: "submissions"
-        case .rules: "rules"
-        case .artistByName: "artist_by_name"
-        case .moved: "moved"
-        case .artist: "artist"
-        case .album: "album"
-        case .sotdShare: "sotd_share"
-        case .review: "review"
-        case .reviewShared: "review_shared"
-        case .reviewCard: "review_card"
-        case .sotdCover: "sotd_cover"
-        case .workout: "workout"
-        case .track: "track"
-        case .cover: "cover"
+/// One line of the route table: a path with its parameters, and each method it answers.
+public struct Endpoint: Sendable {
+    /// `/api/v1/workouts/{id}`: literal segments and `{name}` for one segment;
+    /// `{path…}` takes the rest (one segment or more).
+    public let template: String
+    /// A short, fixed name for metrics labels (never the raw path: ids would explode them).
+    public let metricName: String
+    /// The methods in the order `Allow` lists them.
+    public let methods: [RouteMethod]
+    let idCheck: IDCheck
+    /// The template's segments, split once (every request walks the table: splitting each
+    /// line's template again was a tenth of the server's CPU under wrk).
+    private let parts: [Substring]
+
+    init(_ template: String, _ metricName: String, id idCheck: IDCheck = .none, _ methods: [RouteMethod]) {
+        self.template = template
+        self.metricName = metricName
+        parts = template.split(separator: "/")
+        self.methods = methods
+        self.idCheck = idCheck
+    }
+
+    /// The parameters' values when `segments` fit the template.
+    func values(_ segments: [Substring]) -> [String]? {
+        var values: [String] = []
+        for (i, part) in parts.enumerated() {
+            if part.hasSuffix("…}") {
+                guard segments.count > i else { return nil }
+                return values + [segments[i...].joined(separator: "/")]
+            }
+            guard i < segments.count else { return nil }
+            if part.hasPrefix("{") { values.append(String(segments[i])) } else if part != segments[i] { return nil }
         }
+        return segments.count == parts.count ? values : nil
+    }
+
+    /// The `{id}` value (the first parameter), or the 404 that explains why it is none.
+    func id(_ values: [String], path: String) throws(APIError) -> Int64 {
+        let message: String
+        switch idCheck {
+        case .none: return 0
+        case .named(let noun): message = "\(noun) \(values[0])"
+        case .page: message = "no such page: \(path)"
+        }
+        guard let id = Int64(values[0]), id > 0 else { throw .notFound(message) }
+        return id
+    }
+}
+
+/// A line found for a request, with what it declares for the request's method.
+public struct RouteMatch: Sendable {
+    public let endpoint: Endpoint
+    public let method: RouteMethod
+    let values: [String]
+    let id: Int64
+
+    public var policy: Policy { method.policy }
+    public var metricName: String { endpoint.metricName }
+    public var isLongWrite: Bool { method.isLongWrite }
+}
+
+extension Route {
+    /// Resolves a request path (already stripped of any base path) and method: the one
+    /// place that maps them to a line and its method, or to the error that explains why
+    /// there is none.
+    public static func match(method: String, path: String) -> Result<RouteMatch, APIError> {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        for endpoint in table {
+            guard let values = endpoint.values(segments) else { continue }
+            do {
+                let id = try endpoint.id(values, path: path)
+                guard let found = endpoint.methods.first(where: { $0.method == method }) else {
+                    return .failure(.methodNotAllowed(endpoint.methods.map(\.method)))
+                }
+                return .success(RouteMatch(endpoint: endpoint, method: found, values: values, id: id))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .failure(.notFound("no route for \(path)"))
     }
 }

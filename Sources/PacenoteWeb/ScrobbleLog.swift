@@ -28,7 +28,12 @@ public final class ScrobbleState: Sendable {
 
     private let state = Mutex<(entries: [Entry], next: Int, playing: [String: (NowPlaying, expires: Date)])>(([], 0, [:]))
 
-    public init() {}
+    /// The time of day (the web layer's clock).
+    let clock: WebClock
+
+    public init(clock: WebClock) {
+        self.clock = clock
+    }
 
     /// Notes one submission (the oldest beyond `capacity` is dropped).
     public func record(_ entry: Entry) {
@@ -62,8 +67,9 @@ public final class ScrobbleState: Sendable {
     }
 
     /// Other players' now-playing that has not expired, by player name.
-    public func playingElsewhere(now: Date = Date()) -> [NowPlaying] {
-        state.withLock { s in
+    public func playingElsewhere(now given: Date? = nil) -> [NowPlaying] {
+        let now = given ?? clock.now()
+        return state.withLock { s in
             s.playing = s.playing.filter { $0.value.expires > now }
             return s.playing.values.map(\.0).sorted { $0.player < $1.player }
         }

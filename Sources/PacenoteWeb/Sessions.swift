@@ -22,12 +22,17 @@ public final class Sessions: Sendable {
     static let maxFailures = 10
     static let failureWindow = 60.0
 
-    public init(idleTimeout: Double = Sessions.defaultIdleTimeout) {
+    /// The time of day (the web layer's clock).
+    let clock: WebClock
+
+    public init(idleTimeout: Double = Sessions.defaultIdleTimeout, clock: WebClock) {
         self.idleTimeout = idleTimeout
+        self.clock = clock
     }
 
     /// A new session id: 32 random bytes, base64url.
-    func create(key: String, now: Date = Date()) -> String {
+    func create(key: String, now given: Date? = nil) -> String {
+        let now = given ?? clock.now()
         var rng = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
         let id = Data(bytes).base64EncodedString()
@@ -39,7 +44,8 @@ public final class Sessions: Sendable {
         return id
     }
 
-    func isValid(_ id: String, key: String?, now: Date = Date()) -> Bool {
+    func isValid(_ id: String, key: String?, now given: Date? = nil) -> Bool {
+        let now = given ?? clock.now()
         guard let key else { return false }
         return sessions.withLock { s in
             guard let session = s[id], isLive(session, now), Authorization.matches(session.key, key) else { return false }
@@ -57,7 +63,8 @@ public final class Sessions: Sendable {
     }
 
     /// Counts a failed key (login form, header or validate-token).
-    func recordFailure(from client: String, now: Date = Date()) {
+    func recordFailure(from client: String, now given: Date? = nil) {
+        let now = given ?? clock.now()
         failures.withLock { f in
             if f.count > 10_000 {
                 // Many addresses, each with a stale failure or two: forget what has aged out.
@@ -71,8 +78,9 @@ public final class Sessions: Sendable {
 
     /// Whether the client failed `maxFailures` times within the window: then no key it sends
     /// is even compared, so guessing costs a minute per ten tries.
-    func isLockedOut(_ client: String, now: Date = Date()) -> Bool {
-        failures.withLock { f in
+    func isLockedOut(_ client: String, now given: Date? = nil) -> Bool {
+        let now = given ?? clock.now()
+        return failures.withLock { f in
             (f[client] ?? []).filter { now.timeIntervalSince($0) < Self.failureWindow }.count >= Self.maxFailures
         }
     }

@@ -146,7 +146,7 @@ public final class WebServer: Sendable {
                     }
                     accepted.keyless = true
                 }
-                if match.route.isLongWrite(head.method) { accepted.worker = corrections }
+                if match.isLongWrite { accepted.worker = corrections }
                 if match.policy.body == .import {
                     // Whole export files: to a private file as they arrive, imported one at a
                     // time on their own queue; another waits its turn (429) before its body is read.

@@ -19,7 +19,7 @@ import Testing
             dir = try TemporaryDirectory()
             store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
             let since = Date(timeIntervalSince1970: 1_800_000_000)
-            api = API(context: APIContext(version: "9.9.9", startedAt: Date(), store: store, apiKey: "test-key-0123456789", players: {
+            api = API(context: APIContext.forTests(version: "9.9.9", store: store, apiKey: "test-key-0123456789", players: {
                 [PlayerStatus(name: "living-room", endpoint: "localhost:6600", connected: connected,
                               serverVersion: connected ? "0.23.5" : nil, lastError: connected ? nil : "Connection refused", since: since)]
             }))

@@ -186,10 +186,12 @@ import Testing
 
         /// A fresh API (so lockouts do not carry over) and the request the caller sends.
         func ask(_ method: String, _ path: String, as caller: Caller, proxies: [IPNetwork] = []) -> (API, HTTPRequest) {
-            var context = APIContext(version: "t", startedAt: Date(), store: store, apiKey: AccessTests.key, players: { [] })
-            context.trustedProxies = proxies
-            context.publicURL = "http://pacenote.example"
-            context.namedKey = { $0 == AccessTests.readKey ? .read : $0 == AccessTests.submitKey ? .submit : nil }
+            let context = APIContext.forTests(version: "t", store: store, apiKey: AccessTests.key,
+                                              namedKey: { $0 == AccessTests.readKey ? .read : $0 == AccessTests.submitKey ? .submit : nil },
+                                              configure: { settings in
+                settings.trustedProxies = proxies
+                settings.publicURL = "http://pacenote.example"
+            })
             let session = context.sessions.create(key: AccessTests.key)
             var headers = ["Host": "pacenote.example"]
             var peer = "203.0.113.7"
@@ -291,8 +293,7 @@ import Testing
                                 ("pacenote.example", true), ("Pacenote.Example:443", true), ("music.home", true),
                                 ("pacenote.example.attacker.example", false), ("[::1]x", false)] {
             var (api, request) = fixture.ask("GET", "/api/v1/listens", as: .trusted)
-            var context = api.context
-            context.ownHosts = ["music.home", "[::1]:6680"]
+            let context = api.context.with { $0.ownHosts = ["music.home", "[::1]:6680"] }
             request.headers["host"] = host
             #expect(Self.outcome(API(context: context).admit(request)) == (trusted ? .allowed : .forbidden), "Host: \(host ?? "none")")
         }
@@ -318,13 +319,13 @@ import Testing
     }
 
     @Test func sessionsEndWhenIdleAndAtTheirLifetime() {
-        let sessions = Sessions(idleTimeout: 100)
+        let sessions = Sessions(idleTimeout: 100, clock: WebClock { Date() })
         let start = Date()
         let id = sessions.create(key: Self.key, now: start)
         #expect(sessions.isValid(id, key: Self.key, now: start.addingTimeInterval(90)))
         #expect(sessions.isValid(id, key: Self.key, now: start.addingTimeInterval(180)), "each use restarts the idle time")
         #expect(!sessions.isValid(id, key: Self.key, now: start.addingTimeInterval(290)), "idle for 110 s")
-        let busy = Sessions(idleTimeout: Sessions.lifetime)
+        let busy = Sessions(idleTimeout: Sessions.lifetime, clock: WebClock { Date() })
         let other = busy.create(key: Self.key, now: start)
         #expect(busy.isValid(other, key: Self.key, now: start.addingTimeInterval(Sessions.lifetime - 1)))
         #expect(!busy.isValid(other, key: Self.key, now: start.addingTimeInterval(Sessions.lifetime + 1)))
@@ -337,8 +338,7 @@ import Testing
         let fixture = try Fixture()
         func cookie(_ publicURL: String?, peer: String, proto: String?, proxies: [IPNetwork] = []) -> String {
             var (api, request) = fixture.ask("POST", "/login", as: .nothing, proxies: proxies)
-            var context = api.context
-            context.publicURL = publicURL
+            let context = api.context.with { $0.publicURL = publicURL }
             request.peerAddress = peer
             request.headers["x-forwarded-for"] = proxies.isEmpty ? nil : "203.0.113.5"
             request.headers["x-forwarded-proto"] = proto

@@ -19,8 +19,7 @@ import Testing
         init() throws {
             dir = try TemporaryDirectory()
             store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
-            var context = APIContext(version: "t", startedAt: Date(), store: store, apiKey: AudioscrobblerTests.key, players: { [] })
-            context.namedKey = { _ in nil }
+            let context = APIContext.forTests(version: "t", store: store, apiKey: AudioscrobblerTests.key)
             self.context = context
             api = API(context: context)
         }

@@ -14,7 +14,7 @@ import Testing
 
         init(basePath: String = "") throws {
             fixture = try AccessTests.Fixture()
-            let api = API(context: APIContext(version: "t", startedAt: Date(), store: fixture.store, apiKey: AccessTests.key, players: { [] }))
+            let api = API(context: APIContext.forTests(version: "t", store: fixture.store, apiKey: AccessTests.key, players: { [] }))
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0), maxBodyBytes: 4096),
                             basePath: basePath, api: api, logger: Logger(label: "test"))
             try web.start()
@@ -65,7 +65,7 @@ import Testing
 /// minute from the first of them, wherever the clock's minute turns.
 @Suite struct LockoutWindowTests {
     @Test func tenFailuresAcrossTheTurnOfAMinuteLockOut() {
-        let sessions = Sessions()
+        let sessions = Sessions(clock: WebClock { Date() })
         let start = Date(timeIntervalSince1970: 1_800_000_055)  // five seconds before a minute turns
         for i in 0..<10 { sessions.recordFailure(from: "203.0.113.5", now: start.addingTimeInterval(Double(i))) }
         #expect(sessions.isLockedOut("203.0.113.5", now: start.addingTimeInterval(10)))

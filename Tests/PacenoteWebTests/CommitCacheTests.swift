@@ -42,37 +42,35 @@ import Testing
 
     @Test func requestsAtTheSameTimeShareOneComputation() throws {
         let fixture = try Fixture()
-        let cache = CommitCache<Int>(maxAge: 60)
+        let cache = CommitCache<Int>(signal: CacheSignal(store: fixture.store, bus: nil), maxAge: 60)
         let computed = Atomic<Int>(0)
         let compute: @Sendable () -> (Int, keep: Bool) = {
             Thread.sleep(forTimeInterval: 0.2)  // long enough for the others to arrive
             return (computed.add(1, ordering: .relaxed).newValue, true)
         }
-        let store = fixture.store
-        let first = Self.together(8) { _ in cache.value("k", store: store, compute: compute) }
+        let first = Self.together(8) { _ in cache.value("k", compute: compute) }
         #expect(computed.load(ordering: .relaxed) == 1)
         #expect(first == Array(repeating: 1, count: 8))
-        #expect(cache.value("k", store: store, compute: compute) == 1, "kept")
+        #expect(cache.value("k", compute: compute) == 1, "kept")
 
         try fixture.commit()
-        let afterCommit = Self.together(8) { _ in cache.value("k", store: store, compute: compute) }
+        let afterCommit = Self.together(8) { _ in cache.value("k", compute: compute) }
         #expect(computed.load(ordering: .relaxed) == 2, "a commit: computed again, once")
         #expect(afterCommit == Array(repeating: 2, count: 8))
         // Another key is its own computation.
-        #expect(cache.value("other", store: store, compute: compute) == 3)
+        #expect(cache.value("other", compute: compute) == 3)
     }
 
     struct Failure: Error {}
 
     @Test func whenTheComputationFailsOrIsNotKeptEachComputesItsOwn() throws {
         let fixture = try Fixture()
-        let store = fixture.store
         for keep in [false, true] {
-            let cache = CommitCache<Int>(maxAge: 60)
+            let cache = CommitCache<Int>(signal: CacheSignal(store: fixture.store, bus: nil), maxAge: 60)
             let computed = Atomic<Int>(0)
             // The first computation fails (keep: true) or is not kept (keep: false).
             let answers = Self.together(6) { _ in
-                try cache.value("k", store: store) {
+                try cache.value("k") {
                     let n = computed.add(1, ordering: .relaxed).newValue
                     Thread.sleep(forTimeInterval: 0.2)
                     if n == 1 {

@@ -35,8 +35,8 @@ import Testing
             // A second track of album 0, for an album added back to back.
             _ = try store.saveTrack(Track(uri: "m/0b.flac", title: "Song 0b", artist: "Florence + the Machine", album: "Album 0",
                                           trackNumber: 2, durationSeconds: 100))
-            var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: berlin, apiKey: Self.key, players: { [] })
-            context.events = EventBus()  // what the daemon has: caches follow the changes
+            // Events, as the daemon has: caches follow the changes.
+            let context = APIContext.forTests(version: "t", store: store, timeZone: berlin, apiKey: Self.key, events: EventBus())
             let api = API(context: context)
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)), basePath: "", api: api,
                             logger: Logger(label: "test"))

@@ -24,7 +24,7 @@ import Testing
         }
         try play(a, 0, 100, zone: .z3); try play(a, 1000, 100, zone: .z3); try play(b, 2000, 200, zone: .z4)
         try play(b, 86_400 * 40, 5, counted: false)
-        let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: utc, apiKey: "k", players: { [] }))
+        let api = API(context: APIContext.forTests(version: "t", store: store, timeZone: utc, apiKey: "k", players: { [] }))
         func get(_ path: String, _ query: [String: String] = [:]) -> (status: Int, json: [String: Any]) {
             let r = api.handle(HTTPRequest(method: "GET", path: path, query: query, headers: ["Host": "127.0.0.1"], peerAddress: "127.0.0.1"))
             return (r.status, (try? JSONSerialization.jsonObject(with: Data(r.body)) as? [String: Any]) ?? [:])

@@ -33,8 +33,7 @@ import Testing
                                           counted: true, source: "listenbrainz", heartRateAverage: 150))
             }
             trackID = hostile
-            var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: zone, apiKey: "key", players: { [] })
-            context.publicURL = publicURL
+            let context = APIContext.forTests(version: "t", store: store, timeZone: zone, apiKey: "key", configure: { $0.publicURL = publicURL })
             api = API(context: context)
         }
 
@@ -110,7 +109,7 @@ import Testing
         let empty = try TemporaryDirectory()
         let store = try Store.open(path: empty.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
         defer { try? store.close() }
-        let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, apiKey: "key", players: { [] }))
+        let api = API(context: APIContext.forTests(version: "t", store: store, apiKey: "key", players: { [] }))
         let none = api.handle(HTTPRequest(method: "GET", path: "/sotd.atom", headers: ["Host": "x.example"]))
         #expect(none.status == 200)
         #expect(try AtomFeed.parse(none.body).entries.isEmpty)

@@ -41,11 +41,10 @@ import Testing
             let start = Date(timeIntervalSince1970: Double(ListenBrainzHistoryTests.t0 + 7 * 3600) + 0.7)
             try store.insertPlay(Play(trackID: trackB, startedAt: start, endedAt: start.addingTimeInterval(60),
                                       playedSeconds: 60, counted: true, source: "listenbrainz", player: "phone"))
-            var context = APIContext(version: "t", startedAt: Date(), store: store, apiKey: ListenBrainzHistoryTests.key, players: {
+            let context = APIContext.forTests(version: "t", store: store, apiKey: ListenBrainzHistoryTests.key, players: {
                 [PlayerStatus(name: "living-room", endpoint: "localhost:6600", connected: true, since: Date()),
                  PlayerStatus(name: "kitchen", endpoint: "kitchen:6600", connected: true, since: Date())]
-            }, nowPlaying: { nowPlaying })
-            context.namedKey = { $0 == ListenBrainzHistoryTests.submitKey ? .submit : nil }
+            }, nowPlaying: { nowPlaying }, namedKey: { $0 == ListenBrainzHistoryTests.submitKey ? .submit : nil })
             api = API(context: context)
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)), basePath: "", api: api,
                             logger: Logger(label: "test"))

@@ -55,11 +55,12 @@ import Testing
                                                   playedSeconds: counted ? 200 : 5, counted: counted, source: "mpd"))
                 }
             }
-            var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: ListenBrainzStatsTests.utc,
-                                     apiKey: ListenBrainzStatsTests.key, players: { [] })
-            context.weekStart = .sunday
-            context.namedKey = { $0 == ListenBrainzStatsTests.submitKey ? .submit : nil }
-            if !trusted { context.trustedNetworks = [] }
+            let context = APIContext.forTests(version: "t", store: store, timeZone: ListenBrainzStatsTests.utc,
+                                              apiKey: ListenBrainzStatsTests.key,
+                                              namedKey: { $0 == ListenBrainzStatsTests.submitKey ? .submit : nil }, configure: { settings in
+                settings.weekStart = .sunday
+                if !trusted { settings.trustedNetworks = [] }
+            })
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)), basePath: "",
                             api: API(context: context), logger: Logger(label: "test"))
             try web.start()

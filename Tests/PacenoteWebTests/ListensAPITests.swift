@@ -26,7 +26,7 @@ import Testing
                 try store.insertPlay(Play(trackID: track, startedAt: start, endedAt: start.addingTimeInterval(150),
                                           playedSeconds: i % 2 == 0 ? 150 : 20, counted: i % 2 == 0, source: "mpd", player: "default"))
             }
-            let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: berlin, apiKey: "test-key-0123456789", players: { [] }))
+            let api = API(context: APIContext.forTests(version: "t", store: store, timeZone: berlin, apiKey: "test-key-0123456789", players: { [] }))
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)), basePath: "", api: api,
                             logger: Logger(label: "test"))
             try web.start()
@@ -96,7 +96,7 @@ import Testing
         #expect(tagged.etag != afterSubmit.etag)
 
         // A deleted play is gone from the next answer.
-        _ = try APIContext(version: "t", startedAt: Date(), store: site.store, apiKey: "k", players: { [] }).operations.deletePlay(id: Int64(id))
+        _ = try APIContext.forTests(version: "t", store: site.store, apiKey: "k", players: { [] }).operations.deletePlay(id: Int64(id))
         let afterDelete = try fetch()
         #expect(afterDelete.first["id"] as? Int != id)
         #expect(afterDelete.etag == first.etag, "back to the first answer's data, so to its tag")

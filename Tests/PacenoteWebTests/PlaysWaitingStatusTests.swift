@@ -18,8 +18,10 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
         defer { try? store.close() }
-        var context = APIContext(version: "1", startedAt: Date(), store: store, apiKey: "test-key-0123456789", players: { [] })
-        context.playsWaiting = { (3, "database error: database or disk is full", Date(timeIntervalSince1970: 1_800_000_000)) }
+        let context = APIContext.forTests(version: "1", store: store, apiKey: "test-key-0123456789", provide: {
+            $0.waitingPlays = TestWaitingPlays(count: 3, lastError: "database error: database or disk is full",
+                                               since: Date(timeIntervalSince1970: 1_800_000_000))
+        })
         let api = API(context: context)
 
         let waiting = try #require(try Self.status(api, from: "127.0.0.1")["plays_waiting"] as? [String: Any])
@@ -31,8 +33,7 @@ import Testing
         #expect(stranger["plays_waiting"] == nil || stranger["plays_waiting"] is NSNull, "an error message is not for strangers")
 
         // Nothing waiting (or no players at all): a zero count and nulls.
-        var idle = context
-        idle.playsWaiting = nil
+        let idle = APIContext.forTests(version: "1", store: store, apiKey: "test-key-0123456789")
         let none = try #require(try Self.status(API(context: idle), from: "127.0.0.1")["plays_waiting"] as? [String: Any])
         #expect(none["count"] as? Int == 0)
         #expect(none["last_error"] is NSNull)

@@ -49,8 +49,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try Self.store(dir)
         defer { try? store.close() }
-        var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: Self.utc, apiKey: "k", players: { [] })
-        context.publicURL = "http://pacenote.example"
+        let context = APIContext.forTests(version: "t", store: store, timeZone: Self.utc, apiKey: "k",
+                                          configure: { $0.publicURL = "http://pacenote.example" })
         let api = API(context: context)
         let review = api.handle(Self.request("GET", "/api/v1/review", query: ["range": "2025"]))
         #expect(review.status == 200)
@@ -122,9 +122,10 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try Self.store(dir)
         defer { try? store.close() }
-        var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: Self.utc, apiKey: "k", players: { [] })
-        context.weekStart = .sunday
-        context.publicURL = "http://pacenote.example"
+        let context = APIContext.forTests(version: "t", store: store, timeZone: Self.utc, apiKey: "k", configure: { settings in
+            settings.weekStart = .sunday
+            settings.publicURL = "http://pacenote.example"
+        })
         let api = API(context: context)
         let json = try JSONSerialization.jsonObject(with: Data(api.handle(Self.request("GET", "/api/v1/review", query: ["range": "2025"])).body))
             as? [String: Any] ?? [:]
@@ -138,7 +139,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: Self.utc)
         defer { try? store.close() }
-        let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: Self.utc, apiKey: "k", players: { [] }))
+        let api = API(context: APIContext.forTests(version: "t", store: store, timeZone: Self.utc, apiKey: "k", players: { [] }))
         func offer(_ today: String) -> String? {
             var out: [UInt8] = []
             api.reviewOffer(today: today).render(into: &out)
@@ -203,8 +204,8 @@ import Testing
         let dir = try TemporaryDirectory()
         let store = try ReviewAPITests.store(dir)
         defer { try? store.close() }
-        var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: ReviewAPITests.utc, apiKey: "k", players: { [] })
-        context.publicURL = "http://pacenote.example"
+        let context = APIContext.forTests(version: "t", store: store, timeZone: ReviewAPITests.utc, apiKey: "k",
+                                          configure: { $0.publicURL = "http://pacenote.example" })
         let api = API(context: context)
         let token = ReviewShare.newToken()
         try store.addReviewShare(ReviewShare(token: token, from: "2025-01-01", to: "2025-12-31", sections: [.totals], createdAt: Date()))

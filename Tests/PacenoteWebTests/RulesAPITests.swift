@@ -26,7 +26,7 @@ import Testing
                                               playedSeconds: 200, counted: true, source: "mpd"))
                 }
             }
-            api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: utc, apiKey: "key", players: { [] }))
+            api = API(context: APIContext.forTests(version: "t", store: store, timeZone: utc, apiKey: "key", players: { [] }))
         }
 
         func send(_ method: String, _ path: String, query: [String: String] = [:], body: String = "", key: String? = "key",

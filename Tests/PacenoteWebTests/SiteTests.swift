@@ -97,10 +97,11 @@ import Testing
                                     secondsInZone: [.z0: 0, .z1: 100, .z2: 200, .z3: 290])
             artistID = try #require(try store.artist(named: SitePageTests.hostileArtist)).id
             albumID = try #require(try store.track(id: trackID)?.albumID)
-            var context = APIContext(version: "9.9.9", startedAt: Date(), store: store, timeZone: TimeZone(identifier: "UTC")!,
-                                     apiKey: "test-key-0123456789", players: { [] })
-            if !trusted { context.trustedNetworks = [] }
-            context.weekStart = weekStart
+            let context = APIContext.forTests(version: "9.9.9", store: store, timeZone: TimeZone(identifier: "UTC")!,
+                                              apiKey: "test-key-0123456789", configure: { settings in
+                if !trusted { settings.trustedNetworks = [] }
+                settings.weekStart = weekStart
+            })
             web = WebServer(settings: .init(address: ListenAddress(host: "127.0.0.1", port: 0)),
                             basePath: "", api: API(context: context), logger: Logger(label: "test"))
             try web.start()
@@ -217,7 +218,7 @@ import Testing
         #expect(played.contains(">Arrival<"))
         #expect(played.contains("Played 1 time today"), "the song of the day")
         let id = try #require(try site.store.recentPlays(limit: 1).first?.play.id)
-        _ = try APIContext(version: "t", startedAt: Date(), store: site.store, apiKey: "k", players: { [] }).operations.deletePlay(id: id)
+        _ = try APIContext.forTests(version: "t", store: site.store, apiKey: "k", players: { [] }).operations.deletePlay(id: id)
         let deleted = try HTTP.get(site.base + "/").text
         #expect(deleted.contains("No plays yet today."))
         #expect(!deleted.contains(">Arrival<"))

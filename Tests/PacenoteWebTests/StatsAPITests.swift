@@ -24,7 +24,7 @@ import Testing
         try play(a, 0, 100); try play(a, 1000, 100); try play(b, 2000, 200); try play(c, 3000, 300)
         try play(c, 4000, 300); try play(c, 5000, 10, counted: false)
         try play(a, 86_400 * 40, 100)  // February
-        let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: utc, apiKey: "k", players: { [] }))
+        let api = API(context: APIContext.forTests(version: "t", store: store, timeZone: utc, apiKey: "k", players: { [] }))
         func get(_ query: [String: String]) throws -> [String: Any] {
             let r = api.handle(HTTPRequest(method: "GET", path: "/api/v1/stats", query: query, headers: ["Host": "127.0.0.1"],
                                                peerAddress: "127.0.0.1"))
@@ -70,7 +70,7 @@ import Testing
         try play(b, 1_774_740_600)           // 2026-03-28T23:30Z = 00:30 on the 29th
         try play(b, 1_774_744_200)
         try play(a, 1_774_747_800, counted: false)
-        let api = API(context: APIContext(version: "t", startedAt: Date(), store: store, timeZone: berlin, apiKey: "key-0123456789abcdef",
+        let api = API(context: APIContext.forTests(version: "t", store: store, timeZone: berlin, apiKey: "key-0123456789abcdef",
                                           players: { [] }))
         func call(_ method: String, _ path: String, _ body: String = "", key: Bool = false, query: [String: String] = [:]) throws -> (Int, [String: Any]) {
             let r = api.handle(HTTPRequest(method: method, path: path, query: query,

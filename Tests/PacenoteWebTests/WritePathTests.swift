@@ -27,8 +27,7 @@ import Testing
             let utc = TimeZone(identifier: "UTC")!
             store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
             trackID = try store.saveTrack(Track(uri: "a.flac", title: "Pinned Song", artist: "Band", durationSeconds: 200))
-            var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: utc, apiKey: "key", players: { [] })
-            context.events = bus
+            let context = APIContext.forTests(version: "t", store: store, timeZone: utc, apiKey: "key", events: bus)
             api = API(context: context)
             bus.subscribe { [recorder] event in
                 if case .changed(let change) = event { recorder.changes.withLock { $0.append(change) } }

@@ -14,7 +14,7 @@ import PacenoteStore
 extension API {
     func friendsPage(_ request: HTTPRequest, mayWrite: Bool, notice: String? = nil, status: Int = 200) throws -> HTTPResponse {
         let friends = try context.store.friendsWithLatestSong()
-        let today = localTime.day(of: Date())
+        let today = localTime.day(of: context.clock.now())
         let feed = absoluteURL("/sotd.atom", request)
         let f = format
         return html(title: "Friends", request: request, nav: "friends", status: status, head: [feedLink(request)]) {

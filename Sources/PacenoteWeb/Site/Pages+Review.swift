@@ -21,8 +21,8 @@ extension API {
         let report = try reviewReport(period)
         let shares = try context.store.reviewShares().filter { $0.from == period.from && $0.to == period.end }
         let title = reviewTitle(period)
-        let thisYear = Int(localTime.day(of: Date()).prefix(4)) ?? 2000
-        let month = String(localTime.day(of: Date()).prefix(7))
+        let thisYear = Int(localTime.day(of: context.clock.now()).prefix(4)) ?? 2000
+        let month = String(localTime.day(of: context.clock.now()).prefix(7))
         let previousMonth = ReviewPeriod.shifted(month + "-01", months: -1).prefix(7)
         return html(title: title, request: request, nav: "stats") {
             Node.el("div", ["class": "review-head"]) {

@@ -28,8 +28,9 @@ extension API {
     /// card drawn, both kept with the share.
     /// `asOf`: the day a snapshot is taken again as of (`retakeReviewSnapshots`), read
     /// from the history as it is, past the cache.
-    func reviewSnapshot(from: String, to: String, sections: Set<ReviewSection>, at now: Date = Date(),
+    func reviewSnapshot(from: String, to: String, sections: Set<ReviewSection>, at given: Date? = nil,
                         asOf day: String? = nil) throws -> ReviewSnapshot {
+        let now = given ?? context.clock.now()
         let query = from <= "0000-01-01" ? ["range": "all"] : ["from": from, "to": to]
         let asked = try reviewPeriod(query, today: day)
         let full = day == nil ? try reviewReport(asked) : try context.store.review(asked, limit: 10, weekStart: weekStart)

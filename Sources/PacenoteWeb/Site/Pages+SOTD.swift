@@ -106,13 +106,13 @@ extension API {
     // MARK: /sotd — the archive
 
     func sotdArchivePage(_ request: HTTPRequest) throws -> HTTPResponse {
-        let today = localTime.day(of: Date())
+        let today = localTime.day(of: context.clock.now())
         let month = request.query["month"] ?? String(today.prefix(7))
         let parts = month.split(separator: "-").compactMap { Int($0) }
         guard month.count == 7, parts.count == 2, (1...12).contains(parts[1]), localTime.startOfDay(month + "-01") != nil else {
             throw APIError.badRequest("month: YYYY-MM", code: "invalid_month")
         }
-        let content = try pages.value("sotd|\(month)|\(today)") { try sotdArchiveContent(year: parts[0], month: parts[1], today: today) }
+        let content = try pages.kept("sotd|\(month)|\(today)") { try sotdArchiveContent(year: parts[0], month: parts[1], today: today) }
         return html(title: "Songs of \(format.month(month))", request: request, nav: "sotd", head: [feedLink(request)]) { content }
     }
 
@@ -196,7 +196,7 @@ extension API {
 
     func coverResponse(_ track: Track, public: Bool, png: Bool = false) throws -> HTTPResponse {
         let scope = `public` ? "public" : "private"
-        if let image = context.coverArt?(track) {
+        if let image = context.services.coverArt?.image(for: track) {
             return HTTPResponse(status: 200, headers: [
                 ("Content-Type", image.contentType), ("Cache-Control", "\(scope), max-age=2592000"),
                 ("X-Content-Type-Options", "nosniff"),

@@ -7,9 +7,9 @@ extension API {
     func statsPage(_ request: HTTPRequest) throws -> HTTPResponse {
         let range = try statsRange(request.query)
         let order = try chartOrder(request.query)
-        let today = localTime.day(of: Date())
+        let today = localTime.day(of: context.clock.now())
         // Computed once per range, order and day, until a play is stored.
-        let content = try pages.value("stats|\(range.name)|\(range.from)|\(range.to)|\(today)|\(order.rawValue)") {
+        let content = try pages.kept("stats|\(range.name)|\(range.from)|\(range.to)|\(today)|\(order.rawValue)") {
             try statsContent(range, today: today, order: order)
         }
         return html(title: "Stats", request: request, nav: "stats") { content }

@@ -11,7 +11,7 @@ extension API {
         return html(title: "Submissions", request: request, nav: "submissions") {
             Node.el("h1") { "Submissions" }
             if let notice { Node.el("p", ["class": "notice", "role": "status"]) { notice } }
-            if let forwarding = try? context.forwarding?() {
+            if let forwarding = try? context.services.forwarding?.targets() {
                 forwardingSection(forwarding, parked: (try? context.store.parkedPlays(limit: 20)) ?? [], mayWrite: mayWrite)
             }
             Node.el("h2") { "Received" }

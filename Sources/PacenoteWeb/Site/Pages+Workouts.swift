@@ -20,7 +20,7 @@ extension API {
                     Node.el("li") {
                         Node.el("a", ["href": url("/workouts/\(w.id)")]) { workoutTitle(w) }
                         Node.el("span", ["class": "muted"]) { " · \(f.day(localTime.day(of: w.startedAt))) \(f.time(w.startedAt))" }
-                        Node.el("span") { " · " + SiteFormat.span((w.endedAt ?? Date()).timeIntervalSince(w.startedAt)) }
+                        Node.el("span") { " · " + SiteFormat.span((w.endedAt ?? context.clock.now()).timeIntervalSince(w.startedAt)) }
                         if let avg = w.heartRateAverage { Node.el("span") { " · avg \(Int(avg.rounded())) bpm" } }
                         if w.endedAt == nil { Node.el("span", ["class": "badge live"]) { "in progress" } }
                     }
@@ -52,24 +52,23 @@ extension API {
     /// The tracks with the highest average heart-rate lift over these workouts.
     func powerSongs(_ workouts: [Workout]) throws -> [(track: Track, lift: Double)] {
         let key = workouts.map { "\($0.id):\($0.endedAt?.timeIntervalSince1970 ?? 0)" }.joined(separator: ",")
-        if let cached = powerSongCache.get(key) { return cached }
-        var lifts: [Int64: [Double]] = [:]
-        var tracks: [Int64: Track] = [:]
-        for w in workouts {
-            guard let end = w.endedAt else { continue }
-            let samples = try context.store.samples(from: w.startedAt.addingTimeInterval(-30), to: end)
-            for p in try context.store.plays(overlapping: w.startedAt, end) {
-                guard let lift = HeartRateLift.lift(samples: samples, start: p.play.startedAt, end: p.play.endedAt) else { continue }
-                lifts[p.play.trackID, default: []].append(lift)
-                tracks[p.play.trackID] = p.track
+        return try powerSongCache.kept(key) {
+            var lifts: [Int64: [Double]] = [:]
+            var tracks: [Int64: Track] = [:]
+            for w in workouts {
+                guard let end = w.endedAt else { continue }
+                let samples = try context.store.samples(from: w.startedAt.addingTimeInterval(-30), to: end)
+                for p in try context.store.plays(overlapping: w.startedAt, end) {
+                    guard let lift = HeartRateLift.lift(samples: samples, start: p.play.startedAt, end: p.play.endedAt) else { continue }
+                    lifts[p.play.trackID, default: []].append(lift)
+                    tracks[p.play.trackID] = p.track
+                }
             }
+            let ranked = lifts.compactMap { id, values in
+                tracks[id].map { (track: $0, lift: values.reduce(0, +) / Double(values.count)) }
+            }.filter { $0.lift > 0 }.sorted { $0.lift > $1.lift }
+            return Array(ranked.prefix(10))
         }
-        let ranked = lifts.compactMap { id, values in
-            tracks[id].map { (track: $0, lift: values.reduce(0, +) / Double(values.count)) }
-        }.filter { $0.lift > 0 }.sorted { $0.lift > $1.lift }
-        let top = Array(ranked.prefix(10))
-        powerSongCache.put(key, top)
-        return top
     }
 
     // MARK: /workouts/ID
@@ -78,7 +77,7 @@ extension API {
         guard let stored = try context.store.workout(id: id) else { throw APIError.notFound("There is no workout \(id).") }
         // Read before the workout: events after this id may be newer than what the page shows.
         let lastEvent = context.eventHub?.lastEventID
-        let (samples, end) = try Self.samples(of: stored, in: context.store)
+        let (samples, end) = try Self.samples(of: stored, in: context.store, now: context.clock.now())
         let during = samples.filter { $0.at >= stored.startedAt }
         let w = try soFar(stored, samples: during)
         let inProgress = w.endedAt == nil
@@ -279,11 +278,3 @@ extension API {
     }
 }
 
-/// The last power-song ranking and the workouts it was computed from.
-final class PowerSongCache: Sendable {
-    private let entry = Mutex<(String, [(track: Track, lift: Double)])?>(nil)
-    func get(_ key: String) -> [(track: Track, lift: Double)]? {
-        entry.withLock { e in e.flatMap { $0.0 == key ? $0.1 : nil } }
-    }
-    func put(_ key: String, _ value: [(track: Track, lift: Double)]) { entry.withLock { $0 = (key, value) } }
-}

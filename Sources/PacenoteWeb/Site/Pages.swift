@@ -6,7 +6,7 @@ extension API {
     // MARK: / — the dashboard
 
     func dashboardPage(_ request: HTTPRequest, mayWrite: Bool = false) throws -> HTTPResponse {
-        let now = Date()
+        let now = context.clock.now()
         let today = localTime.day(of: now)
         let defaultPlayer = context.players().first?.name
         let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
@@ -14,13 +14,13 @@ extension API {
         // Other players that scrobble to Pacenote (Audioscrobbler, ListenBrainz) and say what they play.
         let elsewhere = context.scrobbles.playingElsewhere(now: now)
         let heartRate = context.heartRate?.current(now: now)
-        // Read before the data: a commit meanwhile makes the page's key stale at once.
-        let commits = context.store.commitCount
+        // Taken before the data is read: a change meanwhile makes the page stale at once.
+        let stamp = dashboardPages.signal.stamp()
         let f = format
-        // What the database says is kept until the next commit (every view read it again:
+        // What the database says is kept until it changes (every view read it again:
         // seven reads, most of a view's time), with the week's bars made from it (their
         // dates' names were a sixth of a view); now playing, heart rate and suggestions are live.
-        let data = try dashboardData.value(today, store: context.store) {
+        let data = try dashboardData.value(today) {
             // The last seven local days by the calendar (a day is 23 or 25 hours when the clocks change).
             let startOfToday = localTime.startOfDay(today) ?? now
             let week = (0..<7).reversed().map { offset in
@@ -57,10 +57,10 @@ extension API {
         // while a song plays (the position it shows moves; the page says when it was made).
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
         let key = DashboardKey(loggedIn: loggedIn, mayWrite: mayWrite, back: back, today: today,
-                               commits: commits, second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
+                               second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
                                defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere, heartRate: heartRate,
                                recommenderReady: recommenderReady, upNext: upNext, mpdDown: mpdDown)
-        return dashboardPages.response(key) {
+        return dashboardPages.response(key, stamp: stamp) {
             dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere,
                             heartRate: heartRate,
                             data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back,
@@ -74,7 +74,6 @@ extension API {
         var mayWrite: Bool
         var back: String
         var today: String
-        var commits: UInt64
         var second: Int64?
         var defaultPlayer: String?
         var playing: NowPlaying?

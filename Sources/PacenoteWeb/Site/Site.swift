@@ -16,54 +16,10 @@ public struct CoverImage: Sendable {
 /// from Public/static, no build step. Every page works without JavaScript; the dashboard
 /// updates itself from `/api/v1/events` when it runs.
 extension API {
-    /// A page, or its error as a page (same statuses as the API's errors).
-    func page(_ page: Page, _ request: HTTPRequest, mayReadPrivate: Bool, mayWrite: Bool) -> HTTPResponse {
-        do {
-            switch page {
-            case .dashboard: return try dashboardPage(request, mayWrite: mayWrite)
-            case .history:
-                if request.method == "POST" { return try historyForm(request) }
-                return try historyPage(request, mayWrite: mayWrite)
-            case .curation:
-                if request.method == "POST" { return try curationForm(request) }
-                return try curationPage(request, mayWrite: mayWrite)
-            case .stats: return try statsPage(request)
-            case .review(let period):
-                if request.method == "POST" { return try reviewForm(request) }
-                return try reviewPage(period, request, mayWrite: mayWrite)
-            case .reviewShared(let token): return try reviewSharedPage(token, request, mayReadPrivate: mayReadPrivate)
-            case .reviewCard(let token): return try reviewCard(token)
-            case .friends:
-                if request.method == "POST" { return try friendsForm(request) }
-                return try friendsPage(request, mayWrite: mayWrite)
-            case .friendCover(let id): return try friendCover(id)
-            case .sotdArchive: return try sotdArchivePage(request)
-            case .sotdShare(let day):
-                if request.method == "POST" { return try sotdForm(day, request) }
-                return try sotdSharePage(day, request, mayReadPrivate: mayReadPrivate, mayWrite: mayWrite)
-            case .sotdCover(let day, let png): return try sotdCover(day, png: png, request)
-            case .workouts: return try workoutsPage(request)
-            case .submissions:
-                if request.method == "POST" { return try submissionsForm(request) }
-                return submissionsPage(request, mayWrite: mayWrite)
-            case .rules:
-                if request.method == "POST" { return try rulesForm(request) }
-                return try rulesPage(request, mayWrite: mayWrite)
-            case .workout(let id): return try workoutPage(id, request)
-            case .track(let id):
-                if request.method == "POST" {
-                    return try Self.isFeelingForm(request) ? trackFeelingForm(id, request) : trackBPMForm(id, request)
-                }
-                return try trackPage(id, request, mayWrite: mayWrite)
-            case .artistByName: return try artistRedirect(request)
-            case .moved(let path): return HTTPResponse(status: 301, headers: [("Location", url(path)), ("Cache-Control", "no-store")])
-            case .artist(let id): return try artistPage(id, request)
-            case .album(let id): return try albumPage(id, request)
-            case .cover(let id): return try cover(trackID: id, public: false)
-            }
-        } catch {
-            return errorPage(APIError(error), request, mayReadPrivate: mayReadPrivate)
-        }
+    /// An address people guess for a page that has another (`/corrections` for
+    /// `/curation`): a redirect to it.
+    func moved(_ path: String) -> HTTPResponse {
+        HTTPResponse(status: 301, headers: [("Location", url(path)), ("Cache-Control", "no-store")])
     }
 
     /// Private pages send a visitor from outside the trusted networks to the login form.

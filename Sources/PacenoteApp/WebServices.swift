@@ -1,0 +1,79 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+import PacenoteWeb
+import Prometheus
+
+// The app's running parts as the web layer sees them (`APIContext.Services`): each a small
+// value the composition root (`PacenoteServer.makeContext`) makes once.
+
+/// The configured players (MPDs), the first being the default one.
+struct WatchedPlayers: PlayerSource {
+    let services: [PlayerService]
+    func players() -> [PlayerStatus] { services.map(\.watcher.status) }
+    func nowPlaying() -> [NowPlaying] { services.compactMap(\.nowPlaying) }
+}
+
+/// The admin key from its file (read on each use) and the named keys from the database.
+struct InstanceKeys: KeySource {
+    let keys: APIKeySource
+    let named: NamedKeys
+    func currentKey() -> String? { keys.current() }
+    func scope(of sent: String) -> KeyScope? { named.scope(of: sent) }
+}
+
+/// Uploads imported as `pacenote import` imports files.
+struct UploadImports: ImportService {
+    let store: Store
+    let events: EventBus
+    let heartRate: HeartRateService
+    let stopping: StopFlag
+
+    // The upload is a private file the HTTP server wrote and removes (InstanceFiles.temporary).
+    func importListens(path: String, format: ImportFormat?, name: String) throws -> ImportSummary {
+        // Stopping ends an import between two batches (each is whole), so that the service
+        // stops within its time limit; importing again continues.
+        try ListenImporter(store: store, events: events, format: format, cancelled: { stopping.raised.load(ordering: .relaxed) })
+            .importFile(at: path, name: name)
+    }
+
+    func importWorkout(path: String) throws -> WorkoutImport {
+        let file: WorkoutFile
+        do { file = try WorkoutFile.read(path: path) } catch { throw WorkoutFileRejected("\(error)") }
+        let result = try heartRate.importWorkout(file, source: "import:\(file.format.rawValue)")
+        return WorkoutImport(format: file.format.rawValue, samples: file.samples.count, stored: result.stored,
+                             workoutID: result.id, name: file.name, sport: file.sport)
+    }
+}
+
+extension CoverArtCache: CoverArtSource {}
+
+struct PrometheusText: MetricsSource {
+    let registry: PrometheusCollectorRegistry
+    func prometheusText() -> [UInt8] { registry.emitToBuffer() }
+}
+
+/// The newest backup in the configured folder (`Backups`).
+struct BackupFolder: BackupSource {
+    let config: Config
+    func lastBackup() -> (at: Date, bytes: Int64)? { Backups.latest(config: config).map { (at: $0.date, bytes: $0.bytes) } }
+}
+
+extension WaitingPlays: WaitingPlaysSource {
+    public func waiting() -> (count: Int, lastError: String?, since: Date?) {
+        let summary = self.summary
+        return (summary.count, summary.lastError, summary.since)
+    }
+}
+
+/// The active `[[forward]]` targets, with the sender's next attempt for each.
+struct ForwardTargets: ForwardingSource {
+    let store: Store
+    let forwarder: ForwardService
+    func targets() throws -> [(state: ForwardTargetState, nextAttempt: Date?)] {
+        let live = forwarder.live()
+        return try store.forwardTargets().filter(\.active).map { ($0, live[$0.name]?.nextAttempt) }
+    }
+}
+
+extension StrapService: HeartRateSourceList {}

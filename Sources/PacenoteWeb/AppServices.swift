@@ -1,0 +1,66 @@
+import Foundation
+import PacenoteCore
+import PacenoteStore
+
+// What the running app offers the web layer, one small protocol each. PacenoteApp's parts
+// conform (or a small value of the composition root does); `APIContext.Services` holds them.
+
+/// The players (MPDs) the app watches.
+public protocol PlayerSource: Sendable {
+    /// The configured players, the first being the default one.
+    func players() -> [PlayerStatus]
+    /// What each player plays now (players that play nothing are absent).
+    func nowPlaying() -> [NowPlaying]
+}
+
+/// The keys a request may bring.
+public protocol KeySource: Sendable {
+    /// The key every write needs (`Authorization: Token KEY` or `X-API-Key: KEY`), read on
+    /// each use so that `pacenote key --new` and `--revoke` take effect at once; nil when
+    /// revoked.
+    func currentKey() -> String?
+    /// The scope of a named key (`pacenote key add`), looked up on each use; nil for a key
+    /// that is no live named key.
+    func scope(of sent: String) -> KeyScope?
+}
+
+/// Uploaded files imported the way `pacenote import` imports them.
+public protocol ImportService: Sendable {
+    /// An export file (`POST /api/v1/import`): the private file the body was written to,
+    /// the format if the client names one, and a name for problem reports.
+    func importListens(path: String, format: ImportFormat?, name: String) throws -> ImportSummary
+    /// A workout file (TCX, GPX, FIT); throws `WorkoutFileRejected` for a file it cannot read.
+    func importWorkout(path: String) throws -> WorkoutImport
+}
+
+/// A track's cover from its player (cached by the app).
+public protocol CoverArtSource: Sendable {
+    func image(for track: Track) -> CoverImage?
+}
+
+/// The Prometheus text for `/metrics`.
+public protocol MetricsSource: Sendable {
+    func prometheusText() -> [UInt8]
+}
+
+/// The newest backup of the database, for the private status.
+public protocol BackupSource: Sendable {
+    func lastBackup() -> (at: Date, bytes: Int64)?
+}
+
+/// Plays from MPD waiting to be stored (a full disk).
+public protocol WaitingPlaysSource: Sendable {
+    /// How many, the last error, since when.
+    func waiting() -> (count: Int, lastError: String?, since: Date?)
+}
+
+/// The `[[forward]]` targets.
+public protocol ForwardingSource: Sendable {
+    /// Each active target's queue and errors, with its next attempt while it waits.
+    func targets() throws -> [(state: ForwardTargetState, nextAttempt: Date?)]
+}
+
+/// The heart-rate sources Pacenote reads itself (`[[heart_rate.ble]]` straps).
+public protocol HeartRateSourceList: Sendable {
+    func states() -> [HeartRateSourceStatus]
+}
