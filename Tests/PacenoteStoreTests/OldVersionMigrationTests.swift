@@ -59,14 +59,22 @@ import Testing
     }
 
     /// Each migration leaves the schema it left when it was recorded, and the databases above
-    /// (and an empty one) end with the data they ended with: a migration's SQL is its own text,
-    /// so editing live code changes none of it. A new migration is recorded once, when it is
-    /// added: `PACENOTE_WRITE_GOLDEN=1 swift test --filter OldVersionMigrationTests`.
+    /// end with the data they ended with (migrated to each migration recorded as an end): a
+    /// migration's SQL is its own text, so editing live code changes none of it. A new
+    /// migration is recorded once, when it is added:
+    /// `PACENOTE_WRITE_GOLDEN=1 swift test --filter OldVersionMigrationTests` adds the lines
+    /// not yet recorded (and writes `migrations-schema.txt`, the latest schema, to read); it
+    /// never changes a recorded line.
     @Test func everyMigrationLeavesWhatItLeftWhenItWasRecorded() throws {
+        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/migrations.golden")
+        let schemaFile = golden.deletingLastPathComponent().appendingPathComponent("migrations-schema.txt")
+        let recorded = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").map(String.init)
+        func key(_ line: String) -> String { line.split(separator: " ").dropLast().joined(separator: " ") }
         let dir = try TemporaryDirectory()
         var lines: [String] = []
         var lastDump = ""
-        for (i, id) in Schema.migrator.migrations.enumerated() {
+        let ids = Schema.migrator.migrations
+        for (i, id) in ids.enumerated() {
             let path = dir.file("\(i).sqlite")
             let queue = try DatabaseQueue(path: path)
             try Schema.migrator.migrate(queue, upTo: id)
@@ -74,28 +82,32 @@ import Testing
             lastDump = try MigrationSeed.schemaDump(path)
             lines.append("schema \(id) \(MigrationSeed.fnv(lastDump))")
         }
-        let last = Schema.migrator.migrations.last!
+        // The ends recorded (those this build knows) and the latest.
+        var ends = recorded.filter { $0.hasPrefix("data ") }.compactMap { $0.split(separator: " ")[1].components(separatedBy: "->").last }
+            .filter { ids.contains($0) }
+        ends = Array(Set(ends + [ids.last!])).sorted { ids.firstIndex(of: $0)! < ids.firstIndex(of: $1)! }
         for version in Self.versions {
-            let path = dir.file("data-\(version).sqlite")
-            _ = try MigrationSeed.database(at: version, path: path)
-            let queue = try DatabaseQueue(path: path)
-            try Schema.migrator.migrate(queue)
-            try queue.close()
-            lines.append("data \(version)->\(last) \(MigrationSeed.fnv(try MigrationSeed.dataDump(path)))")
+            for end in ends {
+                let path = dir.file("data-\(version)-\(end).sqlite")
+                _ = try MigrationSeed.database(at: version, path: path)
+                let queue = try DatabaseQueue(path: path)
+                try Schema.migrator.migrate(queue, upTo: end)
+                try queue.close()
+                lines.append("data \(version)->\(end) \(MigrationSeed.fnv(try MigrationSeed.dataDump(path)))")
+            }
         }
-        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/migrations.golden")
-        let schemaFile = golden.deletingLastPathComponent().appendingPathComponent("schema.sql")
         if ProcessInfo.processInfo.environment["PACENOTE_WRITE_GOLDEN"] == "1" {
-            try (lines.joined(separator: "\n") + "\n").write(to: golden, atomically: true, encoding: .utf8)
+            let known = Set(recorded.map(key))
+            let added = lines.filter { !known.contains(key($0)) }
+            try ((recorded + added).joined(separator: "\n") + "\n").write(to: golden, atomically: true, encoding: .utf8)
             try lastDump.write(to: schemaFile, atomically: true, encoding: .utf8)
         }
-        let recorded = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").map(String.init)
+        let now = try String(contentsOf: golden, encoding: .utf8).split(separator: "\n").map(String.init)
         for line in lines {
-            let key = line.split(separator: " ").dropLast().joined(separator: " ")
-            let want = recorded.first { $0.split(separator: " ").dropLast().joined(separator: " ") == key }
-            #expect(want == line, "\(key): \(want == nil ? "not recorded (a new migration: record it)" : "changed since it was recorded")")
+            let want = now.first { key($0) == key(line) }
+            #expect(want == line, "\(key(line)): \(want == nil ? "not recorded (a new migration: record it)" : "changed since it was recorded")")
         }
-        #expect(try String(contentsOf: schemaFile, encoding: .utf8) == lastDump, "a new database's schema (Fixtures/schema.sql)")
+        #expect(try String(contentsOf: schemaFile, encoding: .utf8) == lastDump, "a new database's schema (Fixtures/migrations-schema.txt)")
     }
 }
 
