@@ -3,8 +3,7 @@ import GRDB
 import GRDBSQLite
 
 /// The rollup rows of a batch of new plays, written as the `plays_rollup_insert` trigger
-/// (its statements frozen in the migrations: `Schema.v1RollupsAddNew`, `v20MonthTrackAddNew`)
-/// would write them one play at a time.
+/// (Schema.rollupStatements) would write them one play at a time.
 ///
 /// Each table's key is a pair of small dense numbers (the batch's day index, the session's
 /// track index, the hour, the batch's year index), so the plays are grouped by key with
@@ -128,7 +127,7 @@ struct ImportRollups {
     }
 
     /// Each track's earliest day with a counted play in the batch, into `rollup_track_first`
-    /// where it is earlier than the stored one (as the trigger's `Schema.v15FirstAddNew` would, a play
+    /// where it is earlier than the stored one (as `Schema.firstPlayStatements` would, a play
     /// at a time). `byTrack`: the plays sorted by track.
     private func writeFirstPlays(_ byTrack: [Int32], trackIDs: [Int64], in db: Database) throws {
         var bulk = BulkInsert(db, columns: 2) { values in

@@ -75,4 +75,31 @@ enum Schema {
     /// since v8: v1's and `rollup_month_track`, per calendar month (a month's chart, and the
     /// whole months of any range, read a row per track and month).
     static let trackRollups = rollups + [("rollup_month_track", [("month", "substr(local_day, 1, 7)"), ("track_id", "track_id")])]
+
+    /// The statements that keep `rollup_track_first` as a counted play comes (`NEW`) or goes
+    /// (`OLD`): a new play moves its track's first day earlier. A play that leaves its track's
+    /// first day takes the row with it; the day comes back at once when another counted play
+    /// of the track has it (looked up by the track and a start within two days, through
+    /// `plays_identity`); otherwise it is the earliest day of the track's counted plays (a
+    /// read of them: once per first day emptied, not per play).
+    /// (Live code's: v15 and v20 carry their own frozen copy, `v15FirstAddNew` and `v15FirstRemoveOld`.)
+    static func firstPlayStatements(_ row: String, adding: Bool) -> String {
+        if adding {
+            return """
+                INSERT INTO rollup_track_first (track_id, day) SELECT \(row).track_id, \(row).local_day WHERE \(row).counted = 1
+                  ON CONFLICT (track_id) DO UPDATE SET day = excluded.day WHERE excluded.day < rollup_track_first.day;
+                """
+        }
+        let missing = "\(row).counted = 1 AND NOT EXISTS (SELECT 1 FROM rollup_track_first WHERE track_id = \(row).track_id)"
+        return """
+            DELETE FROM rollup_track_first WHERE \(row).counted = 1 AND track_id = \(row).track_id AND day = \(row).local_day;
+            INSERT INTO rollup_track_first (track_id, day) SELECT \(row).track_id, \(row).local_day WHERE \(missing)
+              AND EXISTS (SELECT 1 FROM plays WHERE track_id = \(row).track_id
+                            AND started_at_ms BETWEEN \(row).started_at_ms - 172800000 AND \(row).started_at_ms + 172800000
+                            AND counted = 1 AND local_day = \(row).local_day);
+            INSERT INTO rollup_track_first (track_id, day)
+              SELECT \(row).track_id, (SELECT MIN(local_day) FROM plays WHERE track_id = \(row).track_id AND counted = 1)
+              WHERE \(missing) AND EXISTS (SELECT 1 FROM plays WHERE track_id = \(row).track_id AND counted = 1);
+            """
+    }
 }
