@@ -2,7 +2,8 @@ import GRDB
 
 /// The year and month rollups' ranking indexes (`…_top` by plays, `…_by_time` by time) hold
 /// only each period's head: the rows with at least `plays` counted plays, or at least
-/// `seconds` of listening. (v18; the totals' indexes hold every row.)
+/// `seconds` of listening. (Migration v18 made them so, and indexed the years' skip-only
+/// rows for `chartedCount`; the totals' indexes hold every row.)
 ///
 /// Why: listening is skewed, so most of a period's rows are one play of a track (or artist,
 /// album) in the long tail — 79 % of the month rows of tracks at 5M plays. A chart reads a
@@ -48,44 +49,6 @@ enum RankingHeads {
         let keys = order == .plays ? "plays DESC, played_s DESC" : "played_s DESC, plays DESC"
         return "CREATE INDEX \(indexName(table, order)) ON \(table)(\(period), \(keys)) WHERE \(head(order))"
     }
-
-    /// A year's rows of skips only (no counted play), a few at most: ListenBrainz's chart
-    /// lengths counted a year's rows less these (`chartedCount`), where the index by plays
-    /// counted its rows with plays before v18 — until v22 kept each year's count
-    /// (`YearChartLengths`).
-    static func skippedIndexSQL(_ table: String, _ period: String) -> String {
-        "CREATE INDEX \(table)_skipped ON \(table)(\(period)) WHERE plays <= 0"
-    }
-
-    /// v18: every such index made a head index, and the years' skip-only rows indexed.
-    /// (A process of an older version building the same set-aside indexes while this runs may
-    /// have read the record before it was rewritten: its full indexes then stay. They give
-    /// the same charts, only larger.) One that an import set aside (recorded by
-    /// `DeferredIndexes`) is not built here: its record gets the new statement, for whoever
-    /// builds it.
-    static func migrate(_ db: Database) throws {
-        var statements: [String: String] = [:]
-        for (table, period) in tables {
-            for order in ChartOrder.allCases {
-                let name = indexName(table, order)
-                statements[name] = indexSQL(table, period, order)
-                let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) ?? false
-                let recorded = try DeferredIndexes.recorded(in: db)?.statements.contains { $0.hasPrefix("CREATE INDEX \(name) ON ") } ?? false
-                if exists { try db.execute(sql: "DROP INDEX \(name)") }
-                if exists || !recorded { try db.execute(sql: statements[name]!) }
-            }
-        }
-        // (Added to v18 before it was released; a database v18 reached without them counts
-        // a year's chart by reading every row: `chartedCount`.)
-        for (table, period) in tables where period == "year" { try db.execute(sql: skippedIndexSQL(table, period)) }
-        guard let record = try DeferredIndexes.recorded(in: db) else { return }
-        let lines = record.value.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            guard line.hasPrefix("CREATE INDEX "), let name = line.dropFirst("CREATE INDEX ".count).split(separator: " ").first,
-                  let statement = statements[String(name)] else { return String(line) }
-            return statement
-        }
-        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = ?", arguments: [lines.joined(separator: "\n"), DeferredIndexes.metaKey])
-    }
 }
 
 /// The day rollups' heads (v21): an index of each day's rows of tracks, artists and albums
@@ -106,21 +69,4 @@ enum DayHeads {
     static let plays = 3
 
     static func indexName(_ entity: Store.ChartEntity) -> String { "rollup_day_\(entity.rawValue)_top" }
-
-    static func indexSQL(_ entity: Store.ChartEntity) -> String {
-        "CREATE INDEX \(indexName(entity)) ON rollup_day_\(entity.rawValue)(day, plays DESC, played_s DESC) WHERE plays >= \(plays)"
-    }
-
-    /// v21: the three indexes (5M plays: ~1 s) — or, while an import has the ranking
-    /// indexes set aside (`DeferredIndexes`' record), recorded with them, for whoever builds
-    /// those (as v18 does): created now, the import would keep them row by row.
-    static func migrate(_ db: Database) throws {
-        let statements = [Store.ChartEntity.track, .artist, .album].map(indexSQL)
-        if let record = try DeferredIndexes.recorded(in: db) {
-            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = ?",
-                           arguments: [([record.value] + statements).joined(separator: "\n"), DeferredIndexes.metaKey])
-        } else {
-            for statement in statements { try db.execute(sql: statement) }
-        }
-    }
 }

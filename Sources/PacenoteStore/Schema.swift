@@ -4,13 +4,19 @@ import PacenoteCore
 /// Pacenote's schema, as named migrations recorded in GRDB's `grdb_migrations` table.
 ///
 /// Each migration is a file of its own in `Migrations/` (`v07-entity-rollups.swift`), named
-/// after it; v18, v21 and v22 are their types' `migrate` (`RankingHeads`, `DayHeads`,
-/// `YearChartLengths`). This file registers them in order and holds the rollup statements
-/// the triggers share.
+/// after it; this file registers them in order.
 ///
 /// Rules for everyone who adds a migration:
 /// - Never edit or rename a migration that has shipped: add a new one. A database created
-///   by any earlier version must open in every later one (`Tests/PacenoteStoreTests/Fixtures`).
+///   by any earlier version must open in every later one (`Tests/PacenoteStoreTests/Fixtures`,
+///   `OldVersionMigrationTests`).
+/// - A migration is frozen: its SQL is literal text in its file (or an earlier migration's
+///   frozen text, such as `v1RollupsAddNew`), never made by live code that may change later
+///   (a generator, a type's constants, a store helper). Where it must transform rows in
+///   Swift, the transformation is frozen into its file, or the live function it calls is
+///   pinned by a golden test (`FrozenFunctionTests`), its file saying which and why.
+///   `OldVersionMigrationTests` pins what each one leaves (`Fixtures/migrations.golden`):
+///   record a new migration there once, when it is added.
 /// - Every timestamp is UTC, in integer milliseconds since the Unix epoch, in a column
 ///   named `…_at_ms`. Local days (`local_day`) are derived columns kept for rollups; they
 ///   follow the display time zone recorded in `meta.rollup_timezone`.
@@ -39,13 +45,13 @@ enum Schema {
         m.registerMigration("v15.review", migrate: v15Review)
         m.registerMigration("v16.charts-by-time", migrate: v16ChartsByTime)
         m.registerMigration("v17.day-entity-rollups", migrate: v17DayEntityRollups)
-        m.registerMigration("v18.ranking-heads", foreignKeyChecks: .immediate, migrate: RankingHeads.migrate)
+        m.registerMigration("v18.ranking-heads", foreignKeyChecks: .immediate, migrate: v18RankingHeads)
         // (Immediate foreign-key checks: GRDB's deferred check reads every reference of a
         // long history, and this migration changes none.)
         m.registerMigration("v19.track-source-check", foreignKeyChecks: .immediate, migrate: v19TrackSourceCheck)
         m.registerMigration("v20.month-halves", foreignKeyChecks: .immediate, migrate: v20MonthHalves)
-        m.registerMigration("v21.day-heads", foreignKeyChecks: .immediate, migrate: DayHeads.migrate)
-        m.registerMigration("v22.year-chart-lengths", foreignKeyChecks: .immediate, migrate: YearChartLengths.migrate)
+        m.registerMigration("v21.day-heads", foreignKeyChecks: .immediate, migrate: v21DayHeads)
+        m.registerMigration("v22.year-chart-lengths", foreignKeyChecks: .immediate, migrate: v22YearChartLengths)
         m.registerMigration("v23.search-without-sizes", foreignKeyChecks: .immediate, migrate: v23SearchWithoutSizes)
         m.registerMigration("v24.review-share-snapshots", foreignKeyChecks: .immediate, migrate: v24ReviewShareSnapshots)
         m.registerMigration("v25.scrobbler-credentials", foreignKeyChecks: .immediate, migrate: v25ScrobblerCredentials)
@@ -70,80 +76,13 @@ enum Schema {
     /// whole months of any range, read a row per track and month).
     static let trackRollups = rollups + [("rollup_month_track", [("month", "substr(local_day, 1, 7)"), ("track_id", "track_id")])]
 
-    /// A key's value for a play (`NEW`, `OLD`): a column of it, or an expression over its `local_day`.
-    static func value(of expression: String, in row: String) -> String {
-        let prefix = "substr(local_day"
-        return expression.hasPrefix(prefix) ? "substr(\(row).local_day" + expression.dropFirst(prefix.count) : "\(row).\(expression)"
-    }
-
-    /// The statements that add (`NEW`) or remove (`OLD`) one play from every rollup of `tables`.
-    /// (`halves`: `rollup_month_track`'s halves too, from v20 on: `MonthHalves`.)
-    static func rollupStatements(_ row: String, adding: Bool,
-                                 tables: [(table: String, keys: [(column: String, expression: String)])] = rollups,
-                                 halves: Bool = false) -> String {
-        tables.map { table, keys in
-            let columns = keys.map(\.column).joined(separator: ", ")
-            let rowValues = keys.map { value(of: $0.expression, in: row) }
-            let match = zip(keys, rowValues).map { "\($0.column) = \($1)" }.joined(separator: " AND ")
-            let withHalves = halves && keys.first?.column == "month"
-            if adding {
-                return """
-                    INSERT INTO \(table) (\(columns), plays, skips, played_s\(withHalves ? ", " + MonthHalves.columns : ""))
-                      VALUES (\(rowValues.joined(separator: ", ")), \(row).counted, 1 - \(row).counted, \(row).played_s\(
-                        withHalves ? ", " + MonthHalves.values(row) : ""))
-                      ON CONFLICT (\(columns)) DO UPDATE SET \(EntityRollups.upsert(halves: withHalves));
-                    """
-            }
-            return """
-                UPDATE \(table)
-                  SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted), played_s = played_s - \(row).played_s\(
-                    withHalves ? ", " + MonthHalves.subtract(row) : "")
-                  WHERE \(match);
-                DELETE FROM \(table) WHERE \(match) AND plays = 0 AND skips = 0;
-                """
-        }.joined(separator: "\n")
-    }
-
-    /// An entity's rollup per period (v8's months, v17's days): the period's text and the
-    /// entity's id as its key.
-    static func createPeriodRollup(_ table: EntityRollups.Table, in db: Database) throws {
-        let period = table.keys[0], id = table.keys[1]
-        try db.execute(sql: """
-            CREATE TABLE \(table.name) (
-              \(period.padding(toLength: 8, withPad: " ", startingAt: 0)) TEXT NOT NULL,
-              \(id) INTEGER NOT NULL,
-              plays    INTEGER NOT NULL,
-              skips    INTEGER NOT NULL,
-              played_s REAL NOT NULL,
-              PRIMARY KEY (\(period), \(id))
-            ) WITHOUT ROWID;
-            """)
-    }
-
-    /// The triggers that keep the entity rollups `tables` (and the period totals; `v7`: v7's
-    /// only) as plays come, go and change.
-    static func entityTriggers(_ tables: [EntityRollups.Table], v7: Bool = false, halves: Bool = false) -> String {
-        """
-        CREATE TRIGGER plays_entity_rollup_insert AFTER INSERT ON plays BEGIN
-        \(EntityRollups.statements("NEW", adding: true, v7: v7, tables: tables, halves: halves))
-        END;
-        CREATE TRIGGER plays_entity_rollup_delete AFTER DELETE ON plays BEGIN
-        \(EntityRollups.statements("OLD", adding: false, v7: v7, tables: tables, halves: halves))
-        END;
-        CREATE TRIGGER plays_entity_rollup_update
-        AFTER UPDATE OF track_id, counted, played_s, local_day, local_hour ON plays BEGIN
-        \(EntityRollups.statements("OLD", adding: false, v7: v7, tables: tables, halves: halves))
-        \(EntityRollups.statements("NEW", adding: true, v7: v7, tables: tables, halves: halves))
-        END;
-        """
-    }
-
     /// The statements that keep `rollup_track_first` as a counted play comes (`NEW`) or goes
     /// (`OLD`): a new play moves its track's first day earlier. A play that leaves its track's
     /// first day takes the row with it; the day comes back at once when another counted play
     /// of the track has it (looked up by the track and a start within two days, through
     /// `plays_identity`); otherwise it is the earliest day of the track's counted plays (a
     /// read of them: once per first day emptied, not per play).
+    /// (Live code's: v15 and v20 carry their own frozen copy, `v15FirstAddNew` and `v15FirstRemoveOld`.)
     static func firstPlayStatements(_ row: String, adding: Bool) -> String {
         if adding {
             return """

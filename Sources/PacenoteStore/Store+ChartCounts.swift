@@ -172,40 +172,6 @@ extension Store {
 enum YearChartLengths {
     static let entities = ["track", "artist", "album"]
 
-    /// The table and its triggers, as v22 creates them.
-    static let tableSQL = """
-        CREATE TABLE rollup_year_charted (
-          year    TEXT NOT NULL,
-          entity  TEXT NOT NULL CHECK (entity IN ('track', 'artist', 'album')),
-          charted INTEGER NOT NULL,                 -- the year's rows of the entity with plays > 0
-          PRIMARY KEY (year, entity)
-        ) WITHOUT ROWID
-        """
-
-    static func triggerName(_ entity: String, _ event: String) -> String { "rollup_year_\(entity)_charted_\(event)" }
-
-    /// The three triggers of `entity`'s year rollup.
-    static func triggers(_ entity: String) -> [String] {
-        let table = "rollup_year_\(entity)"
-        let add = { (row: String) in
-            """
-            INSERT INTO rollup_year_charted (year, entity, charted) SELECT \(row).year, '\(entity)', 1 WHERE \(row).plays > 0
-                ON CONFLICT (year, entity) DO UPDATE SET charted = charted + 1;
-            """
-        }
-        let remove = { (row: String) in
-            "UPDATE rollup_year_charted SET charted = charted - 1 WHERE \(row).plays > 0 AND year = \(row).year AND entity = '\(entity)';"
-        }
-        return [
-            "CREATE TRIGGER \(triggerName(entity, "insert")) AFTER INSERT ON \(table) WHEN NEW.plays > 0 BEGIN \(add("NEW")) END",
-            """
-            CREATE TRIGGER \(triggerName(entity, "update")) AFTER UPDATE OF year, plays ON \(table)
-            WHEN OLD.year IS NOT NEW.year OR (OLD.plays > 0) <> (NEW.plays > 0) BEGIN \(remove("OLD")) \(add("NEW")) END
-            """,
-            "CREATE TRIGGER \(triggerName(entity, "delete")) AFTER DELETE ON \(table) WHEN OLD.plays > 0 BEGIN \(remove("OLD")) END",
-        ]
-    }
-
     /// The counts of `years` (all when nil) counted again from the year rollups.
     static func recount(years: [String]?, in db: Database) throws {
         let marks = years.map { Array(repeating: "?", count: $0.count).joined(separator: ", ") }
@@ -217,15 +183,6 @@ enum YearChartLengths {
                 INSERT INTO rollup_year_charted (year, entity, charted)
                 SELECT year, '\(entity)', COUNT(*) FROM rollup_year_\(entity) WHERE plays > 0\(only) GROUP BY year
                 """, arguments: arguments)
-        }
-    }
-
-    /// v22: the table, counted, and its triggers.
-    static func migrate(_ db: Database) throws {
-        try db.execute(sql: tableSQL)
-        try recount(years: nil, in: db)
-        for entity in entities {
-            for trigger in triggers(entity) { try db.execute(sql: trigger) }
         }
     }
 

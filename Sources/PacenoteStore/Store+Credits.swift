@@ -29,28 +29,22 @@ extension Store {
     /// Records who a track is credited to (`track_artists`), replacing what was there
     /// (`newTrack`: the track was just added, nothing is there). Each name is an artist
     /// (`artists`), found by its key or added.
-    /// `filingArtists: false` is for migration v5, which ran before `artists` existed (v6
-    /// files its rows).
     /// Returns the artists the credit now names (each once).
     @discardableResult
-    static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false, filingArtists: Bool = true,
+    static func saveCredit(_ credit: ArtistCredit, trackID: Int64, newTrack: Bool = false,
                            cache: EntityIDCache? = nil, in db: Database) throws -> [Int64] {
         let now = milliseconds(Date())
-        let artistIDs = try credit.artists.map {
-            filingArtists ? try artistID(name: $0.name, mbid: $0.mbid, at: now, cache: cache, in: db) : nil
-        }
+        let artistIDs: [Int64?] = try credit.artists.map { try artistID(name: $0.name, mbid: $0.mbid, at: now, cache: cache, in: db) }
         if !newTrack {
             // The same credit again (every play of a known song saves its track): nothing to do.
-            if filingArtists, try storedCredit(trackID: trackID, in: db) == StoredCredit(credit, artistIDs: artistIDs) {
+            if try storedCredit(trackID: trackID, in: db) == StoredCredit(credit, artistIDs: artistIDs) {
                 return StoredCredit(credit, artistIDs: artistIDs).rows.compactMap(\.artistID)
             }
             // The track's plays leave its old artists' rollups, and join the new ones' below.
-            if filingArtists { try EntityRollups.move(track: trackID, entity: "artist", adding: false, in: db) }
+            try EntityRollups.move(track: trackID, entity: "artist", adding: false, in: db)
             try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [trackID])
         }
-        let insert = try RawStatement(db, filingArtists
-            ? "INSERT INTO track_artists (track_id, position, name, role, listed, mbid, artist_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-            : "INSERT INTO track_artists (track_id, position, name, role, listed, mbid) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        let insert = try RawStatement(db, "INSERT INTO track_artists (track_id, position, name, role, listed, mbid, artist_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
         // One row per artist: two spellings of one name (`EntityKey.artist`) are one credit.
         var seen: Set<Int64> = []
         var position = 0
@@ -69,7 +63,7 @@ extension Store {
             _ = try insert.step()
             insert.reset()
         }
-        if filingArtists && !newTrack { try EntityRollups.move(track: trackID, entity: "artist", adding: true, in: db) }
+        if !newTrack { try EntityRollups.move(track: trackID, entity: "artist", adding: true, in: db) }
         return StoredCredit(credit, artistIDs: artistIDs).rows.compactMap(\.artistID)
     }
 

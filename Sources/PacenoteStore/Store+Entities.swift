@@ -46,8 +46,7 @@ extension Store {
 
     /// The id of the artist named `name` (by `EntityKey.artist`), added if new; a
     /// MusicBrainz id fills one the row did not have yet.
-    /// `aliases: false` is for migration v6, which runs before v10 gave artists `merged_into`.
-    static func artistID(name: String, mbid: String?, at nowMs: Int64, cache: EntityIDCache? = nil, aliases: Bool = true,
+    static func artistID(name: String, mbid: String?, at nowMs: Int64, cache: EntityIDCache? = nil,
                          in db: Database) throws -> Int64 {
         if let known = cache?.artistsByName[name], known.hasMBID || mbid == nil { return known.id }
         let key = EntityKey.artist(name)
@@ -55,8 +54,7 @@ extension Store {
             cache?.artistsByName[name] = known
             return known.id
         }
-        let find = try RawStatement(db, aliases ? "SELECT COALESCE(merged_into, id), mbid FROM artists WHERE name_key = ?1"
-                                                : "SELECT id, mbid FROM artists WHERE name_key = ?1")
+        let find = try RawStatement(db, "SELECT COALESCE(merged_into, id), mbid FROM artists WHERE name_key = ?1")
         find.bind(1, key)
         if try find.step() {
             let id = find.int64(0), known = find.text(1)
@@ -84,11 +82,10 @@ extension Store {
     }
 
     /// The id of the album `identity` names, added if new.
-    static func albumID(_ identity: AlbumIdentity, at nowMs: Int64, cache: EntityIDCache? = nil, aliases: Bool = true,
+    static func albumID(_ identity: AlbumIdentity, at nowMs: Int64, cache: EntityIDCache? = nil,
                         in db: Database) throws -> Int64 {
         if let known = cache?.albums[identity.key] { return known }
-        let find = try RawStatement(db, aliases ? "SELECT COALESCE(merged_into, id) FROM albums WHERE album_key = ?1"
-                                                : "SELECT id FROM albums WHERE album_key = ?1")
+        let find = try RawStatement(db, "SELECT COALESCE(merged_into, id) FROM albums WHERE album_key = ?1")
         find.bind(1, identity.key)
         if try find.step() {
             let id = find.int64(0)
@@ -114,38 +111,6 @@ extension Store {
     /// The album a stored track is filed under (for a play announced with its track).
     static func albumID(ofTrack id: Int64, in db: Database) throws -> Int64? {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT album_id FROM tracks WHERE id = ?"), arguments: [id])
-    }
-
-    /// Gives every credit its artist and every track its album (migration v6: the database
-    /// had names only).
-    static func fileEveryTrackUnderItsEntities(in db: Database) throws {
-        let now = milliseconds(Date())
-        let credits = try Row.fetchAll(db, sql: "SELECT track_id, position, name, mbid FROM track_artists WHERE artist_id IS NULL")
-        for row in credits {
-            let id = try artistID(name: row[2], mbid: row[3], at: now, aliases: false, in: db)
-            try db.cachedStatement(sql: "UPDATE track_artists SET artist_id = ? WHERE track_id = ? AND position = ?")
-                .execute(arguments: [id, row[0], row[1]])
-        }
-        // Two spellings of one artist on one track (older credits told names apart by
-        // lower-casing alone) are one credit: the later ones go.
-        try db.execute(sql: """
-            DELETE FROM track_artists AS a WHERE EXISTS (
-              SELECT 1 FROM track_artists b WHERE b.track_id = a.track_id AND b.artist_id = a.artist_id AND b.position < a.position)
-            """)
-        let tracks = try Row.fetchAll(db, sql: """
-            SELECT t.id, t.title, t.artist, t.album, t.album_artist, t.mb_release_id,
-                   (SELECT name FROM track_artists a WHERE a.track_id = t.id AND a.listed = 1 ORDER BY position LIMIT 1)
-            FROM tracks t WHERE t.album IS NOT NULL AND t.album_id IS NULL
-            """)
-        for row in tracks {
-            let listed: String? = row[6]
-            let track = Track(title: row[1], artist: row[2], album: row[3], albumArtist: row[4],
-                              musicBrainz: MusicBrainzIDs(release: row[5]),
-                              listedCredit: listed.flatMap { ArtistCredit(listed: [$0]) })
-            guard let identity = track.albumIdentity else { continue }
-            try db.cachedStatement(sql: "UPDATE tracks SET album_id = ? WHERE id = ?")
-                .execute(arguments: [try albumID(identity, at: now, aliases: false, in: db), row[0]])
-        }
     }
 
     // MARK: Reading

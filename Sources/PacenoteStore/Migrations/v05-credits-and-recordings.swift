@@ -33,7 +33,7 @@ extension Schema {
         for row in rows {
             let track = Track(id: row[0], title: row[2], artist: row[1], musicBrainz: MusicBrainzIDs(artist: row[3]))
             if let credit = track.credit(separators: []) {
-                try Store.saveCredit(credit, trackID: row[0], newTrack: true, filingArtists: false, in: db)
+                try v5SaveCredit(credit, trackID: row[0], replacing: false, in: db)
             }
         }
         for row in imported {
@@ -41,8 +41,25 @@ extension Schema {
             if isListedV2Credit(text: text, joined: joined, count: count) {
                 try db.execute(sql: "UPDATE track_artists SET listed = 1, role = 'primary' WHERE track_id = ?", arguments: [row[0]])
             } else if let credit = Track(title: row[2], artist: text, musicBrainz: MusicBrainzIDs(artist: row[3])).credit(separators: []) {
-                try Store.saveCredit(credit, trackID: row[0], filingArtists: false, in: db)
+                try v5SaveCredit(credit, trackID: row[0], replacing: true, in: db)
             }
+        }
+    }
+
+    /// A credit stored as v5 stored it (before artists had rows of their own: v6 files them),
+    /// replacing the track's (`replacing`): its names in order, each a row. Frozen here from
+    /// `Store.saveCredit`, which has gone on to file artists and move rollups.
+    /// The credits themselves are `Track.credit(separators: [])` (`ArtistCredit.parse`), kept
+    /// as a call: a copy would be the parser whole, an exact duplicate of live code, and the
+    /// parser must go on agreeing with what it stored (a credit saved again compares equal and
+    /// is left alone). Its outputs are pinned instead: `FrozenFunctionTests` fails if it
+    /// splits any of its recorded credits differently (then this migration needs the old
+    /// parser frozen here first).
+    private static func v5SaveCredit(_ credit: ArtistCredit, trackID: Int64, replacing: Bool, in db: Database) throws {
+        if replacing { try db.execute(sql: "DELETE FROM track_artists WHERE track_id = ?", arguments: [trackID]) }
+        for (position, artist) in credit.artists.enumerated() {
+            try db.execute(sql: "INSERT INTO track_artists (track_id, position, name, role, listed, mbid) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [trackID, position, artist.name, artist.role.rawValue, credit.listed ? 1 : 0, artist.mbid])
         }
     }
 
