@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 import PacenoteWeb
 
@@ -12,6 +13,8 @@ import PacenoteWeb
 public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     // @unchecked Sendable: every mutable property is touched only on `queue`.
     private let store: Store
+    /// Tags plays (everyone's rows) and announces it; samples and workouts are this service's.
+    private let operations: Operations
     private let events: EventBus
     private let logger: Logger
     private let settings: Config.HeartRate
@@ -29,6 +32,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
 
     public init(store: Store, events: EventBus, settings: Config.HeartRate, logger: Logger) throws {
         self.store = store
+        self.operations = Operations(store: store, events: events)
         self.events = events
         self.settings = settings
         self.logger = logger
@@ -318,9 +322,9 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
 
     private func tagPlays(from: Date, to: Date) {
         do {
-            try store.tagPlays(from: from, to: to) { [unowned self] at, bpm in zone(at: at, bpm: bpm) }
+            try operations.tagPlays(from: from, to: to) { [unowned self] at, bpm in zone(at: at, bpm: bpm) }
         } catch {
-            logger.error("tagging plays with heart rate: \(error.description)")
+            logger.error("tagging plays with heart rate: \(error)")
         }
     }
 

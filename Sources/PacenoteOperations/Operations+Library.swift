@@ -72,3 +72,24 @@ extension Operations {
         return changes
     }
 }
+
+extension Operations {
+    /// Mirrors what `player`'s library listing found (files changed and gone, tempos from
+    /// `bpm` stickers) and announces it (`.library`) when anything changed.
+    @discardableResult
+    public func mirrorLibrary(player: String, changed: [SongInfo], removed: [String], stickers: [String: Double]?,
+                              now: Date = Date()) throws -> LibraryMirrorSummary {
+        let summary = try store.applyLibrary(player: player, changed: changed, removed: removed, stickers: stickers, now: now)
+        if summary.added + summary.updated + summary.removed + summary.bpmFromStickers > 0 { announce(.library(player: player)) }
+        return summary
+    }
+
+    /// Stores the tempos some files' tags give (none: a tag tempo they had goes) and marks
+    /// them read; announced as `.library`. Returns how many had a tempo.
+    @discardableResult
+    public func applyTagBPM(player: String, _ files: [(uri: String, modifiedMs: Int64, bpm: Double?)]) throws -> Int {
+        let withBPM = try store.applyTagBPM(player: player, files)
+        if !files.isEmpty { announce(.library(player: player)) }
+        return withBPM
+    }
+}

@@ -39,8 +39,8 @@ extension API {
     /// Records a login token's use: false when it was used before (a replay), which is
     /// then counted toward the client's lockout.
     func firstUse(of token: String, protocolVersion: String, keySHA256: String, expiresAt: Date?, client: String) -> Bool {
-        let fresh = (try? context.store.useScrobbleToken(id: ScrobblerCredentials.tokenID(protocolVersion: protocolVersion, token: token),
-                                                         keySHA256: keySHA256, expiresAt: expiresAt)) ?? false
+        let fresh = (try? context.operations.useScrobblerToken(id: ScrobblerCredentials.tokenID(protocolVersion: protocolVersion, token: token),
+                                                              keySHA256: keySHA256, expiresAt: expiresAt)) ?? false
         if !fresh { context.sessions.recordFailure(from: client) }
         return fresh
     }
@@ -53,7 +53,7 @@ extension API {
             context.sessions.recordFailure(from: client)
             return nil
         }
-        try? context.store.touchScrobbleSession(session)
+        try? context.operations.noteScrobblerSessionUse(session)
         return session
     }
 
@@ -67,7 +67,7 @@ extension API {
     func newScrobblerSession(keySHA256: String, protocolVersion: String, client: String, user: String) throws -> String {
         var rng = SystemRandomNumberGenerator()
         let key = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
-        try context.store.addScrobbleSession(ScrobbleSession(
+        try context.operations.openScrobblerSession(ScrobbleSession(
             key: key, keySHA256: keySHA256, protocolVersion: protocolVersion, client: client, user: user, createdAt: Date()))
         return key
     }

@@ -81,7 +81,7 @@ final class ResultCache<Value: Sendable>: Sendable {
     init(bus: EventBus?, maxAge: Double = 60, follows: @escaping @Sendable (DataChange) -> Bool = { $0.touchesPlays }) {
         self.maxAge = maxAge
         bus?.subscribe { [weak self] event in
-            if case .changed(let change) = event, follows(change) { self?.invalidate() }
+            if case .changed(let change, _) = event, follows(change) { self?.invalidate() }
         }
     }
 

@@ -31,7 +31,7 @@ import Testing
             context.events = bus
             api = API(context: context)
             bus.subscribe { [recorder] event in
-                if case .changed(let change) = event { recorder.changes.withLock { $0.append(change) } }
+                if case .changed(let change, _) = event { recorder.changes.withLock { $0.append(change) } }
             }
         }
 
