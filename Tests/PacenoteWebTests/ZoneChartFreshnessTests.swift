@@ -16,6 +16,7 @@ import Testing
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: utc)
         defer { try? store.close() }
         var context = APIContext(version: "t", startedAt: Date(), store: store, timeZone: utc, apiKey: "k", players: { [] })
+        context.publicURL = "http://pacenote.example"
         context.events = EventBus()
         let api = API(context: context)
         let start = 1_735_725_600.0  // 2025-01-01T10:00Z
