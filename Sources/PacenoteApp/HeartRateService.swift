@@ -13,7 +13,7 @@ import PacenoteWeb
 public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     // @unchecked Sendable: every mutable property is touched only on `queue`.
     private let store: Store
-    /// Tags plays (everyone's rows) and announces it; samples and workouts are this service's.
+    /// Tags plays and writes workouts, announced; samples and zone settings are this service's.
     private let operations: Operations
     private let events: EventBus
     private let logger: Logger
@@ -93,7 +93,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                 // The one in progress becomes manual, and stays so after a restart.
                 _ = detector.startManually(at: now)
                 do throws(StoreError) {
-                    try store.amendWorkout(id: workoutID, kind: "manual")
+                    try operations.amendWorkout(id: workoutID, kind: "manual")
                 } catch {
                     return .failure(error)
                 }
@@ -131,7 +131,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                     return .success((nil, stored))
                 }
                 let settingsID = zoneSettings.last { $0.effectiveFrom <= first }?.id ?? zoneSettings.first?.id
-                let id = try store.startWorkout(at: first, kind: "import", name: file.name, sport: file.sport, zoneSettingsID: settingsID)
+                let id = try operations.startWorkout(at: first, kind: "import", name: file.name, sport: file.sport, zoneSettingsID: settingsID)
                 if let workout = try store.workout(id: id) { try summarise(workout, end: last) }
                 return .success((id, stored))
             } catch {
@@ -246,7 +246,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     /// `at` through `through`.
     private func begin(at: Date, kind: String, name: String?, through: Date) throws(StoreError) -> Int64 {
         let settingsID = zoneSettings.last { $0.effectiveFrom <= at }?.id ?? zoneSettings.first?.id
-        let id = try store.startWorkout(at: at, kind: kind, name: name, zoneSettingsID: settingsID)
+        let id = try operations.startWorkout(at: at, kind: kind, name: name, zoneSettingsID: settingsID)
         workoutID = id
         if let workout = try store.workout(id: id) {
             // From the start as stored (to the millisecond), as the API sums it.
@@ -270,7 +270,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     /// settings that applied when it began.
     private func summarise(_ workout: Workout, end: Date) throws(StoreError) {
         let figures = try figures(of: workout, through: end)
-        try store.updateWorkout(id: workout.id, endedAt: end, average: figures.average, max: figures.maximum,
+        try operations.updateWorkout(id: workout.id, endedAt: end, average: figures.average, max: figures.maximum,
                                 secondsInZone: figures.secondsByZone(until: end))
         tagPlays(from: workout.startedAt, to: end)
     }
@@ -305,7 +305,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
             if let existing = near.first {
                 let newStart = min(existing.startedAt, start)
                 let newEnd = max(existing.endedAt ?? end, end)
-                try store.amendWorkout(id: existing.id, startedAt: newStart)
+                try operations.amendWorkout(id: existing.id, startedAt: newStart)
                 if var workout = try store.workout(id: existing.id) {
                     workout.startedAt = newStart
                     try summarise(workout, end: newEnd)
@@ -313,7 +313,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                 logger.info("workout \(existing.id) extended by samples uploaded late")
             } else {
                 let settingsID = zoneSettings.last { $0.effectiveFrom <= start }?.id
-                let id = try store.startWorkout(at: start, kind: "auto", zoneSettingsID: settingsID)
+                let id = try operations.startWorkout(at: start, kind: "auto", zoneSettingsID: settingsID)
                 if let workout = try store.workout(id: id) { try summarise(workout, end: end) }
                 logger.info("workout \(id) found in samples uploaded late")
             }

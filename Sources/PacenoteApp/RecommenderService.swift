@@ -136,7 +136,7 @@ public final class RecommenderService: RecommenderBackend {
     func follow(_ change: DataChange) {
         switch change {
         // A play's zone is read at the next build (`.playsTagged`), like any other play's.
-        case .playsAdded, .songOfTheDay, .friends, .playsTagged, .forwarding, .credentials: break
+        case .playsAdded, .songOfTheDay, .friends, .playsTagged, .workout, .forwarding, .credentials: break
         case .playsRewritten:
             control.withLock {
                 $0.rewrites &+= 1

@@ -76,6 +76,8 @@ public enum DataChange: Equatable, Sendable {
     /// Plays were given their heart rate, zone and workout (as they end, or when samples
     /// arrive late): zone charts change; what a play is does not.
     case playsTagged(ids: [Int64])
+    /// A workout began, was amended or got its figures (and the plays during it their link).
+    case workout(id: Int64)
     /// A player's library mirror changed: files, or tempos read from tags and stickers.
     case library(player: String)
     /// The outbox changed by hand (plays refused by a target queued again, a backfill, a
@@ -93,7 +95,7 @@ public enum DataChange: Equatable, Sendable {
     /// Whether charts, counts and history figures may differ after this change.
     public var touchesPlays: Bool {
         switch self {
-        case .playsAdded, .playsRewritten, .curated, .playsTagged: true
+        case .playsAdded, .playsRewritten, .curated, .playsTagged, .workout: true
         case .songOfTheDay, .trackBPM, .trackFeeling, .friends, .library, .forwarding, .credentials: false
         }
     }

@@ -18,8 +18,8 @@ import PacenoteStore
 ///
 /// Rows a service writes as its own bookkeeping stay with their owner and are not announced:
 /// the outbox's deliveries (`ForwardService`, the sender), a player's play in progress and
-/// library update time (`PlayerService`), heart-rate samples, zone settings and workouts
-/// (`HeartRateService`, which tags plays through `tagPlays`), friends' fetched feeds and
+/// library update time (`PlayerService`), heart-rate samples and zone settings
+/// (`HeartRateService`, which tags plays and writes workouts as operations), friends' feeds and
 /// covers (`FriendsPoller`), a key's last use (`APIKeySource`), and the configuration's
 /// rules and friends put in place at start, before anything is served (`PacenoteServer`).
 ///

@@ -46,6 +46,17 @@ import Testing
         #expect(DataChange.playsTagged(ids: [play]).touchesPlays, "zone charts are read from the plays")
     }
 
+    @Test func aWorkoutIsAnnouncedAsItStartsAndEnds() throws {
+        let f = try Fixture()
+        let at = OperationsTests.day
+        let id = try f.operations.startWorkout(at: at, kind: "auto", zoneSettingsID: nil)
+        try f.operations.updateWorkout(id: id, endedAt: at.addingTimeInterval(600), average: 140, max: 160, secondsInZone: [.z3: 600])
+        try f.operations.amendWorkout(id: id, startedAt: at.addingTimeInterval(-60))
+        #expect(Self.announced(f).map(\.change) == Array(repeating: .workout(id: id), count: 3))
+        #expect(try f.store.workout(id: id)?.endedAt == at.addingTimeInterval(600))
+        #expect(DataChange.workout(id: id).touchesPlays, "the plays during it are linked to it")
+    }
+
     @Test func tempoFromTagsAndTheLibraryMirrorAreAnnounced() throws {
         let f = try Fixture()
         let song = SongInfo(uri: "a.flac", tags: ["Title": "A", "Artist": "B"], durationSeconds: 180, lastModified: 1_000)
