@@ -177,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PacenoteWebTests",
-            dependencies: ["PacenoteWeb", "PacenoteCore", "PacenoteTestSupport"]
+            dependencies: ["PacenoteWeb", "PacenoteCore", "PacenoteOperations", "PacenoteTestSupport"]
         ),
         .testTarget(
             name: "PacenoteEndToEndTests",

@@ -55,7 +55,7 @@ public final class ForwardService: Sendable {
         worker.start(events: events, wakeOn: { [weak self] event in
             switch event {
             case .playLogged(_, let play, _) where play.counted: return true
-            case .changed(.playsAdded): return true
+            case .changed(.playsAdded, _), .changed(.forwarding, _): return true
             case .nowPlaying(let player, let now): return self?.playing(player: player, now) ?? false
             default: return false
             }

@@ -47,7 +47,7 @@ public final class FriendsPoller: Sendable {
 
     public func start() {
         worker.start(events: events, wakeOn: { event in
-            if case .changed(.friends) = event { return true }
+            if case .changed(.friends, _) = event { return true }
             return false
         }, round: { [weak self] in self?.round() ?? .distantFuture })
     }

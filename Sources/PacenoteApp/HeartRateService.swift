@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 import PacenoteWeb
 
@@ -12,6 +13,8 @@ import PacenoteWeb
 public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     // @unchecked Sendable: every mutable property is touched only on `queue`.
     private let store: Store
+    /// Tags plays and writes workouts, announced; samples and zone settings are this service's.
+    private let operations: Operations
     private let events: EventBus
     private let logger: Logger
     private let settings: Config.HeartRate
@@ -29,6 +32,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
 
     public init(store: Store, events: EventBus, settings: Config.HeartRate, logger: Logger) throws {
         self.store = store
+        self.operations = Operations(store: store, events: events)
         self.events = events
         self.settings = settings
         self.logger = logger
@@ -89,7 +93,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                 // The one in progress becomes manual, and stays so after a restart.
                 _ = detector.startManually(at: now)
                 do throws(StoreError) {
-                    try store.amendWorkout(id: workoutID, kind: "manual")
+                    try operations.amendWorkout(id: workoutID, kind: "manual")
                 } catch {
                     return .failure(error)
                 }
@@ -121,13 +125,13 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         try queue.sync { () -> Result<(Int64?, Int), StoreError> in
             do throws(StoreError) {
                 guard let first = file.samples.first?.at, let last = file.samples.last?.at else { return .success((nil, 0)) }
-                let stored = try store.insertSamples(file.samples, source: source)
+                let stored = try operations.storeSamples(file.samples, source: source)
                 if try store.workoutOverlaps(from: first, to: last) {
                     tagPlays(from: first, to: last)
                     return .success((nil, stored))
                 }
                 let settingsID = zoneSettings.last { $0.effectiveFrom <= first }?.id ?? zoneSettings.first?.id
-                let id = try store.startWorkout(at: first, kind: "import", name: file.name, sport: file.sport, zoneSettingsID: settingsID)
+                let id = try operations.startWorkout(at: first, kind: "import", name: file.name, sport: file.sport, zoneSettingsID: settingsID)
                 if let workout = try store.workout(id: id) { try summarise(workout, end: last) }
                 return .success((id, stored))
             } catch {
@@ -147,7 +151,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
             return sample
         }
         guard let first = samples.first, let last = samples.last else { return 0 }
-        let inserted = try store.insertSamples(samples, source: source)
+        let inserted = try operations.storeSamples(samples, source: source)
         Counter(label: "pacenote_hr_samples_total").increment(by: inserted)
         // Samples newer than what we have seen are live; older ones arrived late (a watch
         // syncing after the run) and only back-fill.
@@ -242,7 +246,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     /// `at` through `through`.
     private func begin(at: Date, kind: String, name: String?, through: Date) throws(StoreError) -> Int64 {
         let settingsID = zoneSettings.last { $0.effectiveFrom <= at }?.id ?? zoneSettings.first?.id
-        let id = try store.startWorkout(at: at, kind: kind, name: name, zoneSettingsID: settingsID)
+        let id = try operations.startWorkout(at: at, kind: kind, name: name, zoneSettingsID: settingsID)
         workoutID = id
         if let workout = try store.workout(id: id) {
             // From the start as stored (to the millisecond), as the API sums it.
@@ -266,7 +270,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     /// settings that applied when it began.
     private func summarise(_ workout: Workout, end: Date) throws(StoreError) {
         let figures = try figures(of: workout, through: end)
-        try store.updateWorkout(id: workout.id, endedAt: end, average: figures.average, max: figures.maximum,
+        try operations.updateWorkout(id: workout.id, endedAt: end, average: figures.average, max: figures.maximum,
                                 secondsInZone: figures.secondsByZone(until: end))
         tagPlays(from: workout.startedAt, to: end)
     }
@@ -301,7 +305,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
             if let existing = near.first {
                 let newStart = min(existing.startedAt, start)
                 let newEnd = max(existing.endedAt ?? end, end)
-                try store.amendWorkout(id: existing.id, startedAt: newStart)
+                try operations.amendWorkout(id: existing.id, startedAt: newStart)
                 if var workout = try store.workout(id: existing.id) {
                     workout.startedAt = newStart
                     try summarise(workout, end: newEnd)
@@ -309,7 +313,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                 logger.info("workout \(existing.id) extended by samples uploaded late")
             } else {
                 let settingsID = zoneSettings.last { $0.effectiveFrom <= start }?.id
-                let id = try store.startWorkout(at: start, kind: "auto", zoneSettingsID: settingsID)
+                let id = try operations.startWorkout(at: start, kind: "auto", zoneSettingsID: settingsID)
                 if let workout = try store.workout(id: id) { try summarise(workout, end: end) }
                 logger.info("workout \(id) found in samples uploaded late")
             }
@@ -318,9 +322,9 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
 
     private func tagPlays(from: Date, to: Date) {
         do {
-            try store.tagPlays(from: from, to: to) { [unowned self] at, bpm in zone(at: at, bpm: bpm) }
+            try operations.tagPlays(from: from, to: to) { [unowned self] at, bpm in zone(at: at, bpm: bpm) }
         } catch {
-            logger.error("tagging plays with heart rate: \(error.description)")
+            logger.error("tagging plays with heart rate: \(error)")
         }
     }
 

@@ -41,7 +41,7 @@ public final class LikesSync: Sendable {
     public func start(checkEvery seconds: Double = 5) {
         if let events {
             let token = events.subscribe { [weak self] event in
-                if case .changed(.trackFeeling(let ids)) = event { self?.schedule(ids) }
+                if case .changed(.trackFeeling(let ids), _) = event { self?.schedule(ids) }
             }
             state.withLock { $0.subscription = token }
         }

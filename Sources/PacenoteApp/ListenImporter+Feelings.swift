@@ -58,7 +58,6 @@ extension ListenImporter {
 
     /// Matches each feeling to a track and sets them all in one operation.
     func setFeelings(_ items: [ImportedFeeling], into summary: inout ImportSummary) throws {
-        let store = operations.store
         var changes: [(trackID: Int64, feeling: Feeling)] = []
         for item in items {
             var id: Int64?

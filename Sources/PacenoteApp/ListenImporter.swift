@@ -62,6 +62,8 @@ public final class ListenImporter {
 
     /// Batches are stored through the one write path, which announces them.
     let operations: Operations
+    /// For reads (matching feelings to tracks); every write goes through `operations`.
+    let store: Store
     let forced: ImportFormat?
     let batchSize: Int
     let progress: ((Progress) -> Void)?
@@ -73,6 +75,7 @@ public final class ListenImporter {
     public init(store: Store, events: EventBus? = nil, format: ImportFormat? = nil, batchSize: Int = ListenImporter.defaultBatchSize,
                 cancelled: @escaping () -> Bool = { false }, progress: ((Progress) -> Void)? = nil) {
         self.operations = Operations(store: store, events: events)
+        self.store = store
         self.cancelled = cancelled
         self.forced = format
         self.batchSize = max(1, batchSize)

@@ -134,7 +134,7 @@ public final class PacenoteServer: Sendable {
             try storeConfigFriends(config: config, store: store, logger: logger)
             // The file's `[[forward]]` targets: plays stored from now on enter their outbox.
             let forwardIDs: [String: Int64]
-            do { forwardIDs = try store.syncForwardTargets(config.forward.map(\.spec)) } catch {
+            do { forwardIDs = try Operations(store: store, events: events).syncForwardTargets(config.forward.map(\.spec)) } catch {
                 throw StartupError("forward: \(error)")
             }
             let forwarder = config.forward.isEmpty ? nil : try services.start("forwarding", {
@@ -154,7 +154,7 @@ public final class PacenoteServer: Sendable {
             let scrobblerSecret = try ScrobblerSecret.load(database: config.databasePath)
             // Keys made before v25 kept md5(key) in the clear; sealed now that the secret is at hand.
             do {
-                let sealed = try store.sealScrobblerMD5s { md5, sha in
+                let sealed = try Operations(store: store, events: events).sealScrobblerMD5s { md5, sha in
                     ScrobblerCredentials.seal(md5Hex: md5, keySHA256: sha, secret: scrobblerSecret)
                 }
                 if sealed > 0 { logger.info("keys: sealed the stored MD5 of \(sealed) named keys (Last.fm protocols)") }

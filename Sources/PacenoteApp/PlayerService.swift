@@ -12,6 +12,8 @@ public final class PlayerService: MPDWatcherDelegate {
     public let name: String
     public let watcher: MPDWatcher
     private let store: Store
+    /// Library mirror and tag tempos go through it (announced); the open play is this service's own row.
+    private let operations: Operations
     private let events: EventBus
     /// Where plays the store cannot take yet wait (shared by every player).
     private let waiting: WaitingPlays
@@ -72,6 +74,7 @@ public final class PlayerService: MPDWatcherDelegate {
         self.waiting = waiting
         self.watcher = watcher
         self.store = store
+        self.operations = Operations(store: store, events: events)
         self.events = events
         var logger = logger
         logger[metadataKey: "player"] = "\(name)"
@@ -110,7 +113,7 @@ public final class PlayerService: MPDWatcherDelegate {
     public func watcher(_ watcher: MPDWatcher, tickAt time: Date) {
         guard let progress = state.withLock({ $0.tracker.progress(at: time) }) else { return }
         do {
-            try store.saveProgress(player: name, progress)
+            try operations.saveProgress(player: name, progress)
         } catch {
             logger.error("saving the play in progress: \(error.description)")
         }
@@ -140,7 +143,7 @@ public final class PlayerService: MPDWatcherDelegate {
                 removed = known.keys.filter { !seen.contains($0) }
             }
             let stickers = try library.stickers(named: "bpm")?.compactMapValues(BPM.parse)
-            let summary = try store.applyLibrary(player: name, changed: changed, removed: removed, stickers: stickers)
+            let summary = try operations.mirrorLibrary(player: name, changed: changed, removed: removed, stickers: stickers)
             refreshNowPlaying()
             guard needsListing else { return }
             // Tags (for BPM) are read file by file by MPD: slow for a large library, so
@@ -171,7 +174,7 @@ public final class PlayerService: MPDWatcherDelegate {
         guard let batch = state.withLock({ s in s.tagQueue?.next(Self.tagBatch, alone: s.suspectFiles) }) else { return }
         do {
             let comments = try library.comments(of: batch.map(\.uri))
-            let withBPM = try store.applyTagBPM(player: name, batch.map { file in
+            let withBPM = try operations.applyTagBPM(player: name, batch.map { file in
                 (file.uri, file.modifiedMs, comments[file.uri].flatMap(BPM.fromComments))
             })
             if let uri = state.withLock({ $0.tracker.current?.song.uri }), batch.contains(where: { $0.uri == uri }) {
@@ -193,7 +196,7 @@ public final class PlayerService: MPDWatcherDelegate {
         } catch let error as MPDError where batch.count == 1 {
             // This file alone breaks the connection: give up on its tags, keep the file.
             logger.warning("cannot read the tags of \(batch[0].uri): \(error.message)")
-            _ = try? store.applyTagBPM(player: name, [(batch[0].uri, batch[0].modifiedMs, nil)])
+            _ = try? operations.applyTagBPM(player: name, [(batch[0].uri, batch[0].modifiedMs, nil)])
             state.withLock { $0.suspectFiles.remove(batch[0].uri) }
         } catch let error as MPDError {
             // The files stay marked unread; after reconnecting, the next pass reads this

@@ -119,7 +119,7 @@ public final class RecommenderService: RecommenderBackend {
             let autoQueue = settings.autoQueue
             let token = events.subscribe { [weak self] event in
                 switch event {
-                case .changed(let change): self?.follow(change)
+                case .changed(let change, _): self?.follow(change)
                 case .nowPlaying(let player, _) where autoQueue && player == playerName: self?.scheduleAutoQueue()
                 case .zoneChanged where autoQueue: self?.scheduleAutoQueue()
                 default: break
@@ -135,14 +135,16 @@ public final class RecommenderService: RecommenderBackend {
     /// the writer's thread: it takes only `control`'s lock, never the model's.
     func follow(_ change: DataChange) {
         switch change {
-        case .playsAdded, .songOfTheDay, .friends: break
+        // A play's zone is read at the next build (`.playsTagged`), like any other play's.
+        case .playsAdded, .songOfTheDay, .friends, .playsTagged, .workout, .forwarding, .credentials,
+             .heartRateSamples, .playInProgress: break
         case .playsRewritten:
             control.withLock {
                 $0.rewrites &+= 1
                 $0.version &+= 1
                 ready.store(false, ordering: .releasing)
             }
-        case .trackBPM: control.withLock { $0.tracksChanged = true; $0.trackChanges &+= 1; $0.version &+= 1 }
+        case .trackBPM, .library: control.withLock { $0.tracksChanged = true; $0.trackChanges &+= 1; $0.version &+= 1 }
         case .trackFeeling: control.withLock { $0.feelings = nil; $0.feelingChanges &+= 1; $0.version &+= 1 }
         // A merge moves plays, likes and BPMs between tracks: all of it is read again.
         case .curated:

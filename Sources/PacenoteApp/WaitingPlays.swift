@@ -196,7 +196,7 @@ public final class WaitingPlays: Sendable {
     }
 
     private func syncStored() {
-        do { try operations.store.waitDurable() } catch {
+        do { try operations.waitDurable() } catch {
             logger.warning("syncing the database after storing a play: \(error.description)")
         }
     }
@@ -215,7 +215,7 @@ public final class WaitingPlays: Sendable {
         }
         guard empty, let spool, spool.used > 0 else { return }
         // The spool is their other copy: the commit must be on disk before it goes.
-        do { try operations.store.makeDurable() } catch {
+        do { try operations.makeDurable() } catch {
             logger.warning("syncing the database before emptying the spool: \(error.description)")
             return
         }

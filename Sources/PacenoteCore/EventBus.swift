@@ -46,9 +46,11 @@ public enum PacenoteEvent: Equatable, Sendable {
     /// The workout in progress counted new readings: its figures so far.
     case workoutProgress(WorkoutProgress)
     case workoutEnded(id: Int64, at: Date)
-    /// Stored data changed, announced once per change after its transaction committed
+    /// Stored data changed, announced once per operation after its transaction committed
     /// (PacenoteOperations is the only publisher): caches and the recommender follow it.
-    case changed(DataChange)
+    /// `commit`: the store's commit count (`Store.commitCount`) read after that commit, so
+    /// a cache can keep one number — the commit it was made at — as its one signal.
+    case changed(DataChange, commit: UInt64 = 0)
 }
 
 /// What a committed change touched, so that each follower rebuilds only what it derives
@@ -71,6 +73,23 @@ public enum DataChange: Equatable, Sendable {
     case curated(entryID: Int64, undone: Bool)
     /// Someone was followed or unfollowed (the friends' poller asks a new friend at once).
     case friends(id: Int64)
+    /// Plays were given their heart rate, zone and workout (as they end, or when samples
+    /// arrive late): zone charts change; what a play is does not.
+    case playsTagged(ids: [Int64])
+    /// A workout began, was amended or got its figures (and the plays during it their link).
+    case workout(id: Int64)
+    /// A player's library mirror changed: files, or tempos read from tags and stickers.
+    case library(player: String)
+    /// The outbox changed by hand (plays refused by a target queued again, a backfill, a
+    /// target's session): the sender looks at once.
+    case forwarding
+    /// Credentials changed (a key, a scrobbler session): nothing derived from plays.
+    case credentials
+    /// Heart-rate samples were stored: workout and review heart-rate figures read them;
+    /// the plays they tag are announced apart (`playsTagged`).
+    case heartRateSamples
+    /// A player's play in progress was saved (on each tick): no chart counts it.
+    case playInProgress(player: String)
 
     public enum Reason: String, Equatable, Sendable {
         case imported
@@ -81,8 +100,9 @@ public enum DataChange: Equatable, Sendable {
     /// Whether charts, counts and history figures may differ after this change.
     public var touchesPlays: Bool {
         switch self {
-        case .playsAdded, .playsRewritten, .curated: true
-        case .songOfTheDay, .trackBPM, .trackFeeling, .friends: false
+        case .playsAdded, .playsRewritten, .curated, .playsTagged, .workout: true
+        case .songOfTheDay, .trackBPM, .trackFeeling, .friends, .library, .forwarding, .credentials,
+             .heartRateSamples, .playInProgress: false
         }
     }
 }

@@ -72,3 +72,32 @@ extension Operations {
         return changes
     }
 }
+
+extension Operations {
+    /// Mirrors what `player`'s library listing found (files changed and gone, tempos from
+    /// `bpm` stickers) and announces it (`.library`) when anything changed.
+    @discardableResult
+    public func mirrorLibrary(player: String, changed: [SongInfo], removed: [String], stickers: [String: Double]?,
+                              now: Date = Date()) throws -> LibraryMirrorSummary {
+        let summary = try store.applyLibrary(player: player, changed: changed, removed: removed, stickers: stickers, now: now)
+        if summary.added + summary.updated + summary.removed + summary.bpmFromStickers > 0 { announce(.library(player: player)) }
+        return summary
+    }
+
+    /// Stores the tempos some files' tags give (none: a tag tempo they had goes) and marks
+    /// them read; announced as `.library`. Returns how many had a tempo.
+    @discardableResult
+    public func applyTagBPM(player: String, _ files: [(uri: String, modifiedMs: Int64, bpm: Double?)]) throws -> Int {
+        let withBPM = try store.applyTagBPM(player: player, files)
+        if !files.isEmpty { announce(.library(player: player)) }
+        return withBPM
+    }
+
+    /// Saves a player's play in progress (on each tick, so a crash loses at most a tick)
+    /// and announces it (`.playInProgress`): without it, the commit would look like an
+    /// unannounced write and drop every cache of the web layer each tick.
+    public func saveProgress(player: String, _ open: OpenPlay) throws(StoreError) {
+        try store.saveProgress(player: player, open)
+        announce(.playInProgress(player: player))
+    }
+}

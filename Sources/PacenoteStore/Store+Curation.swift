@@ -21,7 +21,7 @@ extension Store {
             var touches: Set<String> = []
             for id in playIDs {
                 guard let play = try Store.playWithTrack(id: id, in: db) else {
-                    throw StoreError.refused(.notFound, "not_found", "no play \(id)")
+                    throw StoreError.refused(.missing, "no play \(id)")
                 }
                 deleted.append(play)
                 undo.restorePlays.append(try StoredRow.fetch(table: "plays", id: id, in: db))
@@ -56,13 +56,13 @@ extension Store {
         let localTime = self.localTime
         return try write { db in
             guard let before = try Store.playWithTrack(id: playID, in: db) else {
-                throw StoreError.refused(.notFound, "not_found", "no play \(playID)")
+                throw StoreError.refused(.missing, "no play \(playID)")
             }
             var trackID = before.play.trackID
             var undo = CurationUndo()
             if let id = edit.trackID {
                 guard let kept = try Int64.fetchOne(db, sql: "SELECT COALESCE(merged_into, id) FROM tracks WHERE id = ?", arguments: [id]) else {
-                    throw StoreError.refused(.notFound, "not_found", "no track \(id)")
+                    throw StoreError.refused(.missing, "no track \(id)")
                 }
                 trackID = kept
             } else if let track = edit.track {
@@ -74,7 +74,7 @@ extension Store {
             if trackID != before.play.trackID,
                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM plays WHERE track_id = ? AND started_at_ms = ?)",
                                  arguments: [trackID, Store.milliseconds(before.play.startedAt)]) == true {
-                throw StoreError.refused(.conflict, "duplicate_play", "track \(trackID) already has a play at \(ISO8601.string(before.play.startedAt))")
+                throw StoreError.refused(.duplicatePlay, "track \(trackID) already has a play at \(ISO8601.string(before.play.startedAt))")
             }
             try db.execute(sql: "UPDATE plays SET track_id = ?, counted = ? WHERE id = ?", arguments: [trackID, counted, playID])
             undo.playValues = [.init(id: playID, trackID: before.play.trackID, counted: before.play.counted)]
@@ -110,12 +110,12 @@ extension Store {
             switch addition {
             case .track(let id):
                 guard let row = try Row.fetchOne(db, sql: "SELECT COALESCE(merged_into, id), duration_s FROM tracks WHERE id = ?", arguments: [id]) else {
-                    throw StoreError.refused(.notFound, "not_found", "no track \(id)")
+                    throw StoreError.refused(.missing, "no track \(id)")
                 }
                 tracks = [(row[0], row[1])]
             case .file(let uri):
                 guard let row = try Row.fetchOne(db, sql: "SELECT COALESCE(merged_into, id), duration_s FROM tracks WHERE uri = ?", arguments: [uri]) else {
-                    throw StoreError.refused(.notFound, "not_found", "no file \(uri) in the library")
+                    throw StoreError.refused(.missing, "no file \(uri) in the library")
                 }
                 tracks = [(row[0], row[1])]
             case .text(let track):
@@ -125,7 +125,7 @@ extension Store {
                 tracks = [(id, try Double.fetchOne(db, sql: "SELECT duration_s FROM tracks WHERE id = ?", arguments: [id]))]
             case .album(let id):
                 guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM albums WHERE id = ?)", arguments: [id]) == true else {
-                    throw StoreError.refused(.notFound, "not_found", "no album \(id)")
+                    throw StoreError.refused(.missing, "no album \(id)")
                 }
                 // The album's files as MPD has them, in order; tracks only ever listened to
                 // elsewhere (no file) when it has none.
@@ -135,9 +135,9 @@ extension Store {
                     """, arguments: [id])
                 let inLibrary = try Set(Int64.fetchAll(db, sql: "SELECT id FROM tracks WHERE album_id = ? AND in_library = 1", arguments: [id]))
                 tracks = rows.map { ($0[0], $0[1]) }.filter { inLibrary.isEmpty || inLibrary.contains($0.0) }
-                guard !tracks.isEmpty else { throw StoreError.refused(.invalid, "empty_album", "album \(id) has no tracks") }
+                guard !tracks.isEmpty else { throw StoreError.refused(.emptyAlbum, "album \(id) has no tracks") }
                 if let missing = tracks.first(where: { ($0.duration ?? 0) <= 0 }) {
-                    throw StoreError.refused(.invalid, "unknown_duration", "track \(missing.id) of album \(id) has no known length")
+                    throw StoreError.refused(.unknownDuration, "track \(missing.id) of album \(id) has no known length")
                 }
             }
             var start = startedAt
@@ -154,7 +154,7 @@ extension Store {
                 if let stored = try Store.playWithTrack(id: id, in: db) { added.append(stored) }
             }
             guard !added.isEmpty else {
-                throw StoreError.refused(.conflict, "duplicate_play", "every play asked for is already stored")
+                throw StoreError.refused(.duplicatePlay, "every play asked for is already stored")
             }
             let summary = added.count == 1
                 ? "Added a play of “\(added[0].track.title)” at \(Store.localText(startedAt, localTime))"
@@ -217,16 +217,16 @@ extension Store {
     public func undoCuration(id: Int64, at now: Date = Date()) throws(StoreError) -> CurationEntry {
         try write { db in
             guard let entry = try Store.curationEntry(id: id, in: db) else {
-                throw StoreError.refused(.notFound, "not_found", "no curation entry \(id)")
+                throw StoreError.refused(.missing, "no curation entry \(id)")
             }
-            if entry.undoneAt != nil { throw StoreError.refused(.conflict, "already_undone", "entry \(id) was undone already") }
+            if entry.undoneAt != nil { throw StoreError.refused(.alreadyUndone, "entry \(id) was undone already") }
             let later = try Row.fetchAll(db, sql: """
                 SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches FROM curation_log
                 WHERE id > ? AND undone_at_ms IS NULL
                 """, arguments: [id]).map(Store.curationEntry)
             let blockers = CurationEntry.blockers(of: entry, among: later)
             if !blockers.isEmpty {
-                throw StoreError.refused(.conflict, "undo_blocked",
+                throw StoreError.refused(.undoBlocked,
                     "later changes depend on entry \(id): undo \(blockers.map { "\($0.id)" }.joined(separator: ", ")) first")
             }
             guard let text = try String.fetchOne(db, sql: "SELECT undo_json FROM curation_log WHERE id = ?", arguments: [id]) else {

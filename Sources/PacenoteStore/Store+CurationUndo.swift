@@ -197,7 +197,7 @@ struct StoredRow: Codable {
             try db.execute(sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
                            arguments: arguments)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw StoreError.refused(.conflict, "undo_conflict", "cannot put a \(table) row back: \(error.message ?? "a constraint")")
+            throw StoreError.refused(.undoConflict, "cannot put a \(table) row back: \(error.message ?? "a constraint")")
         }
     }
 }

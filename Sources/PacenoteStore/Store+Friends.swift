@@ -115,10 +115,10 @@ extension Store {
     public func addFriend(name: String, url: String, at now: Date = Date()) throws(StoreError) -> Friend {
         try write { db in
             if let existing = try Row.fetchOne(db, sql: "SELECT \(Store.friendColumns) FROM friends WHERE url = ?", arguments: [url]) {
-                throw StoreError.refused(.conflict, "friend_exists", "\(url) is followed already, as “\(Store.friend(existing).name)”")
+                throw StoreError.refused(.friendFollowed, "\(url) is followed already, as “\(Store.friend(existing).name)”")
             }
             if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM friends") ?? 0 >= Friend.maxFriends {
-                throw StoreError.refused(.invalid, "too_many_friends", "at most \(Friend.maxFriends) friends")
+                throw StoreError.refused(.tooManyFriends, "at most \(Friend.maxFriends) friends")
             }
             try db.execute(sql: "INSERT INTO friends (name, url, added_by, created_at_ms) VALUES (?, ?, 'site', ?)",
                            arguments: [name, url, Store.milliseconds(now)])
@@ -130,9 +130,9 @@ extension Store {
     /// friends are refused: they would come back at the next start.
     public func deleteFriend(id: Int64) throws(StoreError) -> Friend {
         try write { db in
-            guard let friend = try Store.friend(id: id, in: db) else { throw StoreError.refused(.notFound, "not_found", "no friend \(id)") }
+            guard let friend = try Store.friend(id: id, in: db) else { throw StoreError.refused(.missing, "no friend \(id)") }
             if friend.origin == .config {
-                throw StoreError.refused(.conflict, "config_friend", "\(friend.name) comes from the configuration file: remove them there")
+                throw StoreError.refused(.friendFromConfig, "\(friend.name) comes from the configuration file: remove them there")
             }
             try db.execute(sql: "DELETE FROM friends WHERE id = ?", arguments: [id])
             return friend

@@ -209,9 +209,10 @@ extension Store {
     /// Gives every play overlapping [from, to] its heart rate: average and maximum of the
     /// samples during it, the zone of the average (by `zone`, which knows the settings in
     /// force then), and the workout it falls in. Late samples back-fill the same way.
-    /// Returns how many plays got a heart rate.
+    /// Returns the plays whose heart rate, zone or workout changed (a play tagged again with
+    /// the same figures, as readings of a workout in progress arrive, is not among them).
     @discardableResult
-    public func tagPlays(from: Date, to: Date, zone: (Date, Double) -> Zone) throws(StoreError) -> Int {
+    public func tagPlays(from: Date, to: Date, zone: (Date, Double) -> Zone) throws(StoreError) -> [Int64] {
         try write { db in
             // No sample where such a play could have one (it began between a day before
             // `from` and `to`, so it ended by a day after `to`): nothing to tag, and the plays
@@ -219,9 +220,10 @@ extension Store {
             // is ~860 a day: a page read each, ~2 ms, while the charts are read beside it).
             let (first, last) = (Store.milliseconds(from) - Store.longestPlayMs, Store.milliseconds(to) + Store.longestPlayMs)
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM hr_samples WHERE at_ms BETWEEN ? AND ?)"),
-                                    arguments: [first, last]) == true else { return 0 }
+                                    arguments: [first, last]) == true else { return [] }
             let rows = try Row.fetchAll(db, sql: """
-                SELECT p.id, p.started_at_ms, AVG(s.bpm) AS avg, MAX(s.bpm) AS max
+                SELECT p.id, p.started_at_ms, AVG(s.bpm) AS avg, MAX(s.bpm) AS max,
+                       p.hr_avg AS was_avg, p.hr_max AS was_max, p.zone AS was_zone, p.workout_id AS was_workout
                 FROM plays p JOIN hr_samples s ON s.at_ms BETWEEN p.started_at_ms AND p.ended_at_ms
                 WHERE p.started_at_ms BETWEEN ? AND ? AND p.ended_at_ms >= ?
                 GROUP BY +p.id  -- (the unary +: grouping by the id made SQLite scan plays in id order)
@@ -233,13 +235,20 @@ extension Store {
                                   AND COALESCE(w.ended_at_ms, 9223372036854775807) > plays.started_at_ms
                                 ORDER BY w.started_at_ms DESC LIMIT 1)
                 WHERE id = ?
+                RETURNING workout_id
                 """)
+            var changed: [Int64] = []
             for row in rows {
                 let average: Double = row["avg"]
+                let rounded = (average * 10).rounded() / 10, maximum: Int = row["max"], id: Int64 = row["id"]
                 let z = zone(Store.date(milliseconds: row["started_at_ms"]), average)
-                try update.execute(arguments: [(average * 10).rounded() / 10, row["max"] as Int, z.rawValue, row["id"] as Int64])
+                let workout = try Int64?.fetchOne(update, arguments: [rounded, maximum, z.rawValue, id]) ?? nil
+                if row["was_avg"] as Double? != rounded || row["was_max"] as Int? != maximum || row["was_zone"] as Int? != z.rawValue
+                    || row["was_workout"] as Int64? != workout {
+                    changed.append(id)
+                }
             }
-            return rows.count
+            return changed
         }
     }
 

@@ -18,17 +18,17 @@ extension Store {
         try write { db in
             let aliases = try Store.addArtists(keys: kind == .artist ? aliasKeys : [], at: now, in: db)
             let from = Array(Set(from + aliases)).sorted()
-            guard !from.isEmpty else { throw StoreError.refused(.invalid, "invalid_from", "'from' names nothing to merge") }
-            guard !from.contains(into) else { throw StoreError.refused(.invalid, "invalid_merge", "cannot merge \(kind.rawValue) \(into) into itself") }
+            guard !from.isEmpty else { throw StoreError.refused(.nothingToMerge, "'from' names nothing to merge") }
+            guard !from.contains(into) else { throw StoreError.refused(.mergeIntoItself, "cannot merge \(kind.rawValue) \(into) into itself") }
             let table = kind.table
             var names: [Int64: String] = [:], keys: [Int64: String] = [:]
             for id in from + [into] {
                 guard let row = try Row.fetchOne(db, sql: "SELECT \(kind.nameColumn), merged_into, \(kind.keyColumn) FROM \(table) WHERE id = ?",
                                                  arguments: [id]) else {
-                    throw StoreError.refused(.notFound, "not_found", "no \(kind.rawValue) \(id)")
+                    throw StoreError.refused(.missing, "no \(kind.rawValue) \(id)")
                 }
                 if let kept = row[1] as Int64? {
-                    throw StoreError.refused(.conflict, "already_merged", "\(kind.rawValue) \(id) was merged into \(kind.rawValue) \(kept) already")
+                    throw StoreError.refused(.alreadyMerged, "\(kind.rawValue) \(id) was merged into \(kind.rawValue) \(kept) already")
                 }
                 names[id] = row[0]
                 keys[id] = row[2]
@@ -75,7 +75,7 @@ extension Store {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(request.utf8))) as? [String: Any],
               let merge = object["merge"] as? [String: Any], let kind = (merge["kind"] as? String).flatMap(MergeKind.init(rawValue:)),
               let fromKeys = merge["from_keys"] as? [String], let intoKey = merge["into_key"] as? String else {
-            throw StoreError.refused(.invalid, "invalid_merge", "not a merge Pacenote exported")
+            throw StoreError.refused(.notAnExportedMerge, "not a merge Pacenote exported")
         }
         let ids: (from: [Int64], into: Int64?, absent: [String]) = try read { db in
             func find(_ key: String) throws -> Int64? {

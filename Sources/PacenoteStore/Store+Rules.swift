@@ -62,9 +62,9 @@ extension Store {
     public func updateRule(_ rule: CurationRule) throws(StoreError) -> CurationRule {
         try write { db in
             guard let id = rule.id, let stored = try Store.rule(id: id, in: db) else {
-                throw StoreError.refused(.notFound, "not_found", "no rule \(rule.id ?? 0)")
+                throw StoreError.refused(.missing, "no rule \(rule.id ?? 0)")
             }
-            if stored.fromConfig { throw StoreError.refused(.conflict, "config_rule", "rule \(id) comes from the configuration file: change it there") }
+            if stored.fromConfig { throw StoreError.refused(.ruleFromConfig, "rule \(id) comes from the configuration file: change it there") }
             try db.execute(sql: """
                 UPDATE curation_rules SET action = ?, field = ?, match = ?, value = ?, replacement = ?, enabled = ? WHERE id = ?
                 """, arguments: [rule.action.rawValue, rule.field.rawValue, rule.match.rawValue, rule.value, rule.replacement, rule.enabled, id])
@@ -80,8 +80,8 @@ extension Store {
     /// its entry in the curation log for that).
     public func deleteRule(id: Int64) throws(StoreError) -> CurationRule {
         try write { db in
-            guard let stored = try Store.rule(id: id, in: db) else { throw StoreError.refused(.notFound, "not_found", "no rule \(id)") }
-            if stored.fromConfig { throw StoreError.refused(.conflict, "config_rule", "rule \(id) comes from the configuration file: change it there") }
+            guard let stored = try Store.rule(id: id, in: db) else { throw StoreError.refused(.missing, "no rule \(id)") }
+            if stored.fromConfig { throw StoreError.refused(.ruleFromConfig, "rule \(id) comes from the configuration file: change it there") }
             try db.execute(sql: "DELETE FROM curation_rules WHERE id = ?", arguments: [id])
             try Store.forgetRuleOverruns(ids: [id], in: db)
             try Store.bumpRulesGeneration(in: db)
@@ -218,7 +218,7 @@ extension Store {
             var touches: Set<String> = ["rule:\(id)"]
             let effect = try Store.applyRule(id: id, limit: limit, outcomes: outcomes, undo: &undo, touches: &touches, in: db)
             guard effect.total > 0 else {
-                throw StoreError.refused(.conflict, "nothing_to_change", "rule \(id) changes no play logged so far")
+                throw StoreError.refused(.ruleChangesNothing, "rule \(id) changes no play logged so far")
             }
             let entry = try Store.log(.rule, summary: "\(effect.rule.summary): \(effect.total) play\(effect.total == 1 ? "" : "s")",
                                       request: request, undo: undo, touches: touches, source: source, at: now, in: db)
@@ -231,8 +231,8 @@ extension Store {
     /// it all back).
     static func applyRule(id: Int64, limit: Int, outcomes: [Int64: (track: Track, outcome: RuleOutcome)],
                           undo: inout CurationUndo, touches: inout Set<String>, in db: Database) throws -> RuleEffect {
-        guard let rule = try rule(id: id, in: db) else { throw StoreError.refused(.notFound, "not_found", "no rule \(id)") }
-        if let problem = rule.problem { throw StoreError.refused(.invalid, "invalid_rule", problem) }
+        guard let rule = try rule(id: id, in: db) else { throw StoreError.refused(.missing, "no rule \(id)") }
+        if let problem = rule.problem { throw StoreError.refused(.invalidRule, problem) }
         var single = rule
         single.enabled = true
         let rules = RuleSet([single])

@@ -101,12 +101,15 @@ extension Store {
     }
 
     /// Notes a session's use, at most once an hour (its lifetime runs from its last use).
-    public func touchScrobbleSession(_ session: ScrobbleSession, at now: Date = Date()) throws(StoreError) {
-        guard now.timeIntervalSince(session.lastUsedAt) >= 3600 else { return }
+    /// Returns whether it wrote.
+    @discardableResult
+    public func touchScrobbleSession(_ session: ScrobbleSession, at now: Date = Date()) throws(StoreError) -> Bool {
+        guard now.timeIntervalSince(session.lastUsedAt) >= 3600 else { return false }
         try write { db in
             try db.execute(sql: "UPDATE scrobble_sessions SET last_used_at_ms = ? WHERE session_key = ?",
                            arguments: [Store.milliseconds(now), session.key])
         }
+        return true
     }
 
     /// Ends the sessions opened with the key of this SHA-256 and forgets its used tokens:

@@ -21,22 +21,38 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// into itself, an undo that later changes depend on): nothing was written.
     case refused(Refusal)
 
-    /// Why a change was refused, with a stable code for API clients.
+    /// Why a change was refused: what the store would not do, in the domain's terms, and a
+    /// message naming what was asked. How a client sees it (an API code, an HTTP status) is
+    /// decided once, by PacenoteOperations' `OperationError.from`.
     public struct Refusal: Equatable, Sendable {
-        public enum Kind: Sendable { case notFound, invalid, conflict }
-        public var kind: Kind
-        public var code: String
+        public enum Reason: Sendable, Equatable {
+            /// What the change names (a play, a track, an entry, a rule, a friend) is not stored.
+            case missing
+            case nothingToMerge, mergeIntoItself, alreadyMerged, notAnExportedMerge
+            /// The play asked for is stored already (same track, same start).
+            case duplicatePlay
+            case emptyAlbum
+            /// An album's track has no known length, so its plays cannot be laid out.
+            case unknownDuration
+            case alreadyUndone
+            /// Later entries depend on the one to undo.
+            case undoBlocked
+            /// A row the undo would put back clashes with one written since.
+            case undoConflict
+            case friendFollowed, tooManyFriends, friendFromConfig
+            case ruleFromConfig, ruleChangesNothing, invalidRule
+        }
+        public var reason: Reason
         public var message: String
 
-        public init(_ kind: Kind, code: String, _ message: String) {
-            self.kind = kind
-            self.code = code
+        public init(_ reason: Reason, _ message: String) {
+            self.reason = reason
             self.message = message
         }
     }
 
-    static func refused(_ kind: Refusal.Kind, _ code: String, _ message: String) -> StoreError {
-        .refused(Refusal(kind, code: code, message))
+    static func refused(_ reason: Refusal.Reason, _ message: String) -> StoreError {
+        .refused(Refusal(reason, message))
     }
 
     public var description: String {

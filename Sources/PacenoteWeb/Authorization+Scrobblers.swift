@@ -35,7 +35,7 @@ extension Authorization {
     /// then counted toward the client's lockout.
     static func firstUse(of token: String, protocolVersion: String, keySHA256: String, expiresAt: Date?, client: String,
                          in context: APIContext) -> Bool {
-        let fresh = (try? context.store.useScrobbleToken(id: ScrobblerCredentials.tokenID(protocolVersion: protocolVersion, token: token),
+        let fresh = (try? context.operations.useScrobblerToken(id: ScrobblerCredentials.tokenID(protocolVersion: protocolVersion, token: token),
                                                          keySHA256: keySHA256, expiresAt: expiresAt)) ?? false
         if !fresh { context.sessions.recordFailure(from: client) }
         return fresh
@@ -49,7 +49,7 @@ extension Authorization {
             context.sessions.recordFailure(from: client)
             return nil
         }
-        try? context.store.touchScrobbleSession(session)
+        try? context.operations.noteScrobblerSessionUse(session)
         return session
     }
 
@@ -65,7 +65,7 @@ extension Authorization {
                                     in context: APIContext) throws -> String {
         var rng = SystemRandomNumberGenerator()
         let key = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
-        try context.store.addScrobbleSession(ScrobbleSession(
+        try context.operations.openScrobblerSession(ScrobbleSession(
             key: key, keySHA256: keySHA256, protocolVersion: protocolVersion, client: client, user: user, createdAt: context.clock.now()))
         return key
     }

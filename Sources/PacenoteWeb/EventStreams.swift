@@ -263,7 +263,7 @@ public final class EventStreamHub: @unchecked Sendable {
     /// The event's name and data on the stream; nil for what the page has no use for.
     static func encode(_ event: PacenoteEvent, at now: Date) -> (String, JSONValue)? {
         switch event {
-        case .changed(.curated(let id, let undone)):
+        case .changed(.curated(let id, let undone), _):
             // The history was corrected: the page reads its figures again.
             return ("curated", .object([("id", .int(id)), ("undone", .bool(undone))]))
         case .changed:

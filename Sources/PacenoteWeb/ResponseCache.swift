@@ -28,17 +28,21 @@ final class CacheSignal: Sendable {
     /// Follows every change announced (`.changed`).
     static let everyChange: @Sendable (PacenoteEvent) -> Bool = { if case .changed = $0 { true } else { false } }
     /// Follows the changes to plays (charts, counts, history figures).
-    static let playChanges: @Sendable (PacenoteEvent) -> Bool = { if case .changed(let change) = $0 { change.touchesPlays } else { false } }
+    static let playChanges: @Sendable (PacenoteEvent) -> Bool = { if case .changed(let change, _) = $0 { change.touchesPlays } else { false } }
 
     init(store: Store, bus: EventBus?, follows: @escaping @Sendable (PacenoteEvent) -> Bool = CacheSignal.everyChange) {
         self.store = store
         bus?.subscribe { [weak self, store] event in
-            let isChange: Bool
-            if case .changed = event { isChange = true } else { isChange = false }
+            var announcedAt: UInt64?
+            if case .changed(_, let commit) = event {
+                // The commit the change was announced with (Operations reads it after the
+                // commit); 0 from a publisher that gave none: read it now.
+                announcedAt = commit != 0 ? commit : store.commitCount
+            }
+            let isChange = announcedAt != nil
             let follow = follows(event)
             guard isChange || follow else { return }
-            // Read after the change's commit (it is announced once committed).
-            let commits = store.commitCount
+            let commits = announcedAt ?? 0
             self?.state.withLock { state in
                 if follow { state.followed &+= 1 }
                 if isChange { state.announced = max(state.announced, commits) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PacenoteApp
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 
 /// `pacenote forward`: the `[[forward]]` targets' queues (status), parked plays sent again
@@ -17,11 +18,13 @@ struct Forward: ParsableCommand {
         subcommands: [ForwardStatus.self, ForwardRetry.self, ForwardBackfill.self, ForwardLogin.self],
         defaultSubcommand: ForwardStatus.self)
 
-    /// The configuration's targets, made the database's (as `serve` does at start).
+    /// The configuration's targets, made the database's (as `serve` does at start). Changes
+    /// go through the operations (this process has no bus: the server's sender sees them
+    /// at its next look); `status` only reads the store.
     static func open(_ storage: StorageOptions) throws -> (Config, Store) {
         let config = try storage.loadConfig()
         let store = try PacenoteServer.openStore(config: config)
-        do { try store.syncForwardTargets(config.forward.map(\.spec)) } catch {
+        do { try Operations(store: store, events: nil).syncForwardTargets(config.forward.map(\.spec)) } catch {
             try? store.close()
             throw error
         }
@@ -103,7 +106,7 @@ struct ForwardRetry: ParsableCommand {
         let (config, store) = try Forward.open(storage)
         defer { try? store.close() }
         if let name { _ = try Forward.target(name, in: config) }
-        let count = try store.retryParked(target: name)
+        let count = try Operations(store: store, events: nil).retryParkedForwards(target: name)
         print("\(counted(count, "parked play")) queued again")
     }
 }
@@ -136,7 +139,7 @@ struct ForwardBackfill: ParsableCommand {
         guard let fromDate = try Export.instant(from, in: local, endOfDay: false) else { return }
         let toDate = try Export.instant(to, in: local, endOfDay: true)
         if let toDate, toDate <= fromDate { throw Failure("--to must be after --from") }
-        let count = try store.backfill(target: name, from: fromDate, to: toDate) ?? 0
+        let count = try Operations(store: store, events: nil).backfillForward(target: name, from: fromDate, to: toDate)
         print("\(counted(count, "play")) queued for \(name)")
     }
 }
@@ -171,7 +174,7 @@ struct ForwardLogin: ParsableCommand {
         do { session = try PacenoteApp.ForwardLogin.login(target: target, username: user, password: password) } catch {
             throw Failure(URLSecrets.maskedInText("\(name): \(target.effectiveURL): \(error); nothing was stored"))
         }
-        try store.setForwardSession(target: name, key: session.key, user: session.name)
+        try Operations(store: store, events: nil).setForwardSession(target: name, key: session.key, user: session.name)
         print("\(name): logged in as \(session.name)")
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PacenoteApp
 import PacenoteCore
+import PacenoteOperations
 import PacenoteStore
 
 /// `pacenote key`: the instance's own key (the admin key), and named keys with a scope
@@ -45,7 +46,7 @@ struct ShowKey: ParsableCommand {
         let old = rotate || revoke ? try? APIKey.load(database: config.databasePath, environment: [:]) : nil
         defer {
             if let old, old != "revoked", let store = try? PacenoteServer.openStore(config: config) {
-                try? store.endScrobbleSessions(keySHA256: SHA256.hex(old))
+                try? Operations(store: store, events: nil).endScrobblerSessions(keySHA256: SHA256.hex(old))
                 try? store.close()
             }
         }

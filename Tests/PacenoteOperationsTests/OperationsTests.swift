@@ -31,7 +31,7 @@ import Testing
         func changes() -> [DataChange] {
             recorder.events.withLock { events in
                 defer { events.removeAll() }
-                return events.compactMap { if case .changed(let change) = $0 { change } else { nil } }
+                return events.compactMap { if case .changed(let change, _) = $0 { change } else { nil } }
             }
         }
 

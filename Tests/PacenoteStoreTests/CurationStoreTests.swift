@@ -157,14 +157,14 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(throws: StoreError.self) { try store.undoCuration(id: merge.id) }
         do { _ = try store.undoCuration(id: merge.id) } catch {
             guard case .refused(let refusal) = error else { Issue.record("\(error)"); return }
-            #expect(refusal.code == "undo_blocked" && refusal.message.contains("\(delete.id)"))
+            #expect(refusal.reason == .undoBlocked && refusal.message.contains("\(delete.id)"))
         }
         _ = try store.undoCuration(id: delete.id)
         _ = try store.undoCuration(id: merge.id)
         try EntityRollupTests.expectExact(store, "both undone")
         do { _ = try store.undoCuration(id: merge.id) } catch {
             guard case .refused(let refusal) = error else { Issue.record("\(error)"); return }
-            #expect(refusal.code == "already_undone")
+            #expect(refusal.reason == .alreadyUndone)
         }
         // Bad merges are refused, and write nothing.
         let before = try Self.snapshot(store)

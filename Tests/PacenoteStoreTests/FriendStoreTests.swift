@@ -41,7 +41,7 @@ private let utc = TimeZone(identifier: "UTC")!
         #expect(friends.first { $0.name == "Samantha" }?.etag == "\"1\"")
         #expect(try store.friendSongs(friendID: sam.id!).map(\.title) == ["Dog Days"])
         // The configuration's friends are not removed from the site.
-        #expect(throws: StoreError.refused(.init(.conflict, code: "config_friend",
+        #expect(throws: StoreError.refused(.init(.friendFromConfig,
                                                  "Samantha comes from the configuration file: remove them there"))) {
             try store.deleteFriend(id: sam.id!)
         }

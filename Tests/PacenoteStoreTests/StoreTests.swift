@@ -404,7 +404,7 @@ private func schema(_ path: String) throws -> String {
         let before = try play(-86_400 * 30, 200)        // a month earlier
         let after = try play(86_400, 200)
         try store.insertSamples((0..<400).map { HeartRateSample(at: at.addingTimeInterval(Double($0)), bpm: 120 + $0 % 20) }, source: "t")
-        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(399)) { _, _ in .z3 } == 2)
+        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(399)) { _, _ in .z3 }.count == 2)
         let zones = Dictionary(uniqueKeysWithValues: try store.recentPlays(limit: 10).map { ($0.play.id!, $0.play.zone) })
         #expect(zones[long] == .z3 && zones[inside] == .z3)
         #expect(zones[before] == Zone?.none && zones[after] == Zone?.none)
@@ -422,17 +422,17 @@ private func schema(_ path: String) throws -> String {
                                                            endedAt: at.addingTimeInterval(3600), playedSeconds: 24 * 3600,
                                                            counted: true, source: "mpd")))
         try store.insertSamples([HeartRateSample(at: at.addingTimeInterval(86_400 * 3), bpm: 150)], source: "t")
-        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(60)) { _, _ in .z5 } == 0)
+        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(60)) { _, _ in .z5 }.count == 0)
         #expect(try store.recentPlays(limit: 1).first?.play.zone == Zone?.none)
         // A sample half an hour after the span, while the day-long stream that overlaps the
         // span still played: it is the stream's.
         try store.insertSamples([HeartRateSample(at: at.addingTimeInterval(1800), bpm: 130)], source: "t")
-        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(60)) { _, _ in .z3 } == 1)
+        #expect(try store.tagPlays(from: at, to: at.addingTimeInterval(60)) { _, _ in .z3 }.count == 1)
         let tagged = try #require(try store.recentPlays(limit: 1).first?.play)
         #expect(tagged.id == radio && tagged.zone == .z3 && tagged.heartRateAverage == 130)
         // And one 22 hours before a span, early in the same stream: it counts too.
         try store.insertSamples([HeartRateSample(at: at.addingTimeInterval(-22 * 3600), bpm: 150)], source: "t")
-        #expect(try store.tagPlays(from: at.addingTimeInterval(3000), to: at.addingTimeInterval(3060)) { _, _ in .z4 } == 1)
+        #expect(try store.tagPlays(from: at.addingTimeInterval(3000), to: at.addingTimeInterval(3060)) { _, _ in .z4 }.count == 1)
         let again = try #require(try store.recentPlays(limit: 1).first?.play)
         #expect(again.id == radio && again.zone == .z4 && again.heartRateAverage == 140)
     }

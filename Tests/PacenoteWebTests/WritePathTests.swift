@@ -30,7 +30,7 @@ import Testing
             let context = APIContext.forTests(version: "t", store: store, timeZone: utc, apiKey: "key", events: bus)
             api = API(context: context)
             bus.subscribe { [recorder] event in
-                if case .changed(let change) = event { recorder.changes.withLock { $0.append(change) } }
+                if case .changed(let change, _) = event { recorder.changes.withLock { $0.append(change) } }
             }
         }
 
