@@ -64,8 +64,8 @@ enum EntityRollups {
         Table(name: "rollup_day_album", keys: ["day", "album_id"], entity: "album"),
     ]
 
-    /// Every table the entity triggers keep today.
-    static let tables = v7Tables + monthTables + dayTables
+    /// Every artist's and album's rollup today (`Rollups.all`).
+    static var tables: [Table] { Rollups.all.compactMap(\.entityTable) }
 
     /// The entities of a track as a subquery of ids (the track's id as SQL).
     static func entities(_ entity: String, of track: String) -> String {
