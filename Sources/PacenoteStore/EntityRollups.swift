@@ -1,10 +1,7 @@
 import GRDB
 
-/// The rollups by artist and album (all time, per year, since v8 per month and since v17
-/// per day) and the
-/// totals by year, day, year-and-hour (migration v7) and month (v8): their tables, the
-/// trigger statements that add or remove one play, and their rebuild from the track and
-/// hour rollups.
+/// The rollups by artist and album (all time, per year, month and day; declared in
+/// `Rollups.all`): their tables, and their rebuild from the track rollups.
 ///
 /// They are sums over the track rollups: an artist's row is the sum of the rows of the
 /// tracks that credit it, an album's of its tracks'. So whatever moves a track to other
@@ -40,32 +37,8 @@ enum EntityRollups {
         func of(_ row: String) -> String { self == .day ? "\(row).local_day" : "substr(\(row).local_day, 1, \(length))" }
     }
 
-    /// v7's tables, as its triggers were created.
-    static let v7Tables = [
-        Table(name: "rollup_artist_total", keys: ["artist_id"], entity: "artist"),
-        Table(name: "rollup_year_artist", keys: ["year", "artist_id"], entity: "artist"),
-        Table(name: "rollup_album_total", keys: ["album_id"], entity: "album"),
-        Table(name: "rollup_year_album", keys: ["year", "album_id"], entity: "album"),
-    ]
-
-    /// v8's: artists and albums per month.
-    static let monthTables = [
-        Table(name: "rollup_month_artist", keys: ["month", "artist_id"], entity: "artist"),
-        Table(name: "rollup_month_album", keys: ["month", "album_id"], entity: "album"),
-    ]
-
-    /// v17's: artists and albums per local day. A range of days (this week, a day, the
-    /// part-months at the ends of a from–to) sums their rows, read in key order, instead of
-    /// looking every track of those days up in `track_artists` and `tracks`: after each
-    /// play the readers' page caches are empty, and those lookups were a page read each —
-    /// ~1,400 a day's worth at 5M plays, three quarters of this week's chart.
-    static let dayTables = [
-        Table(name: "rollup_day_artist", keys: ["day", "artist_id"], entity: "artist"),
-        Table(name: "rollup_day_album", keys: ["day", "album_id"], entity: "album"),
-    ]
-
-    /// Every table the entity triggers keep today.
-    static let tables = v7Tables + monthTables + dayTables
+    /// Every artist's and album's rollup today (`Rollups.all`).
+    static var tables: [Table] { Rollups.all.compactMap(\.entityTable) }
 
     /// The entities of a track as a subquery of ids (the track's id as SQL).
     static func entities(_ entity: String, of track: String) -> String {
@@ -78,77 +51,6 @@ enum EntityRollups {
 
     /// `upsert`, and for a month table with its halves (v20, `MonthHalves`) theirs too.
     static func upsert(halves: Bool) -> String { halves ? upsert + ", " + MonthHalves.upsert : upsert }
-
-    /// The statements that add (`NEW`) or remove (`OLD`) one play from every table here
-    /// (`v7: true`: v7's tables and periods only, as its migration created them; `list`:
-    /// those tables only, as a later migration created them).
-    /// `halves`: the month tables' halves too (v20 on; earlier migrations created the
-    /// triggers without).
-    static func statements(_ row: String, adding: Bool, v7: Bool = false, tables list: [Table]? = nil, halves: Bool = false) -> String {
-        var out: [String] = []
-        for table in list ?? (v7 ? v7Tables : tables) {
-            let id = table.keys.last!
-            let ids = entities(table.entity, of: "\(row).track_id")
-            let withHalves = halves && table.period == .month
-            if adding {
-                out.append("""
-                    INSERT INTO \(table.name) (\(table.keys.joined(separator: ", ")), plays, skips, played_s\(withHalves ? ", " + MonthHalves.columns : ""))
-                      SELECT \(table.period.map { "\($0.of(row)), " } ?? "")e.id, \(row).counted, 1 - \(row).counted, \(row).played_s\(
-                        withHalves ? ", " + MonthHalves.values(row) : "")
-                      FROM (\(ids)) e WHERE true
-                      ON CONFLICT (\(table.keys.joined(separator: ", "))) DO UPDATE SET \(upsert(halves: withHalves));
-                    """)
-            } else {
-                let match = "\(table.period.map { "\($0.rawValue) = \($0.of(row)) AND " } ?? "")\(id) IN (\(ids))"
-                out.append("""
-                    UPDATE \(table.name) SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted),
-                      played_s = played_s - \(row).played_s\(withHalves ? ", " + MonthHalves.subtract(row) : "") WHERE \(match);
-                    DELETE FROM \(table.name) WHERE \(match) AND plays = 0 AND skips = 0;
-                    """)
-            }
-        }
-        for (table, keys, values) in periods(row, v7: v7) {
-            if adding {
-                out.append("""
-                    INSERT INTO \(table) (\(keys.joined(separator: ", ")), plays, skips, played_s)
-                      VALUES (\(values.joined(separator: ", ")), \(row).counted, 1 - \(row).counted, \(row).played_s)
-                      ON CONFLICT (\(keys.joined(separator: ", "))) DO UPDATE SET \(upsert);
-                    """)
-            } else {
-                let match = zip(keys, values).map { "\($0) = \($1)" }.joined(separator: " AND ")
-                out.append("""
-                    UPDATE \(table) SET plays = plays - \(row).counted, skips = skips - (1 - \(row).counted),
-                      played_s = played_s - \(row).played_s WHERE \(match);
-                    DELETE FROM \(table) WHERE \(match) AND plays = 0 AND skips = 0;
-                    """)
-            }
-        }
-        return out.joined(separator: "\n")
-    }
-
-    /// The totals by period: table, key columns, and their values for a play (`NEW`, `OLD`).
-    static func periods(_ row: String, v7: Bool = false) -> [(String, [String], [String])] {
-        [("rollup_year_total", ["year"], [Period.year.of(row)]),
-         ("rollup_day_total", ["day"], ["\(row).local_day"]),
-         ("rollup_year_hour", ["year", "hour"], [Period.year.of(row), "\(row).local_hour"])]
-            + (v7 ? [] : [("rollup_month_total", ["month"], [Period.month.of(row)])])
-    }
-
-    /// Every table here from the track rollups, from scratch (`v7`: v7's only).
-    static func rebuild(in db: Database, v7: Bool = false) throws {
-        for table in v7 ? v7Tables : tables { try db.execute(sql: "DELETE FROM \(table.name)") }
-        for (table, _, _) in periods("NEW", v7: v7) { try db.execute(sql: "DELETE FROM \(table)") }
-        for table in v7 ? v7Tables : tables { try rebuild(table, halves: !v7, in: db) }
-        try db.execute(sql: """
-            INSERT INTO rollup_year_total (year, plays, skips, played_s)
-              SELECT year, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_year_track GROUP BY year;
-            INSERT INTO rollup_day_total (day, plays, skips, played_s)
-              SELECT day, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_hour GROUP BY day;
-            INSERT INTO rollup_year_hour (year, hour, plays, skips, played_s)
-              SELECT substr(day, 1, 4), hour, SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_hour GROUP BY 1, 2;
-            """)
-        if !v7 { try rebuildMonthTotals(in: db) }
-    }
 
     /// One table's rows as sums of its track rollup's (`halves`: a month table's halves
     /// too, from v20 on).
@@ -163,14 +65,6 @@ enum EntityRollups {
               SELECT \(keys), SUM(r.plays), SUM(r.skips), SUM(r.played_s)\(withHalves ? ", SUM(r.first_half_plays), SUM(r.first_half_played_s)" : "")
               FROM \(table.period?.trackTable ?? "rollup_track_total") r \(join)
               WHERE \(id) IS NOT NULL GROUP BY \(keys)
-            """)
-    }
-
-    /// The months' totals from the days'.
-    static func rebuildMonthTotals(in db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO rollup_month_total (month, plays, skips, played_s)
-              SELECT substr(day, 1, 7), SUM(plays), SUM(skips), SUM(played_s) FROM rollup_day_total GROUP BY 1
             """)
     }
 

@@ -235,26 +235,26 @@ struct ImportEntityRollups {
         let month = { (i: Int) in text(LocalSlot.monthText(plays.months[Int(plays.monthOf[i])])) }
         let day = { (i: Int) in BulkInsert.Value.text(plays.days[Int(plays.dayOf[i])].dayText) }
         let firstHalf = { (i: Int) in plays.firstHalfOfDay[Int(plays.dayOf[i])] }
-        // The tables in the order the writer writes them, each numbered (`Table.number`).
-        var tables: [(order: [Int32], groups: [Int32]?, period: ((Int) -> BulkInsert.Value)?, entities: Numbering?, hours: Bool,
-                      name: String, keys: [String])] = []
-        for (numbering, name, column) in [(artists, "artist", "artist_id"), (albums, "album", "album_id")] {
-            tables.append((identity, nil, nil, numbering, false, "rollup_\(name)_total", [column]))
-            tables.append((byYear, plays.yearOf, year, numbering, false, "rollup_year_\(name)", ["year", column]))
-            tables.append((byMonth, plays.monthOf, month, numbering, false, "rollup_month_\(name)", ["month", column]))
-            tables.append((byDay, plays.dayOf, day, numbering, false, "rollup_day_\(name)", ["day", column]))
-        }
-        tables.append((byYear, plays.yearOf, year, nil, false, "rollup_year_total", ["year"]))
-        tables.append((byMonth, plays.monthOf, month, nil, false, "rollup_month_total", ["month"]))
-        tables.append((byDay, plays.dayOf, day, nil, false, "rollup_day_total", ["day"]))
-        tables.append((byYear, plays.yearOf, year, nil, true, "rollup_year_hour", ["year", "hour"]))
-        for (number, t) in tables.enumerated() {
-            // The artists' and albums' month rows hold their halves (the months' totals need none).
-            let halves = t.entities != nil && t.keys[0] == "month"
+        // The tables in their declared order (`Rollup.Batch.batchSums`), each numbered (`Table.number`).
+        for (number, rollup) in Rollups.all.filter({ $0.batch == .batchSums }).enumerated() {
+            let order: [Int32], groups: [Int32]?, period: ((Int) -> BulkInsert.Value)?
+            switch rollup.period {
+            case .year?: (order, groups, period) = (byYear, plays.yearOf, year)
+            case .month?: (order, groups, period) = (byMonth, plays.monthOf, month)
+            case .day?: (order, groups, period) = (byDay, plays.dayOf, day)
+            case nil: (order, groups, period) = (identity, nil, nil)
+            }
+            let numbering: Numbering?
+            switch rollup.subject {
+            case .artist?: numbering = artists
+            case .album?: numbering = albums
+            case .hour?, nil: numbering = nil
+            case .track?: preconditionFailure("\(rollup.table): the bulk import sums a batch by artist, album, hour or none only")
+            }
             guard !pipe.isCancelled,
-                  sum(plays, order: t.order, groups: t.groups, period: t.period, entities: t.entities, hours: t.hours,
-                      firstHalf: halves ? firstHalf : nil,
-                      table: Table(number: number, name: t.name, keys: t.keys, halves: halves), into: pipe) else { return }
+                  sum(plays, order: order, groups: groups, period: period, entities: numbering, hours: rollup.subject == .hour,
+                      firstHalf: rollup.halves ? firstHalf : nil,
+                      table: Table(number: number, name: rollup.table, keys: rollup.keys, halves: rollup.halves), into: pipe) else { return }
         }
     }
 

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// The rollup rows of a batch of new plays, written as the `plays_rollup_insert` trigger
-/// (Schema.rollupStatements) would write them one play at a time.
+/// The rows of a batch of new plays in the rollups the import adds to play by play
+/// (`Rollup.Batch.eachPlay`), written as the `plays_rollup_insert` trigger
+/// (`RollupTriggers`) would write them one play at a time.
 ///
 /// Each table's key is a pair of small dense numbers (the batch's day index, the session's
 /// track index, the hour, the batch's year index), so the plays are grouped by key with
@@ -84,7 +85,9 @@ struct ImportRollups {
         played.append(seconds)
     }
 
-    /// Writes the five tables. `trackIDs`: the session's track ids, by track index.
+    /// Writes the rollups the bulk import adds to play by play (`Rollup.Batch.eachPlay`,
+    /// keyed by a period and a track or hour), in their declared order. `trackIDs`: the
+    /// session's track ids, by track index.
     func write(trackIDs: [Int64], in db: Database) throws {
         guard count > 0 else { return }
         // The texts of the batch's years and months, bound as C strings (freed after the
@@ -92,37 +95,42 @@ struct ImportRollups {
         let yearTexts = years.map { strdup(String($0))! }
         let monthTexts = months.map { strdup(LocalSlot.monthText($0))! }
         defer { for text in yearTexts + monthTexts { free(text) } }
-        let dayTexts = days.map { String(cString: $0.dayText) }
         let identity = (0..<Int32(count)).map { $0 }
         let byTrack = Self.sorted(identity, by: refs, buckets: trackIDs.count)
-        // Keys in order: each table's B-tree is appended to rather than written all over.
-        let newDays = try Self.after(dayTexts, "day", of: "rollup_day_track", in: db)
-        try write(Self.sorted(byTrack, by: dayOf, buckets: days.count), key: (dayOf, refs), name: "rollup_day_track",
-                  keys: ["day", "track_id"], isNew: { newDays[Int(dayOf[$0])] }, in: db) { i in
-            (.text(days[Int(dayOf[i])].dayText), .int(trackIDs[Int(refs[i])]))
-        }
-        let byHour = Self.sorted(identity, by: hourOf, buckets: 24)
-        let newHourDays = try Self.after(dayTexts, "day", of: "rollup_day_hour", in: db)
-        try write(Self.sorted(byHour, by: dayOf, buckets: days.count), key: (dayOf, hourOf), name: "rollup_day_hour",
-                  keys: ["day", "hour"], isNew: { newHourDays[Int(dayOf[$0])] }, in: db) { i in
-            (.text(days[Int(dayOf[i])].dayText), .int(Int64(hourOf[i])))
-        }
-        let newYears = try Self.after(years.map { String($0) }, "year", of: "rollup_year_track", in: db)
-        try write(Self.sorted(byTrack, by: yearOf, buckets: years.count), key: (yearOf, refs), name: "rollup_year_track",
-                  keys: ["year", "track_id"], isNew: { newYears[Int(yearOf[$0])] }, in: db) { i in
-            (.text(yearTexts[Int(yearOf[i])]), .int(trackIDs[Int(refs[i])]))
-        }
-        let newMonths = try Self.after(months.map(LocalSlot.monthText), "month", of: "rollup_month_track", in: db)
-        try write(Self.sorted(byTrack, by: monthOf, buckets: months.count), key: (monthOf, refs), name: "rollup_month_track",
-                  keys: ["month", "track_id"], halves: true, isNew: { newMonths[Int(monthOf[$0])] }, in: db) { i in
-            (.text(monthTexts[Int(monthOf[i])]), .int(trackIDs[Int(refs[i])]))
-        }
-        try writeFirstPlays(byTrack, trackIDs: trackIDs, in: db)
-        // Tracks added since the last row was written (this import's new tracks) have no row.
-        let lastTrack = try Int64.fetchOne(db, sql: "SELECT max(track_id) FROM rollup_track_total") ?? .min
-        try write(byTrack, key: (refs, refs), name: "rollup_track_total", keys: ["track_id"],
-                  isNew: { trackIDs[Int(refs[$0])] > lastTrack }, in: db) { i in
-            (.int(trackIDs[Int(refs[i])]), nil)
+        var byHour: [Int32]?
+        for rollup in Rollups.all where rollup.batch == .eachPlay {
+            if rollup.isFirstDay {
+                try writeFirstPlays(byTrack, trackIDs: trackIDs, in: db)
+                continue
+            }
+            let subjectOf: [Int32], bySubject: [Int32], subjectKey: (Int) -> Int64
+            if rollup.subject == .hour {
+                byHour = byHour ?? Self.sorted(identity, by: hourOf, buckets: 24)
+                (subjectOf, bySubject, subjectKey) = (hourOf, byHour!, { Int64(hourOf[$0]) })
+            } else {
+                precondition(rollup.subject == .track, "\(rollup.table): the bulk import adds play by play by track or hour only")
+                (subjectOf, bySubject, subjectKey) = (refs, byTrack, { trackIDs[Int(refs[$0])] })
+            }
+            let subjectValue = { (i: Int) in BulkInsert.Value.int(subjectKey(i)) }
+            guard let period = rollup.period else {
+                // Keys later than any stored row's (this import's new tracks) have no row.
+                let last = try Int64.fetchOne(db, sql: "SELECT max(\(rollup.keys[0])) FROM \(rollup.table)") ?? .min
+                try write(bySubject, key: (subjectOf, subjectOf), name: rollup.table, keys: rollup.keys,
+                          isNew: { subjectKey($0) > last }, in: db) { i in (subjectValue(i), nil) }
+                continue
+            }
+            // Keys in order: each table's B-tree is appended to rather than written all over.
+            let periodOf: [Int32], texts: [String], periodValue: (Int) -> BulkInsert.Value
+            switch period {
+            case .day: (periodOf, texts, periodValue) = (dayOf, days.map { String(cString: $0.dayText) }, { .text(days[Int(dayOf[$0])].dayText) })
+            case .month: (periodOf, texts, periodValue) = (monthOf, months.map(LocalSlot.monthText), { .text(monthTexts[Int(monthOf[$0])]) })
+            case .year: (periodOf, texts, periodValue) = (yearOf, years.map { String($0) }, { .text(yearTexts[Int(yearOf[$0])]) })
+            }
+            let isNew = try Self.after(texts, period.rawValue, of: rollup.table, in: db)
+            try write(Self.sorted(bySubject, by: periodOf, buckets: texts.count), key: (periodOf, subjectOf), name: rollup.table,
+                      keys: rollup.keys, halves: rollup.halves, isNew: { isNew[Int(periodOf[$0])] }, in: db) { i in
+                (periodValue(i), subjectValue(i))
+            }
         }
     }
 

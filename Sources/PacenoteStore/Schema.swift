@@ -58,6 +58,8 @@ enum Schema {
         return m
     }
 
+    /// The rollups as the old migrations created their triggers (today's are declared in
+    /// `Rollups.all`, and their triggers made from it at open: `RollupTriggers`).
     /// Rollups, kept by triggers so that every writer (watcher, imports, deletes) keeps
     /// them right: charts over any range read pre-summed rows, never every play.
     /// - `rollup_day_track`, `rollup_day_hour`: per local day (any range; the listening clock);

@@ -22,32 +22,10 @@ extension Store {
     /// rollups are keyed by period first.
     static func recomputeTrackRollups(_ tracks: [Int64], in db: Database) throws {
         let list = tracks.map(String.init).joined(separator: ",")
-        let periods = ["day": "rollup_day_total", "year": "rollup_year_total", "month": "rollup_month_total"]
-        for (table, keys) in Schema.trackRollups where keys.contains(where: { $0.column == "track_id" }) {
-            let first = keys[0].column
-            let period = periods[first].map { "\(first) IN (SELECT \(first) FROM \($0)) AND " } ?? ""
-            try db.execute(sql: "DELETE FROM \(table) WHERE \(period)track_id IN (\(list))")
-            let expressions = keys.map(\.expression).joined(separator: ", ")
-            let halves = first == "month"
-            try db.execute(sql: """
-                INSERT INTO \(table) (\(keys.map(\.column).joined(separator: ", ")), plays, skips, played_s\(halves ? ", " + MonthHalves.columns : ""))
-                SELECT \(expressions), SUM(counted), SUM(1 - counted), SUM(played_s)\(halves ? ", " + MonthHalves.sums() : "")
-                FROM plays WHERE track_id IN (\(list))
-                GROUP BY \(expressions)
-                """)
+        for rollup in Rollups.all where rollup.subject == .track {
+            let periods = rollup.period.map { "\($0.rawValue) IN (SELECT \($0.rawValue) FROM \($0.totalTable)) AND " } ?? ""
+            try rollup.recompute(where: "p.track_id IN (\(list))", rows: "\(periods)track_id IN (\(list))", in: db)
         }
-        try rebuildFirstPlays(tracks: tracks, in: db)
-    }
-
-    /// `rollup_track_first` of some tracks (nil: of all) found again from their plays.
-    static func rebuildFirstPlays(tracks: [Int64]?, in db: Database) throws {
-        let only = tracks.map { " AND track_id IN (\($0.map(String.init).joined(separator: ",")))" } ?? ""
-        // Some tracks' plays through plays_identity; all of them in one pass and a sort.
-        try db.execute(sql: """
-            DELETE FROM rollup_track_first WHERE true\(only);
-            INSERT INTO rollup_track_first (track_id, day)
-              SELECT track_id, MIN(local_day) FROM plays\(tracks == nil ? " NOT INDEXED" : "") WHERE counted = 1\(only) GROUP BY track_id;
-            """)
     }
 
     /// A bulk import caches tracks' entities between batches: a change of credits or albums

@@ -229,8 +229,7 @@ public final class ListenImportSession {
 
     /// Writes the transaction's rollups and search index rows, and creates the triggers again.
     private func end(_ transaction: Transaction, in db: Database) throws -> (imported: Int, duplicates: Int) {
-        try transaction.rollups.write(trackIDs: trackIDs, in: db)
-        try ImportEntityRollups.write(transaction.rollups, entities: entityOf, in: db)
+        try Rollups.write(transaction.rollups, trackIDs: trackIDs, entities: entityOf, in: db)
         try db.execute(sql: triggerSQL!)
         try db.execute(sql: entityTriggerSQL!)
         try YearChartLengths.recount(years: transaction.rollups.years.map { String($0) }, in: db)

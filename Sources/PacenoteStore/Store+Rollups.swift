@@ -29,8 +29,6 @@ extension Store {
         try write { db in
             let local = LocalTime(timeZone: timeZone)
             let update = try db.makeStatement(sql: "UPDATE plays SET local_day = ?, local_hour = ? WHERE id = ?")
-            // Triggers would adjust rollups row by row; dropping and rebuilding is faster.
-            for (table, _) in Schema.trackRollups { try db.execute(sql: "DELETE FROM \(table)") }
             let rows = try Row.fetchCursor(db, sql: "SELECT id, started_at_ms FROM plays")
             var changes: [(Int64, String, Int)] = []
             while let row = try rows.next() {
@@ -47,20 +45,8 @@ extension Store {
                 try update.execute(arguments: [day, hour, id])
             }
             for trigger in triggers { try db.execute(sql: trigger) }
-            for (table, keys) in Schema.trackRollups {
-                let columns = keys.map(\.column).joined(separator: ", ")
-                let expressions = keys.map(\.expression).joined(separator: ", ")
-                let halves = keys[0].column == "month"
-                try db.execute(sql: """
-                    INSERT INTO \(table) (\(columns), plays, skips, played_s\(halves ? ", " + MonthHalves.columns : ""))
-                      SELECT \(expressions), SUM(counted), SUM(1 - counted), SUM(played_s)\(halves ? ", " + MonthHalves.sums() : "")
-                      FROM plays GROUP BY \(expressions)
-                    """)
-            }
-            // Artists', albums' and years' rollups are sums of the track rollups just built.
-            if try db.tableExists("rollup_year_total") { try EntityRollups.rebuild(in: db) }
-            // Each track's first day, in the new zone's days.
-            if try db.tableExists("rollup_track_first") { try Store.rebuildFirstPlays(tracks: nil, in: db) }
+            // Every rollup summed again from the plays in the new zone's days.
+            try Rollups.rebuildAll(in: db)
             try db.execute(sql: """
                 INSERT INTO meta (key, value) VALUES ('rollup_timezone', ?)
                   ON CONFLICT (key) DO UPDATE SET value = excluded.value;

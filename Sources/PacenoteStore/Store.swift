@@ -206,6 +206,8 @@ public final class Store: Sendable {
             }
             try migrator.migrate(pool)
             try pool.write { db in
+                // Derived from the rollups' declarations, not a migration (`RollupTriggers`).
+                try RollupTriggers.sync(in: db)
                 try db.execute(
                     sql: "INSERT INTO meta (key, value) VALUES ('created_at_ms', ?) ON CONFLICT (key) DO NOTHING",
                     arguments: [Self.milliseconds(Date())])
