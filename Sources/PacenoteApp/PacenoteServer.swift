@@ -187,16 +187,16 @@ public final class PacenoteServer: Sendable {
             let web = try services.start("http", {
                 var settings = WebServer.Settings(address: config.http, maxBodyBytes: config.maxBodyBytes,
                                                   maxImportBytes: config.maxImportBytes, threads: config.httpThreads)
-                settings.connectionsPerClient = config.maxConnectionsPerClient
-                settings.headerTimeoutSeconds = config.headerTimeoutSeconds
-                settings.uploadsPerClient = config.maxUploadsPerClient
-                settings.bodyMemoryBytes = config.maxBodyMemoryBytes
-                settings.keylessBodySeconds = config.keylessBodyTimeoutSeconds
-                settings.minBodyBytesPerSecond = config.minBodyBytesPerSecond
+                settings.http.connectionsPerAddress = config.maxConnectionsPerClient
+                settings.http.headerTimeoutSeconds = config.headerTimeoutSeconds
+                settings.http.uploadsPerAddress = config.maxUploadsPerClient
+                settings.http.bodyMemoryBytes = config.maxBodyMemoryBytes
+                settings.http.keylessBodySeconds = config.keylessBodyTimeoutSeconds
+                settings.http.minBodyBytesPerSecond = config.minBodyBytesPerSecond
+                settings.http.uploadDirectory = InstanceFiles(config: config).temporary
+                settings.http.listeningSocket = port
                 settings.acknowledgeDurably = config.syncedAcknowledgements
-                settings.uploadDirectory = InstanceFiles(config: config).temporary
                 settings.trustedProxies = config.trustedProxies
-                settings.listeningSocket = port
                 let web = WebServer(settings: settings, basePath: config.basePath, api: api, logger: logger)
                 do { try web.start() } catch let error as HTTPServerError { throw StartupError(error.description) }
                 return web

@@ -13,37 +13,19 @@ public final class WebServer: Sendable {
     private let http: HTTPServer
 
     public struct Settings: Sendable {
-        public var address: ListenAddress
-        /// `server.max_body_bytes`: the routes that take `BodyLimit.normal`.
-        public var maxBodyBytes: Int
+        /// The connection and body limits the HTTP server keeps (`server.max_body_bytes`,
+        /// `max_connections_per_client`, `header_timeout_s`, `max_uploads_per_client`,
+        /// `max_body_memory_bytes`, `keyless_body_timeout_s`, `min_body_bytes_per_s`):
+        /// `HTTPServer.Settings`, whose `maxBodyBytes` is the routes' `BodyLimit.normal`.
+        public var http: HTTPServer.Settings
         /// `server.max_import_bytes`: whole export files (`BodyLimit.import`).
         public var maxImportBytes: Int
         /// ListenBrainz batches (`BodyLimit.listenBrainz`).
         public var listenBrainzBodyBytes: Int
-        public var connectionLimit: Int
-        public var connectionTimeoutSeconds: Int
-        public var threads: Int
-        /// `server.max_connections_per_client`, `server.header_timeout_s`,
-        /// `server.max_uploads_per_client`, `server.max_body_memory_bytes`: see `HTTPServer.Settings`.
-        public var connectionsPerClient = 32
-        public var headerTimeoutSeconds = 10.0
-        public var uploadsPerClient = 4
-        public var bodyMemoryBytes = 32 << 20
         /// Bodies received before any credential is judged (`BodyLimit.keyless`,
-        /// `.keylessBatch`): their sizes, the memory they share (apart from everyone else's)
-        /// and the seconds one may take in all (`server.keyless_body_timeout_s`).
+        /// `.keylessBatch`); the memory they share is `http.keylessBodyMemoryBytes`.
         public var keylessBodyBytes = 16 << 10
         public var keylessBatchBodyBytes = 64 << 10
-        public var keylessBodyMemoryBytes = 2 << 20
-        public var keylessBodySeconds = 10.0
-        /// Every body: after `bodyGraceSeconds`, at least this many bytes a second on average
-        /// since it began (`server.min_body_bytes_per_s`), or the connection is closed.
-        public var minBodyBytesPerSecond = 1024
-        public var bodyGraceSeconds = 10.0
-        /// Where uploads are written (`InstanceFiles.temporary`); nil: a private temporary folder.
-        public var uploadDirectory: String?
-        /// The port bound before the rest of the daemon was made (`ListeningSocket`).
-        public var listeningSocket: ListeningSocket?
         /// Reverse proxies, to which the per-client limits do not apply (they carry many clients).
         public var trustedProxies: [IPNetwork] = []
         /// Answer a change only once it is on disk (`GroupCommit`); off only to measure what
@@ -53,19 +35,16 @@ public final class WebServer: Sendable {
         public init(address: ListenAddress, maxBodyBytes: Int = 1 << 20, maxImportBytes: Int = 64 << 20,
                     listenBrainzBodyBytes: Int = 16 << 20, connectionLimit: Int = 500,
                     connectionTimeoutSeconds: Int = 60, threads: Int = 4) {
-            self.address = address
-            self.maxBodyBytes = maxBodyBytes
+            http = HTTPServer.Settings(address: address, maxBodyBytes: maxBodyBytes, connectionLimit: connectionLimit,
+                                       connectionTimeoutSeconds: connectionTimeoutSeconds, threads: threads)
             self.maxImportBytes = maxImportBytes
             self.listenBrainzBodyBytes = max(listenBrainzBodyBytes, maxBodyBytes)
-            self.connectionLimit = connectionLimit
-            self.connectionTimeoutSeconds = connectionTimeoutSeconds
-            self.threads = threads
         }
 
         public func bytes(_ limit: BodyLimit) -> Int {
             switch limit {
             case .none: 0
-            case .normal: maxBodyBytes
+            case .normal: http.maxBodyBytes
             case .import: maxImportBytes
             case .listenBrainz: listenBrainzBodyBytes
             case .keyless: keylessBodyBytes
@@ -73,22 +52,14 @@ public final class WebServer: Sendable {
             }
         }
 
-        var http: HTTPServer.Settings {
-            var http = HTTPServer.Settings(address: address, maxBodyBytes: maxBodyBytes, connectionLimit: connectionLimit,
-                                           connectionTimeoutSeconds: connectionTimeoutSeconds, threads: threads)
-            http.connectionsPerAddress = connectionsPerClient
-            http.headerTimeoutSeconds = headerTimeoutSeconds
-            http.uploadsPerAddress = uploadsPerClient
+        /// What the HTTP server is started with.
+        var serving: HTTPServer.Settings {
+            var serving = http
             // One body of the largest size held in memory always fits.
-            http.bodyMemoryBytes = max(bodyMemoryBytes, maxBodyBytes, listenBrainzBodyBytes)
-            http.keylessBodyMemoryBytes = max(keylessBodyMemoryBytes, keylessBatchBodyBytes)
-            http.keylessBodySeconds = keylessBodySeconds
-            http.minBodyBytesPerSecond = minBodyBytesPerSecond
-            http.bodyGraceSeconds = bodyGraceSeconds
-            http.uploadDirectory = uploadDirectory
-            http.listeningSocket = listeningSocket
-            http.exemptAddress = { [trustedProxies] address in trustedProxies.containsAddress(address) }
-            return http
+            serving.bodyMemoryBytes = max(http.bodyMemoryBytes, http.maxBodyBytes, listenBrainzBodyBytes)
+            serving.keylessBodyMemoryBytes = max(http.keylessBodyMemoryBytes, keylessBatchBodyBytes)
+            serving.exemptAddress = { [trustedProxies] address in trustedProxies.containsAddress(address) }
+            return serving
         }
     }
 
@@ -98,7 +69,7 @@ public final class WebServer: Sendable {
         // Corrections that may take seconds run here, one at a time (they write anyway).
         let corrections = DispatchQueue(label: "pacenote.corrections")
         let store = api.context.store
-        var httpSettings = settings.http
+        var httpSettings = settings.serving
         if settings.acknowledgeDurably {
             httpSettings.waitDurable = { [groupCommit = store.groupCommit] ticket in
                 do throws(GroupCommit.SyncFailure) {
