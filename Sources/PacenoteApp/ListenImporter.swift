@@ -191,11 +191,11 @@ public final class ListenImporter {
         let handoff = Handoff<Chunk>(capacity: 1)
         let parts = UncheckedBox(next)
         let batchSize = self.batchSize
-        let separators = session.separators
-        let findsOwnTracks = session.findsOwnTracks
+        // The rules are applied here, on the reader's thread, as each listen is read.
+        let batcher = UncheckedBox(session.makeBatcher())
         let thread = Thread {
             do {
-                var batcher = ImportBatcher(separators: separators, findsOwnTracks: findsOwnTracks)
+                var batcher = batcher.value
                 while let part = try parts.value() {
                     try Self.readRows(part.source, kind: part.kind, name: part.name, batchSize: min(batchSize, Self.chunkSize),
                                       batcher: &batcher) { chunk in

@@ -34,10 +34,8 @@ public final class ListenImportSession {
     /// The separators credit text is split with (`Store.creditSeparators`), for the
     /// reader that builds this session's batches.
     public let separators: [String]
-    /// Whether this session's batches must come from a batcher that finds new keys' tracks
-    /// among the import's own (`ImportBatcher.findsOwnTracks`): the database held no tracks
-    /// when it began. Without it every new identity is looked up.
-    public let findsOwnTracks: Bool
+    /// The curation rules the batches are made with (`makeBatcher`).
+    public let rules: RuleSet
     /// The track of each key (an index into `trackIDs`), -1 until looked up.
     var refOfKey: [Int32] = []
     /// The tracks this import's listens go to, one per track id.
@@ -51,22 +49,21 @@ public final class ListenImportSession {
     private var days: [Int32: (text: UnsafeMutablePointer<CChar>, year: Int32, month: Int32)] = [:]
     private var triggerSQL: String?
 
-    /// `findingOwnTracks`: false when the batches may not be the batcher's as it made them
-    /// (`ImportRun` applies curation rules to them after the reader: a rewritten track has
-    /// another match key, an ignored one is not stored), so that every new identity is
-    /// looked up (`findsOwnTracks`).
-    public init(store: Store, source: String, findingOwnTracks: Bool = true) {
+    /// `rules`: the curation rules in force, applied by the batcher as it reads
+    /// (`makeBatcher`), before anything reaches the session.
+    public init(store: Store, source: String, rules: RuleSet = .empty) {
         self.store = store
         self.source = source
         self.walker = LocalTime.Walker(timeZone: store.localTime.timeZone)
         // A database that cannot be read here fails the first batch with its error.
         self.separators = (try? store.creditSeparators()) ?? []
-        // Tracks stored already: every new identity is looked up, and the reader need not
-        // find tracks among the import's own (its memory of them is ~10 MiB at 150,000).
-        self.findsOwnTracks = findingOwnTracks
-            && (try? store.read { db in try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM tracks)") }) == true
-        self.batcher = ImportBatcher(separators: separators, findsOwnTracks: findsOwnTracks)
+        self.rules = rules
+        self.batcher = ImportBatcher(separators: separators, rules: rules)
     }
+
+    /// A batcher for this session's batches (the reader's, on its own thread): its
+    /// separators and rules. Its keys are the session's: one batcher per session.
+    public func makeBatcher() -> ImportBatcher { ImportBatcher(separators: separators, rules: rules) }
 
     /// Stores listens in one transaction (see `insert(_: ImportBatch)`).
     public func insert(_ listens: [ImportedListen], now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
@@ -98,7 +95,7 @@ public final class ListenImportSession {
     public func insert(now: Date = Date(), batches next: () -> ImportBatch?) throws(StoreError) -> (imported: Int, duplicates: Int) {
         var first: ImportBatch?
         while first == nil, let batch = next() {
-            if !batch.plays.isEmpty || !batch.tracks.isEmpty { first = batch }
+            if !batch.isEmpty { first = batch }
         }
         guard let first else { return (0, 0) }
         guard !failed else { throw StoreError.sqlite("an earlier batch of this import failed; run the import again") }
@@ -117,7 +114,7 @@ public final class ListenImportSession {
                     try add(current, now: now, to: &transaction, in: db)
                     batch = next()
                 }
-                return try end(transaction, in: db)
+                return try end(transaction, now: now, in: db)
             }
             imported += result.imported
             checkpointer.committed()
@@ -181,6 +178,8 @@ public final class ListenImportSession {
         /// The ids of the tracks it added (their search index rows are written at its end).
         var addedTracks: ClosedRange<Int64>?
         var duplicates = 0
+        /// Its plays the rules hid, written at its end (`writeHidden`).
+        var hidden: [ImportBatch.HiddenPlay] = []
         /// Artists and albums met by its new tracks (ids cannot change while it holds the lock).
         let entityIDs = EntityIDCache()
     }
@@ -201,7 +200,7 @@ public final class ListenImportSession {
         let mark = try Row.fetchOne(db, sql: "SELECT total_changes(), (SELECT data_version FROM pragma_data_version)")!
         let now = (changes: mark[0] as Int64, version: mark[1] as Int64)
         if knowsEveryTrack == nil {
-            knowsEveryTrack = try findsOwnTracks && !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tracks)") ?? true)
+            knowsEveryTrack = try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tracks)") ?? true)
         } else if let last = lastMark, last != now {
             knowsEveryTrack = false
         }
@@ -228,7 +227,7 @@ public final class ListenImportSession {
     }
 
     /// Writes the transaction's rollups and search index rows, and creates the triggers again.
-    private func end(_ transaction: Transaction, in db: Database) throws -> (imported: Int, duplicates: Int) {
+    private func end(_ transaction: Transaction, now: Date, in db: Database) throws -> (imported: Int, duplicates: Int) {
         try Rollups.write(transaction.rollups, trackIDs: trackIDs, entities: entityOf, in: db)
         try db.execute(sql: triggerSQL!)
         try db.execute(sql: entityTriggerSQL!)
@@ -244,6 +243,8 @@ public final class ListenImportSession {
                 """, arguments: [addedTracks.lowerBound, addedTracks.upperBound])
             try db.execute(sql: ftsTriggerSQL!)
         }
+        // With every trigger back: a hidden play's track is filed as any other write's.
+        try writeHidden(transaction.hidden, now: now, in: db)
         let mark = try Row.fetchOne(db, sql: "SELECT total_changes(), (SELECT data_version FROM pragma_data_version)")!
         lastMark = (mark[0] as Int64, mark[1] as Int64)
         return (transaction.rollups.count, transaction.duplicates)
@@ -251,10 +252,16 @@ public final class ListenImportSession {
 
     /// Whether every track stored is one this session added or found: the database had none
     /// when the session began, and nothing else has been committed since (checked at each
-    /// transaction's beginning against `lastMark`). A new identity is then a new track
-    /// without a look-up, as a first import of a library's history has one for nearly every
-    /// listen. Once false, false for the session. nil before its first transaction.
+    /// transaction's beginning against `lastMark`). A new identity whose match key and
+    /// recording no stored track can have (`mayBeStored`) is then a new track without a
+    /// look-up, as a first import of a library's history has one for nearly every listen.
+    /// Once false, false for the session. nil before its first transaction.
     var knowsEveryTrack: Bool?
+    /// The hashes of the match keys and recordings of every track this session added or
+    /// found: a hash not among them is no stored track's (while `knowsEveryTrack`). Numbers,
+    /// not texts: a first import of many tracks holds 8 bytes a track here.
+    var matchKeyHashes: Set<Int> = []
+    var recordingHashes: Set<Int> = []
     /// The connection's change count and SQLite's data version as the last transaction ended.
     private var lastMark: (changes: Int64, version: Int64)?
     /// How many identities this session has looked up in `tracks` (for tests).
@@ -262,6 +269,7 @@ public final class ListenImportSession {
 
     /// Stores one batch's tracks and plays; their rollups are summed into the transaction's.
     private func add(_ batch: ImportBatch, now: Date, to transaction: inout Transaction, in db: Database) throws {
+        transaction.hidden += batch.hidden
         // Tracks first, then the plays already stored around the batch's times, so that the
         // duplicate check is a look-up in memory rather than a query per listen.
         if let added = try resolveTracks(batch.tracks, now: now, dropping: transaction.addedTracks == nil, entityIDs: transaction.entityIDs, in: db) {
@@ -375,8 +383,13 @@ public final class ListenImportSession {
         var recording: String?
     }
 
-    /// The track of each identity this session has met (an index into `trackIDs`).
+    /// The track of each identity this session has met (an index into `trackIDs`), up to
+    /// `rememberedIdentities`: then it is emptied, and an identity met again is found in the
+    /// store (`mayBeStored`), so that what the session holds of the tracks' texts is bounded
+    /// whatever the file. (The reader gives a text once, until it forgets it:
+    /// `ImportBatcher.rememberedBytesLimit`; a new key of an identity met is rare.)
     var refOfIdentity: [Identity: Int32] = [:]
+    var rememberedIdentities = 50_000
     var ftsTriggerSQL: String?
 
     private func localTime(_ ms: Int64) -> LocalSlot {

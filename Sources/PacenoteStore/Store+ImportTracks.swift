@@ -23,24 +23,14 @@ extension ListenImportSession {
         refOfTrackID.reserveCapacity(refOfTrackID.count + tracks.count)
         for new in tracks {
             let k = Int(new.key)
-            // Every stored track this session's: the reader has done the look-up among them.
-            let knowsEvery = knowsEveryTrack == true
             let identity = Identity(matchKey: new.matchKey, recording: new.track.musicBrainz.recording)
-            if knowsEvery && new.sameTrackAs >= 0 && new.sameTrackAs != new.key {
-                // (A key given no track — not in any batch stored — is looked up instead.)
-                let ref = refOfKey[Int(new.sameTrackAs)]
-                if ref >= 0 {
-                    refOfKey[k] = ref
-                    if refOfIdentity[identity] == nil { refOfIdentity[identity] = ref }
-                    continue
-                }
-            }
-            // New without a look-up: the reader found no track of the import's for the key.
-            let knownNew = knowsEvery && new.sameTrackAs == new.key
-            if !knownNew, let known = refOfIdentity[identity] {
+            if let known = refOfIdentity[identity] {
                 refOfKey[k] = known
                 continue
             }
+            let hashes = (matchKey: new.matchKey.hashValue, recording: identity.recording?.hashValue)
+            // New without a look-up: every stored track is this session's, and none can be this one.
+            let knownNew = knowsEveryTrack == true && !mayBeStored(hashes)
             var found: [(id: Int64, recording: String?)] = []
             if !knownNew {
                 // The look-up sees the tracks this batch has filed so far.
@@ -78,12 +68,42 @@ extension ListenImportSession {
                 entityOf.append(filed)
             }
             refOfKey[k] = index
-            // Kept on the fast way too: should anything else be committed, the look-ups that
-            // follow find what this session found for an identity it has met.
+            // Should anything else be committed, the look-ups that follow find what this
+            // session found for an identity it has met.
+            if refOfIdentity.count >= rememberedIdentities { refOfIdentity = [:] }
             refOfIdentity[identity] = index
+            noteStored(hashes)
         }
         try filing.finish()
         return added
+    }
+}
+
+extension ListenImportSession {
+    /// Whether a track this session added or found may have this match key or recording
+    /// (a hash met: then the store is asked).
+    func mayBeStored(_ hashes: (matchKey: Int, recording: Int?)) -> Bool {
+        matchKeyHashes.contains(hashes.matchKey) || hashes.recording.map(recordingHashes.contains) == true
+    }
+
+    func noteStored(_ hashes: (matchKey: Int, recording: Int?)) {
+        matchKeyHashes.insert(hashes.matchKey)
+        if let recording = hashes.recording { recordingHashes.insert(recording) }
+    }
+
+    /// Writes the plays the rules hid, in the transaction of the batches they came with.
+    /// Their tracks are filed as a player's hidden play's are (`Store.insertHiddenPlay`).
+    func writeHidden(_ hidden: [ImportBatch.HiddenPlay], now: Date, in db: Database) throws {
+        for play in hidden {
+            let trackID = try Store.saveTrack(play.track, at: now, in: db)
+            // A track filed here is one this session has met too (`knowsEveryTrack`).
+            noteStored((play.track.matchKey.hashValue, play.track.musicBrainz.recording?.hashValue))
+            _ = try Store.insertHiddenPlay(Play(trackID: trackID, startedAt: Date(timeIntervalSince1970: Double(play.startedAtMs) / 1000),
+                                                endedAt: Date(timeIntervalSince1970: Double(play.endedAtMs) / 1000),
+                                                playedSeconds: play.playedSeconds, counted: play.counted, source: source,
+                                                player: play.player),
+                                           localTime: store.localTime, in: db)
+        }
     }
 }
 

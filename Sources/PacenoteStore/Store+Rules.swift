@@ -144,21 +144,6 @@ extension Store {
             ])
     }
 
-    /// Stores hidden plays given as tracks and plays (an import's, whose bulk path only
-    /// writes `plays`). Returns how many were new.
-    public func recordHidden(_ plays: [(track: Track, play: Play)], now: Date = Date()) throws(StoreError) -> Int {
-        guard !plays.isEmpty else { return 0 }
-        return try write { db in
-            var added = 0
-            for (track, play) in plays {
-                var play = play
-                play.trackID = try Store.saveTrack(track, at: now, in: db)
-                if try Store.insertHiddenPlay(play, localTime: localTime, in: db) != nil { added += 1 }
-            }
-            return added
-        }
-    }
-
     /// Hidden plays, newest first, after `cursor` (exclusive).
     public func hiddenPlays(limit: Int, after cursor: PlayCursor? = nil) throws(StoreError) -> [PlayWithTrack] {
         try read { db in

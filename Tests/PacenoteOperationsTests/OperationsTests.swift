@@ -137,23 +137,22 @@ import Testing
         #expect(try f.store.counts().plays == 4)
     }
 
-    /// Rules change the reader's batches after it made them (a rewrite gives a track another
-    /// match key, an ignore leaves a key without a track): an import with rules looks each new
-    /// identity up rather than trusting the reader's finding (`findsOwnTracks`), even into a
-    /// database without tracks. Read as the reader reads (an `ImportBatcher` per import).
-    @Test func anImportWithRulesLooksItsTracksUp() throws {
+    /// The rules apply in the reader's batcher, before batching (a rewrite gives a track
+    /// another match key, an ignored listen never reaches a batch): the store sees the
+    /// tracks as the rules left them. Read as the reader reads (one batcher per import).
+    @Test func anImportAppliesItsRulesBeforeBatching() throws {
         let f = try Fixture()
         _ = try f.operations.addRule(CurationRule(action: .rewrite, field: .title, match: .regex, value: #" - Remastered \d{4}$"#, replacement: ""))
         _ = try f.operations.addRule(CurationRule(action: .ignore, field: .artist, match: .equals, value: "The Band"))
         let run = f.operations.importListens(source: "import:listenbrainz")
-        #expect(!run.findsOwnTracks)
-        var batcher = ImportBatcher(separators: run.separators, findsOwnTracks: run.findsOwnTracks)
+        var batcher = run.makeBatcher()
         let texts = [("The Band", "Song"), ("Band", "Song"), ("Other", "Tune - Remastered 2009"), ("Other", "Tune"), ("band", "song")]
         for (i, text) in texts.enumerated() {
             batcher.add(ImportedListen(track: Track(title: text.1, artist: text.0), startedAtMs: 1_600_000_000_000 + Int64(i) * 600_000,
                                        playedSeconds: 200))
         }
-        #expect(batcher.batch.tracks.allSatisfy { $0.sameTrackAs == -1 })
+        #expect(batcher.batch.tracks.map { "\($0.track.artist ?? "-")/\($0.track.title)" } == ["Band/Song", "Other/Tune", "band/song"])
+        #expect(batcher.batch.count == 4)
         #expect(try run.insert(batcher.take()).imported == 4)
         run.finish()
         // "The Band" ignored; "Band"/"band" one track, the remaster and the song one.

@@ -1,7 +1,7 @@
-/// Listens on their way from an export's reader to the store, in a compact form: a play
-/// is a few numbers, and its track is named by a key (the same key for the same artist and
-/// title text, over the whole import) and given once, in the batch where the key first
-/// appears. A million plays take 48 MB this way, where `ImportedListen`s with their tracks
+/// Listens on their way from an export's reader to the store, as the curation rules left
+/// them, in a compact form: a play is a few numbers, and its track is named by a key (the
+/// same key for the same artist and title text, over the whole import) and given once, in
+/// the batch where the key first appears; which stored track a key is, only the store says. A million plays take 48 MB this way, where `ImportedListen`s with their tracks
 /// take several times that; and the reader's thread, not the store's, does the hashing,
 /// the credit parsing and the freeing of the texts.
 public struct ImportBatch: Sendable {
@@ -27,20 +27,31 @@ public struct ImportBatch: Sendable {
         public var credit: ArtistCredit?
         /// `track.albumIdentity`, computed on the reader's thread too.
         public var album: AlbumIdentity?
-        /// The key whose track this one is, as the store would find it among the tracks
-        /// this import adds (`ImportBatcher.trackOfNewKey`): this key when it names a
-        /// track of its own; -1 when not found (a batcher that does not, `findsOwnTracks`).
-        /// Used while the database holds no other tracks.
-        public var sameTrackAs: Int32
+    }
+
+    /// A play a hide rule took (`RuleSet`), with its track as the rules left it: written
+    /// to `hidden_plays` in the transaction that stores its batch.
+    public struct HiddenPlay: Sendable {
+        public var track: Track
+        public var player: String?
+        public var counted: Bool
+        public var startedAtMs: Int64
+        public var endedAtMs: Int64
+        public var playedSeconds: Double
     }
 
     public var plays: [Play] = []
     public var tracks: [NewTrack] = []
     public var players: [String] = []
+    public var hidden: [HiddenPlay] = []
+    /// Rules that ran out of steps on this batch's text (a report, noted after it is stored).
+    public var overruns: [RuleOverrun] = []
 
     public init() {}
 
     public var count: Int { plays.count }
+    /// Nothing to store: no plays, hidden or not, and no tracks.
+    public var isEmpty: Bool { plays.isEmpty && tracks.isEmpty && hidden.isEmpty }
 }
 
 /// Builds `ImportBatch`es from listens, numbering their tracks' texts from 0 over the
@@ -56,29 +67,30 @@ public struct ImportBatcher {
 
     /// Extra separators credit text is split with (`[credits] separators`).
     public let separators: [String]
+    /// The curation rules in force, applied to each listen before it is batched: an
+    /// ignored listen is left out, a hidden one goes to `hidden`, a rewritten one is
+    /// batched under its new text. The store sees only what the rules left.
+    public let rules: RuleSet
 
     private var keys: [TrackText: Int32] = [:]
+    private var nextKey: Int32 = 0
     private var players: [String: Int32] = [:]
-    /// The first key of a track of each recording, and of each match key: the first with or
-    /// without a recording, and the first without one (-1: none); what each match key with a
-    /// recording was found to be (`trackOfNewKey`).
-    private var trackOfRecording: [String: Int32] = [:]
-    private var trackOfMatchKey: [String: (first: Int32, bare: Int32)] = [:]
-    private var trackOfRecordedIdentity: [RecordedIdentity: Int32] = [:]
-
-    struct RecordedIdentity: Hashable {
-        var matchKey: String
-        var recording: String
-    }
     public private(set) var batch = ImportBatch()
 
-    /// Whether new keys' tracks are found among the import's own (`trackOfNewKey`): only
-    /// the store's session of an import into a database without tracks uses them.
-    public let findsOwnTracks: Bool
+    /// About how many bytes the remembered texts may take (`keys`) before they are
+    /// forgotten, between two batches: what the reader holds is then bounded, not by the
+    /// file's count of tracks and length of titles. A text met again afterwards is a new
+    /// key whose track the store finds again (at most once per text per forgetting). A
+    /// library of 150,000 tracks with short titles is ~15 MB here, never forgotten.
+    public static let rememberedBytesLimit = 24 << 20
+    public let rememberedBytesLimit: Int
+    /// The estimate for `keys` (each entry's texts and its slot).
+    public private(set) var rememberedBytes = 0
 
-    public init(separators: [String] = [], findsOwnTracks: Bool = true) {
+    public init(separators: [String] = [], rules: RuleSet = .empty, rememberedBytesLimit: Int = ImportBatcher.rememberedBytesLimit) {
         self.separators = separators
-        self.findsOwnTracks = findsOwnTracks
+        self.rules = rules
+        self.rememberedBytesLimit = rememberedBytesLimit
     }
 
     public var count: Int { batch.plays.count }
@@ -86,21 +98,39 @@ public struct ImportBatcher {
     public mutating func reserveCapacity(_ n: Int) { batch.plays.reserveCapacity(n) }
 
     public mutating func add(_ listen: ImportedListen) {
+        var listen = listen
+        if !rules.isEmpty {
+            // Every rewrite, then the ignores and hides with the play's length: as a player's play.
+            let outcome = rules.evaluate(listen.track, playedSeconds: listen.playedSeconds, uri: listen.track.uri)
+            batch.overruns += outcome.overruns
+            switch outcome.decision {
+            case .ignore: return
+            case .keep(let track):
+                // The export's list of artists no longer names a rewritten artist's.
+                if track.artist != listen.track.artist { listen.artists = nil }
+                listen.track = track
+            case .hide(let track, _):
+                batch.hidden.append(ImportBatch.HiddenPlay(track: track, player: listen.player, counted: listen.counted,
+                                                           startedAtMs: listen.startedAtMs, endedAtMs: listen.endedAtMs,
+                                                           playedSeconds: listen.playedSeconds))
+                return
+            }
+        }
         let text = TrackText(artist: listen.track.artist, title: listen.track.title, recording: listen.track.musicBrainz.recording)
         let key: Int32
         if let known = keys[text] {
             key = known
         } else {
-            key = Int32(keys.count)
+            key = nextKey
+            nextKey += 1
             keys[text] = key
+            rememberedBytes += Self.bytes(of: text)
             let credit = listen.credit(separators: separators)
             var track = listen.track
             // Listed artists (Maloja's) name the album's artist too (`Track.albumIdentity`).
             if let credit, credit.listed { track.listedCredit = credit }
-            let matchKey = listen.track.matchKey
-            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: matchKey, credit: credit,
-                                                     album: track.albumIdentity,
-                                                     sameTrackAs: findsOwnTracks ? trackOfNewKey(key, matchKey: matchKey, recording: text.recording) : -1))
+            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: listen.track.matchKey, credit: credit,
+                                                     album: track.albumIdentity))
         }
         var player: Int32 = -1
         if let name = listen.player {
@@ -117,42 +147,25 @@ public struct ImportBatcher {
             startedAtMs: listen.startedAtMs, endedAtMs: listen.endedAtMs, playedSeconds: listen.playedSeconds))
     }
 
-    /// The key whose track a new key's listens go to, when the only tracks stored are those
-    /// of this import's earlier keys: the store's look-up (`Store.findTrackIdentities`) done
-    /// among them, here on the reader's thread. A recording's track is the first with that
-    /// recording, else the first with the match key and no recording; a listen without a
-    /// recording goes to the first track with its match key. None: the key is a new track.
-    /// As the store's session does, a match key and recording are looked up once: later
-    /// keys with both go where the first went (a track of the recording added since
-    /// notwithstanding). Without a recording that is what a new look-up would find anyway.
-    mutating func trackOfNewKey(_ key: Int32, matchKey: String, recording: String?) -> Int32 {
-        guard let recording else {
-            // One hash of the match key: read and, for a new one, written in place.
-            var found = key
-            modify(&trackOfMatchKey[matchKey, default: (first: key, bare: key)]) { found = $0.first }
-            return found
-        }
-        let identity = RecordedIdentity(matchKey: matchKey, recording: recording)
-        if let known = trackOfRecordedIdentity[identity] { return known }
-        var found = trackOfRecording[recording] ?? -1
-        if found < 0 {
-            modify(&trackOfMatchKey[matchKey, default: (first: key, bare: -1)]) { found = $0.bare }
-        }
-        if found < 0 {
-            found = key
-            trackOfRecording[recording] = key
-        }
-        trackOfRecordedIdentity[identity] = found
-        return found
-    }
-
-    private func modify<T>(_ value: inout T, _ body: (inout T) -> Void) { body(&value) }
-
     /// The batch so far; the next one starts empty (keys go on being numbered).
     public mutating func take() -> ImportBatch {
         let full = batch
         batch = ImportBatch()
         players.removeAll(keepingCapacity: true)
+        if rememberedBytes > rememberedBytesLimit {
+            keys = [:]
+            rememberedBytes = 0
+        }
         return full
+    }
+
+    /// What a remembered text takes: its slot (a dictionary's, at three quarters full) and
+    /// the texts too long to be held in their `String` (over 15 bytes).
+    static func bytes(of text: TrackText) -> Int {
+        func heap(_ s: String?) -> Int {
+            guard let n = s?.utf8.count, n > 15 else { return 0 }
+            return (n + 32 + 15) & ~15
+        }
+        return 80 + heap(text.artist) + heap(text.title) + heap(text.recording)
     }
 }
