@@ -24,13 +24,15 @@ extension ListenImportSession {
         for new in tracks {
             let k = Int(new.key)
             let identity = Identity(matchKey: new.matchKey, recording: new.track.musicBrainz.recording)
-            if let known = refOfIdentity[identity] {
+            let hashes = (matchKey: new.matchKey.hashValue, recording: identity.recording?.hashValue)
+            // New without a look-up: every stored track is this session's, and none can be this
+            // one. (An identity in `refOfIdentity` has its hashes noted, so it is not asked for
+            // either: on a first import of a wide library, most tracks take this way.)
+            let knownNew = knowsEveryTrack == true && !mayBeStored(hashes)
+            if !knownNew, let known = refOfIdentity[identity] {
                 refOfKey[k] = known
                 continue
             }
-            let hashes = (matchKey: new.matchKey.hashValue, recording: identity.recording?.hashValue)
-            // New without a look-up: every stored track is this session's, and none can be this one.
-            let knownNew = knowsEveryTrack == true && !mayBeStored(hashes)
             var found: [(id: Int64, recording: String?)] = []
             if !knownNew {
                 // The look-up sees the tracks this batch has filed so far.
