@@ -36,12 +36,15 @@ phase_wait() {
     return 1
 }
 
-# test_shard NAME SWIFT-TEST-ARGS...: one `swift test` process over part of the suite, its
-# output in a log. --ignore-lock: several run at once, and beside the release build.
+# test_shard NAME --filter/--skip REGEX...: one process of the test bundle over part of the
+# suite (Swift Testing's --filter and --skip), its output in a log. The bundle is run as
+# `swift test` runs it, but not through it: `swift test --skip-build` still opens the build's
+# database, which the release build (and each other) hold locked.
 test_shard() {
     local name=$1
     shift
-    phase "tests: $name" swift test --skip-build --ignore-lock --disable-xctest "$@" >"$TEST_LOGS/$name.log" 2>&1
+    phase "tests: $name" env NO_COLOR=1 .build/debug/PacenotePackageTests.xctest --testing-library swift-testing "$@" \
+        >"$TEST_LOGS/$name.log" 2>&1
 }
 
 # test_job NAME CMD...: CMD in the background, at most TEST_JOBS at once; test_jobs_wait
