@@ -1,5 +1,10 @@
 /// SHA-256 (FIPS 180-4, section 6.2), for storing API keys as hashes: a key is 32 random
 /// bytes, so a plain hash is enough (no salt or stretching needed against guessing).
+///
+/// Written here, not taken from swift-crypto, for MD5's reasons (see MD5.swift): it would
+/// bring BoringSSL (C) into PacenoteCore and about two CPU-minutes into every fresh build,
+/// for a hash computed once per request that carries a key. Held to FIPS 180-4's examples
+/// (KeyHashAndLogTextTests).
 public enum SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

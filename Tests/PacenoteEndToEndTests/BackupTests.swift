@@ -39,7 +39,9 @@ import Testing
         // The client: one listen per request, each a new song a second later than the last,
         // recorded once the server answered 200. While the daemon is down, requests fail
         // and the client carries on with the next listen.
+        let clientStopped = DispatchSemaphore(value: 0)
         let client = Thread {
+            defer { clientStopped.signal() }
                 var n: Int64 = 0
             while shared.running.load(ordering: .relaxed) {
                 n += 1
@@ -76,7 +78,7 @@ import Testing
             backups.append((path, before))
         }
         shared.running.store(false, ordering: .relaxed)
-        usleep(50_000)
+        #expect(clientStopped.wait(timeout: .now() + 30) == .success, "the client stopped")
         // Listens were acknowledged in each of the daemon's lives, across three SIGKILLs.
         #expect(backups[4].before.count > backups[2].before.count && backups[2].before.count > backups[0].before.count)
 

@@ -50,16 +50,19 @@ import Testing
             if strace.isRunning { kill(strace.processIdentifier, SIGKILL) }
             strace.waitUntilExit()
         }
-        // Attached once the log file exists (strace opens it before attaching), and a moment after.
-        #expect(eventually(timeout: 5) { FileManager.default.fileExists(atPath: log) })
-        usleep(500_000)
+        // Attached: every thread of the daemon has strace for its tracer.
+        let traced = daemon.process.process.processIdentifier
+        #expect(eventually(timeout: 10) { Self.everyThreadTraced(traced) }, "strace did not attach to every thread")
         var acknowledged = 0
         for i in 0..<20 {
             let r = try daemon.post("/1/submit-listens", body: Self.listen(1_700_000_100 + i * 300, "Song \(i)"))
             if r.status == 200 { acknowledged += 1 }
         }
         #expect(acknowledged == 20)
-        usleep(500_000)
+        // strace has written the last answer's line.
+        _ = eventually(timeout: 10) {
+            Self.events((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").filter { $0.kind == .answer }.count >= 20
+        }
         kill(strace.processIdentifier, SIGKILL)
         strace.waitUntilExit()
         let events = Self.events(try String(contentsOfFile: log, encoding: .utf8))
@@ -78,6 +81,15 @@ import Testing
             events[(answers[i - 1].offset + 1)..<answers[i].offset].contains { $0.kind == .walWrite }
         }
         #expect(withWrites.count >= 19, "\(withWrites.count) of the answers followed a commit")
+    }
+
+    /// Whether every thread of `pid` is traced: each one's TracerPid in /proc is not 0.
+    static func everyThreadTraced(_ pid: pid_t) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return !tasks.isEmpty && tasks.allSatisfy { tid in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && $0.split(separator: "\t").last != "0" }
+        }
     }
 
     enum Kind { case walWrite, walSync, answer }

@@ -49,7 +49,7 @@ import Testing
         try Self.playAll(mpd, a, counted: 3)
         // The long song, skipped after a second.
         try mpd.mpc("play", String(try mpd.mpc("playlist", "-f", "%title%").split(separator: "\n").firstIndex(of: "Skipped")! + 1))
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)  // the time it plays, under the rule's minimum: a skip
         try mpd.mpc("stop")
         #expect(try eventually(timeout: 10) { try a.listens().contains { !$0.counted } }, "\(String(describing: try? a.listens()))")
         let expected = Self.keys(try a.listens())
@@ -87,10 +87,12 @@ import Testing
         try b.restart(samePort: true)
         let expected = Self.keys(try a.listens())
         #expect(try eventually(timeout: 30) { Self.keys(try b.listens()) == expected }, "\(String(describing: try? b.listens()))")
-        Thread.sleep(forTimeInterval: 2)
+        // The outbox empty, every play marked sent: nothing is left to send twice.
+        #expect(try eventually(timeout: 10) {
+            let status = try Self.forwardStatus(a)
+            return status["queued"] as? Int == 0 && status["sent"] as? Int == 3
+        }, "\(String(describing: try? Self.forwardStatus(a)))")
         #expect(try b.listens().count == 3)
-        let status = try Self.forwardStatus(a)
-        #expect(status["queued"] as? Int == 0 && status["sent"] as? Int == 3, "\(status)")
     }
 
     /// A `lastfm` target: before `forward login` the plays wait; the login asks for the
@@ -285,7 +287,9 @@ import Testing
         // with the whole suite running on two cores, once took over 40 s for the last one.
         #expect(try eventually(timeout: 90) { try maloja.scrobbles() == expected },
                 "Maloja has \(String(describing: try? maloja.scrobbles())); forwarding: \(String(describing: try? ForwardingTests.forwardStatus(a)))")
-        Thread.sleep(forTimeInterval: 2)
+        // The outbox empty: nothing is left to send twice.
+        #expect(try eventually(timeout: 10) { try ForwardingTests.forwardStatus(a)["queued"] as? Int == 0 },
+                "\(String(describing: try? ForwardingTests.forwardStatus(a)))")
         #expect(try maloja.scrobbles() == expected, "each once")
     }
 

@@ -92,20 +92,21 @@ import Testing
 
     /// liblistenbrainz's get_user_artists, get_user_recordings and get_user_releases read
     /// Pacenote's charts: a history of known counts submitted with the same library, the
-    /// charts of all time, this week and the week before (weeks from Sunday, as configured,
-    /// in UTC) equal to what the script works out from the listens, paged with count and
+    /// charts of all time, this week and the week before (weeks from the configured day, in
+    /// UTC) equal to what the script works out from the listens, paged with count and
     /// offset; no statistics before any listen; an unknown range and a request without the
     /// token refused as ListenBrainz refuses them.
     @Test func liblistenbrainzReadsTheChartsAsListenBrainzStatistics() throws {
-        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[site]\nweek_starts = \"sunday\"\n",
+        let weekStart = Self.weekStartAwayFromToday()
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[site]\nweek_starts = \"\(weekStart.name)\"\n",
                                         arguments: ["--timezone", "UTC", "--trusted-networks", "none"])
         let script = URL(fileURLWithPath: Self.clientScript).deletingLastPathComponent().appendingPathComponent("listenbrainz_stats.py").path
-        let r = try run(try Self.python(), [script, daemon.base + "/", daemon.apiKey], allowFailure: true)
+        let r = try run(try Self.python(), [script, daemon.base + "/", daemon.apiKey, weekStart.name], allowFailure: true)
         #expect(r.status == 0, "\(r.stderr)")
         let result = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
         #expect(result["before_any_listen"] is NSNull, "204 before any listen: liblistenbrainz answers None")
         #expect((result["import"] as? [String: Any])?["status"] as? String == "ok")
-        #expect(result["week_starts_on"] as? String == "Sunday")
+        #expect(result["week_starts_on"] as? String == weekStart.name.capitalized)
 
         // Each chart is what the listens make: the same entries and counts, most played first.
         let charts = try #require(result["charts"] as? [String: [String: [[Any]]]])
@@ -122,7 +123,7 @@ import Testing
             }
         }
         #expect(pairs(charts["all_time"]?["artists"] ?? []).prefix(2) == ["Many 6", "Dool 4"])
-        #expect(pairs(charts["week"]?["artists"] ?? []) == ["Then Band 2"], "the week before this one, from Sunday")
+        #expect(pairs(charts["week"]?["artists"] ?? []) == ["Then Band 2"], "the week before this one, from \(weekStart.name)")
         let thisWeek = Set(pairs(charts["this_week"]?["artists"] ?? []))
         #expect(thisWeek.isSuperset(of: ["Alpha 3", "Beta 3"]), "a featured artist counts")
 
@@ -135,11 +136,11 @@ import Testing
         #expect(dool["artist_mbids"] as? [String] == ["f59c5520-5f46-4d2c-b2c4-822eabf53419"])
         let week = try #require(payloads["week artists"])
         #expect(week["range"] as? String == "week" && week["user_id"] as? String == "pacenote")
-        let weekStart = try #require(week["from_ts"] as? Int)
-        #expect(week["to_ts"] as? Int == weekStart + 7 * 86_400)
+        let fromTS = try #require(week["from_ts"] as? Int)
+        #expect(week["to_ts"] as? Int == fromTS + 7 * 86_400)
         #expect(Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!,
-                                                                from: Date(timeIntervalSince1970: Double(weekStart))).weekday == 1)
-        #expect(weekStart % 86_400 == 0, "midnight UTC")
+                                                                from: Date(timeIntervalSince1970: Double(fromTS))).weekday == weekStart.calendarWeekday)
+        #expect(fromTS % 86_400 == 0, "midnight UTC")
 
         // Three at a time: the pages make the whole chart, in the same order.
         let pages = try #require(result["pages"] as? [[String: Any]])
@@ -180,5 +181,34 @@ import Testing
                                  body: Data(body.utf8))
         #expect(r.status == 200, "\(r.text)")
         #expect(try daemon.listens().count == 1)  // the same listen 1000 times: stored once
+    }
+}
+
+extension ListenBrainzTests {
+    /// A `[site] week_starts` day (Sunday when it fits) whose week, in UTC, began yesterday or
+    /// earlier and does not end tonight: "this week" holds a day of listens before now and the
+    /// test cannot straddle a week's boundary, whatever day and hour it runs (it used to wait
+    /// up to 200 s just after Sunday 00:00 UTC).
+    static func weekStartAwayFromToday(now: Date = Date()) -> (name: String, calendarWeekday: Int) {
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let today = utc.component(.weekday, from: now)  // 1 = Sunday … 7 = Saturday
+        let tomorrow = today % 7 + 1
+        let choices = [("sunday", 1), ("monday", 2), ("saturday", 7)]
+        return choices.first { $0.1 != today && $0.1 != tomorrow }.map { (name: $0.0, calendarWeekday: $0.1) }!
+    }
+
+    /// On every day of a week, at its first and last second, the chosen week began at least a
+    /// day before and ends at least a day after.
+    @Test func theChosenWeekStartIsADayAwayOnEveryDay() {
+        let sunday = Date(timeIntervalSince1970: 1_796_515_200)  // 2026-12-06 00:00 UTC, a Sunday
+        for day in 0..<7 {
+            for second in [0, 86_399] {
+                let now = sunday.addingTimeInterval(Double(day * 86_400 + second))
+                let chosen = Self.weekStartAwayFromToday(now: now)
+                let sinceStart = ((day + 1 - chosen.calendarWeekday) % 7 + 7) % 7  // whole days since its first day
+                #expect((1...5).contains(sinceStart), "day \(day) (\(second) s): \(chosen.name) began \(sinceStart) days ago")
+            }
+        }
     }
 }

@@ -34,7 +34,7 @@ import Testing
                 listens = try pacenote.listens()
                 return listens.count >= count
             }
-            // Nothing more should arrive.
+            // Nothing more should arrive: an absence, so a short wait, not an event.
             usleep(300_000)
             return try pacenote.listens()
         }
@@ -45,6 +45,9 @@ import Testing
                 sourceLocation: sourceLocation)
     }
 
+    /// Listening time: these tests hold Pacenote's played seconds to how long MPD played
+    /// between two commands, so the waits between them are the time under test (each
+    /// expectation allows a second either way), not a wait for something to happen.
     func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
 
     @Test func naturalEndOfEachSong() throws {

@@ -211,8 +211,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(DeferredIndexes.isRunning("\(pid) \(start)"))
         #expect(DeferredIndexes.isRunning("\(pid) ?"))
         #expect(!DeferredIndexes.isRunning("\(pid) \(start)1"))
-        Thread.sleep(forTimeInterval: 0.8)  // exited, not waited for
-        // A zombie ("Z"), unless something reaped it already.
+        // Exited, not waited for: a zombie ("Z"), unless something reaped it already.
+        let deadline = Date().addingTimeInterval(20)
+        while ![nil, "Z"].contains(DeferredIndexes.startTime(of: pid)), Date() < deadline { usleep(10_000) }
         #expect([nil, "Z"].contains(DeferredIndexes.startTime(of: pid)))
         #expect(!DeferredIndexes.isRunning("\(pid) \(start)"))
         var status: Int32 = 0

@@ -45,7 +45,9 @@ import Testing
         let cache = CommitCache<Int>(signal: CacheSignal(store: fixture.store, bus: nil), maxAge: 60)
         let computed = Atomic<Int>(0)
         let compute: @Sendable () -> (Int, keep: Bool) = {
-            Thread.sleep(forTimeInterval: 0.2)  // long enough for the others to arrive
+            // Long enough for the others to arrive (the cache shows no waiter to wait on). The
+            // outcome does not hang on it: one arriving after the computation finds it kept.
+            Thread.sleep(forTimeInterval: 0.2)
             return (computed.add(1, ordering: .relaxed).newValue, true)
         }
         let first = Self.together(8) { _ in cache.value("k", compute: compute) }

@@ -18,10 +18,10 @@ import Testing
 
         init(publicURL: String? = nil) throws {
             dir = try TemporaryDirectory()
-            let zone = TimeZone(identifier: "Europe/Berlin")!
+            let now = Date()
+            let zone = Self.zoneAwayFromMidnight(now)
             store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
             let local = LocalTime(timeZone: zone)
-            let now = Date()
             today = local.day(of: now)
             // Today's song: played twice, with a hostile title; yesterday's another; a skip.
             let hostile = try store.saveTrack(Track(title: "<script>alert(1)</script> & \u{1}Co", artist: "Band \"B\"", durationSeconds: 200))
@@ -53,6 +53,18 @@ import Testing
         }
 
         deinit { try? store.close() }
+
+        /// Europe/Berlin, or Asia/Tokyo when Berlin's day began or ends within the hour: today's
+        /// plays (from its midnight to 400 s ago) then all fall on today, whatever hour the test
+        /// runs (with Berlin alone it failed 23:00–23:10 UTC, just after Berlin's midnight).
+        static func zoneAwayFromMidnight(_ now: Date) -> TimeZone {
+            let zones = ["Europe/Berlin", "Asia/Tokyo"].map { TimeZone(identifier: $0)! }
+            return zones.first { zone in
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = zone
+                return (1..<23).contains(calendar.component(.hour, from: now))
+            }!
+        }
     }
 
     @Test func theFeedListsTheSongsOfTheDayAndNothingElse() throws {

@@ -1,19 +1,19 @@
 """Reads Pacenote's charts with liblistenbrainz, the ListenBrainz project's own Python
 client, as a statistics tool would: get_user_artists, get_user_recordings and
 get_user_releases over ranges, paged with count and offset. It first submits a history of
-known counts (this week, the week before and two years ago, weeks beginning on Sunday in UTC
-as the daemon is configured), works out the charts those listens make on its own, and
+known counts (this week, the week before and two years ago, weeks beginning on WEEK_STARTS in
+UTC as the daemon is configured), works out the charts those listens make on its own, and
 prints both as one JSON line with what else happened (no statistics before any listen, an
 unknown range, a request without the token); the Swift test compares them.
 
-Usage: listenbrainz_stats.py BASE_URL TOKEN"""
+Usage: listenbrainz_stats.py BASE_URL TOKEN WEEK_STARTS"""
 import collections, datetime, json, sys, time
 
 import liblistenbrainz
 import requests
 from liblistenbrainz.errors import ListenBrainzAPIException
 
-base, token = sys.argv[1], sys.argv[2]
+base, token, week_starts = sys.argv[1], sys.argv[2], sys.argv[3]
 user = "pacenote"
 result = {}
 
@@ -21,14 +21,15 @@ client = liblistenbrainz.ListenBrainz(api_base_url=base)
 client.set_auth_token(token)
 result["before_any_listen"] = client.get_user_artists(user)  # 204: None
 
-# Weeks begin on Sunday (the daemon's [site] week_starts), days are UTC days (--timezone UTC).
+# Weeks begin on WEEK_STARTS (the daemon's [site] week_starts, which the test chose so that
+# this week began yesterday or earlier and ends after tomorrow), days are UTC days (--timezone UTC).
 now = int(time.time())
 today = datetime.datetime.fromtimestamp(now, datetime.timezone.utc).date()
-this_week = today - datetime.timedelta(days=(today.weekday() + 1) % 7)
+first_weekday = {"monday": 0, "saturday": 5, "sunday": 6}[week_starts]  # Python's: Monday = 0
+this_week = today - datetime.timedelta(days=(today.weekday() - first_weekday) % 7)
 this_start = int(datetime.datetime.combine(this_week, datetime.time(), datetime.timezone.utc).timestamp())
-if now - this_start < 200:  # this week's listens need a few minutes of it behind them
-    time.sleep(200 - (now - this_start))
-    now = int(time.time())
+if not 86400 <= now - this_start < 6 * 86400:
+    sys.exit(f"week_starts {week_starts}: this week began {now - this_start} s ago; the test chooses a day a day away")
 last_start = this_start - 7 * 86400
 result["week_starts_on"] = this_week.strftime("%A")
 
