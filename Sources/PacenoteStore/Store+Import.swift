@@ -73,11 +73,8 @@ public final class ListenImportSession {
 
     /// Stores a batch in one transaction (see `insert(now:batches:)`).
     public func insert(_ batch: ImportBatch, now: Date = Date()) throws(StoreError) -> (imported: Int, duplicates: Int) {
-        var given = false
-        return try insert(now: now) {
-            defer { given = true }
-            return given ? nil : batch
-        }
+        var batches = CollectionOfOne(batch).makeIterator()
+        return try insert(now: now) { batches.next() }
     }
 
     /// Stores the batches `next` gives, until it gives nil, in one transaction. Returns how
