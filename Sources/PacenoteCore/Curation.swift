@@ -11,8 +11,11 @@ public struct CurationEntry: Equatable, Sendable {
     public var id: Int64
     public var at: Date
     public var kind: Kind
-    /// One line for people ("Merged artist “Florence + the Machine” into “Florence and the Machine”").
-    public var summary: String
+    /// What it did; the line for people is made from it when shown (`summary(in:)`).
+    /// Nil for entries logged before v28, which stored their line (`storedSummary`).
+    public var facts: CurationFacts?
+    /// The line an entry logged before v28 stored; empty for later ones.
+    public var storedSummary: String
     /// What was asked, as JSON text in the API's words (an export carries it, to replay).
     public var request: String
     /// Where the change came from: `api`, `site`, `listenbrainz`, `cli`.
@@ -23,17 +26,22 @@ public struct CurationEntry: Equatable, Sendable {
     /// a later entry that touches one of them depends on this one.
     public var touches: Set<String>
 
-    public init(id: Int64, at: Date, kind: Kind, summary: String, request: String, source: String,
-                undoneAt: Date?, touches: Set<String>) {
+    public init(id: Int64, at: Date, kind: Kind, facts: CurationFacts?, storedSummary: String = "", request: String,
+                source: String, undoneAt: Date?, touches: Set<String>) {
         self.id = id
         self.at = at
         self.kind = kind
-        self.summary = summary
+        self.facts = facts
+        self.storedSummary = storedSummary
         self.request = request
         self.source = source
         self.undoneAt = undoneAt
         self.touches = touches
     }
+
+    /// One line for people ("Merged artist “Florence + the Machine” into “Florence and the
+    /// Machine”"), times in `local`'s zone.
+    public func summary(in local: LocalTime) -> String { facts?.summary(in: local) ?? storedSummary }
 
     /// The `touches` text stored in a row: items between spaces, so that `LIKE '% play:1 %'`
     /// finds exactly one item.
@@ -61,10 +69,10 @@ public enum MergeKind: String, Sendable, CaseIterable {
 /// `{"id", "at", "kind", "summary", "source", "request", "undone_at"}`, `request` as an
 /// object. `pacenote import --curation` reads it back.
 public enum CurationExport {
-    public static func line(_ e: CurationEntry) -> String {
+    public static func line(_ e: CurationEntry, in local: LocalTime) -> String {
         let request = (try? JSONSerialization.jsonObject(with: Data(e.request.utf8))) ?? e.request
         let object: [String: Any] = [
-            "id": e.id, "at": ISO8601.string(e.at), "kind": e.kind.rawValue, "summary": e.summary, "source": e.source,
+            "id": e.id, "at": ISO8601.string(e.at), "kind": e.kind.rawValue, "summary": e.summary(in: local), "source": e.source,
             "request": request, "undone_at": e.undoneAt.map(ISO8601.string) ?? NSNull(),
         ]
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }

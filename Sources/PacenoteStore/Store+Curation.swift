@@ -14,7 +14,6 @@ extension Store {
     /// Deletes plays; their rows go to the log entry, to be put back by an undo.
     public func curateDelete(playIDs: [Int64], request: String, source: String,
                              at now: Date = Date()) throws(StoreError) -> (entry: CurationEntry, deleted: [PlayWithTrack]) {
-        let localTime = self.localTime
         return try write { db in
             var undo = CurationUndo()
             var deleted: [PlayWithTrack] = []
@@ -28,10 +27,9 @@ extension Store {
                 touches.formUnion(["play:\(id)", "track:\(play.play.trackID)"])
                 try db.execute(sql: "DELETE FROM plays WHERE id = ?", arguments: [id])
             }
-            let summary = deleted.count == 1
-                ? "Deleted the play of “\(deleted[0].track.title)” at \(Store.localText(deleted[0].play.startedAt, localTime))"
-                : "Deleted \(deleted.count) plays"
-            let entry = try Store.log(.delete, summary: summary, request: request, undo: undo, touches: touches,
+            let one = deleted.count == 1 ? deleted.first : nil
+            let facts = CurationFacts.deleted(plays: deleted.count, title: one?.track.title, startedAt: one?.play.startedAt)
+            let entry = try Store.log(.delete, facts: facts, request: request, undo: undo, touches: touches,
                                       source: source, at: now, in: db)
             return (entry, deleted)
         }
@@ -53,7 +51,6 @@ extension Store {
 
     public func curateEdit(playID: Int64, _ edit: PlayEdit, request: String, source: String,
                            at now: Date = Date()) throws(StoreError) -> (entry: CurationEntry, play: PlayWithTrack) {
-        let localTime = self.localTime
         return try write { db in
             guard let before = try Store.playWithTrack(id: playID, in: db) else {
                 throw StoreError.refused(.missing, "no play \(playID)")
@@ -79,11 +76,11 @@ extension Store {
             try db.execute(sql: "UPDATE plays SET track_id = ?, counted = ? WHERE id = ?", arguments: [trackID, counted, playID])
             undo.playValues = [.init(id: playID, trackID: before.play.trackID, counted: before.play.counted)]
             guard let after = try Store.playWithTrack(id: playID, in: db) else { throw StoreError.sqlite("the edited play is gone") }
-            var changes: [String] = []
-            if trackID != before.play.trackID { changes.append("“\(before.track.title)” → “\(after.track.title)”") }
-            if counted != before.play.counted { changes.append(counted ? "counted" : "a skip") }
-            let summary = "Edited the play of \(Store.localText(before.play.startedAt, localTime))" + (changes.isEmpty ? "" : ": " + changes.joined(separator: ", "))
-            let entry = try Store.log(.edit, summary: summary, request: request, undo: undo,
+            let retracked = trackID != before.play.trackID
+            let facts = CurationFacts.edited(startedAt: before.play.startedAt, titleBefore: retracked ? before.track.title : nil,
+                                             titleAfter: retracked ? after.track.title : nil,
+                                             counted: counted != before.play.counted ? counted : nil)
+            let entry = try Store.log(.edit, facts: facts, request: request, undo: undo,
                                       touches: ["play:\(playID)", "track:\(before.play.trackID)", "track:\(trackID)"],
                                       source: source, at: now, in: db)
             return (entry, after)
@@ -156,21 +153,11 @@ extension Store {
             guard !added.isEmpty else {
                 throw StoreError.refused(.duplicatePlay, "every play asked for is already stored")
             }
-            let summary = added.count == 1
-                ? "Added a play of “\(added[0].track.title)” at \(Store.localText(startedAt, localTime))"
-                : "Added \(added.count) plays from \(Store.localText(startedAt, localTime))"
-            let entry = try Store.log(.add, summary: summary, request: request, undo: undo, touches: touches,
+            let facts = CurationFacts.added(plays: added.count, title: added.count == 1 ? added[0].track.title : nil, startedAt: startedAt)
+            let entry = try Store.log(.add, facts: facts, request: request, undo: undo, touches: touches,
                                       source: source, at: now, in: db)
             return (entry, added)
         }
-    }
-
-    /// A time as people read it in a summary: the local day and minute (`2026-01-05 11:30`).
-    static func localText(_ date: Date, _ local: LocalTime) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = local.timeZone
-        let c = calendar.dateComponents([.hour, .minute], from: date)
-        return local.day(of: date) + String(format: " %02d:%02d", c.hour ?? 0, c.minute ?? 0)
     }
 
     // MARK: The log
@@ -179,7 +166,7 @@ extension Store {
     public func curationLog(limit: Int = 50, before: Int64? = nil) throws(StoreError) -> [CurationEntry] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches FROM curation_log
+                SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches, facts_json FROM curation_log
                 WHERE id < ? ORDER BY id DESC LIMIT ?
                 """, arguments: [before ?? Int64.max, limit]).map(Store.curationEntry)
         }
@@ -191,24 +178,26 @@ extension Store {
 
     static func curationEntry(id: Int64, in db: Database) throws -> CurationEntry? {
         try Row.fetchOne(db, sql: """
-            SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches FROM curation_log WHERE id = ?
+            SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches, facts_json FROM curation_log WHERE id = ?
             """, arguments: [id]).map(curationEntry)
     }
 
     static func curationEntry(_ row: Row) -> CurationEntry {
         CurationEntry(id: row[0], at: date(milliseconds: row[1]), kind: CurationEntry.Kind(rawValue: row[2]) ?? .edit,
-                      summary: row[3], request: row[4], source: row[5],
+                      facts: (row[8] as String?).flatMap(CurationFacts.init(json:)), storedSummary: row[3], request: row[4], source: row[5],
                       undoneAt: (row[6] as Int64?).map { date(milliseconds: $0) },
                       touches: CurationEntry.touches(fromText: row[7]))
     }
 
-    static func log(_ kind: CurationEntry.Kind, summary: String, request: String, undo: CurationUndo, touches: Set<String>,
+    /// Logs an entry: its facts, not its text (`CurationFacts`); `summary` stays empty.
+    static func log(_ kind: CurationEntry.Kind, facts: CurationFacts, request: String, undo: CurationUndo, touches: Set<String>,
                     source: String, at now: Date, in db: Database) throws -> CurationEntry {
         let undoText = String(decoding: try JSONEncoder().encode(undo), as: UTF8.self)
         try db.execute(sql: """
-            INSERT INTO curation_log (at_ms, kind, summary, request_json, undo_json, touches, source) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [milliseconds(now), kind.rawValue, summary, request, undoText, CurationEntry.touchesText(touches), source])
-        return CurationEntry(id: db.lastInsertedRowID, at: date(milliseconds: milliseconds(now)), kind: kind, summary: summary,
+            INSERT INTO curation_log (at_ms, kind, summary, facts_json, request_json, undo_json, touches, source)
+            VALUES (?, ?, '', ?, ?, ?, ?, ?)
+            """, arguments: [milliseconds(now), kind.rawValue, facts.json, request, undoText, CurationEntry.touchesText(touches), source])
+        return CurationEntry(id: db.lastInsertedRowID, at: date(milliseconds: milliseconds(now)), kind: kind, facts: facts,
                              request: request, source: source, undoneAt: nil, touches: touches)
     }
 
@@ -221,7 +210,7 @@ extension Store {
             }
             if entry.undoneAt != nil { throw StoreError.refused(.alreadyUndone, "entry \(id) was undone already") }
             let later = try Row.fetchAll(db, sql: """
-                SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches FROM curation_log
+                SELECT id, at_ms, kind, summary, request_json, source, undone_at_ms, touches, facts_json FROM curation_log
                 WHERE id > ? AND undone_at_ms IS NULL
                 """, arguments: [id]).map(Store.curationEntry)
             let blockers = CurationEntry.blockers(of: entry, among: later)

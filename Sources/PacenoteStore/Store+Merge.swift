@@ -47,12 +47,12 @@ extension Store {
             case .album:
                 try Store.mergeAlbums(from, into: into, undo: &undo, touches: &touches, in: db)
             }
-            let quoted = from.map { "“\(names[$0] ?? "")”" }.joined(separator: ", ")
             // The entities' keys go with the request: ids are this database's, keys follow from
             // the names, so a database rebuilt from an export replays the merge (`replayMerge`).
             let replayable = Store.addingKeys(to: request, kind: kind, from: from.compactMap { keys[$0] }, into: keys[into] ?? "")
-            let albums = albumsMerged == 0 ? "" : albumsMerged == 1 ? ", and 1 album of the same title" : ", and \(albumsMerged) albums of the same title"
-            return try Store.log(.merge, summary: "Merged \(kind.rawValue) \(quoted) into “\(names[into] ?? "")”\(albums)", request: replayable,
+            let facts = CurationFacts.merged(kind: kind.rawValue, names: from.map { names[$0] ?? "" }, into: names[into] ?? "",
+                                             albums: albumsMerged)
+            return try Store.log(.merge, facts: facts, request: replayable,
                                  undo: undo, touches: touches, source: source, at: now, in: db)
         }
     }

@@ -205,7 +205,7 @@ extension Store {
             guard effect.total > 0 else {
                 throw StoreError.refused(.ruleChangesNothing, "rule \(id) changes no play logged so far")
             }
-            let entry = try Store.log(.rule, summary: "\(effect.rule.summary): \(effect.total) play\(effect.total == 1 ? "" : "s")",
+            let entry = try Store.log(.rule, facts: .rule(effect.rule, plays: effect.total),
                                       request: request, undo: undo, touches: touches, source: source, at: now, in: db)
             return (entry, effect)
         }

@@ -15,7 +15,7 @@ extension API {
 
     func deletePlay(_ id: Int64, source: String) throws -> JSONValue {
         let (entry, deleted) = try context.operations.deletePlays(ids: [id], source: source)
-        return .object([("listen", APIJSON.listen(deleted[0])), ("curation", APIJSON.curation(entry))])
+        return .object([("listen", APIJSON.listen(deleted[0])), ("curation", APIJSON.curation(entry, localTime))])
     }
 
     func editPlay(_ id: Int64, _ request: HTTPRequest, source: String) throws -> JSONValue {
@@ -37,7 +37,7 @@ extension API {
             }
             let (entry, play) = try context.operations.editPlay(id: id, edit, request: Self.requestText(["edit": ["listen": id, "with": body]]),
                                                                 source: source)
-            return .object([("listen", APIJSON.listen(play)), ("curation", APIJSON.curation(entry))])
+            return .object([("listen", APIJSON.listen(play)), ("curation", APIJSON.curation(entry, localTime))])
     }
 
     // MARK: POST /api/v1/listens
@@ -69,7 +69,7 @@ extension API {
         }
         let (entry, added) = try context.operations.addPlays(addition, startedAt: startedAt,
                                                              request: Self.requestText(["add": body]), source: source)
-        return .json(.object([("listens", .array(added.map(APIJSON.listen))), ("curation", APIJSON.curation(entry))]), status: 201)
+        return .json(.object([("listens", .array(added.map(APIJSON.listen))), ("curation", APIJSON.curation(entry, localTime))]), status: 201)
     }
 
     // MARK: POST /api/v1/merges
@@ -89,7 +89,7 @@ extension API {
                                                  request: Self.requestText(["merge": ["kind": kind.rawValue, "from": from, "into": into]]),
                                                  source: source)
         retakeReviewSnapshots(after: entry)
-        return .json(APIJSON.curation(entry), status: 201)
+        return .json(APIJSON.curation(entry, localTime), status: 201)
     }
 
     /// An id, or a name: an artist's (as credited), an album's or a track's title. A title
@@ -133,13 +133,13 @@ extension API {
             return id
         }
         let entries = try context.store.curationLog(limit: limit, before: before)
-        return .object([("entries", .array(entries.map(APIJSON.curation)))])
+        return .object([("entries", .array(entries.map { APIJSON.curation($0, localTime) }))])
     }
 
     func undoCuration(_ id: Int64) throws -> JSONValue {
         let entry = try context.operations.undoCuration(id: id)
         retakeReviewSnapshots(after: entry)
-        return APIJSON.curation(entry)
+        return APIJSON.curation(entry, localTime)
     }
 
     // MARK: Reading bodies
@@ -187,12 +187,12 @@ func isJSONBool(_ value: Any) -> Bool {
 }
 
 extension APIJSON {
-    static func curation(_ e: CurationEntry) -> JSONValue {
+    static func curation(_ e: CurationEntry, _ local: LocalTime) -> JSONValue {
         .object([
             ("id", .int(e.id)),
             ("at", timestamp(e.at)),
             ("kind", .string(e.kind.rawValue)),
-            ("summary", .string(e.summary)),
+            ("summary", .string(e.summary(in: local))),
             ("source", .string(e.source)),
             ("request", .string(e.request)),
             ("undone_at", timestamp(e.undoneAt)),

@@ -47,7 +47,7 @@ extension API {
         let limit = try Query.int(query, "limit", default: 100, in: 1...1000)
         let (entry, effect) = try context.operations.applyRule(id: id, limit: limit, source: source)
         guard case .object(var fields) = APIJSON.ruleEffect(effect) else { return .null }
-        fields.append(("curation", APIJSON.curation(entry)))
+        fields.append(("curation", APIJSON.curation(entry, localTime)))
         return .object(fields)
     }
 

@@ -92,7 +92,7 @@ struct Export: ParsableCommand {
         do { handle = try PrivateFile.openForWriting(path) } catch { throw Failure(error.description) }
         var writer = LineWriter(handle: handle)
         let entries = try store.curationLog(limit: Int.max).reversed()
-        for entry in entries { writer.write(CurationExport.line(entry)) }
+        for entry in entries { writer.write(CurationExport.line(entry, in: store.localTime)) }
         // The site's rules too (the configuration file's travel with the file).
         let rules = try store.rules().filter { !$0.fromConfig }
         for rule in rules { writer.write(CurationExport.line(rule)) }

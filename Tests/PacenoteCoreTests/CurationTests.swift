@@ -6,7 +6,7 @@ import Testing
 /// suggestions, local times from a browser's form.
 @Suite struct CurationCoreTests {
     func entry(_ id: Int64, _ touches: Set<String>, undone: Bool = false) -> CurationEntry {
-        CurationEntry(id: id, at: Date(timeIntervalSince1970: 1_767_600_000), kind: .merge, summary: "s", request: "{}", source: "api",
+        CurationEntry(id: id, at: Date(timeIntervalSince1970: 1_767_600_000), kind: .merge, facts: nil, storedSummary: "s", request: "{}", source: "api",
                       undoneAt: undone ? Date() : nil, touches: touches)
     }
 
@@ -21,12 +21,12 @@ import Testing
     @Test func anExportLineReadsBack() {
         var e = entry(7, [])
         e.request = #"{"merge":{"from":[2],"from_keys":["a"],"into":1,"into_key":"b","kind":"artist"}}"#
-        let line = CurationExport.line(e)
+        let line = CurationExport.line(e, in: LocalTime(timeZone: .gmt))
         #expect(!line.contains("\n"))
         let back = CurationExport.parse(line)
         #expect(back?.kind == .merge && back?.undone == false && back?.request == e.request)
         e.undoneAt = Date()
-        #expect(CurationExport.parse(CurationExport.line(e))?.undone == true)
+        #expect(CurationExport.parse(CurationExport.line(e, in: LocalTime(timeZone: .gmt)))?.undone == true)
         #expect(CurationExport.parse("not json") == nil && CurationExport.parse(#"{"kind": "merge"}"#) == nil)
         #expect(CurationExport.parse(#"{"kind": "nonsense", "request": {}}"#) == nil)
     }
@@ -36,7 +36,7 @@ import Testing
         let back = CurationExport.rule(CurationExport.line(rule))
         #expect(back.map { CurationExport.same($0, rule) } == true && back?.id == nil && back?.enabled == true)
         #expect(CurationExport.rule(#"{"rule": {"action": "mute", "field": "title", "match": "equals", "value": "x"}}"#) == nil)
-        #expect(CurationExport.rule(CurationExport.line(entry(1, []))) == nil)
+        #expect(CurationExport.rule(CurationExport.line(entry(1, []), in: LocalTime(timeZone: .gmt))) == nil)
     }
 
     @Test func duplicateKeysFoldWhatPeopleSpellDifferently() {

@@ -76,7 +76,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         let before = try Self.snapshot(store)
         let charts = try EntityStoreTests.charts(store, from: "0000-01-01", to: "9999-12-31").artists
         let entry = try store.merge(.artist, from: [plus.id], into: and.id, request: "{}", source: "test")
-        #expect(entry.kind == .merge && entry.summary.contains("Florence + the Machine"))
+        #expect(entry.kind == .merge && entry.summary(in: store.localTime).contains("Florence + the Machine"))
         try EntityRollupTests.expectExact(store, "artists merged")
         let after = try EntityStoreTests.charts(store, from: "0000-01-01", to: "9999-12-31").artists
         #expect(after[and.id] == (charts[and.id] ?? 0) + (charts[plus.id] ?? 0))
@@ -138,10 +138,10 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         // Undone newest first, each gives back the state before it.
         for (entry, state) in zip(entries, states).reversed() {
             _ = try store.undoCuration(id: entry.id)
-            try EntityRollupTests.expectExact(store, "undo of \(entry.summary)")
+            try EntityRollupTests.expectExact(store, "undo of \(entry.summary(in: store.localTime))")
             let now = try Self.snapshot(store)
             let diff = Array(Set(now).symmetricDifference(state).sorted().prefix(6))
-            #expect(diff.isEmpty, "undo of \(entry.summary): \(diff)")
+            #expect(diff.isEmpty, "undo of \(entry.summary(in: store.localTime)): \(diff)")
         }
         #expect(try Self.snapshot(store) == pinned)
         #expect(start != pinned)

@@ -85,7 +85,7 @@ extension API {
     func curationNotice(_ request: HTTPRequest, mayWrite: Bool) throws -> Node {
         guard let text = request.query["done"], let id = Int64(text), let entry = try context.store.curationEntry(id: id) else { return .empty }
         return .el("div", ["class": "notice", "role": "status"]) {
-            entry.undoneAt == nil ? entry.summary + ". " : "Undone: " + entry.summary + ". "
+            entry.undoneAt == nil ? entry.summary(in: localTime) + ". " : "Undone: " + entry.summary(in: localTime) + ". "
             if mayWrite && entry.undoneAt == nil { undoButton(entry.id, back: request.path) }
         }
     }
@@ -263,7 +263,7 @@ extension API {
                         Node.el("li", ["class": e.undoneAt == nil ? nil : "undone"]) {
                             Node.el("time", ["datetime": ISO8601.string(e.at)]) { f.day(localTime.day(of: e.at)) + " " + f.time(e.at) }
                             " "
-                            e.summary
+                            e.summary(in: localTime)
                             Node.el("span", ["class": "muted small"]) { " · \(e.source)" + (e.undoneAt == nil ? "" : " · undone") }
                             if mayWrite && e.undoneAt == nil { undoButton(e.id, back: "/curation") }
                         }

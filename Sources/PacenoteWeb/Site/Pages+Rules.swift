@@ -197,7 +197,7 @@ extension API {
         case "apply":
             guard let id else { throw APIError.badRequest("say which rule", code: "invalid_rule") }
             let (entry, _) = try context.operations.applyRule(id: id, limit: 1, source: "site")
-            return try rulesPage(request, mayWrite: true, notice: "\(entry.summary). Undo it from the curation log (entry \(entry.id)).")
+            return try rulesPage(request, mayWrite: true, notice: "\(entry.summary(in: localTime)). Undo it from the curation log (entry \(entry.id)).")
         default:
             throw APIError.badRequest("unknown action", code: "invalid_action")
         }
