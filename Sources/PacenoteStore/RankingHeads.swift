@@ -1,7 +1,7 @@
 import GRDB
 
 /// The year and month rollups' ranking indexes (`…_top` by plays, `…_by_time` by time) hold
-/// only each period's head: the rows with at least `plays` counted plays, or at least
+/// only each period's head (declared with each rollup: `Rollup.Order`, `Rollups.all`): the rows with at least `plays` counted plays, or at least
 /// `seconds` of listening. (Migration v18 made them so, and indexed the years' skip-only
 /// rows for `chartedCount`; the totals' indexes hold every row.)
 ///
@@ -23,11 +23,6 @@ enum RankingHeads {
     /// The least listening time, in seconds, a row has in a period's index by time.
     static let seconds = 600
 
-    /// The tables whose ranking indexes hold heads only, with their period column.
-    static let tables: [(table: String, period: String)] = ["track", "artist", "album"].flatMap { entity in
-        [("rollup_year_\(entity)", "year"), ("rollup_month_\(entity)", "month")]
-    }
-
     /// The condition of a head row of `order` (`alias.` before the column: `"r."` or `""`).
     /// A literal: SQLite uses a partial index only for a query whose WHERE repeats its condition.
     static func head(_ order: ChartOrder, _ alias: String = "") -> String {
@@ -38,16 +33,6 @@ enum RankingHeads {
     /// readers ask), by time every row.
     static func tail(_ order: ChartOrder, _ alias: String = "") -> String {
         order == .plays ? "\(alias)plays > 0 AND \(alias)plays < \(plays)" : "\(alias)played_s < \(seconds)"
-    }
-
-    static func indexName(_ table: String, _ order: ChartOrder) -> String {
-        order == .plays ? "\(table)_top" : "\(table)_by_time"
-    }
-
-    /// The index's statement, on one line (`DeferredIndexes` records them a line each).
-    static func indexSQL(_ table: String, _ period: String, _ order: ChartOrder) -> String {
-        let keys = order == .plays ? "plays DESC, played_s DESC" : "played_s DESC, plays DESC"
-        return "CREATE INDEX \(indexName(table, order)) ON \(table)(\(period), \(keys)) WHERE \(head(order))"
     }
 }
 

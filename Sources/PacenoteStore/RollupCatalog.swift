@@ -41,20 +41,55 @@ struct Rollup: Sendable {
     /// both aside while it writes.
     enum Batch: Sendable { case eachPlay, batchSums }
 
+    /// An order its rows are read in, each an index (per period, when it has one). Charts
+    /// read a period's rows best first, by plays (`…_top`) or by time (`…_by_time`); `head`:
+    /// the index holds only the rows at least that high, as listening is skewed
+    /// (`RankingHeads`, `DayHeads`). `skipped`: the rows without a counted play (`…_skipped`,
+    /// for `chartedCount`); `byDay`: the first days in order (`…_day`).
+    enum Order: Sendable, Equatable {
+        case byPlays(head: Int?)
+        case byTime(head: Int?)
+        case skipped
+        case byDay
+    }
+
     let table: String
     /// The calendar period of a play's local day its rows are per (first key), if any.
     let period: EntityRollups.Period?
     let subject: Subject?
     let measure: Measure
     let batch: Batch
+    let orders: [Order]
 
     init(_ table: String, _ period: EntityRollups.Period?, _ subject: Subject?, _ measure: Measure = .sums(halves: false),
-         batch: Batch) {
+         batch: Batch, orders: [Order] = []) {
         self.table = table
         self.period = period
         self.subject = subject
         self.measure = measure
         self.batch = batch
+        self.orders = orders
+    }
+
+    /// Its indexes (name, and the statement on one line as `sqlite_master` keeps it), from
+    /// its orders. Migrations create them with their own literal SQL; `DeclaredRollupsTests`
+    /// holds the schema to these.
+    var indexes: [(name: String, sql: String)] {
+        let period = self.period.map { "\($0.rawValue), " } ?? ""
+        return orders.map { order in
+            switch order {
+            case .byPlays(let head):
+                ("\(table)_top", "CREATE INDEX \(table)_top ON \(table)(\(period)plays DESC, played_s DESC)"
+                    + (head.map { " WHERE plays >= \($0)" } ?? ""))
+            case .byTime(let head):
+                ("\(table)_by_time", "CREATE INDEX \(table)_by_time ON \(table)(\(period)played_s DESC, plays DESC)"
+                    + (head.map { " WHERE played_s >= \($0)" } ?? ""))
+            case .skipped:
+                ("\(table)_skipped", "CREATE INDEX \(table)_skipped ON \(table)(\(self.period?.rawValue ?? "rowid")) WHERE plays <= 0")
+            case .byDay:
+                ("\(table)_day", "CREATE INDEX \(table)_day ON \(table)(day)")
+            }
+        }
     }
 
     /// Its key columns, period first.
@@ -163,26 +198,33 @@ enum Rollups {
     /// `rollup_<period>_total` (every play of the period).
     static let all: [Rollup] = [
         // By track (and the day's hours), each play's seconds added in order.
-        Rollup("rollup_day_track", .day, .track, batch: .eachPlay),
+        Rollup("rollup_day_track", .day, .track, batch: .eachPlay, orders: dayHead),
         Rollup("rollup_day_hour", .day, .hour, batch: .eachPlay),
-        Rollup("rollup_year_track", .year, .track, batch: .eachPlay),
-        Rollup("rollup_month_track", .month, .track, .sums(halves: true), batch: .eachPlay),
-        Rollup("rollup_track_first", nil, .track, .firstDay, batch: .eachPlay),
-        Rollup("rollup_track_total", nil, .track, batch: .eachPlay),
+        Rollup("rollup_year_track", .year, .track, batch: .eachPlay, orders: periodHeads + [.skipped]),
+        Rollup("rollup_month_track", .month, .track, .sums(halves: true), batch: .eachPlay, orders: periodHeads),
+        Rollup("rollup_track_first", nil, .track, .firstDay, batch: .eachPlay, orders: [.byDay]),
+        Rollup("rollup_track_total", nil, .track, batch: .eachPlay, orders: everyRow),
         // By artist and album, and the periods' totals: the batch's sums added.
-        Rollup("rollup_artist_total", nil, .artist, batch: .batchSums),
-        Rollup("rollup_year_artist", .year, .artist, batch: .batchSums),
-        Rollup("rollup_month_artist", .month, .artist, .sums(halves: true), batch: .batchSums),
-        Rollup("rollup_day_artist", .day, .artist, batch: .batchSums),
-        Rollup("rollup_album_total", nil, .album, batch: .batchSums),
-        Rollup("rollup_year_album", .year, .album, batch: .batchSums),
-        Rollup("rollup_month_album", .month, .album, .sums(halves: true), batch: .batchSums),
-        Rollup("rollup_day_album", .day, .album, batch: .batchSums),
+        Rollup("rollup_artist_total", nil, .artist, batch: .batchSums, orders: everyRow),
+        Rollup("rollup_year_artist", .year, .artist, batch: .batchSums, orders: periodHeads + [.skipped]),
+        Rollup("rollup_month_artist", .month, .artist, .sums(halves: true), batch: .batchSums, orders: periodHeads),
+        Rollup("rollup_day_artist", .day, .artist, batch: .batchSums, orders: dayHead),
+        Rollup("rollup_album_total", nil, .album, batch: .batchSums, orders: everyRow),
+        Rollup("rollup_year_album", .year, .album, batch: .batchSums, orders: periodHeads + [.skipped]),
+        Rollup("rollup_month_album", .month, .album, .sums(halves: true), batch: .batchSums, orders: periodHeads),
+        Rollup("rollup_day_album", .day, .album, batch: .batchSums, orders: dayHead),
         Rollup("rollup_year_total", .year, nil, batch: .batchSums),
         Rollup("rollup_month_total", .month, nil, batch: .batchSums),
         Rollup("rollup_day_total", .day, nil, batch: .batchSums),
         Rollup("rollup_year_hour", .year, .hour, batch: .batchSums),
     ]
+
+    /// All-time rankings: every row, best first.
+    private static let everyRow: [Rollup.Order] = [.byPlays(head: nil), .byTime(head: nil)]
+    /// A year's or month's rankings: the heads only (`RankingHeads`).
+    private static let periodHeads: [Rollup.Order] = [.byPlays(head: RankingHeads.plays), .byTime(head: RankingHeads.seconds)]
+    /// A day's ranking by plays: the head only (`DayHeads`).
+    private static let dayHead: [Rollup.Order] = [.byPlays(head: DayHeads.plays)]
 
     static func named(_ table: String) -> Rollup? { all.first { $0.table == table } }
 

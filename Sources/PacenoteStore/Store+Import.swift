@@ -375,9 +375,19 @@ public final class ListenImportSession {
     var aliases: [Int64: Int64] = [:]
 
     /// What decides a listen's track: its recording id when it has one, else its match key.
+    /// A track's identity, hashed by the hashes the reader computed (`ImportBatch.NewTrack`):
+    /// the writer compares its texts only when the hashes meet.
     struct Identity: Hashable {
         var matchKey: String
         var recording: String?
+        var hashes: (matchKey: Int, recording: Int?)
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(hashes.matchKey)
+            hasher.combine(hashes.recording)
+        }
+
+        static func == (a: Identity, b: Identity) -> Bool { a.matchKey == b.matchKey && a.recording == b.recording }
     }
 
     /// The track of each identity this session has met (an index into `trackIDs`), up to

@@ -23,8 +23,8 @@ extension ListenImportSession {
         refOfTrackID.reserveCapacity(refOfTrackID.count + tracks.count)
         for new in tracks {
             let k = Int(new.key)
-            let identity = Identity(matchKey: new.matchKey, recording: new.track.musicBrainz.recording)
-            let hashes = (matchKey: new.matchKey.hashValue, recording: identity.recording?.hashValue)
+            let hashes = (matchKey: new.matchKeyHash, recording: new.recordingHash)
+            let identity = Identity(matchKey: new.matchKey, recording: new.track.musicBrainz.recording, hashes: hashes)
             // New without a look-up: every stored track is this session's, and none can be this
             // one. (An identity in `refOfIdentity` has its hashes noted, so it is not asked for
             // either: on a first import of a wide library, most tracks take this way.)

@@ -139,7 +139,7 @@ import Testing
     /// Every `rollup_…` table is declared (or said here why not), every declared one exists,
     /// and the triggers on `plays` are the declarations': made again at open only when they
     /// differ.
-    @Test func everyRollupIsDeclaredAndTheTriggersAreTheDeclarations() throws {
+    @Test func everyRollupIsDeclaredAndTheTriggersAndIndexesAreTheDeclarations() throws {
         let dir = try TemporaryDirectory()
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
         defer { try? store.close() }
@@ -151,6 +151,15 @@ import Testing
         #expect(tables.subtracting(Self.notRollups) == Set(Rollups.all.map(\.table)))
         #expect(Set(Rollups.all.map(\.table)).count == Rollups.all.count, "a table declared twice")
         #expect(triggers == RollupTriggers.all.map { "\($0.name)\n\($0.sql)" }.sorted())
+        // The orders charts read them in (`Rollup.Order`): every rollup index is a declared
+        // one, as declared, heads and all.
+        let indexes = try store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name LIKE 'rollup\\_%' ESCAPE '\\'
+                """).map { "\($0[0] as String)\n\($0[1] as String)" }
+        }
+        #expect(Set(indexes) == Set(Rollups.all.flatMap(\.indexes).map { "\($0.name)\n\($0.sql)" }))
+        #expect(indexes.count == Rollups.all.flatMap(\.indexes).count)
         #expect(try store.write { db in try RollupTriggers.sync(in: db) } == [], "an unchanged database keeps its triggers")
         // A trigger left as an older version made it is made again.
         try store.write { db in

@@ -13,12 +13,21 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
 /// aside gets their new statements, the charts read through them are exact on both sides of
 /// the head's edge, and SQLite reads a head through its index.
 @Suite struct RankingHeadsTests {
+    /// The year and month rollups whose rankings hold heads, as declared (`Rollups.all`).
+    static let headRollups = Rollups.all.filter {
+        ($0.period == .year || $0.period == .month) && $0.orders.contains(.byPlays(head: RankingHeads.plays))
+    }
+
+    /// A rollup's two ranking indexes, as declared.
+    static func rankings(_ rollup: Rollup) -> [(name: String, sql: String)] {
+        rollup.indexes.filter { $0.name.hasSuffix("_top") || $0.name.hasSuffix("_by_time") }
+    }
+
     /// The statements of the 12 head indexes, or of the 12 names, as `sqlite_master` has them.
     static func headIndexes(_ db: Database) throws -> [String: String] {
         var out: [String: String] = [:]
-        for (table, _) in RankingHeads.tables {
-            for order in ChartOrder.allCases {
-                let name = RankingHeads.indexName(table, order)
+        for rollup in headRollups {
+            for (name, _) in rankings(rollup) {
                 if let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name]) {
                     out[name] = sql
                 }
@@ -104,7 +113,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         defer { try? store.close() }
         let indexes = try store.read { db in try Self.headIndexes(db) }
         #expect(indexes.count == 12)
-        for (table, period) in RankingHeads.tables {
+        #expect(Self.headRollups.count == 6)
+        for rollup in Self.headRollups {
+            let (table, period) = (rollup.table, rollup.period!.rawValue)
             #expect(indexes["\(table)_top"] == "CREATE INDEX \(table)_top ON \(table)(\(period), plays DESC, played_s DESC) WHERE plays >= 2")
             #expect(indexes["\(table)_by_time"] == "CREATE INDEX \(table)_by_time ON \(table)(\(period), played_s DESC, plays DESC) WHERE played_s >= 600")
         }
@@ -122,7 +133,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         // A database v18 reached before it had the years' skip-only indexes counts a year's
         // chart without them.
         try store.pool.write { db in
-            for (table, period) in RankingHeads.tables where period == "year" { try db.execute(sql: "DROP INDEX \(table)_skipped") }
+            for rollup in Self.headRollups where rollup.period == .year { try db.execute(sql: "DROP INDEX \(rollup.table)_skipped") }
         }
         let without = try RandomHistoryChartTests.check(store, "without _skipped", ranges: Self.ranges.filter { $0.0.hasSuffix("-01-01") }, limits: [3])
         #expect(without.isEmpty, "\(without.prefix(20))")
@@ -139,10 +150,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         #expect(try store.read { db in try Self.headIndexes(db) }.isEmpty)
         let record = try #require(try DeferredIndexesTests.recorded(store))
         let lines = record.split(separator: "\n").map(String.init)
-        for (table, period) in RankingHeads.tables {
-            for order in ChartOrder.allCases {
-                let name = RankingHeads.indexName(table, order)
-                #expect(lines.filter { $0.hasPrefix("CREATE INDEX \(name) ON ") } == [RankingHeads.indexSQL(table, period, order)])
+        for rollup in Self.headRollups {
+            for (name, sql) in Self.rankings(rollup) {
+                #expect(lines.filter { $0.hasPrefix("CREATE INDEX \(name) ON ") } == [sql])
             }
         }
         // The totals' are whole, as they were.
@@ -210,13 +220,14 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: zone)
         defer { try? store.close() }
         try store.read { db in
-            for (table, period) in RankingHeads.tables {
+            for rollup in Self.headRollups {
+                let (table, period) = (rollup.table, rollup.period!.rawValue)
                 for order in ChartOrder.allCases {
                     let keys = order == .plays ? "plays DESC, played_s DESC" : "played_s DESC, plays DESC"
                     let plan = try Row.fetchAll(db, sql: """
                         EXPLAIN QUERY PLAN SELECT plays FROM \(table) WHERE \(period) = ? AND \(RankingHeads.head(order)) ORDER BY \(keys) LIMIT ?
                         """, arguments: ["2024", 10]).map { $0["detail"] as String }.joined(separator: "; ")
-                    #expect(plan.contains("INDEX \(RankingHeads.indexName(table, order))") && !plan.contains("TEMP B-TREE"), "\(table) \(order): \(plan)")
+                    #expect(plan.contains("INDEX \(table)\(order == .plays ? "_top" : "_by_time")") && !plan.contains("TEMP B-TREE"), "\(table) \(order): \(plan)")
                 }
                 guard period == "year" else { continue }
                 let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT COUNT(*) FROM \(table) r INDEXED BY \(table)_skipped WHERE r.year = ? AND r.plays <= 0",

@@ -24,6 +24,10 @@ public struct ImportBatch: Sendable {
         public var track: Track
         /// `track.matchKey`, computed on the reader's thread.
         public var matchKey: String
+        /// `matchKey.hashValue` and the recording's, computed on the reader's thread too: the
+        /// writer's look-ups of a track met or new take them, and hash no text of their own.
+        public var matchKeyHash: Int
+        public var recordingHash: Int?
         public var credit: ArtistCredit?
         /// `track.albumIdentity`, computed on the reader's thread too.
         public var album: AlbumIdentity?
@@ -129,7 +133,9 @@ public struct ImportBatcher {
             var track = listen.track
             // Listed artists (Maloja's) name the album's artist too (`Track.albumIdentity`).
             if let credit, credit.listed { track.listedCredit = credit }
-            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: listen.track.matchKey, credit: credit,
+            let matchKey = listen.track.matchKey
+            batch.tracks.append(ImportBatch.NewTrack(key: key, track: track, matchKey: matchKey, matchKeyHash: matchKey.hashValue,
+                                                     recordingHash: track.musicBrainz.recording?.hashValue, credit: credit,
                                                      album: track.albumIdentity))
         }
         var player: Int32 = -1
