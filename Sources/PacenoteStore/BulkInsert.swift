@@ -54,6 +54,9 @@ struct BulkInsert {
     mutating func append(_ value: Int64?) { values.append(value.map { .int($0) } ?? .null) }
     mutating func append(_ value: Double?) { values.append(value.map { .real($0) } ?? .null) }
 
+    /// Rows appended and not written yet.
+    var pendingRows: Int { rows }
+
     /// Ends a row of `columns` values; a full statement is written.
     mutating func endRow() throws {
         rows += 1

@@ -35,8 +35,11 @@ extension ListenImportSession {
             }
             var found: [(id: Int64, recording: String?)] = []
             if !knownNew {
-                // The look-up sees the tracks this batch has filed so far.
-                try filing.writePending()
+                // The look-up must see the tracks this batch has filed so far: written first
+                // when one not written yet may have this match key or recording. Only then: a
+                // partial statement's rows are written one by one, and a wide first import meets
+                // thousands of tracks again after the reader forgot their texts.
+                if filing.mayHoldPending(hashes) { try filing.writePending() }
                 trackLookUps += 1
                 found = try Store.findTrackIdentities(matchKey: new.matchKey, recording: identity.recording, in: db)
             }
@@ -55,7 +58,7 @@ extension ListenImportSession {
                     guard ftsTriggerSQL != nil else { throw StoreError.sqlite("the trigger tracks_fts_insert is missing") }
                     try db.execute(sql: "DROP TRIGGER tracks_fts_insert")
                 }
-                let saved = try filing.add(new, cache: entityIDs)
+                let saved = try filing.add(new, hashes: hashes, cache: entityIDs)
                 id = saved.id
                 filed = ImportEntityRollups.Entities(artists: saved.artists, album: saved.album)
                 added = added.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
@@ -124,6 +127,8 @@ struct NewTracks {
     private let texts = TextArena()
     private var tracks: BulkInsert
     private var credits: BulkInsert
+    /// The match-key and recording hashes of the tracks not written yet (at most a statement's).
+    private var pendingHashes: [Int] = []
 
     init(_ db: Database, now: Date) {
         self.db = db
@@ -148,7 +153,8 @@ struct NewTracks {
 
     /// Files `new` (no stored track has its identity) and returns its id, the artists its
     /// credit names (each once, in order) and its album.
-    mutating func add(_ new: ImportBatch.NewTrack, cache: EntityIDCache) throws -> (id: Int64, artists: [Int64], album: Int64?) {
+    mutating func add(_ new: ImportBatch.NewTrack, hashes: (matchKey: Int, recording: Int?),
+                      cache: EntityIDCache) throws -> (id: Int64, artists: [Int64], album: Int64?) {
         if nextID == nil { nextID = try (Int64.fetchOne(db, sql: "SELECT max(id) FROM tracks") ?? 0) + 1 }
         let id = nextID!
         nextID = id + 1
@@ -177,6 +183,12 @@ struct NewTracks {
         tracks.append(nowMs)
         tracks.append(album)
         try tracks.endRow()
+        if tracks.pendingRows == 0 {
+            pendingHashes.removeAll(keepingCapacity: true)
+        } else {
+            pendingHashes.append(hashes.matchKey)
+            if let recording = hashes.recording { pendingHashes.append(recording) }
+        }
         // The credit as `Store.saveCredit` writes a new track's: a row per artist, two
         // spellings of one artist (`EntityKey.artist`) one row.
         var artists: [Int64] = []
@@ -199,10 +211,16 @@ struct NewTracks {
         return (id, artists, album)
     }
 
+    /// Whether a track not written yet may have this match key or recording (a hash met).
+    func mayHoldPending(_ hashes: (matchKey: Int, recording: Int?)) -> Bool {
+        pendingHashes.contains(hashes.matchKey) || hashes.recording.map(pendingHashes.contains) == true
+    }
+
     /// Writes the rows filed so far, for a look-up to see them.
     mutating func writePending() throws {
         try tracks.writePending()
         try credits.writePending()
+        pendingHashes.removeAll(keepingCapacity: true)
     }
 
     /// Writes the rows not written yet.

@@ -104,4 +104,25 @@ extension ImportPipelineTests {
         #expect(try store.counts().tracks == 100 && store.counts().plays == 300)
         #expect(session.trackLookUps > 0)
     }
+
+    /// A track of a batch not written yet (the bulk statement's pending rows) is still found
+    /// by a later listen of the same batch with its recording under another title: the
+    /// pending rows are written before the look-up only when their hashes say they may match.
+    @Test func aLookUpSeesTheBatchsPendingTracksWhenTheyMayMatch() throws {
+        let dir = try TemporaryDirectory()
+        let store = try Store.open(path: dir.file("p.sqlite"), timeZone: Self.zone)
+        defer { try? store.close() }
+        let session = ListenImportSession(store: store, source: "import:test")
+        defer { session.finish() }
+        var batcher = ImportBatcher(separators: session.separators)
+        let at: Int64 = 1_700_000_000_000
+        for (i, title) in ["Clair de lune", "Other 1", "Other 2", "Clair de lune (live)"].enumerated() {
+            batcher.add(ImportedListen(track: Track(title: title, artist: "Debussy",
+                                                    musicBrainz: MusicBrainzIDs(recording: title.hasPrefix("Clair") ? "rec-1" : nil)),
+                                       startedAtMs: at + Int64(i) * 600_000, playedSeconds: 200))
+        }
+        _ = try session.insert(batcher.take())
+        #expect(try store.counts().tracks == 3 && store.counts().plays == 4)
+        #expect(session.trackLookUps == 1)
+    }
 }
