@@ -1,0 +1,43 @@
+import Foundation
+@testable import PacenoteCore
+import Testing
+
+/// `POST /api/v1/hr` and `hr-feed` bodies with motion beside the heart rate.
+@Suite struct HeartRateMotionInputTests {
+    static let now = Date(timeIntervalSince1970: 1_763_794_800)
+
+    func parse(_ json: String) throws -> HeartRateInput.Batch {
+        try HeartRateInput.parse(Array(json.utf8), format: .json, now: Self.now)
+    }
+
+    @Test func motionRidesBesideTheHeartRate() throws {
+        let b = try parse(#"{"samples":[{"bpm":150,"ts":1763794790,"speed":3.2,"distance":1000.5,"altitude":34,"cadence":172,"power":250,"lat":52.5,"lon":13.4},{"bpm":151}]}"#)
+        #expect(b.items.count == 2 && b.motion.count == 2)
+        #expect(try b.items[0].get().bpm == 150)
+        let m = try #require(try b.motion[0]?.get())
+        #expect(m == MotionSample(at: Self.now.addingTimeInterval(-10), speed: 3.2, distance: 1000.5, altitude: 34, cadence: 172,
+                                  power: 250, latitude: 52.5, longitude: 13.4))
+        #expect(b.motion[1] == nil)
+    }
+
+    @Test func motionWithoutHeartRateIsMotionAlone() throws {
+        let b = try parse(#"{"speed":4.1,"cadence":90}"#)
+        guard case .failure(let r) = b.items[0] else { Issue.record("expected no heart rate"); return }
+        #expect(r.noHeartRate)
+        #expect(try b.motion[0]?.get() == MotionSample(at: Self.now, speed: 4.1, cadence: 90))
+    }
+
+    @Test func motionOfTheWrongTypeIsRefusedNamingTheField() throws {
+        let b = try parse(#"[{"bpm":120,"speed":"fast"},{"bpm":120,"lat":52.5},{"speed":3,"ts":"yesterday"}]"#)
+        #expect(b.motion[0] == .failure(.init(field: "speed", message: "must be a number")))
+        #expect(b.motion[1] == .failure(.init(field: "lon", message: "a position needs both lat and lon")))
+        if case .failure(let r)? = b.motion[2] { #expect(r.field == "ts") } else { Issue.record("\(b.motion)") }
+        // The heart rate beside stays good.
+        #expect(try b.items[0].get().bpm == 120)
+    }
+
+    @Test func textAndFormBodiesCarryNoMotion() throws {
+        #expect(try HeartRateInput.parse(Array("72".utf8), format: .text, now: Self.now).motion.isEmpty)
+        #expect(try HeartRateInput.parse(Array("bpm=72".utf8), format: .form, now: Self.now).motion.isEmpty)
+    }
+}
