@@ -17,6 +17,8 @@ public enum MotionCleaning {
     public static let maxClimbRate = 50.0
     /// Per minute: sprinters step ~250 times, track cyclists pedal ~200 rpm.
     public static let cadenceRange = 0.0...300.0
+    /// Metres from the start: 10,000 km, more than a week of riding day and night.
+    public static let maxDistance = 10_000_000.0
     /// Watts: track sprinters peak near 2,500 W.
     public static let powerRange = 0.0...3_000.0
     /// What a device corrects its distance or position by at once without it being a jump
@@ -24,7 +26,7 @@ public enum MotionCleaning {
     public static let jumpSlack = 100.0
 
     public enum Reason: Int, CaseIterable, Comparable, Sendable {
-        case notANumber, clockBackwards, negativeSpeed, tooFast, negativeDistance, distanceBackwards, distanceJump,
+        case notANumber, clockBackwards, negativeSpeed, tooFast, negativeDistance, tooFar, distanceBackwards, distanceJump,
              altitudeOutOfRange, altitudeJump, cadenceOutOfRange, powerOutOfRange, positionOutOfRange, positionJump
 
         public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
@@ -38,6 +40,7 @@ public enum MotionCleaning {
             case .negativeSpeed: of("negative speed", "negative speeds") + " dropped"
             case .tooFast: of("speed", "speeds") + " above 150 km/h dropped"
             case .negativeDistance: of("negative distance", "negative distances") + " dropped"
+            case .tooFar: of("distance", "distances") + " beyond 10,000 km dropped"
             case .distanceBackwards: of("distance", "distances") + " shorter than the one before dropped"
             case .distanceJump: of("distance", "distances") + " further from the one before than 150 km/h goes dropped"
             case .altitudeOutOfRange: of("altitude", "altitudes") + " outside −500 to 9,000 m dropped"
@@ -102,6 +105,8 @@ public enum MotionCleaning {
             if let v = s.distance {
                 if v < 0 {
                     s.distance = nil; report.count(.negativeDistance)
+                } else if v > maxDistance {
+                    s.distance = nil; report.count(.tooFar)
                 } else if let last = lastDistance {
                     if v < last.value {
                         s.distance = nil; report.count(.distanceBackwards)

@@ -36,6 +36,25 @@ import Testing
         #expect(try b.items[0].get().bpm == 120)
     }
 
+    @Test func feedLinesAreReadingsThatGoBackAsTheyCame() throws {
+        let lines = [#"{"bpm":150,"ts":1763794790000,"rr":[400.5],"speed":3.5,"cadence":172,"lat":52.5,"lon":13.4}"#,
+                     #"{"ts":1763794791000,"power":250}"#, "72"]
+        let readings = lines.flatMap { HeartRateInput.readings($0, format: .auto, now: Self.now) }
+        let at = Date(timeIntervalSince1970: 1_763_794_790)
+        #expect(readings == [
+            .success(.init(heartRate: HeartRateSample(at: at, bpm: 150, rr: [400.5]),
+                           motion: MotionSample(at: at, speed: 3.5, cadence: 172, latitude: 52.5, longitude: 13.4))),
+            .success(.init(heartRate: nil, motion: MotionSample(at: at.addingTimeInterval(1), power: 250))),
+            .success(.init(heartRate: HeartRateSample(at: Self.now, bpm: 72))),
+        ])
+        // What the buffer file keeps and the server is sent reads back the same.
+        for case .success(let reading) in readings {
+            #expect(HeartRateInput.readings(reading.json, format: .json, now: Self.now) == [.success(reading)], "\(reading.json)")
+        }
+        #expect(HeartRateInput.readings(#"{"bpm":120,"speed":"x"}"#, format: .json, now: Self.now)
+                == [.success(.init(heartRate: HeartRateSample(at: Self.now, bpm: 120))), .failure(.init(field: "speed", message: "must be a number"))])
+    }
+
     @Test func textAndFormBodiesCarryNoMotion() throws {
         #expect(try HeartRateInput.parse(Array("72".utf8), format: .text, now: Self.now).motion.isEmpty)
         #expect(try HeartRateInput.parse(Array("bpm=72".utf8), format: .form, now: Self.now).motion.isEmpty)

@@ -61,6 +61,7 @@ import Testing
         let (kept, report) = MotionCleaning.clean(s)
         // Samples left with nothing are gone.
         #expect(kept.map(\.at) == [Self.at(0), Self.at(4)])
+        #expect(MotionCleaning.clean([MotionSample(at: Self.at(0), distance: 1e12)]).report.lines == ["1 distance beyond 10,000 km dropped"])
         #expect(kept[0].altitude == nil && kept[0].latitude == 52.5)
         #expect(report.counts == [.altitudeOutOfRange: 2, .positionOutOfRange: 2, .positionJump: 1])
         #expect(report.lines.contains("2 altitudes outside −500 to 9,000 m dropped"))

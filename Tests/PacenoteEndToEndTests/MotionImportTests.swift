@@ -163,6 +163,22 @@ import Testing
         #expect(try Self.rows(db, "SELECT COUNT(*) FROM workouts") == [[1]])
     }
 
+    /// `hr-feed` carries motion on its JSON lines, beside the heart rate or alone.
+    @Test func hrFeedSendsMotionToo() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let now = Int(Date().timeIntervalSince1970) - 20
+        let lines = [#"{"bpm":150,"ts":\#(now),"speed":3.3,"cadence":176,"power":280}"#,
+                     #"{"ts":\#(now + 1),"speed":3.4,"distance":3.4}"#,
+                     #"{"bpm":152,"ts":\#(now + 2),"speed":"fast"}"#]
+        let input = daemon.dir.file("in.txt")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        let log = try run("/bin/sh", ["-c", "'\(try PacenoteProcess.binary())' hr-feed --db '\(daemon.db)' --url \(daemon.base)/ --format json --source feed < '\(input)'"]).stderr
+        #expect(log.contains("line 3: speed: must be a number"), "\(log)")
+        #expect(try daemon.sql("SELECT at_ms / 1000 - \(now), speed, distance, cadence, power FROM motion_samples WHERE source = 'feed' ORDER BY at_ms")
+                == "0|3.3||176.0|280.0\n1|3.4|3.4||\n")
+        #expect(try daemon.sql("SELECT at_ms / 1000 - \(now), bpm FROM hr_samples WHERE source = 'feed' ORDER BY at_ms") == "0|150\n2|152\n")
+    }
+
     /// Heart rate, speed and cadence pushed live, as a phone app sends them while running.
     @Test func liveHeartRateWithSpeedAndCadenceOverHTTP() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
