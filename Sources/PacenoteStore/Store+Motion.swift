@@ -78,13 +78,9 @@ extension Store {
             defer { insert.clearBindings() }
             for s in samples where !s.isEmpty {
                 insert.bind(2, Store.milliseconds(s.at))
-                insert.bind(3, s.speed)
-                insert.bind(4, s.distance)
-                insert.bind(5, s.altitude)
-                insert.bind(6, s.cadence)
-                insert.bind(7, s.power)
-                insert.bind(8, s.latitude)
-                insert.bind(9, s.longitude)
+                for (column, value) in [s.speed, s.distance, s.altitude, s.cadence, s.power, s.latitude, s.longitude].enumerated() {
+                    insert.bind(Int32(column + 3), value)
+                }
                 _ = try insert.step()
                 inserted += db.changesCount
             }
