@@ -187,6 +187,8 @@ extension Route {
             RouteMethod("POST", write) { api, call in try api.startWorkout(call.request) },
         ]),
         Endpoint("/api/v1/workouts/{id}", "workout", id: .named("no workout"), read(.privateRead, json { api, call in try api.workout(call.id) })),
+        Endpoint("/api/v1/workouts/{id}/samples", "workout_samples", id: .named("no workout"),
+                 read(.privateRead, json { api, call in try api.workoutSamples(call.id) })),
         Endpoint("/api/v1/workouts/{id}/stop", "workout_stop", id: .named("no workout"), [
             RouteMethod("POST", write, json { api, call in try api.stopWorkout(call.id) }),
         ]),
