@@ -55,6 +55,7 @@ enum Schema {
         m.registerMigration("v23.search-without-sizes", foreignKeyChecks: .immediate, migrate: v23SearchWithoutSizes)
         m.registerMigration("v24.review-share-snapshots", foreignKeyChecks: .immediate, migrate: v24ReviewShareSnapshots)
         m.registerMigration("v25.scrobbler-credentials", foreignKeyChecks: .immediate, migrate: v25ScrobblerCredentials)
+        m.registerMigration("v27.training-load-and-hrv", foreignKeyChecks: .immediate, migrate: v27TrainingLoadAndHRV)
         return m
     }
 

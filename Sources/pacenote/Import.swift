@@ -125,7 +125,7 @@ struct Import: ParsableCommand {
             }
             if kind?.isWorkout == true {
                 if workouts == nil {
-                    workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, logger: logger)
+                    workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, athlete: config.athlete, logger: logger)
                 }
                 if !importWorkout(path, service: workouts!) { failed += 1 }
                 continue
