@@ -112,7 +112,7 @@ public struct HeartRateVariability: Equatable, Sendable {
     }
 
     /// `get_time_domain_features`' RMSSD, SDNN (ddof = 1) and mean; nil under two intervals.
-    static func timeDomain(_ nn: [Double]) -> (rmssd: Double, sdnn: Double, mean: Double)? {
+    public static func timeDomain(_ nn: [Double]) -> (rmssd: Double, sdnn: Double, mean: Double)? {
         guard nn.count >= 2 else { return nil }
         let n = Double(nn.count)
         let mean = nn.reduce(0, +) / n
