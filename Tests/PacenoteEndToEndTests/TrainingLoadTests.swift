@@ -128,6 +128,13 @@ import Testing
         // pacenote hrv --last reads the same stored beats from the command line.
         let cli = try PacenoteProcess.run(["hrv", "--last", "--seconds", "200", "--db", daemon.dir.file("pacenote.sqlite")])
         #expect(cli.status == 0 && cli.stdout.contains("RMSSD \(Self.one(restWant.rmssd)) ms"), "\(cli.stdout) \(cli.stderr)")
+        let listedByCLI = try PacenoteProcess.run(["hrv", "--list", "--db", daemon.dir.file("pacenote.sqlite")])
+        #expect(listedByCLI.status == 0 && listedByCLI.stdout.split(separator: "\n").count == 2, "\(listedByCLI.stdout)")
+        let tooShort = try PacenoteProcess.run(["hrv", "--seconds", "5", "--db", daemon.dir.file("pacenote.sqlite")])
+        #expect(tooShort.status != 0 && tooShort.stderr.contains("--seconds: 30 to 600, not 5"), "\(tooShort.stderr)")
+        let empty = try TemporaryDirectory()
+        let nothing = try PacenoteProcess.run(["hrv", "--last", "--db", empty.file("p.sqlite")])
+        #expect(nothing.status != 0 && nothing.stderr.contains("too few clean RR intervals (0 intervals received"), "\(nothing.stderr)")
         // A reading whose window is not over yet: 202, completed by the server once it is.
         let now = Int(Date().timeIntervalSince1970)
         r = try daemon.post("/api/v1/hrv", body: #"{"start": \#(now - 150), "seconds": 153}"#)
