@@ -84,6 +84,10 @@ import Testing
         // The page draws the chart.
         let page = try HTTP.get(daemon.base + "/workouts")
         #expect(page.status == 200 && page.text.contains("data-training-load") && page.text.contains(#"id="load-title""#), "\(page.text.prefix(300))")
+        // The year in review: the load in each zone (150 bpm is Z3 and 125 bpm Z2 of 190's percentages).
+        let review = try HTTP.get(daemon.base + "/review/2025")
+        #expect(review.status == 200 && review.text.contains(#"id="review-load-title""#), "\(review.text.prefix(300))")
+        #expect(review.text.contains("Z3 16.7") && review.text.contains("Z2 8.4"), "the review's load per zone")
     }
 
     @Test func rrPushedOverHTTPGiveTheWorkoutsAndTheRestingReadingsHRV() throws {
