@@ -102,8 +102,8 @@ extension Store {
         }
     }
 
-    /// The numbers of `rr_ms` as `insertSamples` writes it (`[812.0,790.5]`): split by hand,
-    /// as a JSON decoder per reading took ~20 µs (a three-hour workout has 10,800).
+    /// The numbers of `rr_ms` as `insertSamples` writes it (`[812.0,790.5]`), split by hand
+    /// rather than by a JSON decoder per reading: a three-hour workout has 10,800 readings.
     static func rrValues(_ text: String) -> [Double] {
         text.utf8.split { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") || $0 == UInt8(ascii: " ") }
             .compactMap { String($0).flatMap { Double($0) } }
