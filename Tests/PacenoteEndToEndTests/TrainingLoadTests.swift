@@ -168,6 +168,26 @@ import Testing
         #expect(page.text.contains("data-hrv-measuring"), "\(page.text.prefix(300))")
     }
 
+    /// What a user does: `pacenote hrv` while the strap sends (here, pushes with RR intervals
+    /// each second): it waits out the reading and prints it. (30 s, the shortest reading.)
+    @Test func pacenoteHRVMeasuresTheNextSeconds() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let cli = try PacenoteProcess(["hrv", "--seconds", "30", "--db", daemon.dir.file("pacenote.sqlite")], captureOutput: true)
+        let beats = Self.rr(count: 40, base: 1000, seed: 11)
+        let start = Date()
+        for i in 0..<34 {
+            #expect(try daemon.post("/api/v1/hr?source=strap", body: #"{"bpm": 60, "rr": [\#(Int(beats[i]))]}"#).status == 200)
+            Thread.sleep(until: start.addingTimeInterval(Double(i + 1)))
+        }
+        #expect(try cli.wait(timeout: 20) == 0, "\(cli.stderr)")
+        #expect(cli.stdout.contains("RMSSD") && cli.stdout.contains("0 outside 300–2000 ms"), "\(cli.stdout) \(cli.stderr)")
+        let readings = try HTTP.get(daemon.base + "/api/v1/hrv").json?["readings"] as? [[String: Any]] ?? []
+        let figures = readings.first?["hrv"] as? [String: Any]
+        // The reading's window holds the beats sent in its 30 s, about 30 of those sent.
+        #expect(readings.count == 1 && readings.first?["done"] as? Bool == true, "\(readings)")
+        #expect(((figures?["beats"] as? Int) ?? 0) >= 28 && ((figures?["beats"] as? Int) ?? 99) <= 32, "\(readings)")
+    }
+
     @Test func healthDataIsPrivate() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[server]\ntrusted_networks = []\n")
         for path in ["/api/v1/training-load", "/api/v1/hrv", "/api/v1/hrv/1"] {
