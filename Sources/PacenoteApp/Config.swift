@@ -57,6 +57,8 @@ public struct Config: Sendable, Equatable {
     /// When a play counts (Last.fm's rule by default).
     public var playRule: PlayRule = .lastFM
     public var heartRate = HeartRate()
+    /// `[athlete]` as written; `athlete` fills what it leaves unset.
+    public var athleteSettings = AthleteSettings()
     public var recommender = Recommender()
     public var likes = Likes()
     public var workouts = Workouts()
@@ -141,6 +143,7 @@ enum ConfigSchema {
         heartRate.table(at: \.heartRate),
         strap.list(at: \.straps, strapList),
         workouts.table(at: \.workouts),
+        athlete.table(at: \.athleteSettings),
         recommender.table(at: \.recommender),
         likes.table(at: \.likes),
         backup.table(at: \.backup),

@@ -12,18 +12,20 @@ import PacenoteWeb
 /// samples arrive late). Everything runs on one serial queue, in order.
 public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     // @unchecked Sendable: every mutable property is touched only on `queue`.
-    private let store: Store
+    let store: Store
     /// Tags plays and writes workouts, announced; samples and zone settings are this service's.
-    private let operations: Operations
+    let operations: Operations
     private let events: EventBus
-    private let logger: Logger
+    let logger: Logger
     private let settings: Config.HeartRate
     /// `[workouts]`: whether positions are stored.
     private let workouts: Config.Workouts
-    private let queue = DispatchQueue(label: "pacenote.heart-rate")
+    let queue = DispatchQueue(label: "pacenote.heart-rate")
     private let timer: DispatchSourceTimer
 
-    private var zoneSettings: [ZoneSettings]
+    private(set) var zoneSettings: [ZoneSettings]
+    /// Whose training load (`[athlete]`, filled from `[heart_rate]`).
+    public let athlete: Athlete
     private var smoother = HeartRateSmoother()
     private var detector: WorkoutDetector
     private var liveZone: Zone?
@@ -33,12 +35,13 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private var subscription: EventBus.Subscription?
 
     public init(store: Store, events: EventBus, settings: Config.HeartRate, workouts: Config.Workouts = Config.Workouts(),
-                logger: Logger) throws {
+                athlete: Athlete = Athlete(), logger: Logger) throws {
         self.store = store
         self.workouts = workouts
         self.operations = Operations(store: store, events: events)
         self.events = events
         self.settings = settings
+        self.athlete = athlete
         self.logger = logger
         // Settings carry the date they apply from; a change applies from now on.
         try store.recordZoneSettings(try settings.model, from: Date())
@@ -55,6 +58,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
         queue.async { [weak self] in self?.tick() }  // a workout left open may have ended while we were away
+        queue.async { [weak self] in self?.catchUp() }  // loads and resting readings left to compute
         subscription = events.subscribe { [weak self] event in
             guard case .playLogged(_, let play, _) = event, let self else { return }
             queue.async { [weak self] in self?.tagPlays(from: play.startedAt, to: play.endedAt) }
@@ -292,6 +296,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         let figures = try figures(of: workout, through: end)
         try operations.updateWorkout(id: workout.id, endedAt: end, average: figures.average, max: figures.maximum,
                                 secondsInZone: figures.secondsByZone(until: end))
+        try storeLoad(of: workout, end: end)
         tagPlays(from: workout.startedAt, to: end)
     }
 

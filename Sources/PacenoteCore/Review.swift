@@ -249,15 +249,19 @@ public struct ReviewReport: Equatable, Sendable {
         public var powerSongs: [PowerSong]
         /// Zones Z0–Z5: what was played in each (plays that have that zone).
         public var zones: [ZoneMusic]
+        /// The workouts' training load (Banister's TRIMP, `TRIMP.byZone`) in Z0–Z5; empty when
+        /// none has one stored.
+        public var loadByZone: [Double]
 
         public init(workouts: Int, trainingSeconds: Double, zoneSeconds: [Double], hardest: WorkoutItem?,
-                    powerSongs: [PowerSong], zones: [ZoneMusic]) {
+                    powerSongs: [PowerSong], zones: [ZoneMusic], loadByZone: [Double] = []) {
             self.workouts = workouts
             self.trainingSeconds = trainingSeconds
             self.zoneSeconds = zoneSeconds
             self.hardest = hardest
             self.powerSongs = powerSongs
             self.zones = zones
+            self.loadByZone = loadByZone
         }
 
         /// A workout's training load: seconds in each zone weighted by the zone's number

@@ -15,8 +15,9 @@ extension Store {
         var workouts: [ReviewReport.WorkoutItem] = []
         var zoneSeconds = [Double](repeating: 0, count: 6)
         var training = 0.0
+        var loadByZone: [Double] = []
         for row in try Row.fetchAll(db, sql: """
-            SELECT id, started_at_ms, ended_at_ms, name, sport, hr_avg, hr_max, z0_s, z1_s, z2_s, z3_s, z4_s, z5_s FROM workouts
+            SELECT id, started_at_ms, ended_at_ms, name, sport, hr_avg, hr_max, z0_s, z1_s, z2_s, z3_s, z4_s, z5_s, trimp_zones FROM workouts
             WHERE started_at_ms BETWEEN ? AND ? AND ended_at_ms IS NOT NULL ORDER BY started_at_ms, id
             """, arguments: [fromMs, toMs]) {
             let start: Int64 = row[1], end: Int64 = row[2]
@@ -24,6 +25,9 @@ extension Store {
             guard day >= from, day <= to else { continue }
             let zones: [Double] = (0..<6).map { row[7 + $0] }
             for z in 0..<6 { zoneSeconds[z] += zones[z] }
+            if let load = row[13] as String? {
+                loadByZone = zip(loadByZone.isEmpty ? Array(repeating: 0, count: 6) : loadByZone, Store.zones(load)).map(+)
+            }
             let seconds = Double(end - start) / 1000
             training += seconds
             workouts.append(ReviewReport.WorkoutItem(id: row[0], day: day, name: row[3], sport: row[4], seconds: seconds,
@@ -76,7 +80,8 @@ extension Store {
                                                 bpm: counted > 0 ? tempo / Double(counted) : nil, bpmPlays: counted))
         }
         return ReviewReport.HeartRate(workouts: workouts.count, trainingSeconds: training, zoneSeconds: zoneSeconds, hardest: hardest,
-                                      powerSongs: try powerSongs(from: from, to: to, limit: limit, in: db), zones: music)
+                                      powerSongs: try powerSongs(from: from, to: to, limit: limit, in: db), zones: music,
+                                      loadByZone: loadByZone)
     }
 
     /// The tracks whose plays in the period's workouts lifted the heart rate most on average

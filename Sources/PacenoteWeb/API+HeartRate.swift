@@ -99,6 +99,8 @@ extension API {
         let plays = try context.store.plays(overlapping: w.startedAt, end)
         var fields: [(String, JSONValue)] = []
         if case .object(let base) = APIJSON.workout(w, now: context.clock.now()) { fields = base }
+        fields.append(("trimp", .optional(try context.store.workoutLoad(id: id)?.total)))
+        fields.append(("hrv", APIJSON.hrv(try workoutHRV(w, end: end))))
         fields.append(("samples", .array(Downsample.series(during, points: 600).map { point in
             .object([("at", APIJSON.timestamp(point.at)), ("bpm", .double((point.bpm * 10).rounded() / 10))])
         })))

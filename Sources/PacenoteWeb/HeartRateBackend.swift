@@ -65,6 +65,11 @@ public protocol HeartRateBackend: Sendable {
     func startWorkout(name: String?, now: Date) throws(StoreError) -> Int64
     /// Stops the workout `id` if it is the one in progress.
     func stopWorkout(id: Int64, now: Date) throws(StoreError) -> Bool
+    /// Starts a resting HRV reading of the RR intervals stored over `seconds` from `start`:
+    /// completed at once when that window has passed, else when it does.
+    /// Whose training load the stored TRIMPs are (`[athlete]`).
+    var athlete: Athlete { get }
+    func startRestingReading(from start: Date, seconds: Double, now: Date) throws(StoreError) -> HRVReading
 }
 
 /// A heart-rate source Pacenote reads itself (a Bluetooth strap), for the status.

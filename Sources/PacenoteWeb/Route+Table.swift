@@ -192,6 +192,13 @@ extension Route {
         Endpoint("/api/v1/workouts/{id}/stop", "workout_stop", id: .named("no workout"), [
             RouteMethod("POST", write, json { api, call in try api.stopWorkout(call.id) }),
         ]),
+        // Training load and heart-rate variability are health data, private like the workouts.
+        Endpoint("/api/v1/training-load", "training_load", read(.privateRead, json { api, call in try api.trainingLoadJSON(call.query) })),
+        // GET lists resting readings; POST starts one (two minutes still with the strap on).
+        Endpoint("/api/v1/hrv", "hrv", read(.privateRead, json { api, call in try api.hrvReadingsJSON(call.query) }) + [
+            RouteMethod("POST", write) { api, call in try api.startHRVReading(call.request) },
+        ]),
+        Endpoint("/api/v1/hrv/{id}", "hrv_reading", id: .named("no HRV reading"), read(.privateRead, json { api, call in try api.hrvReadingJSON(call.id) })),
         Endpoint("/api/v1/import", "import", [RouteMethod("POST", Policy(.write, body: .import), json { api, call in try api.importListens(call.request) })]),
         Endpoint("/api/v1/recommendations/next", "recommendations", read(.privateRead, json { api, call in try api.recommendationsJSON(call.query) })),
         Endpoint("/api/v1/queue", "queue", [RouteMethod("POST", write) { api, call in try api.enqueue(call.request) }]),
@@ -243,7 +250,9 @@ extension Route {
         }),
         Endpoint("/review/shared/{token}/card.png", "page_review_card", page(.public) { api, call in try api.reviewCard(call.value) }),
         Endpoint("/sotd", "page_sotd_archive", page(.privateRead) { api, call in try api.sotdArchivePage(call.request) }),
-        Endpoint("/workouts", "page_workouts", page(.privateRead) { api, call in try api.workoutsPage(call.request) }),
+        // POST: the "Measure HRV" button (a logged-in browser).
+        Endpoint("/workouts", "page_workouts", page(.privateRead) { api, call in try api.workoutsPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form { api, call in try api.workoutsForm(call.request) }]),
         // POST sends the plays forwarding targets refused again.
         Endpoint("/submissions", "page_submissions", page(.privateRead) { api, call in api.submissionsPage(call.request, mayWrite: call.grant.isOwner) }
             + [form { api, call in try api.submissionsForm(call.request) }]),

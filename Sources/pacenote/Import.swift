@@ -125,7 +125,8 @@ struct Import: ParsableCommand {
             }
             if kind?.isWorkout == true {
                 if workouts == nil {
-                    workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, workouts: config.workouts, logger: logger)
+                    workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, workouts: config.workouts,
+                                                    athlete: config.athlete, logger: logger)
                 }
                 if !importWorkout(path, service: workouts!) { failed += 1 }
                 continue

@@ -13,7 +13,7 @@ struct Pacenote: ParsableCommand {
             Every key is documented in docs/pacenote.example.toml.
             """,
         version: PacenoteVersion.current,
-        subcommands: [Serve.self, Migrate.self, Credits.self, ShowConfig.self, Key.self, Backup.self, Restore.self, HRFeed.self, HRScan.self, Import.self, Export.self, Analyze.self,
+        subcommands: [Serve.self, Migrate.self, Credits.self, ShowConfig.self, Key.self, Backup.self, Restore.self, HRFeed.self, HRScan.self, HRV.self, Import.self, Export.self, Analyze.self,
                       Recommend.self, Demo.self, Doctor.self, Forward.self],
         defaultSubcommand: Serve.self
     )

@@ -267,6 +267,14 @@ extension API {
             }
             Chart.rows(id: "review-zones", zoneRows, title: "Time in each heart-rate zone",
                        desc: zoneRows.map { "\($0.label) \(SiteFormat.span($0.value))" }.joined(separator: ", "), valueText: SiteFormat.span)
+            if hr.loadByZone.contains(where: { $0 > 0 }) {
+                let loadRows = hr.loadByZone.enumerated().map { z, load in
+                    Chart.Bar(label: "Z\(z)", value: load, tooltip: "Zone \(z): \(Chart.number(load)) TRIMP", className: "bar z\(z)")
+                }
+                Node.el("h3", ["class": "small"]) { "Training load in each zone (TRIMP)" }
+                Chart.rows(id: "review-load", loadRows, title: "Training load in each heart-rate zone, Banister's TRIMP",
+                           desc: loadRows.map { "\($0.label) \(Chart.number($0.value))" }.joined(separator: ", "), valueText: Chart.number)
+            }
             Node.el("div", ["class": "split"]) {
                 Node.el("div") {
                     Node.el("h3", ["class": "small"]) { "Power songs" }

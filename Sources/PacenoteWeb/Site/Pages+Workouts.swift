@@ -6,8 +6,9 @@ import Synchronization
 extension API {
     // MARK: /workouts
 
-    func workoutsPage(_ request: HTTPRequest) throws -> HTTPResponse {
+    func workoutsPage(_ request: HTTPRequest, mayWrite: Bool = false) throws -> HTTPResponse {
         let workouts = try context.store.workouts(limit: 100).map { w throws in try soFar(w) }
+        let trainingCharts = (load: try trainingLoadSection(), hrv: try restingHRVSection(mayWrite: mayWrite))
         let power = try powerSongs(workouts)
         let f = format
         return html(title: "Workouts", request: request, nav: "workouts") {
@@ -26,6 +27,8 @@ extension API {
                     }
                 }
             }
+            trainingCharts.load
+            trainingCharts.hrv
             Node.el("section", ["class": "card", "aria-labelledby": "power-h"]) {
                 Node.el("h2", ["id": "power-h"]) { "Power songs" }
                 Node.el("p", ["class": "muted small"]) { "The songs that lifted your heart rate most, on average over the workouts they played in." }

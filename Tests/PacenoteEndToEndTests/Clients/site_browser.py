@@ -144,6 +144,11 @@ pages = [
     ("workouts", "/workouts", lambda: [
         (len(driver.find_elements(By.CSS_SELECTOR, "ol.workouts a")) >= 1, "workouts are listed"),
         ("Power songs" in text("main"), "power songs section"),
+        (len(driver.find_elements(By.CSS_SELECTOR, "[data-training-load] svg.daylines polyline.line.fitness")) == 1,
+         "the training-load chart draws fitness"),
+        (len(driver.find_elements(By.CSS_SELECTOR, "[data-training-load] svg.daylines rect.load")) >= 1,
+         "the training-load chart has the workout's load as a bar"),
+        ("Resting heart-rate variability" in text("main"), "resting HRV section"),
     ]),
     ("workout", f"/workouts/{spec['workout_id']}", lambda: [
         (len(driver.find_elements(By.CSS_SELECTOR, "svg.hrchart polyline.hr")) == 1, "heart-rate curve drawn"),
