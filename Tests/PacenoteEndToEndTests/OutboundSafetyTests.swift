@@ -229,6 +229,12 @@ import Testing
 
         // 90 days unused: ended. 89: live, and its use is noted.
         let newAdmin = try Self.key(daemon, [])
+        // The new key too is read from its file within a second (the run's other jobs can
+        // make that later): the first login waits for it.
+        // Once a second: a refused login counts toward the client's lockout.
+        #expect(try eventually(timeout: 10, interval: 1) {
+            try Self.v2(daemon, [("method", "auth.getMobileSession"), ("username", "old"), ("password", newAdmin)]).json?["session"] != nil
+        })
         let old = try login(newAdmin, "old"), recent = try login(newAdmin, "recent")
         let day: Int64 = 86_400_000, now = Int64(Date().timeIntervalSince1970 * 1000)
         _ = try daemon.sql("UPDATE scrobble_sessions SET last_used_at_ms = \(now - 91 * day) WHERE session_key = '\(old)'")
