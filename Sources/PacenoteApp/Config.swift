@@ -59,6 +59,7 @@ public struct Config: Sendable, Equatable {
     public var heartRate = HeartRate()
     public var recommender = Recommender()
     public var likes = Likes()
+    public var workouts = Workouts()
     public var backup = Backup()
     public var credits = Credits()
     /// Curation rules from `[[rules]]` tables (none by default), in the file's order; each is
@@ -139,6 +140,7 @@ enum ConfigSchema {
         plays.table(at: \.playRule),
         heartRate.table(at: \.heartRate),
         strap.list(at: \.straps, strapList),
+        workouts.table(at: \.workouts),
         recommender.table(at: \.recommender),
         likes.table(at: \.likes),
         backup.table(at: \.backup),

@@ -4,14 +4,17 @@ import PacenoteCore
 import PacenoteNet
 import Synchronization
 
-/// `pacenote hr-feed`: heart rate from standard input (a strap bridge, `gatttool`, a
-/// script) to a running server. A reading is sent as soon as it is read when no request is
+/// `pacenote hr-feed`: heart rate (and, on JSON lines, motion: `speed`, `cadence`, …, as
+/// `POST /api/v1/hr` takes them) from standard input (a strap bridge, `gatttool`, a script)
+/// to a running server. A reading is sent as soon as it is read when no request is
 /// on its way (a strap's 1–4 readings a second reach the live value within milliseconds,
 /// issue 21); readings read meanwhile go together in the next request, so a fast input is
 /// sent in batches. While the server cannot be reached, samples go to a bounded file on
 /// disk and are sent, oldest first, when it answers again: nothing is lost across a server
 /// restart, or across a restart of hr-feed itself.
 public final class HeartRateFeed: @unchecked Sendable {
+    public typealias Reading = HeartRateInput.Reading
+
     // @unchecked Sendable: `pending`, `previous`, `flushScheduled` and `fatal` are guarded by
     // `lock`; the buffer file, `reachable`, `stopped` and the counters are only touched on `queue`.
     public struct Settings: Sendable {
@@ -65,7 +68,7 @@ public final class HeartRateFeed: @unchecked Sendable {
     private let queue = DispatchQueue(label: "pacenote.hr-feed")
     /// Guards `pending`, `previous`, `flushScheduled`, `fatal` and the counters.
     private let lock = NSLock()
-    private var pending: [HeartRateSample] = []
+    private var pending: [Reading] = []
     private var flushScheduled = false
     /// The time of the previous reading, in ms: readings are unique per source and
     /// millisecond, so lines read within the same millisecond are spread 1 ms apart.
@@ -93,7 +96,7 @@ public final class HeartRateFeed: @unchecked Sendable {
         var lineNumber = 0
         for line in LineReader(input) {
             lineNumber += 1
-            take(HeartRateInput.parseLine(line, format: settings.format, now: Date()), where: "line \(lineNumber)")
+            take(HeartRateInput.readings(line, format: settings.format, now: Date()), where: "line \(lineNumber)")
             if let fatal = lock.withLock({ self.fatal }) { throw keepPending(fatal) }
         }
         // End of input: send everything, retrying for a while if the server is away.
@@ -130,7 +133,7 @@ public final class HeartRateFeed: @unchecked Sendable {
             }
             if case .success = result {
                 if changed { log("readings again") }
-                take([result], where: "notification")
+                take([result.map { Reading(heartRate: $0) }], where: "notification")
             } else if changed, let reason {
                 log("notification: \(reason)")
             }
@@ -152,7 +155,7 @@ public final class HeartRateFeed: @unchecked Sendable {
     }
 
     /// Takes readings (or the reasons they are not): sent at once unless a request is on its way.
-    private func take(_ results: [Result<HeartRateSample, HeartRateInput.Rejection>], where place: String) {
+    private func take(_ results: [Result<Reading, HeartRateInput.Rejection>], where place: String) {
         let scheduleFlush = lock.withLock { () -> Bool in
             for result in results {
                 switch result {
@@ -160,7 +163,7 @@ public final class HeartRateFeed: @unchecked Sendable {
                     var ms = (sample.at.timeIntervalSince1970 * 1000).rounded()
                     if let previous, ms <= previous, previous - ms < 1000 { ms = previous + 1 }
                     previous = ms
-                    sample.at = Date(timeIntervalSince1970: ms / 1000)
+                    sample.at = Date(timeIntervalSince1970: ms / 1000)  // the motion's time too
                     pending.append(sample)
                 case .failure(let r):
                     rejected += 1
@@ -179,7 +182,7 @@ public final class HeartRateFeed: @unchecked Sendable {
     private func keepPending(_ error: FeedError) -> FeedError {
         queue.sync {
             if !stopped {
-                spill(lock.withLock { () -> [HeartRateSample] in
+                spill(lock.withLock { () -> [Reading] in
                     defer { pending = [] }
                     return pending
                 })
@@ -197,7 +200,7 @@ public final class HeartRateFeed: @unchecked Sendable {
         queue.sync {
             if !stopped {
                 flush()
-                spill(lock.withLock { () -> [HeartRateSample] in
+                spill(lock.withLock { () -> [Reading] in
                     defer { pending = [] }
                     return pending
                 })
@@ -218,7 +221,7 @@ public final class HeartRateFeed: @unchecked Sendable {
         // While the server is away, readings wait for the timer: spilling each one as it is
         // read would rewrite the buffer file at the strap's rate.
         if onReading, !reachable { return }
-        let taken = lock.withLock { () -> [HeartRateSample] in
+        let taken = lock.withLock { () -> [Reading] in
             defer { pending = [] }
             return pending
         }
@@ -254,8 +257,8 @@ public final class HeartRateFeed: @unchecked Sendable {
     /// chunk once the server has it (then `afterChunk` sees what is left). Samples the server
     /// refuses for good are set aside; a refused key or an unreachable server stops with the
     /// rest intact.
-    private func sendChunks(_ samples: inout [HeartRateSample], size: Int,
-                            afterChunk: ([HeartRateSample]) throws -> Void) throws {
+    private func sendChunks(_ samples: inout [Reading], size: Int,
+                            afterChunk: ([Reading]) throws -> Void) throws {
         while !samples.isEmpty {
             let chunk = Array(samples.prefix(min(size, 10_000)))
             do {
@@ -268,7 +271,7 @@ public final class HeartRateFeed: @unchecked Sendable {
         }
     }
 
-    private func post(_ samples: [HeartRateSample]) throws {
+    private func post(_ samples: [Reading]) throws {
         let url = settings.url.appendingPathComponent("api/v1/hr").absoluteString
         let response = try client.sendBlocking(HTTPClient.Request(
             method: "POST", url: url,
@@ -296,15 +299,8 @@ public final class HeartRateFeed: @unchecked Sendable {
         }
     }
 
-    static func encode(_ samples: [HeartRateSample], source: String) -> Data {
-        var out = "{\"source\":\(jsonString(source)),\"samples\":["
-        for (i, s) in samples.enumerated() {
-            if i > 0 { out += "," }
-            out += "{\"bpm\":\(s.bpm),\"ts\":\(Int64((s.at.timeIntervalSince1970 * 1000).rounded()))"
-            if !s.rr.isEmpty { out += ",\"rr\":[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]" }
-            out += "}"
-        }
-        return Data((out + "]}").utf8)
+    static func encode(_ samples: [Reading], source: String) -> Data {
+        Data(("{\"source\":\(jsonString(source)),\"samples\":[" + samples.map(\.json).joined(separator: ",") + "]}").utf8)
     }
 
     static func jsonString(_ s: String) -> String {
@@ -315,7 +311,7 @@ public final class HeartRateFeed: @unchecked Sendable {
     // MARK: The buffer file (one JSON sample per line)
 
     /// On `queue`: adds samples after those already buffered (bounded, oldest dropped).
-    private func spill(_ samples: [HeartRateSample]) {
+    private func spill(_ samples: [Reading]) {
         guard !samples.isEmpty else { return }
         do {
             var all = try readBuffer() + samples
@@ -331,7 +327,7 @@ public final class HeartRateFeed: @unchecked Sendable {
     }
 
     /// Samples the server will never take go to `<buffer>.rejected`, for a person to look at.
-    private func setAside(_ samples: [HeartRateSample], because error: FeedError) {
+    private func setAside(_ samples: [Reading], because error: FeedError) {
         let path = settings.bufferPath + ".rejected"
         log("\(samples.count) samples refused by the server, kept in \(path): \(error)")
         let text = samples.map(Self.line).joined()
@@ -346,26 +342,23 @@ public final class HeartRateFeed: @unchecked Sendable {
 
     /// The buffered samples; none when there is no buffer file, an error when it exists
     /// but cannot be read (so it is never overwritten by mistake).
-    private func readBuffer() throws(BufferError) -> [HeartRateSample] {
+    private func readBuffer() throws(BufferError) -> [Reading] {
         guard FileManager.default.fileExists(atPath: settings.bufferPath) else { return [] }
         guard let text = try? String(contentsOfFile: settings.bufferPath, encoding: .utf8) else {
             throw BufferError(description: "cannot read the buffer \(settings.bufferPath)")
         }
+        // Each line is a reading as the server takes it, read back the same way (a line that
+        // is not one, from a cut write of an older version, is passed over).
         return text.split(separator: "\n").compactMap { line in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let bpm = object["bpm"] as? Int, let ts = (object["ts"] as? NSNumber)?.doubleValue else { return nil }
-            return HeartRateSample(at: Date(timeIntervalSince1970: ts / 1000), bpm: bpm,
-                                   rr: (object["rr"] as? [NSNumber])?.map(\.doubleValue) ?? [])
+            guard case .success(let reading)? = HeartRateInput.readings(String(line), format: .json, now: .distantFuture).first
+            else { return nil }
+            return reading
         }
     }
 
-    static func line(_ s: HeartRateSample) -> String {
-        var text = "{\"bpm\":\(s.bpm),\"ts\":\(Int64((s.at.timeIntervalSince1970 * 1000).rounded()))"
-        if !s.rr.isEmpty { text += ",\"rr\":[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]" }
-        return text + "}\n"
-    }
+    static func line(_ s: Reading) -> String { s.json + "\n" }
 
-    private func writeBuffer(_ samples: [HeartRateSample]) throws(BufferError) {
+    private func writeBuffer(_ samples: [Reading]) throws(BufferError) {
         if samples.isEmpty {
             try? FileManager.default.removeItem(atPath: settings.bufferPath)
             return

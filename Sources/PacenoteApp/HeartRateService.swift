@@ -18,6 +18,8 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private let events: EventBus
     private let logger: Logger
     private let settings: Config.HeartRate
+    /// `[workouts]`: whether positions are stored.
+    private let workouts: Config.Workouts
     private let queue = DispatchQueue(label: "pacenote.heart-rate")
     private let timer: DispatchSourceTimer
 
@@ -30,8 +32,10 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private var progress: (startedAt: Date, figures: WorkoutFigures)?
     private var subscription: EventBus.Subscription?
 
-    public init(store: Store, events: EventBus, settings: Config.HeartRate, logger: Logger) throws {
+    public init(store: Store, events: EventBus, settings: Config.HeartRate, workouts: Config.Workouts = Config.Workouts(),
+                logger: Logger) throws {
         self.store = store
+        self.workouts = workouts
         self.operations = Operations(store: store, events: events)
         self.events = events
         self.settings = settings
@@ -118,25 +122,41 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         }.get()
     }
 
-    /// Stores a workout read from a file (TCX, GPX): its samples, the workout spanning
-    /// them, and the heart rate of the plays of that time. Returns the workout's id, or nil
-    /// when a stored workout already covers that time (importing twice adds nothing).
-    public func importWorkout(_ file: WorkoutFile, source: String) throws(StoreError) -> (id: Int64?, stored: Int) {
-        try queue.sync { () -> Result<(Int64?, Int), StoreError> in
+    /// Stores a workout read from a file (TCX, GPX, FIT) in one transaction: its heart-rate
+    /// and motion samples (positions only with `[workouts] keep_positions`), its laps and
+    /// calories, and the workout spanning them unless a stored one already covers that time
+    /// (importing twice adds nothing); then its figures and the heart rate of the plays of
+    /// that time.
+    public func importWorkout(_ file: WorkoutFile, source: String) throws(StoreError) -> RecordingStored {
+        try queue.sync { () -> Result<RecordingStored, StoreError> in
             do throws(StoreError) {
-                guard let first = file.samples.first?.at, let last = file.samples.last?.at else { return .success((nil, 0)) }
-                let stored = try operations.storeSamples(file.samples, source: source)
-                if try store.workoutOverlaps(from: first, to: last) {
-                    tagPlays(from: first, to: last)
-                    return .success((nil, stored))
+                var recording = WorkoutRecording(
+                    source: source, heartRate: file.samples,
+                    motion: workouts.keepPositions ? file.motion : MotionCleaning.withoutPositions(file.motion),
+                    laps: file.laps, calories: file.calories, name: file.name, sport: file.sport)
+                guard let (first, last) = recording.span else {
+                    return .success(.nothing)
                 }
-                let settingsID = zoneSettings.last { $0.effectiveFrom <= first }?.id ?? zoneSettings.first?.id
-                let id = try operations.startWorkout(at: first, kind: "import", name: file.name, sport: file.sport, zoneSettingsID: settingsID)
-                if let workout = try store.workout(id: id) { try summarise(workout, end: last) }
-                return .success((id, stored))
+                recording.zoneSettingsID = zoneSettings.last { $0.effectiveFrom <= first }?.id ?? zoneSettings.first?.id
+                let stored = try operations.importRecording(recording)
+                if let id = stored.newWorkoutID, let workout = try store.workout(id: id) {
+                    try summarise(workout, end: last)
+                } else {
+                    tagPlays(from: first, to: last)
+                }
+                return .success(stored)
             } catch {
                 return .failure(error)
             }
+        }.get()
+    }
+
+    /// Stores motion pushed live (`POST /api/v1/hr`), positions only with
+    /// `[workouts] keep_positions`. Returns how many samples were new.
+    public func ingestMotion(_ samples: [MotionSample], source: String) throws(StoreError) -> Int {
+        let kept = workouts.keepPositions ? samples : MotionCleaning.withoutPositions(samples)
+        return try queue.sync { () -> Result<Int, StoreError> in
+            do throws(StoreError) { return .success(try operations.storeMotion(kept, source: source)) } catch { return .failure(error) }
         }.get()
     }
 

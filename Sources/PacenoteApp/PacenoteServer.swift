@@ -162,7 +162,7 @@ public final class PacenoteServer: Sendable {
                 throw StartupError("keys: sealing their MD5: \(error)")
             }
             let heartRate = try services.start("heart rate", {
-                do { return try HeartRateService(store: store, events: events, settings: config.heartRate, logger: logger) }
+                do { return try HeartRateService(store: store, events: events, settings: config.heartRate, workouts: config.workouts, logger: logger) }
                 catch { throw (error as? StartupError) ?? StartupError("heart_rate: \(error)") }
             }, stop: { $0.stop() })
             // Bluetooth straps (`[[heart_rate.ble]]`), read straight from BlueZ.

@@ -41,8 +41,13 @@ struct UploadImports: ImportService {
         let file: WorkoutFile
         do { file = try WorkoutFile.read(path: path) } catch { throw WorkoutFileRejected("\(error)") }
         let result = try heartRate.importWorkout(file, source: "import:\(file.format.rawValue)")
-        return WorkoutImport(format: file.format.rawValue, samples: file.samples.count, stored: result.stored,
-                             workoutID: result.id, name: file.name, sport: file.sport)
+        var imported = WorkoutImport(format: file.format.rawValue, samples: file.samples.count, stored: result.heartRate,
+                                     workoutID: result.newWorkoutID, name: file.name, sport: file.sport)
+        imported.motion = file.motion.count
+        imported.motionStored = result.motion
+        imported.laps = result.laps
+        imported.cleaned = file.cleaning.lines
+        return imported
     }
 }
 

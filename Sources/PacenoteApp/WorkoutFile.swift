@@ -1,11 +1,18 @@
 import Foundation
 import PacenoteCore
 
-/// Heart rate from workout files that watches and apps export:
-/// - TCX (Garmin Training Center): `Trackpoint` with `Time` and `HeartRateBpm/Value`;
-/// - GPX with Garmin's TrackPointExtension: `trkpt` with `time` and `gpxtpx:hr`;
-/// - FIT activities (`FITFile`): `record` messages' `timestamp` and `heart_rate`, named after
-///   the session's sport.
+/// Heart rate and motion from workout files that watches and apps export:
+/// - TCX (Garmin Training Center): `Trackpoint` with `Time`, `HeartRateBpm/Value`,
+///   `DistanceMeters`, `AltitudeMeters`, `Position`, `Cadence` (a bike's rpm) and the
+///   ActivityExtension's `TPX` (`Speed`, `RunCadence` in strides, doubled, `Watts`); `Lap`s
+///   with `StartTime`, `TotalTimeSeconds` and `Calories`;
+/// - GPX: `trkpt` with `time`, `lat`/`lon`, `ele`, and Garmin's TrackPointExtension
+///   (`gpxtpx:hr`, `gpxtpx:cad`, in strides for a track whose `type` is running, walking or
+///   hiking); the distance is summed along the positions (`MotionCleaning.distanceFromPositions`);
+/// - FIT activities (`FITFile`): `record` messages, laps and the session's calories, named
+///   after the session's sport.
+/// Impossible values are dropped as they are read (`MotionCleaning`), counted in `cleaning`.
+/// A file with motion but no heart rate (a bike computer without a strap) is a workout too.
 public struct WorkoutFile: Sendable {
     public enum Format: String, Sendable { case tcx, gpx, fit }
 
@@ -13,6 +20,13 @@ public struct WorkoutFile: Sendable {
     public var name: String?
     public var sport: String?
     public var samples: [HeartRateSample]
+    /// Positions included: the importer drops them unless `[workouts] keep_positions`.
+    public var motion: [MotionSample] = []
+    public var laps: [WorkoutLap] = []
+    /// The device's count for the whole workout, kcal.
+    public var calories: Double? = nil
+    /// What the reader dropped as impossible.
+    public var cleaning = MotionCleaning.Report()
 
     public struct ParseError: Error, CustomStringConvertible {
         public var description: String
@@ -67,11 +81,25 @@ public struct WorkoutFile: Sendable {
             throw ParseError(description: "broken \(format.rawValue.uppercased()): \(error)")
         }
         guard !collector.tooMany else {
-            throw ParseError(description: "more than \(maxSamples) heart-rate samples (two days at one a second): not imported")
+            throw ParseError(description: "more than \(maxSamples) samples (two days at one a second): not imported")
         }
-        let samples = onePerSecond(collector.samples)
-        guard !samples.isEmpty else { throw ParseError(description: "the file has no heart rate") }
-        return WorkoutFile(format: format, name: collector.name, sport: collector.sport, samples: samples)
+        var file = WorkoutFile(format: format, name: collector.name, sport: collector.sport,
+                               samples: onePerSecond(collector.samples), laps: collector.laps,
+                               calories: collector.lapCalories)
+        try file.takeMotion(collector.motion)
+        return file
+    }
+
+    /// Cleans the motion read, sums a distance from positions when the file gave none, and
+    /// refuses a file left with neither heart rate nor motion.
+    mutating func takeMotion(_ read: [MotionSample]) throws(ParseError) {
+        let (cleaned, report) = MotionCleaning.clean(read)
+        motion = MotionCleaning.distanceFromPositions(cleaned)
+        cleaning = report
+        guard !samples.isEmpty || !motion.isEmpty else {
+            let dropped = report.isEmpty ? "" : " (\(report))"
+            throw ParseError(description: "the file has no heart rate, speed, distance, altitude, cadence, power or position\(dropped)")
+        }
     }
 
     /// Sorted by time, the first of each second only.
@@ -90,9 +118,11 @@ public struct WorkoutFile: Sendable {
         do { activity = try FITFile.decode(bytes) } catch { throw ParseError(description: error.description) }
         let samples = onePerSecond(activity.records
             .compactMap { r in r.heartRate.flatMap { HeartRateSample.validRange.contains($0) ? HeartRateSample(at: r.at, bpm: $0) : nil } })
-        guard !samples.isEmpty else { throw ParseError(description: "the file has no heart rate") }
         let sport = activity.sportName
-        return WorkoutFile(format: .fit, name: sport.map(FITSport.title), sport: sport, samples: samples)
+        var file = WorkoutFile(format: .fit, name: sport.map(FITSport.title), sport: sport, samples: samples,
+                               laps: activity.workoutLaps, calories: activity.calories)
+        try file.takeMotion(activity.motion)
+        return file
     }
 
     /// What the file says, element by element in document order, by local names (TCX's and
@@ -100,10 +130,20 @@ public struct WorkoutFile: Sendable {
     private struct Collector {
         let format: Format
         var samples: [HeartRateSample] = []
+        var motion: [MotionSample] = []
+        var laps: [WorkoutLap] = []
+        /// The laps' calories summed; nil when no lap had any.
+        var lapCalories: Double?
         var name: String?
         var sport: String?
         private var time: Date?
         private var bpm: Int?
+        private var point = MotionSample(at: .distantPast)
+        private var lapStart: Date?
+        private var lapSeconds: Double?
+        private var lapKcal: Double?
+        /// A GPX track's `type`: a runner's cadence is in strides.
+        private var strides = false
 
         init(format: Format) { self.format = format }
 
@@ -118,8 +158,24 @@ public struct WorkoutFile: Sendable {
         }
 
         private mutating func start(_ element: XMLText.Element) {
-            if element.name == "Trackpoint" || element.name == "trkpt" { time = nil; bpm = nil }
+            if element.name == "Trackpoint" || element.name == "trkpt" {
+                time = nil; bpm = nil
+                point = MotionSample(at: .distantPast)
+                if element.name == "trkpt" {
+                    // A coordinate that is not a number is dropped by the cleaner, named.
+                    point.latitude = element.attributes["lat"].map { Double($0) ?? .nan }
+                    point.longitude = element.attributes["lon"].map { Double($0) ?? .nan }
+                }
+            }
             if element.name == "Activity", let s = element.attributes["Sport"] { sport = s }
+            if element.name == "Lap" && format == .tcx {
+                lapStart = element.attributes["StartTime"].flatMap(Self.date)
+                lapSeconds = nil; lapKcal = nil
+            }
+        }
+
+        static func date(_ value: String) -> Date? {
+            try? Date(value, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: value.contains(".")))
         }
 
         private mutating func end(_ element: XMLText.Element, parent: String?) {
@@ -128,15 +184,45 @@ public struct WorkoutFile: Sendable {
             var value: String { element.text.trimmingCharacters(in: .whitespacesAndNewlines) }
             switch element.name {
             case "Time" where parent == "Trackpoint", "time" where parent == "trkpt":
-                time = try? Date(value, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: value.contains(".")))
+                time = Self.date(value)
             case "Value" where parent == "HeartRateBpm", "hr":
                 bpm = Int(value)
+            // A value that is not a number is kept as NaN, for the cleaner to drop and count.
+            case "DistanceMeters" where parent == "Trackpoint": point.distance = Double(value) ?? .nan
+            case "AltitudeMeters" where parent == "Trackpoint", "ele" where parent == "trkpt": point.altitude = Double(value) ?? .nan
+            case "LatitudeDegrees" where parent == "Position": point.latitude = Double(value) ?? .nan
+            case "LongitudeDegrees" where parent == "Position": point.longitude = Double(value) ?? .nan
+            case "Cadence" where parent == "Trackpoint": point.cadence = Double(value) ?? .nan
+            case "RunCadence" where parent == "TPX": point.cadence = (Double(value) ?? .nan) * 2
+            case "cad": point.cadence = (Double(value) ?? .nan) * (strides ? 2 : 1)
+            case "Speed" where parent == "TPX": point.speed = Double(value) ?? .nan
+            case "Watts" where parent == "TPX", "power" where format == .gpx: point.power = Double(value) ?? .nan
+            case "type" where format == .gpx && parent == "trk":
+                strides = ["running", "run", "walking", "walk", "hiking", "hike"].contains(value.lowercased())
+            case "TotalTimeSeconds" where parent == "Lap": lapSeconds = Double(value)
+            case "Calories" where parent == "Lap": lapKcal = Double(value)
+            case "Lap" where format == .tcx:
+                if let lapStart, let lapSeconds, lapSeconds.isFinite, lapSeconds >= 0, lapSeconds < 172_800 {
+                    let kcal = lapKcal.flatMap { $0.isFinite && $0 >= 0 && $0 < 100_000 ? $0 : nil }
+                    laps.append(WorkoutLap(start: lapStart, end: lapStart.addingTimeInterval(lapSeconds), calories: kcal))
+                    if let kcal { lapCalories = (lapCalories ?? 0) + kcal }
+                }
             case "name" where format == .gpx && (parent == "trk" || parent == "metadata"):
                 name = name ?? value
             case "Notes" where format == .tcx:
                 name = name ?? value
             case "Trackpoint", "trkpt":
-                guard let time, let bpm, HeartRateSample.validRange.contains(bpm) else { break }
+                guard let time else { break }
+                point.at = time
+                let second = time.timeIntervalSince1970.rounded(.down)
+                if !point.isEmpty, motion.last.map({ $0.at.timeIntervalSince1970.rounded(.down) != second }) ?? true {
+                    guard motion.count < WorkoutFile.maxSamples else {
+                        tooMany = true
+                        break
+                    }
+                    motion.append(point)
+                }
+                guard let bpm, HeartRateSample.validRange.contains(bpm) else { break }
                 // The same second as the sample before (a flood of one moment): one sample.
                 if let last = samples.last, last.at.timeIntervalSince1970.rounded(.down) == time.timeIntervalSince1970.rounded(.down) {
                     break

@@ -7,13 +7,24 @@ import Foundation
 /// and the size of the data, then records — definition messages that say how the data
 /// messages of one local type are laid out (field numbers, sizes, byte order), data
 /// messages (or compressed-timestamp data messages), and a CRC-16 of everything before it.
-/// Only what Pacenote stores is kept: the file type, records' time and heart rate, the
-/// session's sport and start, and the laps. Everything else is skipped by its size.
+/// Only what Pacenote stores is kept: the file type, records' time, heart rate and motion
+/// (speed, distance, altitude, cadence, power, position), the session's sport, start and
+/// calories, and the laps. Everything else is skipped by its size.
 public struct FITActivity: Equatable, Sendable {
     public struct Record: Equatable, Sendable {
         public var at: Date
         /// Beats per minute; nil when the record has none (the invalid value 0xFF).
         public var heartRate: Int?
+        /// As the profile scales them: m/s (`enhanced_speed` else `speed`), m, m
+        /// (`enhanced_altitude` else `altitude`), the device's cadence (a runner's strides,
+        /// one foot; `cadence` + `fractional_cadence`), W, and degrees.
+        public var speed: Double? = nil
+        public var distance: Double? = nil
+        public var altitude: Double? = nil
+        public var cadence: Double? = nil
+        public var power: Double? = nil
+        public var latitude: Double? = nil
+        public var longitude: Double? = nil
     }
 
     public struct Session: Equatable, Sendable {
@@ -22,11 +33,15 @@ public struct FITActivity: Equatable, Sendable {
         public var start: Date?
         /// Seconds, including pauses.
         public var elapsed: Double?
+        /// `total_calories`, kcal.
+        public var calories: Double? = nil
     }
 
     public struct Lap: Equatable, Sendable {
         public var start: Date?
         public var elapsed: Double?
+        /// `total_calories`, kcal.
+        public var calories: Double? = nil
     }
 
     /// `file_id.type`: 4 is an activity.
@@ -37,6 +52,33 @@ public struct FITActivity: Equatable, Sendable {
 
     /// The first session's sport, as the FIT profile names it (`running`, `cycling`, …).
     public var sportName: String? { sessions.first?.sport.map(FITSport.name) }
+
+    /// The records' motion in `MotionSample`'s convention: a runner's or walker's cadence
+    /// (FIT counts strides, one foot) doubled to steps per minute. Records with nothing but
+    /// heart rate give none.
+    public var motion: [MotionSample] {
+        let strides = FITSport.countsStrides(sessions.first?.sport)
+        return records.compactMap { r in
+            let sample = MotionSample(at: r.at, speed: r.speed, distance: r.distance, altitude: r.altitude,
+                                      cadence: r.cadence.map { strides ? $0 * 2 : $0 }, power: r.power,
+                                      latitude: r.latitude, longitude: r.longitude)
+            return sample.isEmpty ? nil : sample
+        }
+    }
+
+    /// The laps with a start and a length, as `WorkoutLap`s.
+    public var workoutLaps: [WorkoutLap] {
+        laps.compactMap { lap in
+            guard let start = lap.start, let elapsed = lap.elapsed else { return nil }
+            return WorkoutLap(start: start, end: start.addingTimeInterval(elapsed), calories: lap.calories)
+        }
+    }
+
+    /// The sessions' calories (a multisport file has one session per sport), when any says.
+    public var calories: Double? {
+        let counted = sessions.compactMap(\.calories)
+        return counted.isEmpty ? nil : counted.reduce(0, +)
+    }
 }
 
 /// Why a FIT file was not read. Nothing of a file that fails is used.
@@ -127,7 +169,9 @@ public enum FITFile {
 
     /// How a data message of one local type is laid out.
     private struct Definition {
-        struct Field { var number: UInt8; var size: Int }
+        /// `baseType`'s low five bits: 0x01 sint8, 0x03 sint16, 0x05 sint32 are signed, whose
+        /// "no value" is the largest positive number rather than all ones.
+        struct Field { var number: UInt8; var size: Int; var baseType: UInt8 }
         var global: UInt16
         var bigEndian: Bool
         var fields: [Field]
@@ -184,7 +228,7 @@ public enum FITFile {
                 at += 5
                 guard end - at >= count * 3 else { throw .pastEnd(offset: start) }
                 let fields = (0..<count).map { i in
-                    Definition.Field(number: bytes[at + i * 3], size: Int(bytes[at + i * 3 + 1]))
+                    Definition.Field(number: bytes[at + i * 3], size: Int(bytes[at + i * 3 + 1]), baseType: bytes[at + i * 3 + 2] & 0x1F)
                 }
                 at += count * 3
                 var developerBytes = 0
@@ -216,8 +260,11 @@ public enum FITFile {
                         let byte = UInt64(bytes[fieldAt + (definition.bigEndian ? i : field.size - 1 - i)])
                         value = value << 8 | byte
                     }
-                    // All ones is "no value" for the unsigned types and enums read here.
-                    if value != (UInt64(1) << (field.size * 8)) - 1 { values[field.number] = value }
+                    // All ones is "no value" for the unsigned types and enums; the largest
+                    // positive number for the signed ones (FIT protocol, "Base Types").
+                    let allOnes = (UInt64(1) << (field.size * 8)) - 1
+                    let invalid = [0x01, 0x03, 0x05].contains(field.baseType) ? allOnes >> 1 : allOnes
+                    if value != invalid { values[field.number] = value }
                 }
                 fieldAt += field.size
             }
@@ -242,12 +289,13 @@ public enum FITFile {
                 if activity.fileType == nil { activity.fileType = values[0].map { UInt8(truncatingIfNeeded: $0) } }
             case Message.record:
                 if let timestamp {
-                    let hr = values[3].map { Int($0) }
+                    let record = Self.record(values, at: date(UInt64(timestamp))!)
                     if timestamp == lastRecorded, let last = activity.records.indices.last {
-                        if activity.records[last].heartRate == nil { activity.records[last].heartRate = hr }
+                        // The same second again: what the first left out is filled in.
+                        activity.records[last].fill(from: record)
                     } else {
                         guard activity.records.count < maxRecords else { throw .tooManyRecords(limit: maxRecords) }
-                        activity.records.append(.init(at: date(UInt64(timestamp))!, heartRate: hr))
+                        activity.records.append(record)
                         lastRecorded = timestamp
                     }
                 }
@@ -255,14 +303,52 @@ public enum FITFile {
                 activity.sessions.append(.init(sport: values[5].map { UInt8(truncatingIfNeeded: $0) },
                                                subSport: values[6].map { UInt8(truncatingIfNeeded: $0) },
                                                start: date(values[2]),
-                                               elapsed: values[7].map { Double($0) / 1000 }))
+                                               elapsed: values[7].map { Double($0) / 1000 },
+                                               calories: values[11].map { Double($0) }))
             case Message.lap:
-                activity.laps.append(.init(start: date(values[2]), elapsed: values[7].map { Double($0) / 1000 }))
+                activity.laps.append(.init(start: date(values[2]), elapsed: values[7].map { Double($0) / 1000 },
+                                           calories: values[11].map { Double($0) }))
             default:
                 break
             }
         }
         return end + 2
+    }
+
+    /// A `record`'s fields, scaled as Garmin's profile (Profile.xlsx, message `record`) says:
+    /// position_lat/long 0/1 (sint32 semicircles), altitude 2 (/5 − 500 m), heart_rate 3,
+    /// cadence 4 (rpm), distance 5 (/100 m), speed 6 (/1000 m/s), power 7 (W),
+    /// fractional_cadence 53 (/128 rpm), enhanced_speed 73 (/1000 m/s), enhanced_altitude 78
+    /// (/5 − 500 m). The enhanced fields, wider, win over the older ones when both are there.
+    static func record(_ values: [UInt8: UInt64], at: Date) -> FITActivity.Record {
+        func semicircles(_ v: UInt64?) -> Double? { v.map { Double(Int32(truncatingIfNeeded: $0)) * 180 / 2_147_483_648 } }
+        var r = FITActivity.Record(at: at, heartRate: values[3].map { Int($0) })
+        r.speed = (values[73] ?? values[6]).map { Double($0) / 1000 }
+        r.distance = values[5].map { Double($0) / 100 }
+        r.altitude = (values[78] ?? values[2]).map { Double($0) / 5 - 500 }
+        r.cadence = values[4].map { Double($0) + Double(values[53] ?? 0) / 128 }
+        r.power = values[7].map { Double($0) }
+        if let lat = semicircles(values[0]), let lon = semicircles(values[1]) {
+            r.latitude = lat
+            r.longitude = lon
+        }
+        return r
+    }
+}
+
+extension FITActivity.Record {
+    /// Takes what `other` has and this lacks.
+    mutating func fill(from other: Self) {
+        heartRate = heartRate ?? other.heartRate
+        speed = speed ?? other.speed
+        distance = distance ?? other.distance
+        altitude = altitude ?? other.altitude
+        cadence = cadence ?? other.cadence
+        power = power ?? other.power
+        if latitude == nil, longitude == nil {
+            latitude = other.latitude
+            longitude = other.longitude
+        }
     }
 }
 
@@ -280,6 +366,13 @@ public enum FITSport {
         44: "kitesurfing", 45: "tactical", 46: "jumpmaster", 47: "boxing", 48: "floor_climbing",
         53: "diving", 254: "all",
     ]
+
+    /// Whether the sport's cadence is in strides (one foot), as Garmin's devices count a
+    /// runner's, walker's and hiker's (`MotionSample.cadence` wants steps of both feet).
+    public static func countsStrides(_ sport: UInt8?) -> Bool {
+        guard let sport else { return false }
+        return [1, 11, 17].contains(sport)
+    }
 
     /// The profile's name of `sport`, or `sport_N` for a number it does not list.
     public static func name(_ sport: UInt8) -> String { names[sport] ?? "sport_\(sport)" }

@@ -6,7 +6,10 @@ import Foundation
 ///   `heartrate`, at the top or nested under `data` or `payload` (Pulsoid sends
 ///   `{"measured_at":…,"data":{"heart_rate":72}}`); an optional time under `ts`,
 ///   `measured_at`, `time` or `timestamp` as Unix seconds, Unix milliseconds (> 1e12) or
-///   ISO 8601; optional `rr` intervals in ms. A batch is `{"samples":[…]}` or an array.
+///   ISO 8601; optional `rr` intervals in ms; optional motion (`MotionSample`'s units):
+///   `speed` m/s, `distance` m from the start, `altitude` m, `cadence` a minute (steps of both
+///   feet, or pedal rpm), `power` W, `lat`/`lon` degrees. A sample with motion and no heart
+///   rate is motion alone. A batch is `{"samples":[…]}` or an array.
 ///   A bare JSON number is one sample.
 /// - Text (Health Data Server): `72` or `heartRate:72`, one per line.
 /// - Form (HeartRateToWeb): `bpm=72` or `x=72`.
@@ -23,13 +26,23 @@ public enum HeartRateInput {
     public struct Rejection: Error, Equatable, Sendable {
         public var field: String
         public var message: String
+        /// The sample had no heart rate at all (it may still carry motion).
+        public var noHeartRate = false
     }
+
+    /// Motion fields by key: speed m/s, distance m, altitude m, cadence a minute, power W, degrees.
+    static var motionKeys: [(key: String, field: WritableKeyPath<MotionSample, Double?>)] { [
+        ("speed", \.speed), ("distance", \.distance), ("altitude", \.altitude), ("cadence", \.cadence),
+        ("power", \.power), ("lat", \.latitude), ("lon", \.longitude),
+    ] }
 
     /// A parsed body: the samples (or why each was rejected), in order, and the source
     /// the body names, if any (`"source": "polar-h10"`).
     public struct Batch: Equatable, Sendable {
         public var items: [Result<HeartRateSample, Rejection>]
         public var source: String?
+        /// Beside `items`, index for index, for JSON: each sample's motion, nil when it had none.
+        public var motion: [Result<MotionSample, Rejection>?] = []
     }
 
     public enum Format: String, Sendable, CaseIterable { case json, text, form }
@@ -93,19 +106,25 @@ public enum HeartRateInput {
         }
         switch root {
         case .number(let number):
-            return Batch(items: [sampleFrom(value: .number(number), valueField: "bpm", time: nil, rr: nil, now: now)], source: nil)
+            return Batch(items: [sampleFrom(value: .number(number), valueField: "bpm", time: nil, rr: nil, now: now)], source: nil,
+                         motion: [nil])
         case .array(let array):
-            return Batch(items: try batchItems(array, now: now), source: nil)
+            return try batch(array, source: nil, now: now)
         case .object:
             let source = root["source"]?.string
             if let samples = root["samples"] {
                 guard case .array(let array) = samples else { throw Rejection(field: "samples", message: "must be an array") }
-                return Batch(items: try batchItems(array, now: now), source: source)
+                return try batch(array, source: source, now: now)
             }
-            return Batch(items: [sampleFrom(object: root, now: now)], source: source)
+            return Batch(items: [sampleFrom(object: root, now: now)], source: source, motion: [motionFrom(object: root, now: now)])
         default:
             throw Rejection(field: "body", message: "expected a JSON object, array or number")
         }
+    }
+
+    private static func batch(_ array: [ImportJSON], source: String?, now: Date) throws(Rejection) -> Batch {
+        Batch(items: try batchItems(array, now: now), source: source,
+              motion: array.map { item in if case .object = item { motionFrom(object: item, now: now) } else { nil } })
     }
 
     private static func batchItems(_ array: [ImportJSON], now: Date) throws(Rejection) -> [Result<HeartRateSample, Rejection>] {
@@ -147,7 +166,8 @@ public enum HeartRateInput {
             return nil
         }
         guard let (valueKey, value) = find(valueKeys) else {
-            return .failure(Rejection(field: "bpm", message: "no heart rate (one of \(valueKeys.joined(separator: ", ")))"))
+            return .failure(Rejection(field: "bpm", message: "no heart rate (one of \(valueKeys.joined(separator: ", ")))",
+                                      noHeartRate: true))
         }
         guard let valueScalar = scalar(value) else {
             return .failure(Rejection(field: valueKey, message: "must be a number"))
@@ -194,6 +214,31 @@ public enum HeartRateInput {
             at = parsed
         }
         return .success(HeartRateSample(at: at, bpm: bpm, rr: rr ?? []))
+    }
+
+    /// A sample's motion (`motionKeys`, at the top level), at its time; nil when it has none.
+    /// Only types are checked here: what no body can do is `MotionCleaning`'s to drop and count.
+    static func motionFrom(object: ImportJSON, now: Date) -> Result<MotionSample, Rejection>? {
+        var sample = MotionSample(at: now)
+        for (key, field) in motionKeys {
+            guard let value = object[key], !value.isNull else { continue }
+            guard case .number(let n) = value else { return .failure(Rejection(field: key, message: "must be a number")) }
+            sample[keyPath: field] = n
+        }
+        guard !sample.isEmpty else { return nil }
+        guard (sample.latitude == nil) == (sample.longitude == nil) else {
+            return .failure(Rejection(field: sample.latitude == nil ? "lat" : "lon", message: "a position needs both lat and lon"))
+        }
+        for key in timeKeys {
+            guard let value = object[key], !value.isNull else { continue }
+            guard let scalar = scalar(value), let at = parseTime(scalar) else {
+                return .failure(Rejection(field: key, message: "must be Unix seconds, Unix milliseconds or ISO 8601"))
+            }
+            guard at.timeIntervalSince(now) <= futureTolerance else { return .failure(Rejection(field: key, message: "is in the future")) }
+            sample.at = at
+            break
+        }
+        return .success(sample)
     }
 
     /// Unix seconds, Unix milliseconds (> 1e12) or ISO 8601.

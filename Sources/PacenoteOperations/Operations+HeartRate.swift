@@ -25,6 +25,24 @@ extension Operations {
         return inserted
     }
 
+    /// Stores motion samples (a push, a feed) and announces them as heart rate's
+    /// (`.heartRateSamples`: the workout pages read both). Returns how many were new.
+    @discardableResult
+    public func storeMotion(_ samples: [MotionSample], source: String) throws(StoreError) -> Int {
+        let inserted = try store.insertMotionSamples(samples, source: source)
+        if inserted > 0 { announce(.heartRateSamples) }
+        return inserted
+    }
+
+    /// Stores a workout file whole in one transaction (`Store.importRecording`): its samples,
+    /// a new workout unless one covers its time, its laps and calories.
+    public func importRecording(_ recording: WorkoutRecording) throws(StoreError) -> RecordingStored {
+        let stored = try store.importRecording(recording)
+        if stored.heartRate + stored.motion > 0 { announce(.heartRateSamples) }
+        if let id = stored.workoutID, stored.newWorkoutID != nil || stored.laps > 0 { announce(.workout(id: id)) }
+        return stored
+    }
+
     /// Starts a workout at `at`; returns its id.
     public func startWorkout(at: Date, kind: String, name: String? = nil, sport: String? = nil,
                              zoneSettingsID: Int64?) throws(StoreError) -> Int64 {

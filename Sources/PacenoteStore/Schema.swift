@@ -55,6 +55,7 @@ enum Schema {
         m.registerMigration("v23.search-without-sizes", foreignKeyChecks: .immediate, migrate: v23SearchWithoutSizes)
         m.registerMigration("v24.review-share-snapshots", foreignKeyChecks: .immediate, migrate: v24ReviewShareSnapshots)
         m.registerMigration("v25.scrobbler-credentials", foreignKeyChecks: .immediate, migrate: v25ScrobblerCredentials)
+        m.registerMigration("v26.motion-samples", foreignKeyChecks: .immediate, migrate: v26MotionSamples)
         m.registerMigration("v28.curation-facts", foreignKeyChecks: .immediate, migrate: v28CurationFacts)
         return m
     }

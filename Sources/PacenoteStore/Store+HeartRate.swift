@@ -17,6 +17,8 @@ public struct Workout: Equatable, Sendable {
     public var heartRateMax: Int?
     /// Seconds in Z0…Z5.
     public var secondsInZone: [Double]
+    /// The energy the device counted (a workout file's), kcal.
+    public var calories: Double? = nil
 }
 
 extension Store {
@@ -29,25 +31,27 @@ extension Store {
         // Bound through SQLite's C API (`RawStatement`): GRDB's `StatementArguments` boxed the
         // four values of every sample, more than half of the insert's time (perf, batches of
         // 10,000 samples).
-        try write { db in
-            let insert = try RawStatement(db, """
-                INSERT INTO hr_samples (source, at_ms, bpm, rr_ms) VALUES (?1, ?2, ?3, ?4)
-                ON CONFLICT (source, at_ms) DO NOTHING
-                """)
-            var inserted = 0
-            try source.withCString { source in
-                insert.bindStatic(1, source)
-                defer { insert.clearBindings() }
-                for s in samples {
-                    insert.bind(2, Store.milliseconds(s.at))
-                    insert.bind(3, Int64(s.bpm))
-                    insert.bind(4, s.rr.isEmpty ? nil : "[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]")
-                    _ = try insert.step()
-                    inserted += db.changesCount
-                }
+        try write { db in try Store.insertSamples(samples, source: source, in: db) }
+    }
+
+    static func insertSamples(_ samples: [HeartRateSample], source: String, in db: Database) throws -> Int {
+        let insert = try RawStatement(db, """
+            INSERT INTO hr_samples (source, at_ms, bpm, rr_ms) VALUES (?1, ?2, ?3, ?4)
+            ON CONFLICT (source, at_ms) DO NOTHING
+            """)
+        var inserted = 0
+        try source.withCString { source in
+            insert.bindStatic(1, source)
+            defer { insert.clearBindings() }
+            for s in samples {
+                insert.bind(2, Store.milliseconds(s.at))
+                insert.bind(3, Int64(s.bpm))
+                insert.bind(4, s.rr.isEmpty ? nil : "[" + s.rr.map { String(format: "%.1f", $0) }.joined(separator: ",") + "]")
+                _ = try insert.step()
+                inserted += db.changesCount
             }
-            return inserted
         }
+        return inserted
     }
 
     /// Samples from every source between two instants (inclusive), oldest first.
@@ -195,7 +199,7 @@ extension Store {
             id: row["id"], startedAt: Store.date(milliseconds: row["started_at_ms"]),
             endedAt: (row["ended_at_ms"] as Int64?).map(Store.date(milliseconds:)), kind: row["kind"], name: row["name"],
             sport: row["sport"], zoneSettingsID: row["zone_settings_id"], heartRateAverage: row["hr_avg"], heartRateMax: row["hr_max"],
-            secondsInZone: ["z0_s", "z1_s", "z2_s", "z3_s", "z4_s", "z5_s"].map { row[$0] })
+            secondsInZone: ["z0_s", "z1_s", "z2_s", "z3_s", "z4_s", "z5_s"].map { row[$0] }, calories: row["calories"])
     }
 
     // MARK: Plays and heart rate

@@ -29,15 +29,26 @@ extension API {
         }
         let source = try Self.source(request.query["source"] ?? request.header("X-Source") ?? batch.source)
         var good: [HeartRateSample] = []
+        var motion: [MotionSample] = []
         var rejected: [JSONValue] = []
+        func reject(_ index: Int, _ r: HeartRateInput.Rejection) {
+            rejected.append(.object([("index", .int(Int64(index))), ("field", .string(r.field)), ("message", .string(r.message))]))
+        }
         for (index, item) in batch.items.enumerated() {
-            switch item {
-            case .success(let sample): good.append(sample)
-            case .failure(let r):
-                rejected.append(.object([("index", .int(Int64(index))), ("field", .string(r.field)), ("message", .string(r.message))]))
+            let moved = index < batch.motion.count ? batch.motion[index] : nil
+            switch (item, moved) {
+            case (.success(let sample), _): good.append(sample)
+            // Motion alone (a foot pod, a bike computer): no heart rate is no fault.
+            case (.failure(let r), .some) where r.noHeartRate: break
+            case (.failure(let r), _): reject(index, r)
+            }
+            switch moved {
+            case .success(let m)?: motion.append(m)
+            case .failure(let r)?: reject(index, r)
+            case nil: break
             }
         }
-        if good.isEmpty, case .failure(let first)? = batch.items.first {
+        if good.isEmpty, motion.isEmpty, case .failure(let first)? = batch.items.first {
             // Nothing usable: the whole request is refused, naming the field.
             let body: JSONValue = .object([
                 ("error", .object([("code", .string("invalid_\(first.field)")), ("message", .string("\(first.field): \(first.message)"))])),
@@ -46,12 +57,20 @@ extension API {
             return .json(body, status: 400)
         }
         let stored = try backend.ingest(good, source: source)
-        return .json(.object([
+        // What no body can do is dropped before it is stored, and said.
+        let (cleaned, report) = MotionCleaning.clean(motion.sorted { $0.at < $1.at })
+        let storedMotion = cleaned.isEmpty ? 0 : try backend.ingestMotion(cleaned, source: source)
+        var fields: [(String, JSONValue)] = [
             ("stored", .int(Int64(stored))),
             ("duplicates", .int(Int64(good.count - stored))),
             ("rejected", .array(rejected)),
             ("source", .string(source)),
-        ]))
+        ]
+        if !motion.isEmpty {
+            fields.append(("motion_stored", .int(Int64(storedMotion))))
+            fields.append(("cleaned", .array(report.lines.map { .string($0) })))
+        }
+        return .json(.object(fields))
     }
 
     /// Samples are unique per source and time: the source names the device or app.

@@ -68,6 +68,10 @@ extension API {
             ("workout_id", result.workoutID.map { .int($0) } ?? .null),
             ("name", result.name.map { .string($0) } ?? .null),
             ("sport", result.sport.map { .string($0) } ?? .null),
+            ("motion_samples", .int(Int64(result.motion))),
+            ("motion_stored", .int(Int64(result.motionStored))),
+            ("laps", .int(Int64(result.laps))),
+            ("cleaned", .array(result.cleaned.map { .string($0) })),
         ])
     }
 

@@ -29,6 +29,12 @@ public struct WorkoutImport: Equatable, Sendable {
     public var workoutID: Int64?
     public var name: String?
     public var sport: String?
+    /// Motion samples read (after cleaning), and how many were new.
+    public var motion = 0
+    public var motionStored = 0
+    public var laps = 0
+    /// What the reader dropped as impossible, one line per reason (`MotionCleaning.Report`).
+    public var cleaned: [String] = []
 
     public init(format: String, samples: Int, stored: Int, workoutID: Int64?, name: String?, sport: String?) {
         self.format = format
@@ -50,6 +56,8 @@ public struct WorkoutFileRejected: Error, CustomStringConvertible {
 public protocol HeartRateBackend: Sendable {
     /// Stores samples from `source`; returns how many were new.
     func ingest(_ samples: [HeartRateSample], source: String) throws(StoreError) -> Int
+    /// Stores motion samples (cleaned) from `source`; returns how many were new.
+    func ingestMotion(_ samples: [MotionSample], source: String) throws(StoreError) -> Int
     /// The smoothed heart rate while fresh, else nil.
     func current(now: Date) -> LiveHeartRate?
     /// The zone of `bpm` under the settings in force at `at`.

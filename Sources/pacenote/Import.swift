@@ -125,7 +125,7 @@ struct Import: ParsableCommand {
             }
             if kind?.isWorkout == true {
                 if workouts == nil {
-                    workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, logger: logger)
+                    workouts = try HeartRateService(store: store, events: EventBus(), settings: config.heartRate, workouts: config.workouts, logger: logger)
                 }
                 if !importWorkout(path, service: workouts!) { failed += 1 }
                 continue
@@ -268,8 +268,13 @@ struct Import: ParsableCommand {
         do {
             let file = try WorkoutFile.read(path: path)
             let result = try service.importWorkout(file, source: "import:\(file.format.rawValue)")
-            let what = result.id.map { "workout \($0)" } ?? "already imported"
-            print("\(path): \(counted(file.samples.count, "sample")) (\(result.stored) new), \(what)")
+            let what = result.newWorkoutID.map { "workout \($0)" } ?? "already imported"
+            var line = "\(path): \(counted(file.samples.count, "sample")) (\(result.heartRate) new), \(what)"
+            if !file.motion.isEmpty { line += "; motion: \(counted(file.motion.count, "sample")) (\(result.motion) new)" }
+            if result.laps > 0 { line += ", \(counted(result.laps, "lap"))" }
+            print(line)
+            // Told, not stored: what the reader found impossible.
+            for line in file.cleaning.lines { print("\(path): \(line)") }
             return true
         } catch let error as WorkoutFile.ParseError {
             Failure.warn("\(path): \(error.description)")

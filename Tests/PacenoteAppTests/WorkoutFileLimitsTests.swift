@@ -30,6 +30,6 @@ import Testing
             Issue.record("\(seconds.count) samples were read")
             return
         }
-        #expect(error.description == "more than 172800 heart-rate samples (two days at one a second): not imported", "\(error)")
+        #expect(error.description == "more than 172800 samples (two days at one a second): not imported", "\(error)")
     }
 }
