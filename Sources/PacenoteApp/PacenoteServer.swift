@@ -339,6 +339,7 @@ public final class PacenoteServer: Sendable {
                                     stopping: StopFlag, scrobblerSecret: [UInt8], logger: Logger) -> APIContext {
         var settings = APIContext.Settings(version: PacenoteVersion.current, startedAt: started, timeZone: config.timeZone)
         settings.weekStart = config.weekStart
+        settings.units = config.units
         settings.scrobblerSecret = scrobblerSecret
         settings.trustedNetworks = config.trustedNetworks
         settings.trustedProxies = config.trustedProxies

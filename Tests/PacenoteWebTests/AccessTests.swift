@@ -75,6 +75,8 @@ import Testing
             ("POST", "/api/v1/workouts", "workouts", write),
             ("GET HEAD", "/api/v1/workouts/{id}", "workout", privateRead),
             ("POST", "/api/v1/workouts/{id}/stop", "workout_stop", write),
+            ("GET HEAD", "/api/v1/workouts/{id}/export.tcx", "workout_export", privateRead),
+            ("GET HEAD", "/api/v1/workouts/{id}/export.gpx", "workout_export", privateRead),
             ("POST", "/api/v1/import", "import", write),
             ("GET HEAD", "/api/v1/recommendations/next", "recommendations", privateRead),
             ("POST", "/api/v1/queue", "queue", write),
