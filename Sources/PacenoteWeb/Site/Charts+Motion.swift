@@ -12,7 +12,8 @@ extension Chart {
     static func motion(id: String, points: [WorkoutMeasures.SeriesPoint], from start: Date, to end: Date,
                        format: MeasureFormat, showsPace: Bool, songs: [(at: Date, title: String)], title: String,
                        timeZone: TimeZone, stoppedSpeed: Double = WorkoutMeasures.Options().stoppedSpeed) -> Node {
-        let width = 720.0, height = 220.0, left = 40.0, right = 44.0, top = 16.0, bottom = 22.0
+        // The heart-rate chart's width and margins: a song's marker falls at the same x on both.
+        let width = 720.0, height = 220.0, left = 34.0, right = 0.0, top = 16.0, bottom = 22.0
         let span = max(end.timeIntervalSince(start), 1)
         func x(_ d: Date) -> Double { left + (width - left - right) * d.timeIntervalSince(start) / span }
         let plotHeight = height - bottom - top
@@ -30,9 +31,10 @@ extension Chart {
                 + " L\(number(x(heights[heights.count - 1].0))) \(base) Z"
             marks.append(shape("path", [("class", "elevation"), ("d", path)],
                                tooltip: "Elevation \(format.elevation(lowest))–\(format.elevation(highest))"))
+            // Inside the plot at its right edge, above the lowest and highest points' levels.
             for metres in [lowest, highest] {
-                marks.append(shape("text", [("class", "label tick elevation-label"), ("x", number(width - right + 4)),
-                                            ("y", number(y(metres) + 4))]).with(text: format.elevation(metres)))
+                marks.append(shape("text", [("class", "label tick elevation-label"), ("x", number(width - 4)),
+                                            ("y", number(y(metres) - 4)), ("text-anchor", "end")]).with(text: format.elevation(metres)))
             }
             elevationText = " Elevation from \(format.elevation(lowest)) to \(format.elevation(highest))."
         }
@@ -75,7 +77,7 @@ extension Chart {
                 : "Speed up to \(number(fastest)) \(format.speedUnit), \(number(median)) \(format.speedUnit) at the median."
         }
         marks += songMarkers(songs, from: start, to: end, x: x, top: top, bottom: height - bottom)
-        marks += timeAxis(from: start, span: span, x: x, right: width - right - 18, baseline: height - 6, timeZone: timeZone)
+        marks += timeAxis(from: start, span: span, x: x, right: width - 18, baseline: height - 6, timeZone: timeZone)
         return svg(id: id, width: width, height: height, title: title,
                    desc: "\(lineText)\(elevationText) \(SiteFormat.plural(songs.filter { $0.at >= start && $0.at <= end }.count, "song")) began during it.",
                    className: "motionchart", marks)
