@@ -61,15 +61,20 @@ struct SplitCutter {
     }
 
     func byLaps(_ laps: [WorkoutLap]) -> [Split] {
-        guard let origin = track.origin ?? pulse.origin else { return [] }
-        let duration = track.samples.isEmpty ? (pulse.last?.timeIntervalSince(origin) ?? 0) : track.duration
         var splits: [Split] = []
         for lap in laps.sorted(by: { $0.start < $1.start }) {
-            let a = max(0, lap.start.timeIntervalSince(origin)), b = min(duration, lap.end.timeIntervalSince(origin))
-            guard a.isFinite, b.isFinite, b > a else { continue }
-            splits.append(split(number: splits.count + 1, from: a, to: b))
+            if let split = stretch(number: splits.count + 1, from: lap.start, to: lap.end) { splits.append(split) }
         }
         return splits
+    }
+
+    /// The split from `start` to `end`, clipped to the samples; nil when nothing of it is left.
+    func stretch(number: Int, from start: Date, to end: Date) -> Split? {
+        guard let origin = track.origin ?? pulse.origin else { return nil }
+        let duration = track.samples.isEmpty ? (pulse.last?.timeIntervalSince(origin) ?? 0) : track.duration
+        let a = max(0, start.timeIntervalSince(origin)), b = min(duration, end.timeIntervalSince(origin))
+        guard a.isFinite, b.isFinite, b > a else { return nil }
+        return split(number: number, from: a, to: b)
     }
 
     /// The split from `a` to `b`, seconds since the first motion sample (or reading).
@@ -103,5 +108,19 @@ struct SplitCutter {
             if overlap >= needed - 1e-6 { listed.append(.init(play: play, seconds: overlap)) }
         }
         return listed
+    }
+}
+
+extension WorkoutMeasures {
+    /// The figures of any stretches of a workout, each measured as a lap is: the songs that made
+    /// you faster (issue 54, point 5) set a play's stretch against the minutes before it. In
+    /// the order given, numbered from 1; nil for a stretch outside the samples. The samples are
+    /// read once however many stretches are asked for.
+    public static func stretches(_ stretches: [(start: Date, end: Date)], motion: [MotionSample],
+                                 heartRate: [HeartRateSample] = [], units: Units = .metric,
+                                 options: Options = Options()) -> [Split?] {
+        let cut = SplitCutter(track: MotionTrack(motion, options: options), pulse: PulseTrack(heartRate), plays: [],
+                              units: units, minimumPlayOverlap: options.minimumPlayOverlap)
+        return stretches.enumerated().map { cut.stretch(number: $0.offset + 1, from: $0.element.start, to: $0.element.end) }
     }
 }

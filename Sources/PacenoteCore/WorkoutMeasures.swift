@@ -7,13 +7,15 @@ import Foundation
 ///
 /// The rules, each documented where it is computed:
 /// - Samples are read oldest first; one not later than the sample kept before it is dropped (a
-///   clock that went backwards would count a stretch twice), and so are values no body or
-///   device makes (NaN, negative, faster than `Options.maxSpeed`, off the Earth): see `clean`.
+///   clock that went backwards would count a stretch twice), and values no body or device
+///   makes (NaN, negative, faster than `Options.maxSpeed`, off the Earth) become missing:
+///   see `MotionTrack.clean`.
 /// - Distance: the device's cumulative distance when the samples carry it, else the speed
 ///   integrated over time, else the great circles between positions (`Geodesy.distance`, in
 ///   2-D: Strava and GoldenCheetah count distance on the map, not along the slope).
 /// - Moving time: the steps between samples covered at `Options.stoppedSpeed` or faster.
-/// - Elevation: `ElevationMethod`. Calories: `Calories`. Splits and laps: `Split`.
+/// - Elevation: `ElevationMethod`. Calories: `Calories`. Splits, laps and the songs in them:
+///   `SplitCutter` (WorkoutMeasures+Splits.swift).
 ///
 /// Every figure is nil when the samples cannot give it, never NaN or infinite.
 public struct WorkoutMeasures: Equatable, Sendable, Codable {

@@ -200,4 +200,15 @@ import Testing
         let fewer = (-55.0969 + 0.6309 * 150 + 0.1988 * 70 + 0.2017 * 35) * (299 + 10 + 240) / 60 / 4.184
         #expect(Self.near(WorkoutMeasures(motion: motion, heartRate: gappy, athlete: man).calories, fewer))
     }
+
+    @Test func anyStretchIsMeasuredAsALap() {
+        // 600 s at 3 m/s, then a song from 600 to 900 s at 4 m/s: the song's stretch against
+        // the three minutes before it, in the order asked; a stretch after the run is nil.
+        let motion = Self.run(seconds: 600, speed: 3) + Self.run(seconds: 300, speed: 4, from: 600, startDistance: 1800).dropFirst()
+        let at = { (s: Double) in Self.t0.addingTimeInterval(s) }
+        let parts = WorkoutMeasures.stretches([(at(600), at(900)), (at(420), at(600)), (at(1000), at(1200))], motion: motion)
+        #expect(parts.count == 3 && parts[2] == nil)
+        #expect(parts[0]?.number == 1 && Self.near(parts[0]?.distance, 1200) && Self.near(parts[0]?.pace, 250))
+        #expect(parts[1]?.number == 2 && Self.near(parts[1]?.distance, 540) && Self.near(parts[1]?.pace, 1000.0 / 3))
+    }
 }
