@@ -192,6 +192,8 @@ extension Route {
                  read(.privateRead) { api, call in try api.exportWorkout(call.id, format: "tcx") }),
         Endpoint("/api/v1/workouts/{id}/export.gpx", "workout_export", id: .named("no workout"),
                  read(.privateRead) { api, call in try api.exportWorkout(call.id, format: "gpx") }),
+        Endpoint("/api/v1/workouts/{id}/samples", "workout_samples", id: .named("no workout"),
+                 read(.privateRead, json { api, call in try api.workoutSamples(call.id) })),
         Endpoint("/api/v1/workouts/{id}/stop", "workout_stop", id: .named("no workout"), [
             RouteMethod("POST", write, json { api, call in try api.stopWorkout(call.id) }),
         ]),

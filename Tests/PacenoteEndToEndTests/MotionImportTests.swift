@@ -35,6 +35,9 @@ import Testing
 
     static func number(_ any: Any?) -> Double? { (any as? NSNumber)?.doubleValue }
 
+    /// A time as the API writes it (with milliseconds).
+    static func apiTime(_ offset: Int) -> String { WorkoutFileImportTests.iso(offset).replacingOccurrences(of: "Z", with: ".000Z") }
+
     @Test func fitWrittenByFitToolReadsAsFitdecodeReadsIt() throws {
         let dir = try TemporaryDirectory()
         let reference = try Self.reference("fit", dir.file("run.fit"), seconds: 300)
@@ -125,6 +128,17 @@ import Testing
         let stored = try daemon.sql("SELECT COUNT(*), MIN(speed), MAX(distance), MIN(cadence), MAX(cadence), MAX(power), COUNT(lat) FROM motion_samples")
         #expect(stored == "120|3.25|386.75|170.0|174.0|259.0|0\n", "\(stored)")
         #expect(try daemon.sql("SELECT calories FROM workouts") == "25.0\n")
+        // The series as the API gives it back, for charts and exports.
+        let id = try #require(r.json?["workout_id"] as? Int)
+        let series = try #require(try HTTP.get(daemon.base + "/api/v1/workouts/\(id)/samples").json)
+        let motion = series["motion"] as? [[String: Any]] ?? []
+        #expect((series["heart_rate"] as? [Any])?.count == 120 && motion.count == 120, "\(series.keys)")
+        #expect(Self.number(motion.last?["distance"]) == 386.75 && Self.number(motion.first?["cadence"]) == 170, "\(motion.last ?? [:])")
+        #expect(motion.first?["lat"] is NSNull && motion.first?["at"] as? String == Self.apiTime(0), "\(motion.first ?? [:])")
+        let laps = series["laps"] as? [[String: Any]] ?? []
+        #expect(laps.map { Self.number($0["calories"]) } == [12, 13] && laps.first?["end"] as? String == Self.apiTime(60), "\(laps)")
+        #expect(Self.number(series["calories"]) == 25)
+        #expect(try HTTP.get(daemon.base + "/api/v1/workouts/999/samples").status == 404)
     }
 
     /// Hostile files: refused, or cleaned with the reason told and nothing nonsense stored.

@@ -74,6 +74,7 @@ import Testing
             ("GET HEAD", "/api/v1/workouts", "workouts", privateRead),
             ("POST", "/api/v1/workouts", "workouts", write),
             ("GET HEAD", "/api/v1/workouts/{id}", "workout", privateRead),
+            ("GET HEAD", "/api/v1/workouts/{id}/samples", "workout_samples", privateRead),
             ("POST", "/api/v1/workouts/{id}/stop", "workout_stop", write),
             ("GET HEAD", "/api/v1/workouts/{id}/export.tcx", "workout_export", privateRead),
             ("GET HEAD", "/api/v1/workouts/{id}/export.gpx", "workout_export", privateRead),
