@@ -76,16 +76,17 @@ public struct WorkoutExport: Sendable {
         }
     }
 
-    /// The laps to write: the device's, each running to the next one's start (the first from
-    /// the first point, the last to the last point, so no trackpoint is left out), or one lap
-    /// for the whole workout.
+    /// The laps to write: the device's, clipped to the samples as `WorkoutMeasures.laps` clips
+    /// them, each running to the next one's start (the first from the first point, the last to
+    /// the last point, so no trackpoint is left out and the laps' times sum to the elapsed
+    /// time), or one lap for the whole workout.
     func lapSpans(_ points: [Point]) -> [(start: Date, end: Date, calories: Double?)] {
         guard let first = points.first?.at, let last = points.last?.at else { return [] }
-        let marked = laps.sorted { $0.start < $1.start }.filter { $0.end > $0.start }
+        let marked = laps.sorted { $0.start < $1.start }.filter { $0.end > $0.start && $0.start < last && $0.end > first }
         guard !marked.isEmpty else { return [(first, last, calories)] }
         return marked.enumerated().map { i, lap in
-            let start = i == 0 ? min(first, lap.start) : lap.start
-            let end = i == marked.count - 1 ? max(last, lap.end) : marked[i + 1].start
+            let start = i == 0 ? first : lap.start
+            let end = i == marked.count - 1 ? last : marked[i + 1].start
             return (start, end, lap.calories)
         }
     }
