@@ -176,3 +176,54 @@ import Testing
         #expect(summary?["screenshots"] as? [String] == ["workout-run-desktop.png", "workout-run-phone.png"], "\(r.stdout)")
     }
 }
+
+/// The live path: heart rate, speed, distance and cadence pushed as a phone app sends them
+/// while a real MPD plays two songs; the detected workout gets its distance, pace and a split
+/// with both songs in it, on the API and the page.
+@Suite struct LiveWorkoutMeasuresTests {
+    @Test func aLiveRunWithMusicGetsItsDistanceAndSplits() throws {
+        let mpd = try MPDInstance(tracks: [TestTrack("warm.flac", seconds: 3, title: "Warm Up"),
+                                           TestTrack("push.flac", seconds: 3, title: "Push")])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: """
+            [plays]
+            min_track_s = 1
+            [heart_rate]
+            workout_start_after_s = 2
+            workout_end_after_s = 3
+            """)
+        #expect(try eventually { try daemon.mpdConnected() })
+        try mpd.mpc("add", "warm.flac")
+        try mpd.mpc("add", "push.flac")
+        try mpd.mpc("play")
+        // 4 m/s for about 7 s, four readings a second (a fast stride, 180 steps a minute).
+        let start = Date()
+        var sent = 0
+        while Date().timeIntervalSince(start) < 7 {
+            let t = Date().timeIntervalSince(start)
+            let body = #"{"bpm": \#(140 + sent % 10), "speed": 4, "distance": \#((t * 4 * 10).rounded() / 10), "cadence": 180}"#
+            let r = try daemon.post("/api/v1/hr?source=phone", body: body)
+            #expect(r.status == 200 && r.json?["motion_stored"] as? Int == 1, "\(r.text)")
+            sent += 1
+            usleep(250_000)
+        }
+        var workout: [String: Any] = [:]
+        #expect(try eventually(timeout: 10) {
+            let list = (try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]]) ?? []
+            workout = list.first ?? [:]
+            let listens = try daemon.listens().count
+            return workout["in_progress"] as? Bool == false && listens == 2
+        }, "\(workout)")
+        let id = try #require(workout["id"] as? Int)
+        let detail = try #require(try HTTP.get(daemon.base + "/api/v1/workouts/\(id)").json)
+        let m = try #require(detail["measures"] as? [String: Any])
+        let distance = WorkoutMeasuresTests.number(m["distance_m"])
+        #expect(distance > 20 && distance <= 28.5 && m["distance_source"] as? String == "device", "\(m)")
+        #expect(abs(WorkoutMeasuresTests.number(m["avg_pace_s"]) - 250) < 15 && WorkoutMeasuresTests.number(m["cadence_avg"]) == 180, "\(m)")
+        let splits = try #require(detail["splits"] as? [[String: Any]])
+        let songs = splits.first.map { ($0["songs"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String } }
+        #expect(splits.count == 1 && songs == ["Warm Up", "Push"], "\(splits)")
+        let page = try HTTP.get(daemon.base + "/workouts/\(id)").text
+        #expect(page.contains("<dt>Distance</dt><dd>0.0") && page.contains("<dt>Average pace</dt>") && page.contains("data-splits=\"splits\""))
+        #expect(page.contains(">Warm Up</a><br><a") && page.contains(">Push</a>"), "both songs in the split")
+    }
+}
