@@ -136,9 +136,14 @@ public struct WorkoutExport: Sendable {
                 out += "<AverageHeartRateBpm><Value>\(Int((Double(beats.reduce(0, +)) / Double(beats.count)).rounded()))</Value></AverageHeartRateBpm>\n"
                 out += "<MaximumHeartRateBpm><Value>\(beats.max()!)</Value></MaximumHeartRateBpm>\n"
             }
-            out += "<Intensity>Active</Intensity>\n<TriggerMethod>Manual</TriggerMethod>\n<Track>\n"
-            for p in inLap { out += trackpoint(p) }
-            out += "</Track>\n</Lap>\n"
+            out += "<Intensity>Active</Intensity>\n<TriggerMethod>Manual</TriggerMethod>\n"
+            // The schema's Track holds one Trackpoint or more: a lap with none has no Track.
+            if !inLap.isEmpty {
+                out += "<Track>\n"
+                for p in inLap { out += trackpoint(p) }
+                out += "</Track>\n"
+            }
+            out += "</Lap>\n"
         }
         if let name, !name.isEmpty { out += "<Notes>\(XMLText.escaped(name))</Notes>\n" }
         out += "<Creator xsi:type=\"Application_t\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><Name>Pacenote</Name>"

@@ -55,6 +55,21 @@ import Testing
         #expect(file.laps.count == 1 && file.laps.first?.calories == 42)
     }
 
+    /// A lap in a pause (the watch stopped recording): written without a Track, which the
+    /// schema wants non-empty.
+    @Test func aLapWithoutSamplesHasNoTrack() throws {
+        var export = Self.run(positions: false)
+        export.motion = export.motion.filter { $0.at < Self.t0.addingTimeInterval(60) || $0.at >= Self.t0.addingTimeInterval(180) }
+        export.heartRate = export.heartRate.filter { $0.at < Self.t0.addingTimeInterval(60) || $0.at >= Self.t0.addingTimeInterval(180) }
+        export.laps = [WorkoutLap(start: Self.t0, end: Self.t0.addingTimeInterval(60)),
+                       WorkoutLap(start: Self.t0.addingTimeInterval(60), end: Self.t0.addingTimeInterval(180)),
+                       WorkoutLap(start: Self.t0.addingTimeInterval(180), end: Self.t0.addingTimeInterval(239))]
+        let text = export.tcx()
+        #expect(text.components(separatedBy: "<Lap ").count == 4 && text.components(separatedBy: "<Track>").count == 3, "\(text.prefix(2000))")
+        let file = try WorkoutFile.parse(Data(text.utf8))
+        #expect(file.laps.map { $0.end.timeIntervalSince($0.start) } == [60, 120, 59] && file.samples.count == 120)
+    }
+
     /// Heart rate alone (a strap, no watch): trackpoints of heart rate, no distance.
     @Test func heartRateAloneHasNoDistance() throws {
         let beats = (0..<60).map { HeartRateSample(at: Self.t0.addingTimeInterval(Double($0)), bpm: 100 + $0) }
