@@ -8,5 +8,9 @@ extension ConfigSchema {
             Every weekly figure follows it: the stats' "week", ListenBrainz's this_week and week
             (/1/stats/user/…), the heatmap's columns and the song-of-the-day calendar.
             """),
+        ConfigKey("units", \.units, word(WorkoutMeasures.Units.self), env: ["PACENOTE_UNITS"], doc: """
+            How workouts are measured on the pages and in the API: "metric" (kilometres, pace
+            per kilometre, the default) or "imperial" (miles, pace per mile). Splits follow it.
+            """),
     ])
 }

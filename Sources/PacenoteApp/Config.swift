@@ -45,6 +45,8 @@ public struct Config: Sendable, Equatable {
     public var timeZone: TimeZone = .current
     /// The day weeks begin on (`[site] week_starts`).
     public var weekStart: WeekStart = .monday
+    /// Kilometres or miles for workouts' distances, paces and splits (`[site] units`).
+    public var units: WorkoutMeasures.Units = .metric
     public var logLevel: Logger.Level = .info
     /// The players to follow: one `[mpd]` table, or several `[[mpd]]` (rooms). The first
     /// is the default player; `MPD_HOST`, `MPD_PORT` and `--mpd` apply to it.

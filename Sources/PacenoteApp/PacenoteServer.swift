@@ -342,6 +342,9 @@ public final class PacenoteServer: Sendable {
                                     stopping: StopFlag, scrobblerSecret: [UInt8], logger: Logger) -> APIContext {
         var settings = APIContext.Settings(version: PacenoteVersion.current, startedAt: started, timeZone: config.timeZone)
         settings.weekStart = config.weekStart
+        settings.units = config.units
+        // Calories from heart rate need age, weight and sex (`[athlete]`): without all three, nil.
+        settings.athlete = config.athlete.forCalories
         settings.scrobblerSecret = scrobblerSecret
         settings.trustedNetworks = config.trustedNetworks
         settings.trustedProxies = config.trustedProxies

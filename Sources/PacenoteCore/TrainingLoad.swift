@@ -132,3 +132,12 @@ public enum TrainingLoadModel {
         return out
     }
 }
+
+extension Athlete {
+    /// The athlete as `WorkoutMeasures` estimates calories (Keytel): nil unless age, weight and
+    /// sex are all given.
+    public var forCalories: WorkoutMeasures.Athlete? {
+        guard let age, let weightKg, let sex else { return nil }
+        return WorkoutMeasures.Athlete(age: Double(age), weightKilograms: weightKg, sex: sex == .female ? .female : .male)
+    }
+}

@@ -92,15 +92,15 @@ extension API {
     }
 
     func workout(_ id: Int64) throws -> JSONValue {
-        guard let stored = try context.store.workout(id: id) else { throw APIError.notFound("no workout \(id)") }
-        let (samples, end) = try Self.samples(of: stored, in: context.store, now: context.clock.now())
-        let during = samples.filter { $0.at >= stored.startedAt }
-        let w = try soFar(stored, samples: during)
-        let plays = try context.store.plays(overlapping: w.startedAt, end)
+        let r = try reading(id)
+        let (w, samples, during, plays) = (r.workout, r.samples, r.during, r.plays)
         var fields: [(String, JSONValue)] = []
         if case .object(let base) = APIJSON.workout(w, now: context.clock.now()) { fields = base }
         fields.append(("trimp", .optional(try context.store.workoutLoad(id: id)?.total)))
-        fields.append(("hrv", APIJSON.hrv(try workoutHRV(w, end: end))))
+        fields.append(("hrv", APIJSON.hrv(try workoutHRV(w, end: r.end))))
+        fields.append(("measures", APIJSON.measures(r.measures)))
+        fields.append(("splits", .array(r.measures.splits.map(APIJSON.split))))
+        fields.append(("laps", .array(r.measures.laps.map(APIJSON.split))))
         fields.append(("samples", .array(Downsample.series(during, points: 600).map { point in
             .object([("at", APIJSON.timestamp(point.at)), ("bpm", .double((point.bpm * 10).rounded() / 10))])
         })))

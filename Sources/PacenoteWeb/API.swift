@@ -33,6 +33,9 @@ public struct API: Sendable {
     let dashboardPages: PageCache<DashboardKey>
     /// Reviews by period: they show pins and tempos as well as plays.
     let reviews: CommitCache<ReviewReport>
+    /// The workouts list's distance and pace per finished workout: they follow the workouts'
+    /// changes (a file's import announces its workout), not each live reading.
+    let workoutMeasures: CommitCache<WorkoutMeasures?>
 
     public init(context: APIContext) {
         self.context = context
@@ -49,6 +52,9 @@ public struct API: Sendable {
         dashboardData = CommitCache(signal: changes, capacity: 4)
         dashboardPages = PageCache(signal: changes)
         reviews = CommitCache(signal: changes, maxAge: 60, capacity: 256)
+        workoutMeasures = CommitCache(signal: CacheSignal(store: context.store, bus: context.events, follows: { event in
+            if case .changed(.workout, _) = event { true } else { false }
+        }), maxAge: 300, capacity: 256)
     }
 
     /// Answers a whole request: the access decision, then the handler. The server makes

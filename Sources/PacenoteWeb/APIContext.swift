@@ -18,6 +18,11 @@ public struct APIContext: Sendable {
         /// The day weeks begin on (`[site] week_starts`): the `week` ranges, the heatmap, the
         /// song-of-the-day calendar.
         public var weekStart: WeekStart = .monday
+        /// Kilometres or miles for workouts (`[site] units`): distances, paces, splits.
+        public var units: WorkoutMeasures.Units = .metric
+        /// Who trains, for the calorie estimate when a workout has no device count; nil: no
+        /// estimate (`[athlete]` gives it).
+        public var athlete: WorkoutMeasures.Athlete?
         /// What unseals a named key's md5 for the Last.fm protocols' tokens (`ScrobblerCredentials`).
         public var scrobblerSecret: [UInt8] = []
         /// Clients in these networks read history and heart rate without the key.

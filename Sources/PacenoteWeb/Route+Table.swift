@@ -187,6 +187,11 @@ extension Route {
             RouteMethod("POST", write) { api, call in try api.startWorkout(call.request) },
         ]),
         Endpoint("/api/v1/workouts/{id}", "workout", id: .named("no workout"), read(.privateRead, json { api, call in try api.workout(call.id) })),
+        // A workout as a file for another training log (private like the workout).
+        Endpoint("/api/v1/workouts/{id}/export.tcx", "workout_export", id: .named("no workout"),
+                 read(.privateRead) { api, call in try api.exportWorkout(call.id, format: "tcx") }),
+        Endpoint("/api/v1/workouts/{id}/export.gpx", "workout_export", id: .named("no workout"),
+                 read(.privateRead) { api, call in try api.exportWorkout(call.id, format: "gpx") }),
         Endpoint("/api/v1/workouts/{id}/samples", "workout_samples", id: .named("no workout"),
                  read(.privateRead, json { api, call in try api.workoutSamples(call.id) })),
         Endpoint("/api/v1/workouts/{id}/stop", "workout_stop", id: .named("no workout"), [

@@ -66,6 +66,9 @@ import Testing
         try record("POST", "/api/v1/workouts/{id}/stop", "/api/v1/workouts/1/stop", headers: key)
         try record("POST", "/api/v1/workouts/{id}/stop", "/api/v1/workouts/1/stop", headers: key)
         try record("GET", "/api/v1/workouts/{id}", "/api/v1/workouts/1")
+        try record("GET", "/api/v1/workouts/{id}/export.tcx", "/api/v1/workouts/1/export.tcx")
+        try record("GET", "/api/v1/workouts/{id}/export.tcx", "/api/v1/workouts/999/export.tcx")
+        try record("GET", "/api/v1/workouts/{id}/export.gpx", "/api/v1/workouts/1/export.gpx")
         try record("GET", "/api/v1/workouts/{id}/samples", "/api/v1/workouts/1/samples")
         try record("GET", "/api/v1/workouts/{id}/samples", "/api/v1/workouts/999/samples")
         try record("GET", "/api/v1/training-load", "/api/v1/training-load")
@@ -224,6 +227,16 @@ import Testing
         try record("GET", "/healthz", "/healthz")
         try record("GET", "/metrics", "/metrics")
         try record("GET", "/login", "/login")
+
+        // A workout with readings (a watch's late upload, two hours ago), exported: last, so that
+        // nothing above sees it.
+        let past = Int(Date().timeIntervalSince1970) - 7200
+        let beats = (0..<120).map { #"{"bpm": 120, "ts": \#(past + $0)}"# }.joined(separator: ",")
+        #expect(try daemon.post("/api/v1/hr?source=watch", body: "[\(beats)]").status == 200)
+        let uploaded = try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]] ?? []
+        let late = try #require(uploaded.first { ($0["duration_s"] as? NSNumber)?.doubleValue == 119 }?["id"] as? Int, "\(uploaded)")
+        try record("GET", "/api/v1/workouts/{id}/export.tcx", "/api/v1/workouts/\(late)/export.tcx")
+        #expect(exchanges.last?.status == 200, "\(exchanges.last.map { "\($0.status) \($0.body)" } ?? "")")
 
         let served = try HTTP.get(daemon.base + "/api/v1/openapi.json")
         #expect(served.status == 200 && served.header("Content-Type") == "application/json; charset=utf-8")

@@ -80,6 +80,8 @@ import Testing
             ("GET HEAD", "/api/v1/hrv", "hrv", privateRead),
             ("POST", "/api/v1/hrv", "hrv", write),
             ("GET HEAD", "/api/v1/hrv/{id}", "hrv_reading", privateRead),
+            ("GET HEAD", "/api/v1/workouts/{id}/export.tcx", "workout_export", privateRead),
+            ("GET HEAD", "/api/v1/workouts/{id}/export.gpx", "workout_export", privateRead),
             ("POST", "/api/v1/import", "import", write),
             ("GET HEAD", "/api/v1/recommendations/next", "recommendations", privateRead),
             ("POST", "/api/v1/queue", "queue", write),

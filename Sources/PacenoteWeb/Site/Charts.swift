@@ -197,24 +197,9 @@ enum Chart {
         for tick in stride(from: low, through: high, by: 20) {
             marks.append(shape("text", [("class", "label tick"), ("x", "0"), ("y", number(y(tick) + 4))]).with(text: number(tick)))
         }
-        for (i, song) in songs.enumerated() where song.at >= start && song.at <= end {
-            let at = String(milliseconds(song.at))
-            marks.append(shape("line", [("class", "song"), ("x1", number(x(song.at))), ("x2", number(x(song.at))),
-                                        ("y1", number(top - 14)), ("y2", number(height - bottom)), ("data-at", at)],
-                               tooltip: "\(i + 1). \(song.title)"))
-            marks.append(shape("text", [("class", "label song-label"), ("x", number(x(song.at) + 2)), ("y", number(top - 4)),
-                                        ("data-at", at)])
-                .with(text: String(i + 1)))
-        }
+        marks += songMarkers(songs, from: start, to: end, x: x, top: top, bottom: height - bottom)
         // Clock times under the plot, on round minutes (live.js draws them again as the span grows).
-        var clock = Calendar(identifier: .gregorian)
-        clock.timeZone = timeZone
-        for tick in timeTicks(from: start, to: start.addingTimeInterval(span)) where x(tick) <= width - 18 {
-            let c = clock.dateComponents([.hour, .minute], from: tick)
-            marks.append(shape("text", [("class", "label time"), ("x", number(x(tick))), ("y", number(height - 6)),
-                                        ("text-anchor", "middle"), ("data-at", String(milliseconds(tick)))])
-                .with(text: String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)))
-        }
+        marks += timeAxis(from: start, span: span, x: x, right: width - 18, baseline: height - 6, timeZone: timeZone)
         if !samples.isEmpty {
             let points = samples.map { "\(number(x($0.at))),\(number(y($0.bpm)))" }.joined(separator: " ")
             marks.append(shape("polyline", [("class", "hr"), ("points", points)]))
@@ -234,6 +219,35 @@ enum Chart {
                           ("plot", "\(number(left)) \(number(top)) \(number(width)) \(number(height - bottom))")]
                        + (latest.map { [("latest", String(milliseconds($0)))] } ?? []),
                    marks)
+    }
+
+    /// A dashed line where each song began, numbered as the songs table numbers them.
+    static func songMarkers(_ songs: [(at: Date, title: String)], from start: Date, to end: Date, x: (Date) -> Double,
+                            top: Double, bottom: Double) -> [Node] {
+        var marks: [Node] = []
+        for (i, song) in songs.enumerated() where song.at >= start && song.at <= end {
+            let at = String(milliseconds(song.at))
+            marks.append(shape("line", [("class", "song"), ("x1", number(x(song.at))), ("x2", number(x(song.at))),
+                                        ("y1", number(top - 14)), ("y2", number(bottom)), ("data-at", at)],
+                               tooltip: "\(i + 1). \(song.title)"))
+            marks.append(shape("text", [("class", "label song-label"), ("x", number(x(song.at) + 2)), ("y", number(top - 4)),
+                                        ("data-at", at)])
+                .with(text: String(i + 1)))
+        }
+        return marks
+    }
+
+    /// Clock times on round minutes (`timeTicks`) along a time axis.
+    static func timeAxis(from start: Date, span: Double, x: (Date) -> Double, right: Double, baseline: Double,
+                         timeZone: TimeZone) -> [Node] {
+        var clock = Calendar(identifier: .gregorian)
+        clock.timeZone = timeZone
+        return timeTicks(from: start, to: start.addingTimeInterval(span)).filter { x($0) <= right }.map { tick in
+            let c = clock.dateComponents([.hour, .minute], from: tick)
+            return shape("text", [("class", "label time"), ("x", number(x(tick))), ("y", number(baseline)),
+                                  ("text-anchor", "middle"), ("data-at", String(milliseconds(tick)))])
+                .with(text: String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0))
+        }
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

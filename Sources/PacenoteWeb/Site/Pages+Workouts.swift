@@ -10,7 +10,9 @@ extension API {
         let workouts = try context.store.workouts(limit: 100).map { w throws in try soFar(w) }
         let trainingCharts = (load: try trainingLoadSection(), hrv: try restingHRVSection(mayWrite: mayWrite))
         let power = try powerSongs(workouts)
-        let f = format
+        var measured: [Int64: WorkoutMeasures] = [:]
+        for w in workouts { measured[w.id] = try listMeasures(w) }
+        let f = format, mf = measureFormat
         return html(title: "Workouts", request: request, nav: "workouts") {
             Node.el("h1") { "Workouts" }
             if workouts.isEmpty {
@@ -22,6 +24,10 @@ extension API {
                         Node.el("a", ["href": url("/workouts/\(w.id)")]) { workoutTitle(w) }
                         Node.el("span", ["class": "muted"]) { " · \(f.day(localTime.day(of: w.startedAt))) \(f.time(w.startedAt))" }
                         Node.el("span") { " · " + SiteFormat.span((w.endedAt ?? context.clock.now()).timeIntervalSince(w.startedAt)) }
+                        if let m = measured[w.id], let distance = m.distance {
+                            Node.el("span", ["data-distance": ""]) { " · " + mf.distance(distance) }
+                            if let rate = mf.rate(m) { Node.el("span", ["data-pace": ""]) { " · " + rate } }
+                        }
                         if let avg = w.heartRateAverage { Node.el("span") { " · avg \(Int(avg.rounded())) bpm" } }
                         if w.endedAt == nil { Node.el("span", ["class": "badge live"]) { "in progress" } }
                     }
@@ -77,14 +83,12 @@ extension API {
     // MARK: /workouts/ID
 
     func workoutPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
-        guard let stored = try context.store.workout(id: id) else { throw APIError.notFound("There is no workout \(id).") }
+        guard try context.store.workout(id: id) != nil else { throw APIError.notFound("There is no workout \(id).") }
         // Read before the workout: events after this id may be newer than what the page shows.
         let lastEvent = context.eventHub?.lastEventID
-        let (samples, end) = try Self.samples(of: stored, in: context.store, now: context.clock.now())
-        let during = samples.filter { $0.at >= stored.startedAt }
-        let w = try soFar(stored, samples: during)
+        let r = try reading(id)
+        let (w, samples, during, end, plays) = (r.workout, r.samples, r.during, r.end, r.plays)
         let inProgress = w.endedAt == nil
-        let plays = try context.store.plays(overlapping: w.startedAt, end)
         let model = try context.store.zoneSettings().model(settingsID: w.zoneSettingsID, at: w.startedAt)
         let series = Downsample.series(during, points: 600)
         let f = format
@@ -113,18 +117,21 @@ extension API {
                     if let max = w.heartRateMax { " · max \(max) bpm" }
                 }
             }
+            workoutFigures(r)
             Node.el("section", ["class": "card", "aria-labelledby": "curve-h"]) {
                 Node.el("h2", ["id": "curve-h"]) { "Heart rate" }
                 Chart.heartRate(id: "hr", samples: series, from: w.startedAt, to: end, zoneBounds: model.lowerBounds,
                                 songs: plays.map { ($0.play.startedAt, $0.track.title) }, title: "Heart rate during \(title)",
                                 latest: during.last?.at, timeZone: context.timeZone)
             }
+            motionChart(r, title: title)
             Node.el("section", ["class": "card", "aria-labelledby": "zones-h"]) {
                 Node.el("h2", ["id": "zones-h"]) { "Time in zone" }
                 Chart.rows(id: "zones", zoneRows, title: "Time in each heart-rate zone",
                            desc: zoneRows.map { "\($0.label) \(SiteFormat.span($0.value))" }.joined(separator: ", "),
                            valueText: SiteFormat.span)
             }
+            splitsTables(r)
             Node.el("section", ["class": "card", "aria-labelledby": "songs-h"]) {
                 Node.el("h2", ["id": "songs-h"]) { "Songs" }
                 if plays.isEmpty { Node.el("p", ["class": "muted"]) { "No music was logged during this workout." } }
@@ -154,6 +161,7 @@ extension API {
                     }
                 }
             }
+            workoutExportLinks(r)
         }
     }
 
