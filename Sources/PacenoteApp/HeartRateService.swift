@@ -59,9 +59,20 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         timer.resume()
         queue.async { [weak self] in self?.tick() }  // a workout left open may have ended while we were away
         queue.async { [weak self] in self?.catchUp() }  // loads and resting readings left to compute
+        queue.async { [weak self] in self?.catchUpPaces() }  // runs whose songs are not measured yet
         subscription = events.subscribe { [weak self] event in
-            guard case .playLogged(_, let play, _) = event, let self else { return }
-            queue.async { [weak self] in self?.tagPlays(from: play.startedAt, to: play.endedAt) }
+            guard let self else { return }
+            switch event {
+            case .playLogged(_, let play, _):
+                queue.async { [weak self] in
+                    self?.tagPlays(from: play.startedAt, to: play.endedAt)
+                    self?.playLoggedLate(from: play.startedAt, to: play.endedAt)
+                }
+            case .changed(.playsRewritten(.imported), _):
+                queue.async { [weak self] in self?.playsImported() }
+            default:
+                break
+            }
         }
     }
 
@@ -147,6 +158,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                     try summarise(workout, end: last)
                 } else {
                     tagPlays(from: first, to: last)
+                    catchUpPaces()  // its motion marked the workout it joined to be measured again
                 }
                 return .success(stored)
             } catch {
@@ -284,6 +296,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private func finish(at end: Date) throws(StoreError) {
         guard let id = workoutID, let workout = try store.workout(id: id) else { return }
         try summarise(workout, end: end)
+        catchUpPaces()  // and any marked meanwhile (motion uploaded late for an earlier run)
         workoutID = nil
         progress = nil
         logger.info("workout \(id) ended")
@@ -297,6 +310,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         try operations.updateWorkout(id: workout.id, endedAt: end, average: figures.average, max: figures.maximum,
                                 secondsInZone: figures.secondsByZone(until: end))
         try storeLoad(of: workout, end: end)
+        try measurePaces(of: workout, end: end)
         tagPlays(from: workout.startedAt, to: end)
     }
 

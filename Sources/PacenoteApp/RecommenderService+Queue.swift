@@ -29,6 +29,16 @@ extension RecommenderService {
         }
     }
 
+    /// The songs' effect on pace over every run, those shown (`PaceEffect.Song.isShown`), by
+    /// track: read from the store after a workout was measured or a merge.
+    func paceEffects() throws -> [Int64: PaceEffect.Song] {
+        let (cached, changes) = control.withLock { s in (s.paceEffects, s.paceChanges) }
+        if let cached { return cached }
+        let read = Dictionary(try store.paceEffects().filter(\.isShown).map { ($0.trackID, $0) }, uniquingKeysWith: { a, _ in a })
+        control.withLock { s in if s.paceChanges == changes { s.paceEffects = read } }
+        return read
+    }
+
     /// "Not now" on a suggestion: lowered for `notNowMs` (`Recommender.Weights.notNow`).
     public func notNow(trackID: Int64) throws {
         guard try store.track(id: trackID) != nil else { throw APIError.notFound("no track \(trackID)") }

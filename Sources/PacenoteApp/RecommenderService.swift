@@ -46,6 +46,11 @@ public final class RecommenderService: RecommenderBackend {
         var autoPick: (songID: Int, zone: Zone?)?
         /// Likes and dislikes by track id; nil: read again on next use (`.trackFeeling`).
         var feelings: [Int64: Feeling]?
+        /// Songs' effect on pace on runs (`Store.paceEffects`), shown ones by track; nil: read
+        /// again on next use (a workout measured, a merge).
+        var paceEffects: [Int64: PaceEffect.Song]?
+        /// Announced changes to workouts: effects read while it moved are not kept.
+        var paceChanges: UInt64 = 0
         /// "Not now": track ids and until when (ms) they are lowered. In memory only.
         var notNow: [Int64: Int64] = [:]
         /// Moves on with every change to the above that a suggestion depends on (the model,
@@ -136,8 +141,10 @@ public final class RecommenderService: RecommenderBackend {
     func follow(_ change: DataChange) {
         switch change {
         // A play's zone is read at the next build (`.playsTagged`), like any other play's.
-        case .playsAdded, .songOfTheDay, .friends, .playsTagged, .workout, .forwarding, .credentials,
+        case .playsAdded, .songOfTheDay, .friends, .playsTagged, .forwarding, .credentials,
              .heartRateSamples, .playInProgress: break
+        // A workout's plays measured (`PaceEffect`): the songs' effect on pace is read again.
+        case .workout: control.withLock { $0.paceEffects = nil; $0.paceChanges &+= 1; $0.version &+= 1 }
         case .playsRewritten:
             control.withLock {
                 $0.rewrites &+= 1
@@ -154,6 +161,8 @@ public final class RecommenderService: RecommenderBackend {
                 $0.trackChanges &+= 1
                 $0.feelings = nil
                 $0.feelingChanges &+= 1
+                $0.paceEffects = nil
+                $0.paceChanges &+= 1
                 $0.version &+= 1
                 ready.store(false, ordering: .releasing)
             }

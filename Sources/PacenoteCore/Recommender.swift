@@ -25,6 +25,11 @@ public enum Recommender {
         public var liked = 1.0
         /// "Not now" said of the track a short while ago (`Request.notNow`).
         public var notNow = -4.0
+        /// A song that made you faster on runs (`Request.paceEffects`), per unit of its speed
+        /// change: 4 % faster adds 0.4; capped at ±1 (a tenth faster or slower), so a song
+        /// never leaves its tempo tier for it. Only with heart rate or a cadence target: on
+        /// the move.
+        public var faster = 10.0
 
         public init() {}
     }
@@ -59,6 +64,9 @@ public enum Recommender {
         public var disliked: Set<Int64> = []
         /// Tracks the listener said "not now" to: lowered by `Weights.notNow`.
         public var notNow: Set<Int64> = []
+        /// Songs' effect on pace over the runs they played in (`PaceEffect.songs`), by track:
+        /// those shown (`isShown`) weigh by `Weights.faster`.
+        public var paceEffects: [Int64: PaceEffect.Song] = [:]
 
         public init(zone: Zone?, target: TempoTarget, nowMs: Int64, current: SongRef? = nil,
                     queued: [SongRef] = [], recentHours: Double = 6, limit: Int = 10, seed: UInt64 = 0,
@@ -78,7 +86,7 @@ public enum Recommender {
 
     public struct Reason: Equatable, Sendable {
         /// `tempo`, `no_bpm`, `zone_record`, `familiarity`, `skips`, `follows_track`,
-        /// `follows_artist`, `liked`, `not_now`, `exploration`.
+        /// `follows_artist`, `liked`, `not_now`, `faster` (or slower), `exploration`.
         public var kind: String
         /// What it added to the score.
         public var weight: Double
@@ -253,6 +261,8 @@ public enum Recommender {
         let nextArtistTotal: Float
         let zoneIndex: Int
         let usesTiers: Bool
+        /// Heart rate is live or a cadence is the target: a song's effect on pace counts.
+        let onTheMove: Bool
 
         init(model: ListeningModel, request: Request, currentSlot: Int32, currentArtist: Int32) {
             self.model = model
@@ -267,6 +277,7 @@ public enum Recommender {
             nextArtistTotal = nextArtist.values.reduce(0, +)
             zoneIndex = request.zone?.rawValue ?? -1
             if case .any = request.target { usesTiers = false } else { usesTiers = true }
+            if case .cadence = request.target { onTheMove = true } else { onTheMove = request.zone != nil }
         }
 
         struct Parts {
@@ -278,7 +289,8 @@ public enum Recommender {
             var followsArtist = 0.0
             var liked = 0.0
             var notNow = 0.0
-            var sum: Double { tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist + liked + notNow }
+            var faster = 0.0
+            var sum: Double { tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist + liked + notNow + faster }
         }
 
         func tempoFit(_ i: Int) -> (tier: Int, fit: TempoFit?)? {
@@ -310,6 +322,9 @@ public enum Recommender {
             let id = model.trackIDs[i]
             if request.liked.contains(id) { p.liked = w.liked }
             if request.notNow.contains(id) { p.notNow = w.notNow }
+            if onTheMove, let effect = request.paceEffects[id], effect.isShown {
+                p.faster = max(-1, min(1, w.faster * effect.speedChange))
+            }
             return p
         }
 
@@ -360,6 +375,11 @@ public enum Recommender {
             }
             if p.notNow != 0 {
                 reasons.append(Reason(kind: "not_now", weight: p.notNow, detail: "you said not now a short while ago"))
+            }
+            if p.faster != 0, let effect = request.paceEffects[model.trackIDs[i]] {
+                reasons.append(Reason(kind: "faster", weight: p.faster,
+                                      detail: "\(PaceEffect.words(effect.speedChange)) than in the 3 minutes before it, over "
+                                          + "\(effect.plays) plays on \(effect.runs) runs"))
             }
             if exploring {
                 reasons.append(Reason(kind: "exploration", weight: 0, detail: "never played: a new one to try"))

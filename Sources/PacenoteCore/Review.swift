@@ -252,9 +252,12 @@ public struct ReviewReport: Equatable, Sendable {
         /// The workouts' training load (Banister's TRIMP, `TRIMP.byZone`) in Z0–Z5; empty when
         /// none has one stored.
         public var loadByZone: [Double]
+        /// The songs that made you faster in the period's runs (`PaceEffect`), fastest first:
+        /// those with enough measured plays in the period.
+        public var fasterSongs: [FasterSong]
 
         public init(workouts: Int, trainingSeconds: Double, zoneSeconds: [Double], hardest: WorkoutItem?,
-                    powerSongs: [PowerSong], zones: [ZoneMusic], loadByZone: [Double] = []) {
+                    powerSongs: [PowerSong], zones: [ZoneMusic], loadByZone: [Double] = [], fasterSongs: [FasterSong] = []) {
             self.workouts = workouts
             self.trainingSeconds = trainingSeconds
             self.zoneSeconds = zoneSeconds
@@ -262,6 +265,7 @@ public struct ReviewReport: Equatable, Sendable {
             self.powerSongs = powerSongs
             self.zones = zones
             self.loadByZone = loadByZone
+            self.fasterSongs = fasterSongs
         }
 
         /// A workout's training load: seconds in each zone weighted by the zone's number
@@ -303,6 +307,17 @@ public struct ReviewReport: Equatable, Sendable {
         public init(item: Item, lift: Double) {
             self.item = item
             self.lift = lift
+        }
+    }
+
+    public struct FasterSong: Equatable, Sendable {
+        /// `plays`: the plays measured (`PaceEffect.Song.plays`).
+        public var item: Item
+        public var effect: PaceEffect.Song
+
+        public init(item: Item, effect: PaceEffect.Song) {
+            self.item = item
+            self.effect = effect
         }
     }
 

@@ -72,19 +72,26 @@ extension Store {
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT (source, at_ms) DO NOTHING
             """)
-        var inserted = 0
+        var inserted = 0, first = Int64.max, last = Int64.min
         try source.withCString { source in
             insert.bindStatic(1, source)
             defer { insert.clearBindings() }
             for s in samples where !s.isEmpty {
-                insert.bind(2, Store.milliseconds(s.at))
+                let at = Store.milliseconds(s.at)
+                insert.bind(2, at)
                 for (column, value) in [s.speed, s.distance, s.altitude, s.cadence, s.power, s.latitude, s.longitude].enumerated() {
                     insert.bind(Int32(column + 3), value)
                 }
                 _ = try insert.step()
-                inserted += db.changesCount
+                if db.changesCount > 0 {
+                    inserted += 1
+                    first = min(first, at)
+                    last = max(last, at)
+                }
             }
         }
+        // Motion for the time of an ended workout (uploaded late): its plays are measured again.
+        if inserted > 0 { try markPacesStale(fromMs: first, toMs: last, in: db) }
         return inserted
     }
 

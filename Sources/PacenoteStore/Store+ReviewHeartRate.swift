@@ -81,7 +81,10 @@ extension Store {
         }
         return ReviewReport.HeartRate(workouts: workouts.count, trainingSeconds: training, zoneSeconds: zoneSeconds, hardest: hardest,
                                       powerSongs: try powerSongs(from: from, to: to, limit: limit, in: db), zones: music,
-                                      loadByZone: loadByZone)
+                                      loadByZone: loadByZone,
+                                      fasterSongs: try fasterSongs(from: from, to: to, limit: limit, in: db).map {
+                                          ReviewReport.FasterSong(item: .track($0.track, plays: $0.effect.plays, seconds: 0), effect: $0.effect)
+                                      })
     }
 
     /// The tracks whose plays in the period's workouts lifted the heart rate most on average

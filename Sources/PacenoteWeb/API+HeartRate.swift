@@ -109,6 +109,7 @@ extension API {
             var item: [(String, JSONValue)] = []
             if case .object(let listen) = APIJSON.listen(p) { item = listen }
             item.append(("hr_lift", .optional(lift.map { ($0 * 10).rounded() / 10 })))
+            item.append(("pace_effect", p.play.id.flatMap { r.paces[$0] }.map(APIJSON.paceEffect) ?? .null))
             return .object(item)
         })))
         return .object(fields)

@@ -217,6 +217,9 @@ extension APIJSON {
             .object([("track", s.item.track.map(APIJSON.track) ?? .null), ("lift_bpm", .double((s.lift * 10).rounded() / 10)),
                      ("plays", .int(Int64(s.item.plays)))])
         }
+        let faster: [JSONValue] = hr.fasterSongs.map { s in
+            .object([("track", s.item.track.map(APIJSON.track) ?? .null)] + APIJSON.paceEffectFields(s.effect))
+        }
         let zones: [JSONValue] = hr.zones.map { z in
             let bpm: JSONValue = z.bpm.map { .double(($0 * 10).rounded() / 10) } ?? .null
             let tracks: [JSONValue] = z.tracks.enumerated().map { n, item in
@@ -232,6 +235,7 @@ extension APIJSON {
             ("zone_s", .array(hr.zoneSeconds.map { .double($0.rounded()) })),
             ("hardest_workout", hardest),
             ("power_songs", .array(power)),
+            ("faster_songs", .array(faster)),
             ("zones", .array(zones)),
         ])
     }

@@ -16,6 +16,9 @@ struct WorkoutReading {
     var motion: [MotionSample]
     var laps: [WorkoutLap]
     var measures: WorkoutMeasures
+    /// Each play's pace against the minutes before it (`PaceEffect`), by play id: on a run
+    /// with distance, the plays that could be measured.
+    var paces: [Int64: PaceEffect.Measured] = [:]
 
     /// Whether anything beyond heart rate was recorded: what decides the page's figures, chart
     /// and splits (a workout of heart rate alone looks as it always did).
@@ -33,8 +36,14 @@ extension API {
         let laps = try context.store.laps(workout: id)
         let measures = WorkoutMeasures(motion: motion, heartRate: during, laps: laps, deviceCalories: w.calories, sport: w.sport,
                                        athlete: context.athlete, units: context.units, plays: plays.map(Self.measuredPlay))
+        // Measured here as the heart-rate service measures it when the run ends: the same
+        // function over the same samples, so the page and the stored figures agree.
+        let paces = PaceEffect.countsAsRun(sport: w.sport) && !motion.isEmpty
+            ? PaceEffect.measure(plays.compactMap { p in p.play.id.map { PaceEffect.Play(id: $0, start: p.play.startedAt, end: p.play.endedAt) } },
+                                 motion: motion)
+            : []
         return WorkoutReading(workout: w, samples: samples, during: during, end: end, plays: plays, motion: motion, laps: laps,
-                              measures: measures)
+                              measures: measures, paces: Dictionary(paces.map { ($0.playID, $0) }, uniquingKeysWith: { a, _ in a }))
     }
 
     static func measuredPlay(_ p: PlayWithTrack) -> WorkoutMeasures.Play {
@@ -142,5 +151,31 @@ extension APIJSON {
                 ])
             })),
         ])
+    }
+}
+
+extension APIJSON {
+    /// A play's pace against the minutes before it (`PaceEffect.Measured`): speeds in m/s,
+    /// `speed_change` a ratio (0.04: 4 % faster), cadence in steps (revolutions) a minute.
+    static func paceEffect(_ e: PaceEffect.Measured) -> JSONValue {
+        .object([
+            ("speed_before_mps", rounded(e.speedBefore, 1000)),
+            ("speed_during_mps", rounded(e.speedDuring, 1000)),
+            ("speed_change", rounded(e.speedChange, 10000)),
+            ("cadence_before", rounded(e.cadenceBefore)),
+            ("cadence_during", rounded(e.cadenceDuring)),
+            ("cadence_change", rounded(e.cadenceChange)),
+        ])
+    }
+
+    /// A song's effect over its runs (`PaceEffect.Song`), as fields to go beside its track.
+    static func paceEffectFields(_ s: PaceEffect.Song) -> [(String, JSONValue)] {
+        [
+            ("speed_change", rounded(s.speedChange, 10000)),
+            ("cadence_change", rounded(s.cadenceChange)),
+            ("plays", .int(Int64(s.plays))),
+            ("runs", .int(Int64(s.runs))),
+            ("shown", .bool(s.isShown)),
+        ]
     }
 }

@@ -23,6 +23,9 @@ public struct API: Sendable {
     let charts: ChartCache
     /// The tracks with the highest heart-rate lift, for the workouts page.
     let powerSongCache: CommitCache<[(track: Track, lift: Double)]>
+    /// The songs that made you faster over every run (`Store.fasterSongs`), for the workouts
+    /// page, the API and the recommender's reason.
+    let fasterSongCache: CommitCache<[FasterSong]>
     /// The stats page's and the song-of-the-day archive's content: they show pins and
     /// tempos as well as plays.
     let pages: CommitCache<Node>
@@ -47,6 +50,7 @@ public struct API: Sendable {
         charts = ChartCache(signal: CacheSignal(store: context.store, bus: context.events, follows: CacheSignal.playChanges),
                             maxAge: 60, capacity: 256)
         powerSongCache = CommitCache(signal: changes, maxAge: 60, capacity: 1)
+        fasterSongCache = CommitCache(signal: changes, maxAge: 60, capacity: 4)
         pages = CommitCache(signal: changes, maxAge: 60, capacity: 256)
         responses = ResponseCache(signal: changes)
         dashboardData = CommitCache(signal: changes, capacity: 4)

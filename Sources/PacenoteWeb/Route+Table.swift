@@ -199,6 +199,8 @@ extension Route {
         ]),
         // Training load and heart-rate variability are health data, private like the workouts.
         Endpoint("/api/v1/training-load", "training_load", read(.privateRead, json { api, call in try api.trainingLoadJSON(call.query) })),
+        // The songs that made you faster on runs (health data too).
+        Endpoint("/api/v1/faster-songs", "faster_songs", read(.privateRead, json { api, call in try api.fasterSongsJSON(call.query) })),
         // GET lists resting readings; POST starts one (two minutes still with the strap on).
         Endpoint("/api/v1/hrv", "hrv", read(.privateRead, json { api, call in try api.hrvReadingsJSON(call.query) }) + [
             RouteMethod("POST", write) { api, call in try api.startHRVReading(call.request) },

@@ -77,6 +77,7 @@ import Testing
             ("GET HEAD", "/api/v1/workouts/{id}/samples", "workout_samples", privateRead),
             ("POST", "/api/v1/workouts/{id}/stop", "workout_stop", write),
             ("GET HEAD", "/api/v1/training-load", "training_load", privateRead),
+            ("GET HEAD", "/api/v1/faster-songs", "faster_songs", privateRead),
             ("GET HEAD", "/api/v1/hrv", "hrv", privateRead),
             ("POST", "/api/v1/hrv", "hrv", write),
             ("GET HEAD", "/api/v1/hrv/{id}", "hrv_reading", privateRead),

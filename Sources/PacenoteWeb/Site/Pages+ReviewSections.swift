@@ -288,6 +288,19 @@ extension API {
                         }
                     }
                 }
+                if !hr.fasterSongs.isEmpty {
+                    Node.el("div", ["data-faster-songs": ""]) {
+                        Node.el("h3", ["class": "small"]) { "Songs that made you faster" }
+                        Node.el("ol", ["class": "chart-list"]) {
+                            for s in hr.fasterSongs {
+                                Node.el("li") {
+                                    track(s.item)
+                                    Node.el("span", ["class": "count", "title": PaceEffect.explanation]) { measureFormat.songPace(s.effect) }
+                                }
+                            }
+                        }
+                    }
+                }
                 Node.el("div") {
                     Node.el("h3", ["class": "small"]) { "Each zone's soundtrack" }
                     Node.el("ul", ["class": "plain zones-music"]) {

@@ -28,6 +28,21 @@ struct MeasureFormat {
         units == .metric ? "\(Int(metres.rounded())) m" : "\(Int((metres / 0.3048).rounded())) ft"
     }
 
+    /// A play's pace against the minutes before it: "+4 %" with the paces, "5:02 → 4:50 /km".
+    func playPace(_ e: PaceEffect.Measured) -> (change: String, paces: String) {
+        let percent = e.speedChange * 100
+        let change = percent.magnitude < 0.5 ? "±0 %" : String(format: "%+.0f %%", percent)
+        return (change, SiteFormat.clock(units.splitMetres / e.speedBefore) + " → " + pace(units.splitMetres / e.speedDuring))
+    }
+
+    /// A song's effect over its runs: "4 % faster · +3 steps/min · 5 plays, 4 runs".
+    func songPace(_ s: PaceEffect.Song) -> String {
+        var parts = [PaceEffect.words(s.speedChange)]
+        if let c = s.cadenceChange, c.magnitude >= 0.5 { parts.append(String(format: "%+.0f steps/min", c)) }
+        parts.append(SiteFormat.plural(s.plays, "play") + ", " + SiteFormat.plural(s.runs, "run"))
+        return parts.joined(separator: " · ")
+    }
+
     /// A workout's pace or speed, as its sport reads (`WorkoutMeasures.showsPace`).
     func rate(_ m: WorkoutMeasures) -> String? {
         m.showsPace ? m.averagePace.map(pace) : m.averageSpeed.map(speed)

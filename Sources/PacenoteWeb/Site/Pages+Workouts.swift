@@ -10,6 +10,7 @@ extension API {
         let workouts = try context.store.workouts(limit: 100).map { w throws in try soFar(w) }
         let trainingCharts = (load: try trainingLoadSection(), hrv: try restingHRVSection(mayWrite: mayWrite))
         let power = try powerSongs(workouts)
+        let faster = try fasterSongs(limit: 10)
         var measured: [Int64: WorkoutMeasures] = [:]
         for w in workouts { measured[w.id] = try listMeasures(w) }
         let f = format, mf = measureFormat
@@ -50,7 +51,27 @@ extension API {
                     }
                 }
             }
+            Node.el("section", ["class": "card", "aria-labelledby": "faster-h", "data-faster-songs": ""]) {
+                Node.el("h2", ["id": "faster-h"]) { "Songs that made you faster" }
+                Node.el("p", ["class": "muted small"]) { PaceEffect.explanation }
+                if faster.isEmpty { Node.el("p", ["class": "muted"]) { "No song has enough measured plays on runs yet." } }
+                Node.el("ol", ["class": "chart-list"]) {
+                    for s in faster {
+                        Node.el("li") {
+                            trackLink(s.track)
+                            Node.el("span", ["class": "by"]) { " — " }
+                            artistLink(s.track.artist)
+                            Node.el("span", ["class": "count"]) { mf.songPace(s.effect) }
+                        }
+                    }
+                }
+            }
         }
+    }
+
+    /// The songs that made you faster over every run, fastest first (`PaceEffect`).
+    func fasterSongs(limit: Int) throws -> [FasterSong] {
+        try fasterSongCache.kept("\(limit)") { try context.store.fasterSongs(limit: limit) }
     }
 
     /// A workout's title: its name, else the time of day and sport ("Morning run").
@@ -95,6 +116,9 @@ extension API {
         let zoneRows = w.secondsInZone.enumerated().map { zone, seconds in
             Chart.Bar(label: "Z\(zone)", value: seconds, tooltip: "Zone \(zone): \(SiteFormat.span(seconds))", className: "bar z\(zone)")
         }
+        let mf = measureFormat
+        // The pace column, on a run with distance: each song against the minutes before it.
+        let paced = PaceEffect.countsAsRun(sport: w.sport) && r.hasMotion
         let named = !(w.name?.trimmingCharacters(in: .whitespaces).isEmpty ?? true)
         let title = named ? workoutTitle(w) : "\(workoutTitle(w)) on \(f.day(localTime.day(of: w.startedAt)))"
         // In progress, the page follows the event stream (live.js): the figures, the curve
@@ -138,7 +162,9 @@ extension API {
                 Node.el("table", ["class": "songs"]) {
                     Node.el("thead") {
                         Node.el("tr") {
-                            for h in ["#", "Time", "Song", "Zone", "Avg HR", "Lift"] { Node.el("th", ["scope": "col"]) { h } }
+                            for h in ["#", "Time", "Song", "Zone", "Avg HR", "Lift"] + (paced ? ["Pace"] : []) {
+                                Node.el("th", ["scope": "col", "title": h == "Pace" ? "Pace against the 3 minutes before the song" : nil]) { h }
+                            }
                         }
                     }
                     Node.el("tbody") {
@@ -156,6 +182,14 @@ extension API {
                                 Node.el("td") { zoneBadge(p.play.zone) }
                                 Node.el("td") { p.play.heartRateAverage.map { String(Int($0.rounded())) } ?? "–" }
                                 Node.el("td") { lift.map { ($0 >= 0 ? "+" : "") + Chart.number($0) } ?? "–" }
+                                if paced {
+                                    if let e = p.play.id.flatMap({ r.paces[$0] }) {
+                                        let shown = mf.playPace(e)
+                                        Node.el("td", ["data-pace-effect": String(format: "%.4f", e.speedChange), "title": shown.paces]) { shown.change }
+                                    } else {
+                                        Node.el("td", ["title": "Too short, or no baseline in the minutes before"]) { "–" }
+                                    }
+                                }
                             }
                         }
                     }
@@ -173,6 +207,7 @@ extension API {
         let recent = try context.store.plays(trackID: id, limit: 20)
         let feeling = try context.store.feeling(trackID: id)
         let credits = try context.store.creditWithArtistIDs(trackID: id)
+        let pace = try context.store.paceEffect(trackID: id)
         let f = format
         return html(title: track.title, request: request, nav: "history") {
             Node.el("div", ["class": "np"]) {
@@ -197,6 +232,20 @@ extension API {
             }
             summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown")]
                          + Self.musicBrainzFacts(track.musicBrainz))
+            if let pace {
+                // On runs: the song against the runner's own minutes before it (`PaceEffect`).
+                Node.el("p", ["class": "small", "data-pace-effect": pace.isShown ? String(format: "%.4f", pace.speedChange) : "", "title": PaceEffect.explanation]) {
+                    Node.el("strong") { "On runs: " }
+                    if pace.isShown {
+                        PaceEffect.words(pace.speedChange) + " than in the 3 minutes before it"
+                            + (pace.cadenceChange.map { $0.magnitude >= 0.5 ? String(format: " (%+.0f steps/min)", $0) : "" } ?? "")
+                            + ", over \(SiteFormat.plural(pace.plays, "play")) on \(SiteFormat.plural(pace.runs, "run"))"
+                    } else {
+                        "\(SiteFormat.plural(pace.plays, "play")) measured over \(SiteFormat.plural(pace.runs, "run")); "
+                            + "its effect on your pace shows after \(PaceEffect.minimumPlays) plays over \(PaceEffect.minimumRuns) runs"
+                    }
+                }
+            }
             if mayWrite {
                 Node.el("form", ["method": "post", "action": url("/tracks/\(id)"), "class": "search"]) {
                     Node.el("label", ["for": "bpm"]) { "Tempo by hand" }

@@ -28,6 +28,9 @@ enum ReviewCard {
         if sections.contains(.heartRate), let hr = r.heartRate {
             out.append(Line(text: "\(SiteFormat.plural(hr.workouts, "workout")) · \(hours(hr.trainingSeconds)) of training", style: .plain))
             if let power = hr.powerSongs.first { out.append(Line(text: "Power song: \(power.item.name)", style: .plain)) }
+            if let faster = hr.fasterSongs.first, faster.effect.speedChange > 0 {
+                out.append(Line(text: "Faster song: \(faster.item.name) (\(PaceEffect.words(faster.effect.speedChange)))", style: .plain))
+            }
         }
         if sections.contains(.tracks), let top = r.topTracks.byPlays.first {
             out.append(Line(text: "Top song: \(top.name)" + (top.artist.map { " - \($0)" } ?? ""), style: .plain))

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import PacenoteCore
+
+/// A song's effect on pace over the runs it played in, with the track (`PaceEffect.Song`).
+public struct FasterSong: Equatable, Sendable {
+    public var track: Track
+    public var effect: PaceEffect.Song
+
+    public init(track: Track, effect: PaceEffect.Song) {
+        self.track = track
+        self.effect = effect
+    }
+}
+
+extension Store {
+    // MARK: The songs that made you faster
+
+    /// Replaces what is stored of a workout's plays' effects on pace (`PaceEffect.measure`)
+    /// and marks the workout measured. A play measured under another workout before (the
+    /// workouts were merged or cut again) moves to this one.
+    public func setPaceEffects(workoutID: Int64, _ effects: [PaceEffect.Measured], at now: Date) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM pace_effects WHERE workout_id = ?", arguments: [workoutID])
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO pace_effects (play_id, workout_id, speed_before, speed_during, cadence_before, cadence_during)
+                SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS (SELECT 1 FROM plays WHERE id = ?1)
+                """)
+            for e in effects {
+                try insert.execute(arguments: [e.playID, workoutID, e.speedBefore, e.speedDuring, e.cadenceBefore, e.cadenceDuring])
+            }
+            try db.execute(sql: "UPDATE workouts SET paces_measured_ms = ? WHERE id = ?",
+                           arguments: [Store.milliseconds(now), workoutID])
+        }
+    }
+
+    /// Ended workouts whose plays have not been measured since they or their samples changed:
+    /// oldest first.
+    public func workoutsNeedingPaceEffects(limit: Int = 200) throws(StoreError) -> [Workout] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM workouts WHERE ended_at_ms IS NOT NULL AND paces_measured_ms IS NULL
+                ORDER BY started_at_ms LIMIT ?
+                """, arguments: [limit]).map(Store.workout(from:))
+        }
+    }
+
+    /// Marks the ended workouts overlapping [from, to] to be measured again: a play or motion
+    /// arrived for their time after they were measured. Returns how many.
+    @discardableResult
+    public func markPacesStale(from: Date, to: Date) throws(StoreError) -> Int {
+        try write { db in try Self.markPacesStale(fromMs: Store.milliseconds(from), toMs: Store.milliseconds(to), in: db) }
+    }
+
+    /// Marks every ended workout to be measured again: plays were imported, for any time.
+    @discardableResult
+    public func markAllPacesStale() throws(StoreError) -> Int {
+        try write { db in
+            try db.execute(sql: "UPDATE workouts SET paces_measured_ms = NULL WHERE paces_measured_ms IS NOT NULL")
+            return db.changesCount
+        }
+    }
+
+    @discardableResult
+    static func markPacesStale(fromMs: Int64, toMs: Int64, in db: Database) throws -> Int {
+        try db.execute(sql: """
+            UPDATE workouts SET paces_measured_ms = NULL
+            WHERE started_at_ms BETWEEN ?1 - 604800000 AND ?2 AND ended_at_ms >= ?1 AND paces_measured_ms IS NOT NULL
+            """, arguments: [fromMs, toMs])  // (no workout lasts a week: the index on the start bounds the search)
+        return db.changesCount
+    }
+
+    /// The measured plays of runs, with their track as it is now (curation may have merged
+    /// it) and their workout: those of plays on local days `from`…`to` (`YYYY-MM-DD`), or all.
+    static func measuredPlays(from: String? = nil, to: String? = nil, trackID: Int64? = nil,
+                       in db: Database) throws -> [(trackID: Int64, workoutID: Int64, effect: PaceEffect.Measured)] {
+        var conditions: [String] = []
+        if from != nil, to != nil { conditions.append("p.local_day BETWEEN ?1 AND ?2") }
+        if trackID != nil { conditions.append("p.track_id = ?3") }
+        let statement = try RawStatement(db, """
+            SELECT p.track_id, e.workout_id, e.play_id, e.speed_before, e.speed_during, e.cadence_before, e.cadence_during
+            FROM pace_effects e JOIN plays p ON p.id = e.play_id
+            \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            """)
+        if let from, let to {
+            statement.bind(1, from)
+            statement.bind(2, to)
+        }
+        if let trackID { statement.bind(3, trackID) }
+        var rows: [(trackID: Int64, workoutID: Int64, effect: PaceEffect.Measured)] = []
+        while try statement.step() {
+            rows.append((statement.int64(0), statement.int64(1), PaceEffect.Measured(
+                playID: statement.int64(2), speedBefore: statement.double(3), speedDuring: statement.double(4),
+                cadenceBefore: statement.optionalDouble(5), cadenceDuring: statement.optionalDouble(6))))
+        }
+        return rows
+    }
+
+    /// The songs with enough measured plays (`PaceEffect.Song.isShown`), fastest first: over
+    /// every run, or over the plays on local days `from`…`to`.
+    public func fasterSongs(from: String? = nil, to: String? = nil, limit: Int) throws(StoreError) -> [FasterSong] {
+        try read { db in try Self.fasterSongs(from: from, to: to, limit: limit, in: db) }
+    }
+
+    static func fasterSongs(from: String?, to: String?, limit: Int, in db: Database) throws -> [FasterSong] {
+        let songs = PaceEffect.songs(try measuredPlays(from: from, to: to, in: db)).filter(\.isShown).prefix(limit)
+        let tracks = try tracks(ids: songs.map(\.trackID), in: db)
+        return songs.compactMap { song in tracks[song.trackID].map { FasterSong(track: $0, effect: song) } }
+    }
+
+    /// One song's effect over every run (shown or not yet), nil when none of its plays was measured.
+    public func paceEffect(trackID: Int64) throws(StoreError) -> PaceEffect.Song? {
+        try read { db in PaceEffect.songs(try Self.measuredPlays(trackID: trackID, in: db)).first }
+    }
+
+    /// Every song's effect over every run, shown or not (the recommender weighs the shown ones).
+    public func paceEffects() throws(StoreError) -> [PaceEffect.Song] {
+        try read { db in PaceEffect.songs(try Self.measuredPlays(in: db)) }
+    }
+}
