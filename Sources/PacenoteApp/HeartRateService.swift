@@ -32,6 +32,8 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private var workoutID: Int64?
     /// The workout in progress's figures so far, reading by reading (`WorkoutFigures`).
     private var progress: (startedAt: Date, figures: WorkoutFigures)?
+    /// Each live source's distance along its positions so far (`ingestMotion`).
+    private var liveDistances: [String: LiveDistance] = [:]
     private var subscription: EventBus.Subscription?
 
     public init(store: Store, events: EventBus, settings: Config.HeartRate, workouts: Config.Workouts = Config.Workouts(),
@@ -170,8 +172,11 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     /// Stores motion pushed live (`POST /api/v1/hr`), positions only with
     /// `[workouts] keep_positions`. Returns how many samples were new.
     public func ingestMotion(_ samples: [MotionSample], source: String) throws(StoreError) -> Int {
-        let kept = workouts.keepPositions ? samples : MotionCleaning.withoutPositions(samples)
-        return try queue.sync { () -> Result<Int, StoreError> in
+        try queue.sync { () -> Result<Int, StoreError> in
+            // The distance along the positions first (`LiveDistance`), as for a GPX file:
+            // the positions themselves may be dropped next.
+            let measured = liveDistances[source, default: LiveDistance()].fill(samples)
+            let kept = workouts.keepPositions ? measured : MotionCleaning.withoutPositions(measured)
             do throws(StoreError) { return .success(try operations.storeMotion(kept, source: source)) } catch { return .failure(error) }
         }.get()
     }

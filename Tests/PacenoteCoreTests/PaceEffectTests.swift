@@ -99,3 +99,30 @@ import Testing
         #expect(!PaceEffect.countsAsRun(sport: "cycling") && !PaceEffect.countsAsRun(sport: "walking"))
     }
 }
+
+/// `LiveDistance`: a live source's distance along its positions, push after push.
+@Suite struct LiveDistanceTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func at(_ s: Double, lat: Double?, distance: Double? = nil) -> MotionSample {
+        MotionSample(at: t0.addingTimeInterval(s), distance: distance, latitude: lat, longitude: lat == nil ? nil : 13.4)
+    }
+
+    @Test func positionsBecomeADistanceCarriedFromPushToPush() throws {
+        var live = LiveDistance()
+        let metre = 1 / 111_195.0  // a metre of latitude, on the mean Earth
+        let first = live.fill([Self.at(0, lat: 52.5), Self.at(1, lat: 52.5 + 3 * metre)])
+        #expect(first.map(\.distance) == [0, first[1].distance] && abs((first[1].distance ?? 0) - 3) < 0.01)
+        let second = live.fill([Self.at(2, lat: 52.5 + 6 * metre)])
+        #expect(abs((second[0].distance ?? 0) - 6) < 0.01, "carried over from the push before")
+        // Out of order: left without a distance. A leap no body makes: not counted, the count goes on from there.
+        #expect(live.fill([Self.at(1.5, lat: 52.5)])[0].distance == nil)
+        let leap = live.fill([Self.at(3, lat: 53.5), Self.at(4, lat: 53.5 + 3 * metre)])
+        #expect(abs((leap[0].distance ?? 0) - 6) < 0.01 && abs((leap[1].distance ?? 0) - 9) < 0.01, "\(leap.map(\.distance))")
+        // A source with its own distance, and samples without a position, are left alone.
+        let own = live.fill([Self.at(5, lat: 53.5, distance: 120), Self.at(6, lat: nil)])
+        #expect(own.map(\.distance) == [120, nil])
+        // An hour and more later: a new outing counts from 0.
+        #expect(live.fill([Self.at(4000, lat: 40)])[0].distance == 0)
+    }
+}

@@ -226,5 +226,50 @@ import Testing
         let page = try HTTP.get(daemon.base + "/workouts/\(id)").text
         #expect(page.contains("<dt>Distance</dt><dd>0.0") && page.contains("<dt>Average pace</dt>") && page.contains("data-splits=\"splits\""))
         #expect(page.contains(">Warm Up</a><br><a") && page.contains(">Push</a>"), "both songs in the split")
+
+        // The page in a real browser at 1280 and 360 px, screenshots kept.
+        let python = try SiteBrowserTests.python()
+        let artifacts = URL(fileURLWithPath: WorkoutMeasuresBrowserTests.artifacts).deletingLastPathComponent()
+            .appendingPathComponent("workout-live").path
+        let r = try run(python, [WorkoutMeasuresBrowserTests.script, daemon.base, String(id), artifacts, "live"], allowFailure: true)
+        #expect(r.status == 0, "browser checks failed:\n\(r.stderr)\n\(r.stdout)")
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(summary?["screenshots"] as? [String] == ["workout-live-desktop.png", "workout-live-phone.png"], "\(r.stdout)")
+    }
+
+    /// A phone that sends positions and no distance: the distance is summed along them as they
+    /// arrive (`LiveDistance`) and stored, the positions dropped (`keep_positions` is off).
+    @Test func aLiveRunWithPositionsOnlyGetsItsDistanceAndKeepsNoPosition() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: """
+            [heart_rate]
+            workout_start_after_s = 2
+            workout_end_after_s = 3
+            """)
+        // 3 m/s due north, a reading every quarter second, each position pushed on its own:
+        // 0.25 s × 3 m/s is 2.698e-5° of latitude a step.
+        let start = Date()
+        var sent = 0
+        while Date().timeIntervalSince(start) < 6 {
+            let t = Date().timeIntervalSince(start)
+            let body = #"{"bpm": \#(140 + sent % 10), "lat": \#(52.5 + t * 3 / 111_195), "lon": 13.4}"#
+            let r = try daemon.post("/api/v1/hr?source=phone", body: body)
+            #expect(r.status == 200 && r.json?["motion_stored"] as? Int == 1, "\(r.text)")
+            sent += 1
+            usleep(250_000)
+        }
+        let stored = try daemon.sql("SELECT COUNT(*), COUNT(lat), ROUND(MAX(distance) - MIN(distance)) FROM motion_samples")
+        let parts = stored.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+        #expect(parts.count == 3 && parts[0] == String(sent) && parts[1] == "0", "every sample kept, no position: \(stored)")
+        let total = Double(parts.last ?? "") ?? 0
+        #expect(abs(total - (Date().timeIntervalSince(start) - 0.25) * 3) < 3, "about 3 m a second: \(stored)")
+        var workout: [String: Any] = [:]
+        #expect(try eventually(timeout: 10) {
+            workout = ((try HTTP.get(daemon.base + "/api/v1/workouts").json?["workouts"] as? [[String: Any]]) ?? []).first ?? [:]
+            return workout["in_progress"] as? Bool == false
+        }, "\(workout)")
+        let id = try #require(workout["id"] as? Int)
+        let m = try #require(try HTTP.get(daemon.base + "/api/v1/workouts/\(id)").json?["measures"] as? [String: Any])
+        #expect(m["distance_source"] as? String == "device" && abs(WorkoutMeasuresTests.number(m["distance_m"]) - total) < 1, "\(m)")
+        #expect(abs(WorkoutMeasuresTests.number(m["avg_speed_mps"]) - 3) < 0.3, "\(m)")
     }
 }
