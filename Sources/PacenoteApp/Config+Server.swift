@@ -115,7 +115,7 @@ extension ConfigSchema {
                   example: #"["https://example.org", "http://localhost:8080"]"#, doc: """
             Pages on other sites whose scripts may call Pacenote from the browser (CORS): a list of
             exact origins, scheme, host and port, e.g. a personal website that shows what plays, or
-            a browser extension's page. Only the routes a key opens answer them (ListenBrainz,
+            a browser extension's page ("moz-extension://UUID", "chrome-extension://ID"). Only the routes a key opens answer them (ListenBrainz,
             Audioscrobbler 2.0, the /api/v1 reads, heart rate, likes), and only with the key the
             page sends: such a request gets no trusted-network or session privileges, and no
             cookies are allowed (no Access-Control-Allow-Credentials). The site's forms, the login,

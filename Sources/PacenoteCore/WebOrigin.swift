@@ -20,16 +20,18 @@ public struct WebOrigin: Hashable, Sendable, CustomStringConvertible {
         case notAnOrigin
     }
 
+    /// Web pages, and browser extensions' pages (Web Scrobbler's options page sends its listens
+    /// from `chrome-extension://ID` or `moz-extension://UUID`).
+    static let schemes = ["https", "http", "chrome-extension", "moz-extension", "safari-web-extension"]
+
     /// `https://Example.org:443/` → `https://example.org`; `http://localhost:8080` stays.
     public init(parsing input: String) throws(Refusal) {
         let trimmed = input.trimmingCharacters(in: .whitespaces)
         if trimmed == "*" || trimmed.contains("*") { throw .wildcard }
         if trimmed.lowercased() == "null" { throw .null }
         var rest = Substring(trimmed)
-        let scheme: String
-        if rest.lowercased().hasPrefix("https://") { scheme = "https"; rest = rest.dropFirst(8) }
-        else if rest.lowercased().hasPrefix("http://") { scheme = "http"; rest = rest.dropFirst(7) }
-        else { throw .notAnOrigin }
+        guard let scheme = Self.schemes.first(where: { rest.lowercased().hasPrefix($0 + "://") }) else { throw .notAnOrigin }
+        rest = rest.dropFirst(scheme.count + 3)
         if rest.hasSuffix("/") { rest = rest.dropLast() }
         guard !rest.isEmpty, !rest.contains(where: { "/?#@ \\\t".contains($0) }) else { throw .notAnOrigin }
         var host = rest.lowercased(), port: String?

@@ -37,11 +37,12 @@ extension API {
             response.headers.append(("Vary", "Origin"))
             return response
         }
-        guard let allowed = WebOrigin.allowed(origin, in: context.corsOrigins), crossOrigin.contains(wanted) else {
+        guard WebOrigin.allowed(origin, in: context.corsOrigins) != nil, crossOrigin.contains(wanted) else {
             return .answered(refused, endpoint)
         }
+        // Echoed as the browser sent it: it compares the header with its own origin exactly.
         return .answered(HTTPResponse(status: 204, headers: [
-            ("Access-Control-Allow-Origin", allowed.text),
+            ("Access-Control-Allow-Origin", origin),
             ("Access-Control-Allow-Methods", crossOrigin.joined(separator: ", ")),
             ("Access-Control-Allow-Headers", Self.crossOriginRequestHeaders),
             ("Access-Control-Max-Age", String(Self.preflightMaxAgeSeconds)),
@@ -55,8 +56,8 @@ extension API {
         guard match.policy.crossOrigin, !context.corsOrigins.isEmpty else { return response }
         var response = response
         response.headers.append(("Vary", "Origin"))
-        if let allowed = WebOrigin.allowed(request.header("Origin"), in: context.corsOrigins) {
-            response.headers += [("Access-Control-Allow-Origin", allowed.text),
+        if let origin = request.header("Origin"), WebOrigin.allowed(origin, in: context.corsOrigins) != nil {
+            response.headers += [("Access-Control-Allow-Origin", origin),
                                  ("Access-Control-Expose-Headers", Self.crossOriginExposedHeaders)]
         }
         return response

@@ -12,6 +12,11 @@ import Testing
         #expect(try WebOrigin(parsing: "https://example.org:8443").text == "https://example.org:8443")
         #expect(try WebOrigin(parsing: "http://[::1]:8080").text == "http://[::1]:8080")
         #expect(try WebOrigin(parsing: " http://localhost:3000 ").text == "http://localhost:3000")
+        // A browser extension's pages (Web Scrobbler's) have an origin of their own.
+        #expect(try WebOrigin(parsing: "chrome-extension://HNMPCAGPPLMPFOJMGMNNGILCNANDDLHB").text
+                == "chrome-extension://hnmpcagpplmpfojmgmnngilcnanddlhb")
+        #expect(try WebOrigin(parsing: "moz-extension://0e5b3a4c-6d2e-4f8a-9b1c-2d3e4f5a6b7c").text
+                == "moz-extension://0e5b3a4c-6d2e-4f8a-9b1c-2d3e4f5a6b7c")
     }
 
     @Test func wildcardsNullAndWhatIsNoOriginAreRefused() {
@@ -20,7 +25,7 @@ import Testing
         #expect(throws: WebOrigin.Refusal.null) { try WebOrigin(parsing: "null") }
         for bad in ["example.org", "ftp://example.org", "https://", "https://example.org/page", "https://example.org?x",
                     "https://user@example.org", "https://example.org:0", "https://example.org:99999", "https://example.org:x",
-                    "https://[::1", "chrome-extension://abc"] {
+                    "https://[::1", "file:///tmp/page.html"] {
             #expect(throws: WebOrigin.Refusal.notAnOrigin, "\(bad)") { try WebOrigin(parsing: bad) }
         }
     }
