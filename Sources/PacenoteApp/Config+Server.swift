@@ -111,6 +111,18 @@ extension ConfigSchema {
             from any other address gets no trusted-network privileges, and a warning is logged
             once. See docs/SECURITY.md for a tested nginx set-up.
             """),
+        ConfigKey("cors_origins", \.corsOrigins, Codec.origins, env: ["PACENOTE_CORS_ORIGINS"],
+                  example: #"["https://example.org", "http://localhost:8080"]"#, doc: """
+            Pages on other sites whose scripts may call Pacenote from the browser (CORS): a list of
+            exact origins, scheme, host and port, e.g. a personal website that shows what plays, or
+            a browser extension's page ("moz-extension://UUID", "chrome-extension://ID"). Only the routes a key opens answer them (ListenBrainz,
+            Audioscrobbler 2.0, the /api/v1 reads, heart rate, likes), and only with the key the
+            page sends: such a request gets no trusted-network or session privileges, and no
+            cookies are allowed (no Access-Control-Allow-Credentials). The site's forms, the login,
+            sessions and admin writes never answer another origin. "*" is refused (any page could
+            read what a browser in a trusted network may), as is "null". Default: none. In the
+            environment, origins are separated by commas. docs/API.md#cross-origin-requests.
+            """),
         ConfigKey("session_idle_days", \.sessionIdleDays, Codec.integer(1...30), env: ["PACENOTE_SESSION_IDLE_DAYS"], doc: """
             A browser logged in with the admin key stays logged in until it has made no request
             for this many days (1 to 30), and at most 30 days in all.

@@ -36,6 +36,8 @@ public struct Config: Sendable, Equatable {
     public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
     /// Reverse proxies whose X-Forwarded-For is believed.
     public var trustedProxies: [IPNetwork] = []
+    /// Pages on other sites whose scripts may call the routes a key opens (`server.cors_origins`).
+    public var corsOrigins: [WebOrigin] = []
     /// Days without a request after which a browser session ends (it ends at 30 days anyway).
     public var sessionIdleDays: Int = 7
     /// The site's static files; found beside the executable or its checkout when unset.

@@ -83,6 +83,39 @@ enum Codec {
         }
     }, show: { $0.isEmpty ? "\"none\"" : "[" + $0.map { quote(cidr($0)) }.joined(separator: ", ") + "]" })
 
+    /// Web origins (`https://example.org`): a TOML array of strings, or comma-separated text;
+    /// `none` for none. `*` and `null` are refused with the reason (`WebOrigin.Refusal`).
+    static let origins = ConfigCodec<[WebOrigin]>(read: { (input) throws(ConfigProblem) in
+        var items: [String]
+        switch input {
+        case .text(let text): items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        case .toml(.string(let text)): items = [text]
+        case .toml(.array(let values)):
+            items = try values.map { (v: TOMLValue) throws(ConfigProblem) -> String in
+                guard case .string(let s) = v else { throw ConfigProblem("expected strings such as \"https://example.org\"") }
+                return s
+            }
+        case .toml(let other): throw ConfigProblem("expected an array of origins, got \(other.kindDescription)")
+        }
+        items = items.filter { !$0.isEmpty }
+        if items == ["none"] { return [] }
+        return try items.map { (item: String) throws(ConfigProblem) -> WebOrigin in
+            do throws(WebOrigin.Refusal) {
+                return try WebOrigin(parsing: item)
+            } catch .wildcard {
+                throw ConfigProblem("""
+                    '\(item)': a wildcard is refused: every page on the web could then call Pacenote from its \
+                    visitors' browsers (on a trusted network, a visitor's browser reads the history); list each \
+                    site's origin instead (e.g. "https://example.org")
+                    """)
+            } catch .null {
+                throw ConfigProblem("'null' is refused: it is the origin of sandboxed frames and local files, which any page can take")
+            } catch {
+                throw ConfigProblem("'\(item)' is not an origin: scheme, host and port only, e.g. \"https://example.org\" or \"http://localhost:8080\"")
+            }
+        }
+    }, show: { $0.isEmpty ? "\"none\"" : "[" + $0.map { quote($0.text) }.joined(separator: ", ") + "]" })
+
     /// A tempo window: `[low, high]` in bpm, or "low-high" as text.
     static let tempoWindow = ConfigCodec<ClosedRange<Double>>(read: { (input) throws(ConfigProblem) in
         var values: [Double] = []

@@ -348,6 +348,7 @@ public final class PacenoteServer: Sendable {
         settings.scrobblerSecret = scrobblerSecret
         settings.trustedNetworks = config.trustedNetworks
         settings.trustedProxies = config.trustedProxies
+        settings.corsOrigins = config.corsOrigins
         settings.ownHosts = [config.http.host] + machineNames()
         settings.basePath = WebServer.normalise(config.basePath)
         settings.publicURL = config.publicURL

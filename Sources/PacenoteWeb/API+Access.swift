@@ -7,22 +7,29 @@ enum Admission: Sendable {
     case refused(HTTPResponse, RouteMatch?)
     /// The handler may run once the body is in, within the route's body limit.
     case admitted(RouteMatch, Grant)
+    /// `OPTIONS` (a CORS preflight), answered from the headers; the route's line when there is one.
+    case answered(HTTPResponse, Endpoint?)
 
     var match: RouteMatch? {
         switch self {
         case .refused(_, let match): match
         case .admitted(let match, _): match
+        case .answered: nil
         }
     }
 
     /// The metric label: the matched route's own name, whatever the method.
-    var metricLabel: String { match?.metricName ?? "unknown" }
+    var metricLabel: String {
+        if case .answered(_, let endpoint) = self { return endpoint?.metricName ?? "unknown" }
+        return match?.metricName ?? "unknown"
+    }
 }
 
 extension API {
     /// The route, then the one access decision, from the request line and headers alone
     /// (a body, if there is one, is not looked at).
     func admit(_ request: HTTPRequest) -> Admission {
+        if request.method == "OPTIONS" { return preflight(request) }
         let match: RouteMatch
         switch Route.match(method: request.method, path: request.path) {
         case .failure(let error): return .refused(errorResponse(error, request, nil), nil)
@@ -30,7 +37,7 @@ extension API {
         }
         switch Authorization.decide(match.policy.access, for: request, in: context) {
         case .success(let grant): return .admitted(match, grant)
-        case .failure(let error): return .refused(refusal(error, request, match), match)
+        case .failure(let error): return .refused(crossOrigin(refusal(error, request, match), request, match), match)
         }
     }
 

@@ -46,10 +46,10 @@ extension API {
     }
 
     /// `GET …/1/validate-token`: the token in `Authorization: Token …` or `?token=`; valid
-    /// when it may submit (the admin key or a submit key).
+    /// when it may submit (the admin key, a submit or a client key).
     func validateToken(_ request: HTTPRequest) -> JSONValue {
         let sent = Authorization.sentKey(in: request) ?? request.query["token"]
-        guard let sent, let scope = Authorization.scope(of: sent, in: context), scope == .admin || scope == .submit else {
+        guard let sent, let scope = Authorization.scope(of: sent, in: context), scope.maySubmit else {
             return .object([("code", .int(200)), ("message", .string("Token invalid.")), ("valid", .bool(false))])
         }
         return .object([

@@ -65,7 +65,7 @@ public struct API: Sendable {
     /// the decision on the headers alone (`admit`) and calls `respond` once the body is in.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         switch admit(request) {
-        case .refused(let response, _): response
+        case .refused(let response, _), .answered(let response, _): response
         case .admitted(let match, let grant): respond(to: request, match, grant)
         }
     }
@@ -73,11 +73,13 @@ public struct API: Sendable {
     /// The handler of a route the access decision let through: the table line's, for the
     /// request's method.
     func respond(to request: HTTPRequest, _ match: RouteMatch, _ grant: Grant) -> HTTPResponse {
+        let response: HTTPResponse
         do {
-            return try match.method.handler(self, Call(request: request, values: match.values, id: match.id, grant: grant))
+            response = try match.method.handler(self, Call(request: request, values: match.values, id: match.id, grant: grant))
         } catch {
-            return errorResponse(concealed(APIError(error), request, mayReadPrivate: grant.mayReadPrivate), request, match.policy.dialect)
+            response = errorResponse(concealed(APIError(error), request, mayReadPrivate: grant.mayReadPrivate), request, match.policy.dialect)
         }
+        return crossOrigin(response, request, match)
     }
 
     func healthResponse() -> HTTPResponse {

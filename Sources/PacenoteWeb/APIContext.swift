@@ -29,6 +29,9 @@ public struct APIContext: Sendable {
         public var trustedNetworks: [IPNetwork] = IPNetwork.homeDefaults
         /// Reverse proxies whose `X-Forwarded-For` is believed (none unless configured).
         public var trustedProxies: [IPNetwork] = []
+        /// Pages on other sites that may call the routes a key opens (`server.cors_origins`):
+        /// `API+CrossOrigin.swift` answers their preflights and lets them read the answers.
+        public var corsOrigins: [WebOrigin] = []
         /// This server's own names besides IP addresses, `localhost` and `publicURL`'s host:
         /// the host it listens on (`server.http`'s) and the machine's name. Only these may be in
         /// `Host` for the trusted networks to count (`Authorization.isOwnHost`).

@@ -14,7 +14,7 @@ import PacenoteStore
 /// `api_key` is taken, and the API key in the password is what lets a player in.
 extension Authorization {
     /// The API key a login names, by its SHA-256 (what sessions are tied to): one that may
-    /// submit (the admin key or a submit key) that is `plain`, or for which
+    /// submit (the admin key, a submit or a client key) that is `plain`, or for which
     /// `matches(md5(key))` holds. A named key's md5 is stored sealed (`ScrobblerCredentials`);
     /// keys made before v12 have none and match plain text only.
     static func scrobblerKey(plain: String? = nil, in context: APIContext, matches: (_ md5: String) -> Bool) -> String? {
@@ -22,7 +22,7 @@ extension Authorization {
             if let plain, Authorization.matches(plain, admin) { return SHA256.hex(admin) }
             if matches(MD5.hex(admin)) { return SHA256.hex(admin) }
         }
-        if let plain, let scope = context.namedKey(plain), scope == .admin || scope == .submit { return SHA256.hex(plain) }
+        if let plain, let scope = context.namedKey(plain), scope.maySubmit { return SHA256.hex(plain) }
         for key in (try? context.store.liveKeySealedMD5s()) ?? [] where key.scope != .read {
             guard let md5 = ScrobblerCredentials.unseal(key.sealedMD5, keySHA256: key.sha256, secret: context.scrobblerSecret)
             else { continue }

@@ -40,6 +40,7 @@ enum Authorization {
         let what = switch scope {
         case .submit: "it may only submit listens, now-playing and heart rate"
         case .read: "it may only read"
+        case .client: "it may submit, read and send likes, but not delete, import, curate or administer"
         case .admin: "it may do anything"
         }
         return APIError(kind: .forbidden, code: "insufficient_scope", message: "this is a \(scope.rawValue) key: \(what)")
@@ -179,12 +180,15 @@ extension Authorization {
             switch scope(of: sent, in: context) {
             case .admin: return .success(Grant(client: client, mayReadPrivate: true, isOwner: true))
             case .submit: return access == .listenBrainzAdminToken ? .failure(outOfScope(.submit)) : .success(stranger)
+            case .client:
+                return access == .listenBrainzAdminToken
+                    ? .failure(outOfScope(.client)) : .success(Grant(client: client, mayReadPrivate: true, isOwner: false))
             case .read: return .failure(outOfScope(.read))
             case nil:
                 sessions.recordFailure(from: client)
                 return .failure(APIError(kind: .unauthorized, code: "invalid_key", message: "Invalid authorization token."))
             }
-        case .public, .privateRead, .write, .submit:
+        case .public, .privateRead, .write, .submit, .like:
             var keyScope: KeyScope?
             var keyError: APIError?
             if let sent = sentKey(in: request) {
@@ -195,24 +199,30 @@ extension Authorization {
                     sessions.recordFailure(from: client)
                 }
             }
-            let session = Sessions.cookie(in: request).map { sessions.isValid($0, key: context.currentKey()) } ?? false
+            // A page on another site that may read the answer (`server.cors_origins`) is judged by
+            // the key it sends alone: the browser's address (a trusted network) and its cookie
+            // are the browser's, not the page's.
+            let otherSite = isFromAllowedOtherSite(request, in: context)
+            let session = !otherSite && (Sessions.cookie(in: request).map { sessions.isValid($0, key: context.currentKey()) } ?? false)
             let sameOriginSession = session && Sessions.isSameOrigin(request, publicURL: context.publicURL)
             // A request with a key is judged by it: a submit key sees what a stranger sees.
-            let trusted = keyScope != .submit && isTrusted(request, in: context)
+            let trusted = !otherSite && keyScope != .submit && isTrusted(request, in: context)
             let grant = Grant(client: client,
-                              mayReadPrivate: session || keyScope == .read || keyScope == .admin || trusted,
+                              mayReadPrivate: session || keyScope?.mayRead == true || trusted,
                               isOwner: session || keyScope == .admin)
             switch access {
             case .write where keyScope == .admin || (keyScope == nil && sameOriginSession):
                 return .success(grant)
-            case .submit where keyScope == .admin || keyScope == .submit || (keyScope == nil && sameOriginSession):
+            case .submit where keyScope?.maySubmit == true || (keyScope == nil && sameOriginSession):
                 return .success(grant)
-            case .write, .submit:
+            case .like where keyScope?.mayLike == true || (keyScope == nil && sameOriginSession):
+                return .success(grant)
+            case .write, .submit, .like:
                 // A logged-in browser may write too, from the page itself only (CSRF).
                 if let keyScope { return .failure(outOfScope(keyScope)) }
                 return .failure(keyError ?? missingKey)
-            case .privateRead where keyScope == .submit:
-                return .failure(outOfScope(.submit))
+            case .privateRead where keyScope?.mayRead == false:
+                return .failure(outOfScope(keyScope ?? .submit))
             case .privateRead where !grant.mayReadPrivate || keyError != nil:
                 // A wrong or revoked key is refused as from a stranger, even from a trusted
                 // network: a request that sends a key is judged by it.
@@ -221,6 +231,13 @@ extension Authorization {
                 return .success(grant)
             }
         }
+    }
+
+    /// A request from a page on another site listed in `server.cors_origins` (its `Origin`),
+    /// which would be allowed to read the answer.
+    static func isFromAllowedOtherSite(_ request: HTTPRequest, in context: APIContext) -> Bool {
+        guard !context.corsOrigins.isEmpty, WebOrigin.allowed(request.header("Origin"), in: context.corsOrigins) != nil else { return false }
+        return !Sessions.isSameOrigin(request, publicURL: context.publicURL)
     }
 
     static let privateData = APIError(

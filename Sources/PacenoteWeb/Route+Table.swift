@@ -21,6 +21,9 @@ public enum Access: Equatable, Sendable {
     /// key only, refused in ListenBrainz's words. A submit key adds listens, it does not
     /// take them away.
     case listenBrainzAdminToken
+    /// A like or dislike of a track (`PUT /api/v1/tracks/{id}/feeling`): what `write` takes,
+    /// and a client key (an app that scrobbles also loves tracks).
+    case like
     /// The request brings a key for its handler to judge (the login form's body,
     /// ListenBrainz's validate-token): only the lockout is decided from the headers.
     case keyCheck
@@ -70,11 +73,17 @@ public struct Policy: Equatable, Sendable {
     public var access: Access
     public var body: BodyLimit
     public var dialect: ErrorDialect
+    /// Whether a page on another site listed in `server.cors_origins` may call it (CORS): the
+    /// routes a key opens (ListenBrainz, Audioscrobbler 2.0, the /api/v1 reads, heart rate,
+    /// likes). Never the site's pages and forms, the login, sessions or the admin's writes.
+    /// `API+CrossOrigin.swift` answers preflights and adds the headers from it.
+    public var crossOrigin: Bool
 
-    public init(_ access: Access, body: BodyLimit = .none, _ dialect: ErrorDialect = .pacenote) {
+    public init(_ access: Access, body: BodyLimit = .none, _ dialect: ErrorDialect = .pacenote, crossOrigin: Bool = false) {
         self.access = access
         self.body = body
         self.dialect = dialect
+        self.crossOrigin = crossOrigin
     }
 }
 
@@ -86,6 +95,15 @@ extension Route {
 
     private static func read(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
         read(access, .pacenote, handler)
+    }
+
+    /// GET and HEAD that a page on another site (`server.cors_origins`) may call too, with a key.
+    private static func keyRead(_ access: Access, _ dialect: ErrorDialect, _ handler: @escaping Handler) -> [RouteMethod] {
+        read(access, dialect, handler).map { $0.fromOtherSites }
+    }
+
+    private static func keyRead(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
+        keyRead(access, .pacenote, handler)
     }
 
     /// A JSON answer with status 200.
@@ -125,27 +143,27 @@ extension Route {
     public static let table: [Endpoint] = api + site + protocols
 
     private static let api: [Endpoint] = [
-        Endpoint("/api/v1/status", "status", read(.public) { api, call in try api.statusResponse(call) }),
+        Endpoint("/api/v1/status", "status", keyRead(.public) { api, call in try api.statusResponse(call) }),
         // GET reads the history; POST adds plays that were never logged.
-        Endpoint("/api/v1/listens", "listens", read(.privateRead) { api, call in try api.listensResponse(call.request) }
+        Endpoint("/api/v1/listens", "listens", keyRead(.privateRead) { api, call in try api.listensResponse(call.request) }
             + [RouteMethod("POST", write, longWrite: true) { api, call in try api.addListens(call.request, source: "api") }]),
-        Endpoint("/api/v1/listens/{id}", "listen", id: .named("no play"), read(.privateRead, json { api, call in try api.play(call.id) }) + [
+        Endpoint("/api/v1/listens/{id}", "listen", id: .named("no play"), keyRead(.privateRead, json { api, call in try api.play(call.id) }) + [
             RouteMethod("PATCH", write, longWrite: true, json { api, call in try api.editPlay(call.id, call.request, source: "api") }),
             RouteMethod("DELETE", change, longWrite: true, json { api, call in try api.deletePlay(call.id, source: "api") }),
         ]),
         Endpoint("/api/v1/merges", "merges", [RouteMethod("POST", write, longWrite: true) { api, call in try api.merge(call.request, source: "api") }]),
-        Endpoint("/api/v1/merges/suggestions", "merge_suggestions", read(.privateRead, json { api, call in try api.mergeSuggestions(call.query) })),
-        Endpoint("/api/v1/curation", "curation", read(.privateRead, json { api, call in try api.curationLog(call.query) })),
+        Endpoint("/api/v1/merges/suggestions", "merge_suggestions", keyRead(.privateRead, json { api, call in try api.mergeSuggestions(call.query) })),
+        Endpoint("/api/v1/curation", "curation", keyRead(.privateRead, json { api, call in try api.curationLog(call.query) })),
         Endpoint("/api/v1/curation/{id}/undo", "curation_undo", id: .named("no curation entry"), [
             RouteMethod("POST", write, longWrite: true, json { api, call in try api.undoCuration(call.id) }),
         ]),
         // Rules: reading them is private; adding, changing, a dry run (it takes the writer)
         // and applying them are writes.
-        Endpoint("/api/v1/rules", "rules", read(.privateRead, json { api, _ in try api.rulesJSON() }) + [
+        Endpoint("/api/v1/rules", "rules", keyRead(.privateRead, json { api, _ in try api.rulesJSON() }) + [
             RouteMethod("POST", write) { api, call in .json(try api.addRule(call.request, source: "api"), status: 201) },
         ]),
         Endpoint("/api/v1/rules/{id}", "rule", id: .named("no rule"),
-                 read(.privateRead, json { api, call in try api.rule(call.id) }) + [
+                 keyRead(.privateRead, json { api, call in try api.rule(call.id) }) + [
                      RouteMethod("PATCH", write, json { api, call in try api.updateRule(call.id, call.request) }),
                      RouteMethod("DELETE", change, json { api, call in try api.deleteRule(call.id) }),
                  ]),
@@ -155,11 +173,11 @@ extension Route {
         Endpoint("/api/v1/rules/{id}/apply", "rule_apply", id: .named("no rule"), [
             RouteMethod("POST", change, longWrite: true, json { api, call in try api.applyRule(call.id, call.query, source: "api") }),
         ]),
-        Endpoint("/api/v1/stats", "stats", read(.privateRead, json { api, call in try api.stats(call.query) })),
+        Endpoint("/api/v1/stats", "stats", keyRead(.privateRead, json { api, call in try api.stats(call.query) })),
         // The review is private like the stats; publishing a share of it and withdrawing
         // one are writes (the share's page is public, below).
-        Endpoint("/api/v1/review", "review", read(.privateRead, json { api, call in try api.reviewJSON(call.query) })),
-        Endpoint("/api/v1/review/shares", "review_shares", read(.privateRead, json { api, call in try api.reviewShares(call.request) }) + [
+        Endpoint("/api/v1/review", "review", keyRead(.privateRead, json { api, call in try api.reviewJSON(call.query) })),
+        Endpoint("/api/v1/review/shares", "review_shares", keyRead(.privateRead, json { api, call in try api.reviewShares(call.request) }) + [
             RouteMethod("POST", write) { api, call in try api.publishReview(call.request) },
         ]),
         Endpoint("/api/v1/review/shares/{token}", "review_share", [
@@ -167,61 +185,62 @@ extension Route {
             RouteMethod("PUT", change, json { api, call in api.reviewShareJSON(try api.republish(call.value), call.request) }),
             RouteMethod("DELETE", change, json { api, call in try api.withdrawReview(call.value, call.request) }),
         ]),
-        Endpoint("/api/v1/sotd", "sotd_month", read(.privateRead, json { api, call in try api.songsOfTheMonth(call.query) })),
+        Endpoint("/api/v1/sotd", "sotd_month", keyRead(.privateRead, json { api, call in try api.songsOfTheMonth(call.query) })),
         // The song of a day is public like its share page; pinning and unpinning are writes.
-        Endpoint("/api/v1/sotd/{day}", "sotd", read(.public) { api, call in try api.songOfTheDay(call.value, mayReadPrivate: call.grant.mayReadPrivate) } + [
+        Endpoint("/api/v1/sotd/{day}", "sotd", keyRead(.public) { api, call in try api.songOfTheDay(call.value, mayReadPrivate: call.grant.mayReadPrivate) } + [
             RouteMethod("PUT", write) { api, call in try api.pinSong(call.value, call.request, mayReadPrivate: call.grant.mayReadPrivate) },
             RouteMethod("DELETE", change) { api, call in try api.unpinSong(call.value, mayReadPrivate: call.grant.mayReadPrivate) },
         ]),
         // Whom this Pacenote follows is private like the history; following is a write.
-        Endpoint("/api/v1/friends", "friends", read(.privateRead, json { api, _ in try api.friendsJSON() }) + [
+        Endpoint("/api/v1/friends", "friends", keyRead(.privateRead, json { api, _ in try api.friendsJSON() }) + [
             RouteMethod("POST", write) { api, call in try api.addFriend(call.request) },
         ]),
-        Endpoint("/api/v1/friends/{id}", "friend", id: .named("no friend"), read(.privateRead) { api, call in try api.friend(call.id) } + [
+        Endpoint("/api/v1/friends/{id}", "friend", id: .named("no friend"), keyRead(.privateRead) { api, call in try api.friend(call.id) } + [
             RouteMethod("DELETE", change, json { api, call in try api.unfollow(call.id) }),
         ]),
         // Heart rate comes from a watch or a phone: a submit key may send it.
-        Endpoint("/api/v1/hr", "hr", [RouteMethod("POST", Policy(.submit, body: .normal)) { api, call in try api.ingestHeartRate(call.request) }]),
+        Endpoint("/api/v1/hr", "hr", [RouteMethod("POST", Policy(.submit, body: .normal, crossOrigin: true)) { api, call in try api.ingestHeartRate(call.request) }]),
         // GET lists; POST starts a workout by hand.
-        Endpoint("/api/v1/workouts", "workouts", read(.privateRead, json { api, call in try api.workouts(call.query) }) + [
+        Endpoint("/api/v1/workouts", "workouts", keyRead(.privateRead, json { api, call in try api.workouts(call.query) }) + [
             RouteMethod("POST", write) { api, call in try api.startWorkout(call.request) },
         ]),
-        Endpoint("/api/v1/workouts/{id}", "workout", id: .named("no workout"), read(.privateRead, json { api, call in try api.workout(call.id) })),
+        Endpoint("/api/v1/workouts/{id}", "workout", id: .named("no workout"), keyRead(.privateRead, json { api, call in try api.workout(call.id) })),
         // A workout as a file for another training log (private like the workout).
         Endpoint("/api/v1/workouts/{id}/export.tcx", "workout_export", id: .named("no workout"),
-                 read(.privateRead) { api, call in try api.exportWorkout(call.id, format: "tcx") }),
+                 keyRead(.privateRead) { api, call in try api.exportWorkout(call.id, format: "tcx") }),
         Endpoint("/api/v1/workouts/{id}/export.gpx", "workout_export", id: .named("no workout"),
-                 read(.privateRead) { api, call in try api.exportWorkout(call.id, format: "gpx") }),
+                 keyRead(.privateRead) { api, call in try api.exportWorkout(call.id, format: "gpx") }),
         Endpoint("/api/v1/workouts/{id}/samples", "workout_samples", id: .named("no workout"),
-                 read(.privateRead, json { api, call in try api.workoutSamples(call.id) })),
+                 keyRead(.privateRead, json { api, call in try api.workoutSamples(call.id) })),
         Endpoint("/api/v1/workouts/{id}/stop", "workout_stop", id: .named("no workout"), [
             RouteMethod("POST", write, json { api, call in try api.stopWorkout(call.id) }),
         ]),
         // Training load and heart-rate variability are health data, private like the workouts.
-        Endpoint("/api/v1/training-load", "training_load", read(.privateRead, json { api, call in try api.trainingLoadJSON(call.query) })),
+        Endpoint("/api/v1/training-load", "training_load", keyRead(.privateRead, json { api, call in try api.trainingLoadJSON(call.query) })),
         // The songs that made you faster on runs (health data too).
-        Endpoint("/api/v1/faster-songs", "faster_songs", read(.privateRead, json { api, call in try api.fasterSongsJSON(call.query) })),
+        Endpoint("/api/v1/faster-songs", "faster_songs", keyRead(.privateRead, json { api, call in try api.fasterSongsJSON(call.query) })),
         // GET lists resting readings; POST starts one (two minutes still with the strap on).
-        Endpoint("/api/v1/hrv", "hrv", read(.privateRead, json { api, call in try api.hrvReadingsJSON(call.query) }) + [
+        Endpoint("/api/v1/hrv", "hrv", keyRead(.privateRead, json { api, call in try api.hrvReadingsJSON(call.query) }) + [
             RouteMethod("POST", write) { api, call in try api.startHRVReading(call.request) },
         ]),
-        Endpoint("/api/v1/hrv/{id}", "hrv_reading", id: .named("no HRV reading"), read(.privateRead, json { api, call in try api.hrvReadingJSON(call.id) })),
+        Endpoint("/api/v1/hrv/{id}", "hrv_reading", id: .named("no HRV reading"), keyRead(.privateRead, json { api, call in try api.hrvReadingJSON(call.id) })),
         Endpoint("/api/v1/import", "import", [RouteMethod("POST", Policy(.write, body: .import), json { api, call in try api.importListens(call.request) })]),
-        Endpoint("/api/v1/recommendations/next", "recommendations", read(.privateRead, json { api, call in try api.recommendationsJSON(call.query) })),
+        Endpoint("/api/v1/recommendations/next", "recommendations", keyRead(.privateRead, json { api, call in try api.recommendationsJSON(call.query) })),
         Endpoint("/api/v1/queue", "queue", [RouteMethod("POST", write) { api, call in try api.enqueue(call.request) }]),
         Endpoint("/api/v1/tracks/{id}/bpm", "track_bpm", id: .named("no track"), [
             RouteMethod("PUT", write, json { api, call in try api.setTrackBPM(call.id, call.request) }),
         ]),
+        // A like or dislike: a client key may send it too, from another site's page as well.
         Endpoint("/api/v1/tracks/{id}/feeling", "track_feeling", id: .named("no track"), [
-            RouteMethod("PUT", write, json { api, call in try api.setTrackFeeling(call.id, call.request) }),
+            RouteMethod("PUT", Policy(.like, body: .normal, crossOrigin: true), json { api, call in try api.setTrackFeeling(call.id, call.request) }),
         ]),
-        Endpoint("/api/v1/artists/{id}", "artist", id: .named("no artist"), read(.privateRead, json { api, call in try api.artistJSON(call.id) })),
-        Endpoint("/api/v1/albums/{id}", "album", id: .named("no album"), read(.privateRead, json { api, call in try api.albumJSON(call.id) })),
+        Endpoint("/api/v1/artists/{id}", "artist", id: .named("no artist"), keyRead(.privateRead, json { api, call in try api.artistJSON(call.id) })),
+        Endpoint("/api/v1/albums/{id}", "album", id: .named("no album"), keyRead(.privateRead, json { api, call in try api.albumJSON(call.id) })),
         Endpoint("/api/v1/recommendations/not-now", "not_now", [RouteMethod("POST", write, json { api, call in try api.notNow(call.request) })]),
         Endpoint("/api/v1/events", "events", [RouteMethod("GET", Policy(.privateRead)) { api, call in try api.events(call.request) }]),
-        Endpoint("/api/v1/submissions", "submissions", read(.privateRead, json { api, call in api.submissionsJSON(call.query) })),
+        Endpoint("/api/v1/submissions", "submissions", keyRead(.privateRead, json { api, call in api.submissionsJSON(call.query) })),
         // The OpenAPI document is a file of Public/, served as it is.
-        Endpoint("/api/v1/openapi.json", "static", file("openapi.json")),
+        Endpoint("/api/v1/openapi.json", "static", file("openapi.json").map { $0.fromOtherSites }),
         Endpoint("/login", "login", read(.open, .page) { api, call in api.loginForm(call.request) } + [
             RouteMethod("POST", Policy(.keyCheck, body: .keyless, .page)) { api, call in try api.login(call.request, client: call.grant.client) },
         ]),
@@ -317,20 +336,23 @@ extension Route {
 
     private static let audioscrobbler: Handler = { api, call in try api.audioscrobbler(call.request, client: call.grant.client) }
     private static let handshake: Handler = { api, call in try api.legacyHandshake(call.request, client: call.grant.client) }
-    private static let scrobbler = read(.keyCheck, .lastFM, audioscrobbler)
-        + [RouteMethod("POST", Policy(.keyCheck, body: .keylessBatch, .lastFM), audioscrobbler)]
+    /// Audioscrobbler 2.0: its credentials are a key's, so a page on another site may call it.
+    private static let scrobbler = keyRead(.keyCheck, .lastFM, audioscrobbler)
+        + [RouteMethod("POST", Policy(.keyCheck, body: .keylessBatch, .lastFM, crossOrigin: true), audioscrobbler)]
 
-    /// ListenBrainz's routes under one prefix.
+    /// ListenBrainz's routes under one prefix. They take a key (the user token), so a page on
+    /// another site may call them (Web Scrobbler's extension sends listens with a preflight),
+    /// all but delete-listen.
     private static func listenBrainz(_ prefix: String) -> [Endpoint] {
-        func lb(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] { read(access, .listenBrainz, handler) }
+        func lb(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] { keyRead(access, .listenBrainz, handler) }
         return [
             Endpoint(prefix + "/submit-listens", "listenbrainz_submit", [
-                RouteMethod("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz)) { api, call in try api.submitListens(call.request) },
+                RouteMethod("POST", Policy(.listenBrainzToken, body: .listenBrainz, .listenBrainz, crossOrigin: true)) { api, call in try api.submitListens(call.request) },
             ]),
             Endpoint(prefix + "/validate-token", "listenbrainz_validate", lb(.keyCheck) { api, call in api.validateTokenResponse(call) }),
             // Feedback (loved/hated) comes with the same token as listens: a submit key may send it.
             Endpoint(prefix + "/feedback/recording-feedback", "listenbrainz_feedback", [
-                RouteMethod("POST", Policy(.listenBrainzToken, body: .normal, .listenBrainz), json { api, call in try api.listenBrainzFeedback(call.request) }),
+                RouteMethod("POST", Policy(.listenBrainzToken, body: .normal, .listenBrainz, crossOrigin: true), json { api, call in try api.listenBrainzFeedback(call.request) }),
             ]),
             Endpoint(prefix + "/feedback/user/{name}/get-feedback", "listenbrainz_get_feedback", lb(.privateRead, json { api, call in
                 try api.listenBrainzGetFeedback(user: call.value, call.query)
@@ -353,7 +375,7 @@ extension Route {
             Endpoint(prefix + "/stats/user/{name}/releases", "listenbrainz_stats", lb(.privateRead) { api, call in
                 try api.listenBrainzStats(user: call.value, .releases, call.query)
             }),
-            // Deleting a listen changes the history: the admin key only.
+            // Deleting a listen changes the history: the admin key only, and never from another site.
             Endpoint(prefix + "/delete-listen", "listenbrainz_delete_listen", [
                 RouteMethod("POST", Policy(.listenBrainzAdminToken, body: .normal, .listenBrainz), json { api, call in try api.deleteListen(call.request) }),
             ]),

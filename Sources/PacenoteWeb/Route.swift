@@ -42,6 +42,13 @@ public struct RouteMethod: Sendable {
         self.isLongWrite = longWrite
         self.handler = handler
     }
+
+    /// The same method, which a page on another site may call (`Policy.crossOrigin`).
+    var fromOtherSites: RouteMethod {
+        var policy = policy
+        policy.crossOrigin = true
+        return RouteMethod(method, policy, longWrite: isLongWrite, handler)
+    }
 }
 
 /// How a line's `{id}` is checked when the route is matched: a value that is no positive
@@ -129,6 +136,22 @@ extension Route {
                     return .failure(.methodNotAllowed(endpoint.methods.map(\.method)))
                 }
                 return .success(RouteMatch(endpoint: endpoint, method: found, values: values, id: id))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .failure(.notFound("no route for \(path)"))
+    }
+
+    /// The line of a path, whatever the method (a CORS preflight names the method in a header),
+    /// or the 404 that explains why there is none.
+    public static func endpoint(path: String) -> Result<Endpoint, APIError> {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        for endpoint in table {
+            guard let values = endpoint.values(segments) else { continue }
+            do {
+                _ = try endpoint.id(values, path: path)
+                return .success(endpoint)
             } catch {
                 return .failure(error)
             }

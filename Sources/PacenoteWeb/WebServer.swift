@@ -87,7 +87,7 @@ public final class WebServer: Sendable {
             // The client as lockouts know it (the forwarded one behind a trusted proxy).
             let client = Authorization.client(head, proxies: api.context.trustedProxies)
             switch admission {
-            case .refused(let response, _):
+            case .refused(let response, _), .answered(let response, _):
                 WebServer.record(head, response, client: client, route: name, since: started, logger: logger)
                 return .refuse(response)
             case .admitted(let match, let grant):

@@ -14,7 +14,9 @@ struct Key: ParsableCommand {
             Send a key as 'Authorization: Token KEY' or 'X-API-Key: KEY'. 'pacenote key' prints the \
             admin key (created on first use, mode 0600); PACENOTE_API_KEY overrides it. Give each \
             player or app its own named key with the least scope it needs: 'submit' sends listens, \
-            now-playing and heart rate; 'read' reads history; 'admin' does everything. A running \
+            now-playing and heart rate; 'read' reads history; 'client' does both and sends likes (an app \
+            that scrobbles and reads: no deletes, imports, curation or admin); 'admin' does \
+            everything. A running \
             server notices new and revoked keys at once (the admin key file within a second).
             """,
         subcommands: [ShowKey.self, AddKey.self, ListKeys.self, RevokeKey.self],
@@ -73,10 +75,14 @@ struct AddKey: ParsableCommand {
     @Argument(help: "A name for the key: the player or app it is for (letters, digits, '.', '_', '-').")
     var name: String
 
-    @Option(help: "What the key may do: submit, read or admin.",
+    @Option(help: """
+            What the key may do: submit (listens, now-playing, heart rate), read (history, stats, \
+            health data), client (both, and likes: an app that scrobbles and reads; no deletes, \
+            imports, curation or admin) or admin (everything).
+            """,
             transform: { (text: String) throws -> KeyScope in
                 guard let scope = KeyScope(rawValue: text.lowercased()) else {
-                    throw ValidationError("--scope: one of submit, read, admin")
+                    throw ValidationError("--scope: one of submit, read, client, admin")
                 }
                 return scope
             })
@@ -103,7 +109,7 @@ struct ListKeys: ParsableCommand {
         defer { try? store.close() }
         let keys = try store.keys()
         guard !keys.isEmpty else {
-            print("no named keys; 'pacenote key add NAME --scope submit|read|admin' creates one")
+            print("no named keys; 'pacenote key add NAME --scope submit|read|client|admin' creates one")
             return
         }
         func time(_ date: Date?) -> String { date.map { ISO8601.string($0) } ?? "never" }

@@ -23,7 +23,11 @@ import Testing
     }
 
     @Test func scopesAreOrdered() {
-        #expect(KeyScope.submit < .read && KeyScope.read < .admin)
+        #expect(KeyScope.submit < .read && KeyScope.read < .client && KeyScope.client < .admin)
+        #expect(KeyScope(rawValue: "client") == .client)
+        // A client key is a submit key and a read key together, with likes; never admin.
+        #expect(KeyScope.client.maySubmit && KeyScope.client.mayRead && KeyScope.client.mayLike)
+        #expect(!KeyScope.submit.mayRead && !KeyScope.read.maySubmit && !KeyScope.submit.mayLike && !KeyScope.read.mayLike)
         #expect(KeyScope(rawValue: "submit") == .submit && KeyScope(rawValue: "write") == nil)
     }
 }

@@ -11,7 +11,7 @@ import Testing
 /// headers). A route added to the table without its line here fails the test.
 @Suite struct AccessTests {
     enum Caller: CaseIterable {
-        case trusted, key, sameOriginSession, crossOriginSession, nothing, wrongKey, lockedOut, readKey, submitKey
+        case trusted, key, sameOriginSession, crossOriginSession, nothing, wrongKey, lockedOut, readKey, submitKey, clientKey
     }
 
     enum Outcome: Equatable {
@@ -21,18 +21,21 @@ import Testing
 
     // What each kind of route does with each caller, in `Caller.allCases` order.
     // The key is the admin key; a read key reads what trusted networks read, a submit key
-    // sends listens and heart rate and nothing else (it sees what a stranger sees).
-    static let open: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed]
-    static let visible: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany, .allowed, .allowed]
-    static let privateRead: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .forbidden, .forbidden, .tooMany, .allowed, .forbidden]
-    static let write: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .forbidden]
-    static let submit: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .allowed]
-    static let privatePage: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .logIn, .logIn, .tooMany, .allowed, .logIn]
-    static let writePage: [Outcome] = [.logIn, .allowed, .allowed, .logIn, .logIn, .logIn, .tooMany, .logIn, .logIn]
-    static let token: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .allowed]
+    // sends listens and heart rate and nothing else (it sees what a stranger sees); a client key
+    // does what read and submit keys do, and sends likes, but deletes, imports, curates nothing.
+    static let open: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .allowed]
+    static let visible: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany, .allowed, .allowed, .allowed]
+    static let privateRead: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .forbidden, .forbidden, .tooMany, .allowed, .forbidden, .allowed]
+    static let write: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .forbidden, .forbidden]
+    static let submit: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .allowed, .allowed]
+    /// A like or dislike: the admin key, a session from the page itself, or a client key.
+    static let like: [Outcome] = [.unauthorized, .allowed, .allowed, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .forbidden, .allowed]
+    static let privatePage: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .logIn, .logIn, .tooMany, .allowed, .logIn, .allowed]
+    static let writePage: [Outcome] = [.logIn, .allowed, .allowed, .logIn, .logIn, .logIn, .tooMany, .logIn, .logIn, .logIn]
+    static let token: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .allowed, .allowed]
     /// A change to the history in ListenBrainz's terms: the admin key as the token, nothing else.
-    static let adminToken: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .forbidden]
-    static let keyCheck: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany, .allowed, .allowed]
+    static let adminToken: [Outcome] = [.unauthorized, .allowed, .unauthorized, .unauthorized, .unauthorized, .unauthorized, .tooMany, .forbidden, .forbidden, .forbidden]
+    static let keyCheck: [Outcome] = [.allowed, .allowed, .allowed, .allowed, .allowed, .allowed, .tooMany, .allowed, .allowed, .allowed]
 
     /// "METHOD template" → (the metric label, the outcome for each caller).
     static let expected: [String: (label: String, outcomes: [Outcome])] = {
@@ -87,7 +90,7 @@ import Testing
             ("GET HEAD", "/api/v1/recommendations/next", "recommendations", privateRead),
             ("POST", "/api/v1/queue", "queue", write),
             ("PUT", "/api/v1/tracks/{id}/bpm", "track_bpm", write),
-            ("PUT", "/api/v1/tracks/{id}/feeling", "track_feeling", write),
+            ("PUT", "/api/v1/tracks/{id}/feeling", "track_feeling", like),
             ("GET HEAD", "/api/v1/artists/{id}", "artist", privateRead),
             ("GET HEAD", "/api/v1/albums/{id}", "album", privateRead),
             ("POST", "/api/v1/recommendations/not-now", "not_now", write),
@@ -170,6 +173,7 @@ import Testing
     static let key = "test-key-0123456789"
     static let readKey = "pn_read_0123456789"
     static let submitKey = "pn_submit_0123456789"
+    static let clientKey = "pn_client_0123456789"
 
     /// Every (method, sample path, "METHOD template") of the route table.
     static var cases: [(method: String, path: String, line: String)] {
@@ -196,7 +200,7 @@ import Testing
         /// A fresh API (so lockouts do not carry over) and the request the caller sends.
         func ask(_ method: String, _ path: String, as caller: Caller, proxies: [IPNetwork] = []) -> (API, HTTPRequest) {
             let context = APIContext.forTests(version: "t", store: store, apiKey: AccessTests.key,
-                                              namedKey: { $0 == AccessTests.readKey ? .read : $0 == AccessTests.submitKey ? .submit : nil },
+                                              namedKey: { [AccessTests.readKey: .read, AccessTests.submitKey: .submit, AccessTests.clientKey: .client][$0] },
                                               configure: { settings in
                 settings.trustedProxies = proxies
                 settings.publicURL = "http://pacenote.example"
@@ -220,6 +224,7 @@ import Testing
                 headers["Authorization"] = "Token \(AccessTests.key)"
             case .readKey: headers["X-API-Key"] = AccessTests.readKey
             case .submitKey: headers["Authorization"] = "Token \(AccessTests.submitKey)"
+            case .clientKey: headers["Authorization"] = "Bearer \(AccessTests.clientKey)"
             }
             return (API(context: context), HTTPRequest(method: method, path: path, headers: headers, peerAddress: peer))
         }
@@ -374,7 +379,7 @@ import Testing
     @Test func onlyTheAdminKeyLogsIn() throws {
         let fixture = try Fixture()
         let (api, request) = fixture.ask("POST", "/login", as: .nothing)
-        for key in [Self.submitKey, Self.readKey] {
+        for key in [Self.submitKey, Self.readKey, Self.clientKey] {
             var form = request
             form.body = Array("key=\(key)".utf8)
             let response = api.handle(form)
@@ -408,5 +413,130 @@ import Testing
         #expect(api.handle(request).status == 429)
         header.headers["x-forwarded-for"] = "203.0.113.6"
         #expect(api.handle(header).status == 200, "another client behind the same proxy")
+    }
+
+    // MARK: Cross-origin requests (server.cors_origins)
+
+    /// Which lines a page on another site may call: the key routes, never a page, a form, the
+    /// login, a session's logout or an admin write.
+    @Test func onlyKeyRoutesAreCalledFromOtherSites() {
+        for endpoint in Route.table {
+            for method in endpoint.methods where method.policy.crossOrigin {
+                let line = "\(method.method) \(endpoint.template)"
+                #expect(method.policy.dialect != .page, "\(line): a page or form")
+                // Open routes carry nothing private; only the OpenAPI document is worth another site's reading.
+                let openDocument = method.policy.access == .open && endpoint.template == "/api/v1/openapi.json"
+                #expect(method.policy.access != .write && (method.policy.access != .open || openDocument)
+                        && method.policy.access != .listenBrainzAdminToken, "\(line): \(method.policy.access)")
+            }
+        }
+        let open = Set(Route.table.flatMap { e in e.methods.filter(\.policy.crossOrigin).map { "\($0.method) \(e.template)" } })
+        let expected = ["POST /1/submit-listens", "GET /1/validate-token", "POST /1/feedback/recording-feedback",
+                        "GET /1/user/{name}/listens", "GET /1/feedback/user/{name}/get-feedback",
+                        "POST /apis/listenbrainz/1/submit-listens", "GET /apis/audioscrobbler/2.0", "POST /apis/audioscrobbler/2.0",
+                        "POST /apis/audioscrobbler", "GET /api/v1/listens", "GET /api/v1/stats", "GET /api/v1/status",
+                        "POST /api/v1/hr", "PUT /api/v1/tracks/{id}/feeling", "GET /api/v1/workouts", "HEAD /api/v1/listens"]
+        #expect(Set(expected).subtracting(open).sorted() == [], "key routes a page on another site cannot call")
+        for never in ["POST /history", "POST /login", "POST /logout", "GET /", "DELETE /api/v1/listens/{id}", "POST /api/v1/import",
+                      "POST /1/delete-listen", "POST /api/v1/merges", "POST /api/v1/rules", "GET /metrics",
+                      "POST /apis/audioscrobbler_legacy/submission"] {
+            #expect(!open.contains(never), "\(never)")
+        }
+    }
+
+    /// The OpenAPI document marks each operation another site may call (`x-cross-origin`), as
+    /// the route table declares it.
+    @Test func theOpenAPIDocumentMarksTheCrossOriginOperations() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Public/openapi.json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var checked = 0
+        for (path, operations) in paths {
+            guard case .success(let endpoint) = Route.endpoint(path: path.replacingOccurrences(of: "{id}", with: "1")) else { continue }
+            for (method, operation) in operations {
+                guard let declared = endpoint.methods.first(where: { $0.method == method.uppercased() }),
+                      let operation = operation as? [String: Any] else { continue }
+                #expect((operation["x-cross-origin"] as? Bool ?? false) == declared.policy.crossOrigin, "\(method) \(path)")
+                checked += 1
+            }
+        }
+        #expect(checked > 60)
+    }
+
+    static let site = "http://127.0.0.1:8001"
+
+    func crossSite(_ method: String, _ path: String, as caller: Caller, origin: String = AccessTests.site,
+                   fixture: Fixture) -> (API, HTTPRequest) {
+        var (api, request) = fixture.ask(method, path, as: caller)
+        let context = api.context.with { $0.corsOrigins = [try! WebOrigin(parsing: AccessTests.site)] }
+        request.headers["origin"] = origin
+        request.headers["sec-fetch-site"] = "cross-site"
+        api = API(context: context)
+        return (api, request)
+    }
+
+    @Test func preflightsAreAnsweredFromTheRouteTable() throws {
+        let fixture = try Fixture()
+        func preflight(_ path: String, _ method: String, origin: String = Self.site) -> HTTPResponse {
+            var (api, request) = crossSite("OPTIONS", path, as: .nothing, origin: origin, fixture: fixture)
+            request.headers["access-control-request-method"] = method
+            request.headers["access-control-request-headers"] = "authorization,content-type"
+            return api.handle(request)
+        }
+        func header(_ response: HTTPResponse, _ name: String) -> String? { response.headers.first { $0.0 == name }?.1 }
+        let allowed = preflight("/1/submit-listens", "POST")
+        #expect(allowed.status == 204)
+        #expect(header(allowed, "Access-Control-Allow-Origin") == Self.site)
+        #expect(header(allowed, "Access-Control-Allow-Methods") == "POST")
+        #expect(header(allowed, "Access-Control-Allow-Headers")?.contains("Authorization") == true)
+        #expect(header(allowed, "Access-Control-Allow-Headers")?.contains("Content-Type") == true)
+        #expect(header(allowed, "Access-Control-Max-Age") == "600")
+        #expect(header(allowed, "Vary") == "Origin")
+        #expect(header(allowed, "Access-Control-Allow-Credentials") == nil)
+        #expect(header(preflight("/api/v1/listens", "GET"), "Access-Control-Allow-Methods") == "GET, HEAD")
+        for (path, method, origin) in [("/1/submit-listens", "POST", "http://127.0.0.1:8002"), ("/history", "POST", Self.site),
+                                       ("/api/v1/listens/1", "DELETE", Self.site), ("/login", "POST", Self.site),
+                                       ("/api/v1/import", "POST", Self.site), ("/1/submit-listens", "POST", "null")] {
+            let refused = preflight(path, method, origin: origin)
+            #expect(refused.status == 403, "\(method) \(path) from \(origin)")
+            #expect(header(refused, "Access-Control-Allow-Origin") == nil, "\(method) \(path) from \(origin)")
+            #expect(String(decoding: refused.body, as: UTF8.self).contains("cross_origin_refused"))
+        }
+        #expect(preflight("/nowhere", "GET").status == 404)
+        // Without CORS configured, no origin is allowed.
+        var (api, request) = fixture.ask("OPTIONS", "/1/submit-listens", as: .nothing)
+        request.headers["origin"] = Self.site
+        request.headers["access-control-request-method"] = "POST"
+        #expect(api.handle(request).status == 403)
+        request.headers["origin"] = nil
+        request.headers["access-control-request-method"] = nil
+        let plain = api.handle(request)
+        #expect(plain.status == 204 && header(plain, "Allow") == "POST, OPTIONS")
+    }
+
+    /// A page on an allowed site is judged by the key it sends alone: the browser's trusted
+    /// network and its cookie do not count; its answers, errors too, carry the CORS headers.
+    @Test func aPageOnAnotherSiteIsJudgedByItsKey() throws {
+        let fixture = try Fixture()
+        func header(_ response: HTTPResponse, _ name: String) -> String? { response.headers.first { $0.0 == name }?.1 }
+        var (api, request) = crossSite("GET", "/api/v1/listens", as: .trusted, fixture: fixture)
+        var response = api.handle(request)
+        #expect(response.status == 403, "a trusted network is the browser's, not the page's")
+        #expect(header(response, "Access-Control-Allow-Origin") == Self.site, "so the page can read the error")
+        (api, request) = crossSite("GET", "/api/v1/listens", as: .clientKey, fixture: fixture)
+        response = api.handle(request)
+        #expect(response.status == 200 && header(response, "Access-Control-Allow-Origin") == Self.site)
+        #expect(header(response, "Vary") == "Origin")
+        (api, request) = crossSite("GET", "/api/v1/listens", as: .crossOriginSession, fixture: fixture)
+        #expect(api.handle(request).status == 403, "a cookie does not count from another site")
+        (api, request) = crossSite("POST", "/history", as: .sameOriginSession, fixture: fixture)
+        response = api.handle(request)
+        #expect(header(response, "Access-Control-Allow-Origin") == nil, "a form never answers another site")
+        (api, request) = crossSite("GET", "/api/v1/listens", as: .clientKey, origin: "http://127.0.0.1:8002", fixture: fixture)
+        response = api.handle(request)
+        #expect(response.status == 200 && header(response, "Access-Control-Allow-Origin") == nil, "another origin cannot read it")
+        (api, request) = crossSite("DELETE", "/api/v1/listens/1", as: .clientKey, fixture: fixture)
+        #expect(api.handle(request).status == 403, "a client key deletes nothing")
     }
 }
