@@ -4,11 +4,13 @@ import PacenoteCore
 import PacenoteStore
 
 /// The songs that made you faster (`PaceEffect`), on the heart-rate service's queue: a
-/// workout's plays are measured when it ends or is imported (`summarise`), and again when
-/// plays or motion come for its time later (marked in the same write, measured here).
+/// workout's plays are measured when it ends or is imported (`summarise`); a write that brings
+/// plays or motion for an ended workout's time later (a phone's listens, an import, motion
+/// uploaded late, an undone deletion) marks it in the same transaction, and the marked ones are
+/// measured here in the background (`catchUpPaces`), a few at a time.
 extension HeartRateService {
     /// Measures the plays of a run against the minutes before them and stores the effects;
-    /// a workout of another sport is marked measured with none.
+    /// a workout of another sport, or one that cannot be measured, is marked measured with none.
     func measurePaces(of workout: Workout, end: Date) throws(StoreError) {
         var effects: [PaceEffect.Measured] = []
         if PaceEffect.countsAsRun(sport: workout.sport) {
@@ -23,35 +25,44 @@ extension HeartRateService {
         try operations.setPaceEffects(workoutID: workout.id, effects)
     }
 
-    /// Measures the workouts waiting for it, a batch at a time so that readings arriving
-    /// meanwhile wait for one batch at most.
-    func catchUpPaces() {
+    /// Measures the workouts waiting for it for up to `budget` seconds on the queue, then
+    /// lets readings through and goes on later: years of runs marked by an import never hold
+    /// a strap's reading for long. One that fails is logged and marked measured with none, so
+    /// the rest are not held behind it.
+    func catchUpPaces(budget: TimeInterval = 0.05) {
+        let started = Date()
         do {
-            let batch = 20
-            let stale = try store.workoutsNeedingPaceEffects(limit: batch)
-            for workout in stale { try measurePaces(of: workout, end: workout.endedAt ?? workout.startedAt) }
-            if stale.count == batch { queue.async { [weak self] in self?.catchUpPaces() } }
+            while Date().timeIntervalSince(started) < budget {
+                let stale = try store.workoutsNeedingPaceEffects(limit: 8)
+                if stale.isEmpty { return }
+                for workout in stale {
+                    do {
+                        try measurePaces(of: workout, end: workout.endedAt ?? workout.startedAt)
+                    } catch {
+                        logger.error("measuring the songs' effect on pace in workout \(workout.id): \(error)")
+                        try operations.setPaceEffects(workoutID: workout.id, [])
+                    }
+                }
+            }
+            schedulePaceCatchUp()
         } catch {
             logger.error("measuring the songs' effect on pace: \(error)")
         }
     }
 
-    /// A play logged for the time of an ended workout (a phone's listens sent after the run):
-    /// that workout is measured again.
-    func playLoggedLate(from: Date, to: Date) {
-        do {
-            if try operations.markPacesStale(from: from, to: to) > 0 { catchUpPaces() }
-        } catch {
-            logger.error("marking a workout to measure again: \(error)")
-        }
+    /// Catches up after what the queue is doing now (a reading, an upload's answer).
+    func schedulePaceCatchUp() {
+        queue.async { [weak self] in self?.catchUpPaces() }
     }
 
-    /// Plays imported (any time): every workout is measured again, in the background.
-    func playsImported() {
+    /// A play logged for the time of an ended workout (a phone's listens sent after the run):
+    /// that workout is marked, and whatever is marked is measured.
+    func playLoggedLate(from: Date, to: Date) {
         do {
-            if try operations.markAllPacesStale() > 0 { catchUpPaces() }
+            try operations.markPacesStale(from: from, to: to)
+            if try !store.workoutsNeedingPaceEffects(limit: 1).isEmpty { schedulePaceCatchUp() }
         } catch {
-            logger.error("marking workouts to measure again: \(error)")
+            logger.error("marking a workout to measure again: \(error)")
         }
     }
 }

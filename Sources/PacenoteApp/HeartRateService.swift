@@ -70,8 +70,9 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                     self?.tagPlays(from: play.startedAt, to: play.endedAt)
                     self?.playLoggedLate(from: play.startedAt, to: play.endedAt)
                 }
-            case .changed(.playsRewritten(.imported), _):
-                queue.async { [weak self] in self?.playsImported() }
+            // An import marked the runs its plays fell in; an undo may have put plays back.
+            case .changed(.playsRewritten(.imported), _), .changed(.curated, _):
+                queue.async { [weak self] in self?.catchUpPaces() }
             default:
                 break
             }
@@ -160,7 +161,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
                     try summarise(workout, end: last)
                 } else {
                     tagPlays(from: first, to: last)
-                    catchUpPaces()  // its motion marked the workout it joined to be measured again
+                    schedulePaceCatchUp()  // its motion marked the workout it joined to be measured again
                 }
                 return .success(stored)
             } catch {
@@ -175,9 +176,20 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
         try queue.sync { () -> Result<Int, StoreError> in
             // The distance along the positions first (`LiveDistance`), as for a GPX file:
             // the positions themselves may be dropped next.
-            let measured = liveDistances[source, default: LiveDistance()].fill(samples)
-            let kept = workouts.keepPositions ? measured : MotionCleaning.withoutPositions(measured)
-            do throws(StoreError) { return .success(try operations.storeMotion(kept, source: source)) } catch { return .failure(error) }
+            var state = liveDistances[source, default: LiveDistance()]
+            let measured = (samples: state.fill(samples), state: state)
+            let kept = workouts.keepPositions ? measured.samples : MotionCleaning.withoutPositions(measured.samples)
+            do throws(StoreError) {
+                let stored = try operations.storeMotion(kept, source: source)
+                liveDistances[source] = measured.state  // once stored: a push sent again is summed again
+                // Motion for an ended workout's time (uploaded late) marked it: measured soon.
+                if stored > 0, let first = kept.first?.at, first < Date().addingTimeInterval(-settings.workoutEndAfterSeconds) {
+                    schedulePaceCatchUp()
+                }
+                return .success(stored)
+            } catch {
+                return .failure(error)
+            }
         }.get()
     }
 
@@ -301,7 +313,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private func finish(at end: Date) throws(StoreError) {
         guard let id = workoutID, let workout = try store.workout(id: id) else { return }
         try summarise(workout, end: end)
-        catchUpPaces()  // and any marked meanwhile (motion uploaded late for an earlier run)
+        schedulePaceCatchUp()  // and any marked meanwhile (motion uploaded late for an earlier run)
         workoutID = nil
         progress = nil
         logger.info("workout \(id) ended")

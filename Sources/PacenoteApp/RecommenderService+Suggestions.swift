@@ -120,7 +120,8 @@ extension RecommenderService {
         request.liked = Set(feelings.filter { $0.value == .like }.keys)
         request.disliked = Set(feelings.filter { $0.value == .dislike }.keys)
         request.notNow = notNow
-        request.paceEffects = try paceEffects()
+        // On the move: heart rate live (not a zone asked for) or a cadence to match.
+        if zoneSource == "live" || query.mode == .cadence { request.paceEffects = try paceEffects() }
         let answer = try Recommender.answer(model, request, texts: { ids in try store.recommenderTexts(ids: ids) })
         return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
                                   suggestions: answer.suggestions, census: answer.census,

@@ -143,8 +143,10 @@ public final class RecommenderService: RecommenderBackend {
         // A play's zone is read at the next build (`.playsTagged`), like any other play's.
         case .playsAdded, .songOfTheDay, .friends, .playsTagged, .forwarding, .credentials,
              .heartRateSamples, .playInProgress: break
+        // The songs' effect on pace changed (`PaceEffect`): read again on next use.
         // A workout's plays measured (`PaceEffect`): the songs' effect on pace is read again.
-        case .workout: control.withLock { $0.paceEffects = nil; $0.paceChanges &+= 1; $0.version &+= 1 }
+        case .workout: break
+        case .paceEffects: control.withLock { $0.paceEffects = nil; $0.paceChanges &+= 1; $0.version &+= 1 }
         case .playsRewritten:
             control.withLock {
                 $0.rewrites &+= 1

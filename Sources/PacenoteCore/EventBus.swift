@@ -78,6 +78,9 @@ public enum DataChange: Equatable, Sendable {
     case playsTagged(ids: [Int64])
     /// A workout began, was amended or got its figures (and the plays during it their link).
     case workout(id: Int64)
+    /// A workout's plays were measured again and their effect on pace changed (`PaceEffect`):
+    /// the songs that made you faster; no chart counts it.
+    case paceEffects(workoutID: Int64)
     /// A player's library mirror changed: files, or tempos read from tags and stickers.
     case library(player: String)
     /// The outbox changed by hand (plays refused by a target queued again, a backfill, a
@@ -102,7 +105,7 @@ public enum DataChange: Equatable, Sendable {
         switch self {
         case .playsAdded, .playsRewritten, .curated, .playsTagged, .workout: true
         case .songOfTheDay, .trackBPM, .trackFeeling, .friends, .library, .forwarding, .credentials,
-             .heartRateSamples, .playInProgress: false
+             .heartRateSamples, .playInProgress, .paceEffects: false
         }
     }
 }

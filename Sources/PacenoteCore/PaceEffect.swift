@@ -170,13 +170,12 @@ public enum PaceEffect {
         return "\(percent) % " + (change > 0 ? "faster" : "slower")
     }
 
-    /// Whether a workout of this sport counts as a run here: a run, or a workout of no known
-    /// sport (live workouts have none, and most workouts with music are runs). A ride's
-    /// speed and cadence are another scale and are not mixed in.
+    /// Whether a workout of this sport counts as a run here: a run, or a workout with no sport
+    /// at all (live workouts have none, and most workouts with music are runs). A ride's speed
+    /// and cadence are another scale, and a file's `generic` or `multisport` may be anything
+    /// (a triathlon's ride and run): neither is mixed in.
     public static func countsAsRun(sport: String?) -> Bool {
-        switch WorkoutName.activity(sport: sport) {
-        case "run"?, nil: true
-        default: false
-        }
+        guard let sport, !sport.trimmingCharacters(in: .whitespaces).isEmpty else { return true }
+        return WorkoutName.activity(sport: sport) == "run"
     }
 }

@@ -277,6 +277,8 @@ public enum Recommender {
             nextArtistTotal = nextArtist.values.reduce(0, +)
             zoneIndex = request.zone?.rawValue ?? -1
             if case .any = request.target { usesTiers = false } else { usesTiers = true }
+            // The service gives the effects only on the move (heart rate live, a cadence to
+            // match); a zone without either is not running.
             if case .cadence = request.target { onTheMove = true } else { onTheMove = request.zone != nil }
         }
 

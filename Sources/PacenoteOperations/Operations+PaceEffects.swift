@@ -6,10 +6,10 @@ import PacenoteStore
 /// (`PaceEffect`), stored per play by the heart-rate service when a workout ends or is
 /// imported, and measured again when plays or motion arrive for its time later.
 extension Operations {
-    /// Stores a workout's measured plays (replacing what was there) and announces the workout.
+    /// Stores a workout's measured plays (replacing what was there) and announces them when
+    /// they changed (`.paceEffects`; measured again the same, nothing is said).
     public func setPaceEffects(workoutID: Int64, _ effects: [PaceEffect.Measured], at now: Date = Date()) throws(StoreError) {
-        try store.setPaceEffects(workoutID: workoutID, effects, at: now)
-        announce(.workout(id: workoutID))
+        if try store.setPaceEffects(workoutID: workoutID, effects, at: now) { announce(.paceEffects(workoutID: workoutID)) }
     }
 
     /// Marks the ended workouts overlapping [from, to] to be measured again (a play or motion
@@ -20,9 +20,4 @@ extension Operations {
         try store.markPacesStale(from: from, to: to)
     }
 
-    /// Marks every ended workout to be measured again: plays were imported, for any time.
-    @discardableResult
-    public func markAllPacesStale() throws(StoreError) -> Int {
-        try store.markAllPacesStale()
-    }
 }

@@ -136,6 +136,7 @@ struct CurationUndo: Codable {
             }
             try db.execute(sql: "DELETE FROM hidden_plays WHERE id = ?", arguments: [move.hidden])
             try row.insert(into: "plays", in: db)
+            try row.markPacesStale(in: db)
         }
         for row in restorePlays {
             // A play logged since may have taken the id (SQLite gives the highest id plus
@@ -147,6 +148,7 @@ struct CurationUndo: Codable {
                 row.values.remove(at: i)
             }
             try row.insert(into: "plays", in: db)
+            try row.markPacesStale(in: db)
         }
         try created.remove(in: db)
         try Store.recomputeEntityRollups(entity: "artist", ids: recomputeArtists, in: db)
@@ -182,6 +184,13 @@ struct StoredRow: Codable {
             }
         }
         return stored
+    }
+
+    /// A play put back: the run it fell in is measured again (its effect went with it).
+    func markPacesStale(in db: Database) throws {
+        guard let a = columns.firstIndex(of: "started_at_ms"), let b = columns.firstIndex(of: "ended_at_ms"),
+              case .int(let start) = values[a], case .int(let end) = values[b] else { return }
+        try Store.markPacesStale(fromMs: start, toMs: end, in: db)
     }
 
     func insert(into table: String, in db: Database) throws {

@@ -179,6 +179,10 @@ public final class ListenImportSession {
         var hidden: [ImportBatch.HiddenPlay] = []
         /// Artists and albums met by its new tracks (ids cannot change while it holds the lock).
         let entityIDs = EntityIDCache()
+        /// The plays' ids before it (its plays come after) and the span of its batches' plays:
+        /// the runs its plays fall in are measured again (`markPacesStale(afterPlay:)`).
+        var playsBefore: Int64 = 0
+        var span: ClosedRange<Int64>?
     }
 
     private func begin(capacity: Int, in db: Database) throws -> Transaction {
@@ -220,7 +224,9 @@ public final class ListenImportSession {
                 """).map { (name: $0[0] as String, sql: $0[1] as String) }
         }
         for trigger in yearCountTriggers! { try db.execute(sql: "DROP TRIGGER \(trigger.name)") }
-        return Transaction(rollups: ImportRollups(capacity: capacity))
+        var transaction = Transaction(rollups: ImportRollups(capacity: capacity))
+        transaction.playsBefore = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM plays") ?? 0
+        return transaction
     }
 
     /// Writes the transaction's rollups and search index rows, and creates the triggers again.
@@ -242,6 +248,9 @@ public final class ListenImportSession {
         }
         // With every trigger back: a hidden play's track is filed as any other write's.
         try writeHidden(transaction.hidden, now: now, in: db)
+        if let span = transaction.span {
+            try Store.markPacesStale(afterPlay: transaction.playsBefore, fromMs: span.lowerBound, toMs: span.upperBound, in: db)
+        }
         let mark = try Row.fetchOne(db, sql: "SELECT total_changes(), (SELECT data_version FROM pragma_data_version)")!
         lastMark = (mark[0] as Int64, mark[1] as Int64)
         return (transaction.rollups.count, transaction.duplicates)
@@ -273,11 +282,13 @@ public final class ListenImportSession {
             transaction.addedTracks = transaction.addedTracks.map { min($0.lowerBound, added.lowerBound)...max($0.upperBound, added.upperBound) } ?? added
         }
         guard !batch.plays.isEmpty else { return }
-        var earliest = Int64.max, latest = Int64.min
+        var earliest = Int64.max, latest = Int64.min, lastEnd = Int64.min
         for play in batch.plays {
             earliest = min(earliest, play.startedAtMs)
             latest = max(latest, play.startedAtMs)
+            lastEnd = max(lastEnd, play.endedAtMs)
         }
+        transaction.span = transaction.span.map { min($0.lowerBound, earliest)...max($0.upperBound, lastEnd) } ?? (earliest...max(earliest, lastEnd))
         let window = DuplicatePlay.windowMs
         // The starts of the plays of each track (by its index in trackIDs) around this batch.
         var starts: [[Int64]] = Array(repeating: [], count: trackIDs.count)

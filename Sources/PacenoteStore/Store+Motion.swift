@@ -120,7 +120,9 @@ extension Store {
                 workoutID = newID
             }
             guard let workoutID else { preconditionFailure("a workout was found or made") }
-            try db.execute(sql: "UPDATE workouts SET calories = COALESCE(calories, ?) WHERE id = ?", arguments: [r.calories, workoutID])
+            // A workout detected from the strap has no sport: the file says what it was.
+            try db.execute(sql: "UPDATE workouts SET calories = COALESCE(calories, ?), sport = COALESCE(sport, ?) WHERE id = ?",
+                           arguments: [r.calories, r.sport, workoutID])
             var laps = 0
             if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM workout_laps WHERE workout_id = ?", arguments: [workoutID]) == 0 {
                 for lap in r.laps {

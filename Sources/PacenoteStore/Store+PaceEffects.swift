@@ -18,19 +18,27 @@ extension Store {
 
     /// Replaces what is stored of a workout's plays' effects on pace (`PaceEffect.measure`)
     /// and marks the workout measured. A play measured under another workout before (the
-    /// workouts were merged or cut again) moves to this one.
-    public func setPaceEffects(workoutID: Int64, _ effects: [PaceEffect.Measured], at now: Date) throws(StoreError) {
+    /// workouts were merged or cut again) moves to this one; a figure outside what the table
+    /// takes (a sensor's nonsense the cleaning let through) is left out. Returns whether the
+    /// stored effects changed.
+    @discardableResult
+    public func setPaceEffects(workoutID: Int64, _ effects: [PaceEffect.Measured], at now: Date) throws(StoreError) -> Bool {
         try write { db in
+            let rows = "SELECT play_id, speed_before, speed_during, cadence_before, cadence_during FROM pace_effects WHERE workout_id = ? ORDER BY play_id"
+            let before = try Row.fetchAll(db, sql: rows, arguments: [workoutID])
             try db.execute(sql: "DELETE FROM pace_effects WHERE workout_id = ?", arguments: [workoutID])
             let insert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO pace_effects (play_id, workout_id, speed_before, speed_during, cadence_before, cadence_during)
                 SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS (SELECT 1 FROM plays WHERE id = ?1)
+                  AND ?3 > 0 AND ?3 <= 42 AND ?4 >= 0 AND ?4 <= 42
+                  AND (?5 IS NULL OR ?5 BETWEEN 0 AND 300) AND (?6 IS NULL OR ?6 BETWEEN 0 AND 300)
                 """)
             for e in effects {
                 try insert.execute(arguments: [e.playID, workoutID, e.speedBefore, e.speedDuring, e.cadenceBefore, e.cadenceDuring])
             }
             try db.execute(sql: "UPDATE workouts SET paces_measured_ms = ? WHERE id = ?",
                            arguments: [Store.milliseconds(now), workoutID])
+            return try Row.fetchAll(db, sql: rows, arguments: [workoutID]) != before
         }
     }
 
@@ -52,13 +60,18 @@ extension Store {
         try write { db in try Self.markPacesStale(fromMs: Store.milliseconds(from), toMs: Store.milliseconds(to), in: db) }
     }
 
-    /// Marks every ended workout to be measured again: plays were imported, for any time.
+    /// Marks the ended workouts in [fromMs, toMs] that a play stored after `afterPlay` (an id)
+    /// overlaps: the runs an import's plays fell in, and only those, are measured again.
     @discardableResult
-    public func markAllPacesStale() throws(StoreError) -> Int {
-        try write { db in
-            try db.execute(sql: "UPDATE workouts SET paces_measured_ms = NULL WHERE paces_measured_ms IS NOT NULL")
-            return db.changesCount
-        }
+    static func markPacesStale(afterPlay: Int64, fromMs: Int64, toMs: Int64, in db: Database) throws -> Int {
+        try db.execute(sql: """
+            UPDATE workouts SET paces_measured_ms = NULL
+            WHERE started_at_ms BETWEEN ?2 - 604800000 AND ?3 AND ended_at_ms >= ?2 AND paces_measured_ms IS NOT NULL
+              AND EXISTS (SELECT 1 FROM plays p
+                          WHERE p.started_at_ms BETWEEN workouts.started_at_ms - \(Store.longestPlayMs) AND workouts.ended_at_ms
+                            AND p.ended_at_ms > workouts.started_at_ms AND p.id > ?1)
+            """, arguments: [afterPlay, fromMs, toMs])
+        return db.changesCount
     }
 
     @discardableResult

@@ -97,6 +97,7 @@ import Testing
         #expect(PaceEffect.countsAsRun(sport: "running") && PaceEffect.countsAsRun(sport: "Treadmill running"))
         #expect(PaceEffect.countsAsRun(sport: nil), "live workouts have no sport")
         #expect(!PaceEffect.countsAsRun(sport: "cycling") && !PaceEffect.countsAsRun(sport: "walking"))
+        #expect(!PaceEffect.countsAsRun(sport: "multisport") && !PaceEffect.countsAsRun(sport: "generic"), "may be anything")
     }
 }
 
@@ -122,6 +123,7 @@ import Testing
         // A source with its own distance, and samples without a position, are left alone.
         let own = live.fill([Self.at(5, lat: 53.5, distance: 120), Self.at(6, lat: nil)])
         #expect(own.map(\.distance) == [120, nil])
+        #expect(live.fill([Self.at(7, lat: 53.5)])[0].distance == 0, "after the source's own distance, a count of its own again")
         // An hour and more later: a new outing counts from 0.
         #expect(live.fill([Self.at(4000, lat: 40)])[0].distance == 0)
     }

@@ -21,6 +21,8 @@ extension Schema {
             );
             CREATE INDEX pace_effects_workout ON pace_effects(workout_id);
             ALTER TABLE workouts ADD COLUMN paces_measured_ms INTEGER;
+            -- The workouts waiting to be measured, found without reading every workout.
+            CREATE INDEX workouts_paces_pending ON workouts(started_at_ms) WHERE paces_measured_ms IS NULL AND ended_at_ms IS NOT NULL;
             """)
     }
 }
