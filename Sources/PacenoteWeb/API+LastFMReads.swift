@@ -40,11 +40,13 @@ extension API {
 
     // MARK: Paging
 
-    /// `limit` (default 50, 1…`max`) and `page` (default 1): Last.fm's paging, error 6 otherwise.
+    /// `limit` (default 50, 1…`max`) and `page` (default 1): Last.fm's paging; a number out
+    /// of range is error 6. What is no number at all is the default, as Last.fm takes it:
+    /// pylast's `get_top_tracks()` sends `limit=None`.
     static func lastFMPaging(_ fields: [String: String], max: Int) throws -> (limit: Int, page: Int, offset: Int) {
         func number(_ name: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {
-            guard let text = fields[name], !text.isEmpty else { return value }
-            guard let n = Int(text.trimmingCharacters(in: .whitespaces)), range.contains(n) else {
+            guard let text = fields[name]?.trimmingCharacters(in: .whitespaces), let n = Int(text) else { return value }
+            guard range.contains(n) else {
                 throw APIError.lastFMInvalidParameters("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             return n
