@@ -296,7 +296,7 @@ extension API {
             ]),
         ]
         if let album = t.album {
-            children.append(LastFMElement("album", [("position", t.trackNumber.map(String.init) ?? "")], listOf: ["image"], [
+            children.append(LastFMElement("album", t.trackNumber.map { [("position", String($0))] } ?? [], listOf: ["image"], [
                 LastFMElement("artist", text: t.albumArtist ?? artist), LastFMElement("title", text: album),
                 LastFMElement("mbid", text: t.musicBrainz.release ?? ""),
                 LastFMElement("url", text: t.albumID.map { root + "/albums/\($0)" } ?? ""),
