@@ -4,7 +4,8 @@ import PacenoteStore
 
 /// The Last.fm protocols, so that players that scrobble to Last.fm (or Libre.fm, or Maloja)
 /// log into Pacenote at Maloja's paths: Audioscrobbler 2.0 at `/apis/audioscrobbler/2.0/`
-/// (`auth.getMobileSession`, `track.scrobble`, `track.updateNowPlaying`) and the 1.2
+/// (`auth.getMobileSession`, `track.scrobble`, `track.updateNowPlaying`; the reads and loves
+/// apps call are in API+LastFMReads.swift) and the 1.2
 /// submission protocol, whose handshake is `/apis/audioscrobbler_legacy/` (mpdscribble).
 /// The user name is anything (it names the player); the password is the API key or a submit
 /// key. Answers follow each protocol: 2.0's XML (`format=json`: JSON) with Last.fm's error
@@ -88,6 +89,11 @@ extension API {
                 announceElsewhere(item, session: session)
                 logScrobble("audioscrobbler2", "now_playing", client: session.client, user: session.user, outcome: "ok", accepted: 1)
                 return Self.lastFM(json, xml: .el("nowplaying") { Self.v2Fields(item) }, object: ("nowplaying", Self.v2JSON(item)))
+            case let read where Self.lastFMReadMethods.contains(read):
+                try Authorization.lastFMReader(fields, request, client: client, in: context)
+                return try lastFMRead(read, fields, request, json: json)
+            case "track.love", "track.unlove":
+                return try lastFMLove(fields, love: method == "track.love", json: json, client: client)
             default:
                 // A stranger's probe as much as a wrong key: it counts toward the lockout.
                 context.sessions.recordFailure(from: client)
@@ -260,13 +266,7 @@ extension API {
 
     /// Where this server's 1.2 endpoints are, as the client reached it.
     func legacyBase(_ request: HTTPRequest) -> String {
-        let root: String
-        if let publicURL = context.publicURL {
-            root = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        } else {
-            root = "http://" + (request.header("Host") ?? "127.0.0.1") + context.basePath
-        }
-        return root + "/apis/audioscrobbler_legacy"
+        siteRoot(request) + "/apis/audioscrobbler_legacy"
     }
 
     /// `POST …/nowplaying`: `s`, `a`, `t`, `b`, `l`, `n`, `m`.

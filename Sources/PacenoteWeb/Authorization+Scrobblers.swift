@@ -70,3 +70,46 @@ extension Authorization {
         return key
     }
 }
+
+/// Who may call Last.fm 2.0's reads and loves (API+LastFMReads.swift), decided here with the
+/// other credentials.
+extension Authorization {
+    /// The scope of the key that opened a session: the admin key's, else the named key's
+    /// (nil once it is revoked).
+    static func scope(of session: ScrobbleSession, in context: APIContext) -> KeyScope? {
+        if let admin = context.currentKey(), SHA256.hex(admin) == session.keySHA256 { return .admin }
+        return (try? context.store.liveKey(hash: session.keySHA256))?.scope
+    }
+
+    /// Keys whose sessions or `api_key` may read the history through Last.fm's methods:
+    /// those that read it elsewhere.
+    static func lastFMMayRead(_ scope: KeyScope) -> Bool { scope == .admin || scope == .read }
+
+    /// Keys whose sessions may love and unlove: those that may send ListenBrainz feedback.
+    static func lastFMMayLove(_ scope: KeyScope) -> Bool { scope == .admin || scope == .submit }
+
+    /// Lets a Last.fm read in, or throws Last.fm's error: a session key (`sk`, pylast sends
+    /// it with every call once logged in) is judged alone — unknown: 9, of a key that may not
+    /// read: 4; without one, a Pacenote key as `api_key` (one that may not read: 4), else a
+    /// trusted network; else 10, counted toward the client's lockout like a wrong key. Any
+    /// other `api_key` is a client's own Last.fm key and means nothing here.
+    static func lastFMReader(_ fields: [String: String], _ request: HTTPRequest, client: String, in context: APIContext) throws {
+        if let sk = fields["sk"], !sk.isEmpty {
+            guard let session = scrobblerSession(sk, client: client, in: context) else { throw APIError.lastFMInvalidSession }
+            guard let scope = scope(of: session, in: context), lastFMMayRead(scope) else {
+                throw APIError.lastFM(4, "Authentication Failed - this session's key may not read the history", .forbidden)
+            }
+            return
+        }
+        if let apiKey = fields["api_key"], !apiKey.isEmpty, let scope = scope(of: apiKey, in: context) {
+            guard lastFMMayRead(scope) else {
+                throw APIError.lastFM(4, "Authentication Failed - this is a \(scope.rawValue) key: it may not read the history", .forbidden)
+            }
+            return
+        }
+        if isTrusted(request, in: context) { return }
+        context.sessions.recordFailure(from: client)
+        throw APIError.lastFM(10, "Invalid API key - the history is private: send a Pacenote key that may read as api_key, "
+            + "or a session key (auth.getMobileSession)", .forbidden)
+    }
+}

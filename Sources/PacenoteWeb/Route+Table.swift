@@ -375,6 +375,26 @@ extension Route {
             Endpoint(prefix + "/stats/user/{name}/releases", "listenbrainz_stats", lb(.privateRead) { api, call in
                 try api.listenBrainzStats(user: call.value, .releases, call.query)
             }),
+            // Listening activity (per day, month or year) and daily activity (per weekday and
+            // hour), from the rollups: private like the other statistics.
+            Endpoint(prefix + "/stats/user/{name}/listening-activity", "listenbrainz_stats_activity", lb(.privateRead) { api, call in
+                try api.listenBrainzListeningActivity(user: call.value, call.query)
+            }),
+            Endpoint(prefix + "/stats/user/{name}/daily-activity", "listenbrainz_stats_activity", lb(.privateRead) { api, call in
+                try api.listenBrainzDailyActivity(user: call.value, call.query)
+            }),
+            // Whom this Pacenote follows (its friends) is private like /api/v1/friends.
+            Endpoint(prefix + "/user/{name}/following", "listenbrainz_social", lb(.privateRead, json { api, call in
+                try api.listenBrainzFollowing(user: call.value)
+            })),
+            Endpoint(prefix + "/user/{name}/followers", "listenbrainz_social", lb(.privateRead, json { api, call in
+                api.listenBrainzFollowers(user: call.value)
+            })),
+            // The look-up scrobblers make to fill in MusicBrainz ids: ListenBrainz wants a user
+            // token for it, and the token a scrobbler holds (a submit key) may ask.
+            Endpoint(prefix + "/metadata/lookup", "listenbrainz_metadata_lookup", lb(.listenBrainzToken, json { api, call in
+                try api.listenBrainzMetadataLookup(call.query)
+            })),
             // Deleting a listen changes the history: the admin key only, and never from another site.
             Endpoint(prefix + "/delete-listen", "listenbrainz_delete_listen", [
                 RouteMethod("POST", Policy(.listenBrainzAdminToken, body: .normal, .listenBrainz), json { api, call in try api.deleteListen(call.request) }),

@@ -158,6 +158,20 @@ import Testing
         }
         try record("GET", "/apis/listenbrainz/1/stats/user/{name}/artists", "/apis/listenbrainz/1/stats/user/me/artists?count=-1")
         try record("GET", "/apis/listenbrainz/1/stats/user/{name}/artists", "/apis/listenbrainz/1/stats/user/me/artists?range=quarter")
+        // Listening and daily activity of the same history, whom this Pacenote follows, and the
+        // metadata look-up (the track has no MusicBrainz ids: `{}`), with and without a token.
+        for kind in ["listening-activity", "daily-activity"] {
+            let template = "/apis/listenbrainz/1/stats/user/{name}/\(kind)", url = "/apis/listenbrainz/1/stats/user/me/\(kind)"
+            try record("GET", template, url)
+            try record("GET", template, url + "?range=week")
+            try record("GET", template, url + "?range=fortnight")
+        }
+        try record("GET", "/apis/listenbrainz/1/user/{name}/following", "/apis/listenbrainz/1/user/me/following")
+        try record("GET", "/apis/listenbrainz/1/user/{name}/followers", "/apis/listenbrainz/1/user/me/followers")
+        let lookup = "/apis/listenbrainz/1/metadata/lookup"
+        try record("GET", lookup, lookup + "?artist_name=Spec&recording_name=Doc", headers: key)
+        try record("GET", lookup, lookup + "?recording_name=Doc", headers: key)
+        try record("GET", lookup, lookup + "?artist_name=Spec&recording_name=Doc")
         let submitted = try HTTP.get(daemon.base + "/1/user/me/listens?min_ts=1763794799&max_ts=1763794801", headers: key).json
         let msid = try #require(((submitted?["payload"] as? [String: Any])?["listens"] as? [[String: Any]])?.first?["recording_msid"] as? String)
         let deleteListen = "/apis/listenbrainz/1/delete-listen"
