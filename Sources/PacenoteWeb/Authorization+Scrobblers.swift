@@ -83,10 +83,10 @@ extension Authorization {
 
     /// Keys whose sessions or `api_key` may read the history through Last.fm's methods:
     /// those that read it elsewhere.
-    static func lastFMMayRead(_ scope: KeyScope) -> Bool { scope == .admin || scope == .read }
+    static func lastFMMayRead(_ scope: KeyScope) -> Bool { scope == .admin || scope == .read || scope == .client }
 
     /// Keys whose sessions may love and unlove: those that may send ListenBrainz feedback.
-    static func lastFMMayLove(_ scope: KeyScope) -> Bool { scope == .admin || scope == .submit }
+    static func lastFMMayLove(_ scope: KeyScope) -> Bool { scope == .admin || scope == .submit || scope == .client }
 
     /// Lets a Last.fm read in, or throws Last.fm's error: a session key (`sk`, pylast sends
     /// it with every call once logged in) is judged alone — unknown: 9, of a key that may not
