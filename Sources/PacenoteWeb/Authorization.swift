@@ -162,7 +162,7 @@ extension Authorization {
     /// written in the route's dialect by `API.refusal`. A key that was sent is checked once,
     /// here; ten wrong ones a minute lock the client out. A request that sends a key is
     /// judged by that key's scope: a submit key reads nothing, even from a trusted network.
-    static func decide(_ access: Access, for request: HTTPRequest, in context: APIContext) -> Result<Grant, APIError> {
+    static func decide(_ access: Access, for request: HTTPRequest, pathKey: String? = nil, in context: APIContext) -> Result<Grant, APIError> {
         let client = client(request, proxies: context.trustedProxies)
         let stranger = Grant(client: client, mayReadPrivate: false, isOwner: false)
         let sessions = context.sessions
@@ -183,6 +183,18 @@ extension Authorization {
             case nil:
                 sessions.recordFailure(from: client)
                 return .failure(APIError(kind: .unauthorized, code: "invalid_key", message: "Invalid authorization token."))
+            }
+        case .webhookKey:
+            // Submit keys reach this route through the `.submit` scope; a `client` scope, when
+            // there is one, belongs here too.
+            if sessions.isLockedOut(client) { return .failure(tooManyAttempts) }
+            guard let sent = sentKey(in: request) ?? pathKey else { return .failure(missingKey) }
+            switch scope(of: sent, in: context) {
+            case .admin, .submit: return .success(stranger)
+            case .read: return .failure(outOfScope(.read))
+            case nil:
+                sessions.recordFailure(from: client)
+                return .failure(wrongKey(context))
             }
         case .public, .privateRead, .write, .submit:
             var keyScope: KeyScope?
