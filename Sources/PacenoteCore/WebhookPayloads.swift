@@ -49,7 +49,7 @@ public enum WebhookPayloads {
                              source: "Jellyfin")
         let device = text(o["devicename"]) ?? text(o["clientname"]) ?? "jellyfin"
         return .playback(PlaybackReport(kind, track: track, source: "jellyfin:" + device, player: device,
-                                        position: ticks("playbackpositionticks")))
+                                        position: try seconds(ticks("playbackpositionticks"), "PlaybackPositionTicks")))
     }
 
     // MARK: Plex
@@ -88,7 +88,7 @@ public enum WebhookPayloads {
         track.albumArtist = text(metadata["grandparentTitle"])
         let player = text((o["Player"] as? [String: Any])?["title"]) ?? "plex"
         return .playback(PlaybackReport(kind, track: track, source: "plex:" + player, player: player,
-                                        position: number(metadata["viewOffset"]).map { $0 / 1000 }))
+                                        position: try seconds(number(metadata["viewOffset"]).map { $0 / 1000 }, "viewOffset")))
     }
 
     // MARK: Web Scrobbler
@@ -104,7 +104,7 @@ public enum WebhookPayloads {
         let o = try object(body)
         guard let name = text(o["eventName"]) else { throw Rejection("a Web Scrobbler webhook needs eventName") }
         guard let data = o["data"] as? [String: Any] else { throw Rejection("a Web Scrobbler webhook needs data") }
-        let time = number(o["time"]).map { Date(timeIntervalSince1970: $0 / 1000) }
+        let time = try instant(number(o["time"]).map { $0 / 1000 }, "time")
         func report(_ kind: PlaybackReport.Kind, _ raw: Any?) throws(Rejection) -> PlaybackReport {
             guard let s = raw as? [String: Any] else { throw Rejection("a Web Scrobbler \(name) needs data.song") }
             let parsed = s["parsed"] as? [String: Any] ?? [:], processed = s["processed"] as? [String: Any] ?? [:]
@@ -114,12 +114,11 @@ public enum WebhookPayloads {
             var track = try song(title: field("track"), artist: field("artist"), album: field("album"), duration: duration,
                                  musicBrainz: MusicBrainzIDs(release: text(metadata["albumMbId"])), source: "Web Scrobbler")
             track.albumArtist = field("albumArtist")
-            let started = number(metadata["startTimestamp"]).map { Date(timeIntervalSince1970: $0) }
+            let started = try instant(number(metadata["startTimestamp"]), "metadata.startTimestamp")
             let player = text((s["connector"] as? [String: Any])?["label"]) ?? text(metadata["label"]) ?? "webscrobbler"
             var position: Double?
             if case .stop = kind, let started, let time {
-                position = max(0, time.timeIntervalSince(started))
-                if let duration { position = min(position!, duration) }
+                position = min(max(0, time.timeIntervalSince(started)), duration ?? Double(ListenBrainzSubmission.maxDurationSeconds))
             }
             return PlaybackReport(kind, track: track, source: "webscrobbler", player: player, position: position, startedAt: started)
         }
@@ -170,19 +169,19 @@ public enum WebhookPayloads {
         func seconds(_ key: String) throws(Rejection) -> Double? {
             guard let value = fields[key], !(value is NSNull) else { return nil }
             guard let n = number(value) ?? text(value).flatMap(Double.init), n.isFinite, n >= 0,
-                  n <= Double(ListenBrainzSubmission.maxDurationSeconds * 1000) else {
-                throw Rejection("\(key) must be a whole number of seconds")
+                  n <= (key == "time" ? latest : Double(ListenBrainzSubmission.maxDurationSeconds)) else {
+                throw Rejection("\(key) must be a number of seconds")
             }
             return n
         }
-        let length = try seconds("length"), played = try seconds("duration"), time = try seconds("time")
+        let length = try seconds("length"), played = try seconds("duration")
+        let time = try instant(try seconds("time"), "time")
         let albumArtists = list(fields["albumartists"])
         let track = Track(title: title, artist: artists.joined(separator: ", "), album: text(fields["album"]),
                           albumArtist: albumArtists.isEmpty ? nil : albumArtists.joined(separator: ", "),
                           durationSeconds: length.flatMap { $0 > 0 ? $0 : nil },
                           listedCredit: artists.count > 1 ? ArtistCredit(listed: artists, mbids: []) : nil)
-        return MalojaScrobble(key: text(fields["key"]) ?? text(fields["apikey"]), track: track,
-                              time: time.map { Date(timeIntervalSince1970: $0) }, played: played)
+        return MalojaScrobble(key: text(fields["key"]) ?? text(fields["apikey"]), track: track, time: time, played: played)
     }
 
     // MARK: Reading
@@ -204,6 +203,25 @@ public enum WebhookPayloads {
     static func number(_ value: Any?) -> Double? {
         if let n = HeartRateInput.number(value), n.isFinite { return n }
         return text(value).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    /// The latest time taken (2100-01-01): beyond it a time is no time.
+    static let latest: Double = 4_102_444_800
+
+    /// A time in Unix seconds, from ListenBrainz's earliest (2002-10-01) to `latest`.
+    static func instant(_ seconds: Double?, _ name: String) throws(Rejection) -> Date? {
+        guard let seconds else { return nil }
+        guard seconds >= Double(ListenBrainzSubmission.minimumTimestamp), seconds <= latest else {
+            throw Rejection("\(name) is no time between 2002 and 2100")
+        }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// A position in a track: at most 24 days, as ListenBrainz's longest duration.
+    static func seconds(_ value: Double?, _ name: String) throws(Rejection) -> Double? {
+        guard let value else { return nil }
+        guard value >= 0, value <= Double(ListenBrainzSubmission.maxDurationSeconds) else { throw Rejection("\(name) is out of range") }
+        return value
     }
 
     static func song(title: String?, artist: String?, album: String?, duration: Double?, musicBrainz: MusicBrainzIDs,

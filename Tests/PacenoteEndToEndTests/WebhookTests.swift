@@ -41,7 +41,6 @@ import Testing
             "Album": "Summerland", "Artist": "Dool",
             "Provider_musicbrainzartist": "f59c5520-5f46-4d2c-b2c4-822eabf53419",
             "Provider_musicbrainzalbum": "0b3a5e0c-7d2f-4c1e-9c55-6f0d6bbd2f10",
-            "Provider_musicbrainztrack": "e225fb84-dc9a-419e-adcd-9890f59ec432",
             "Audio_0_Title": "FLAC - Stereo", "Audio_0_Type": "Audio", "Audio_0_Codec": "flac", "Audio_0_Channels": 2,
             "PlaybackPositionTicks": Int64(position * 10_000_000), "PlaybackPosition": "00:00:00",
             "MediaSourceId": "a1b2c3d4e5f60718293a4b5c6d7e8f90", "IsPaused": false, "IsAutomated": false,
@@ -49,39 +48,46 @@ import Testing
             "NotificationUsername": "runner", "UserId": "6d23c30c5e9d4ec6a66db6b05b63e516",
         ]
         if let completed { o["PlayedToCompletion"] = completed }
+        // The recording's id, for one song only (the same id would make two songs one track).
+        if title == "Vantablack" { o["Provider_musicbrainztrack"] = "e225fb84-dc9a-419e-adcd-9890f59ec432" }
         return json(o)
     }
 
-    /// Start, progress and stop of one song that played past half, and of one skipped at 40 s;
+    /// Start, progress and stop of one song that played past half, and of one skipped early;
     /// the same stop sent again adds nothing; the key in the URL or in a header; a film is
-    /// understood and ignored.
+    /// understood and ignored. Real time passes between start and stop, so the rule's
+    /// shortest track is 1 s here (`[plays] min_track_s`): a 6-second song; the other tests
+    /// run on the default rule.
     @Test func jellyfinPlaybackGivesThePlaysTheRuleSays() throws {
-        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[plays]\nmin_track_s = 1\n")
         let key = try Self.key(daemon, "jellyfin")
         let url = daemon.base + "/webhooks/jellyfin/" + key
         // The plugin sends text/plain unless a Content-Type header is added.
         let plain = ["Content-Type": "text/plain; charset=utf-8"]
-        #expect(try Self.post(url, Self.jellyfin("PlaybackStart", title: "Vantablack", seconds: 200, position: 0), headers: plain).status == 200)
+        #expect(try Self.post(url, Self.jellyfin("PlaybackStart", title: "Vantablack", seconds: 6, position: 0), headers: plain).status == 200)
         let playing = try daemon.status()
         #expect("\(playing)".contains("Vantablack"), "now playing elsewhere: \(playing)")
-        #expect(try Self.post(url, Self.jellyfin("PlaybackProgress", title: "Vantablack", seconds: 200, position: 60), headers: plain).status == 200)
-        let stop = Self.jellyfin("PlaybackStop", title: "Vantablack", seconds: 200, position: 150, completed: false)
+        usleep(1_500_000)
+        #expect(try Self.post(url, Self.jellyfin("PlaybackProgress", title: "Vantablack", seconds: 6, position: 1.5), headers: plain).status == 200)
+        usleep(2_000_000)
+        let stop = Self.jellyfin("PlaybackStop", title: "Vantablack", seconds: 6, position: 3.5, completed: false)
         let stopped = try Self.post(url, stop, headers: plain)
         #expect(stopped.status == 200 && stopped.json?["counted"] as? Int == 1, "\(stopped.text)")
         #expect(try Self.post(url, stop, headers: plain).json?["stored"] as? Int == 0, "the same stop again")
 
         // The key in a header (the plugin can add one) instead of the URL.
         let header = ["Content-Type": "application/json", "X-API-Key": key]
-        #expect(try Self.post(daemon.base + "/webhooks/jellyfin", Self.jellyfin("PlaybackStart", title: "Dust", seconds: 300, position: 0),
+        #expect(try Self.post(daemon.base + "/webhooks/jellyfin", Self.jellyfin("PlaybackStart", title: "Dust", seconds: 10, position: 0),
                               headers: header).status == 200)
+        usleep(1_000_000)
         let skipped = try Self.post(daemon.base + "/webhooks/jellyfin",
-                                    Self.jellyfin("PlaybackStop", title: "Dust", seconds: 300, position: 40, completed: false), headers: header)
+                                    Self.jellyfin("PlaybackStop", title: "Dust", seconds: 10, position: 1, completed: false), headers: header)
         #expect(skipped.json?["skipped"] as? Int == 1, "\(skipped.text)")
         let film = try Self.post(url, Self.jellyfin("PlaybackStop", title: "A Film", seconds: 6000, position: 5000, item: "Movie"))
         #expect(film.status == 200 && (film.json?["ignored"] as? [String])?.count == 1, "\(film.text)")
 
         let listens = try daemon.listens()
-        #expect(listens.map(\.description) == ["Vantablack counted 150.00 s on Pixel 8", "Dust skip 40.00 s on Pixel 8"])
+        #expect(listens.map(\.description) == ["Vantablack counted 3.50 s on Pixel 8", "Dust skip 1.00 s on Pixel 8"])
         #expect(Set(listens.map { $0.json["source"] as? String }) == ["jellyfin:Pixel 8"])
         #expect(listens.first?.track["musicbrainz_recording_id"] as? String == "e225fb84-dc9a-419e-adcd-9890f59ec432")
         // The key in the URL never reaches the log.
