@@ -144,6 +144,10 @@ import Testing
         try record("POST", "/webhooks/jellyfin/{key}", "/webhooks/jellyfin/pn_wrong", body: jellyfinStop)
         try record("POST", "/webhooks/webscrobbler", "/webhooks/webscrobbler", headers: key, body: #"{"eventName": "paused", "time": 1, "data": {"song": {"parsed": {"track": "Hook", "artist": "Spec"}}}}"#)
         try record("POST", "/webhooks/plex", "/webhooks/plex", headers: key, body: #"{"event": "media.rate"}"#)
+        try record("POST", "/webhooks/plex/{key}", "/webhooks/plex/\(daemon.apiKey)", headers: ["Content-Type": "multipart/form-data; boundary=b"],
+                   body: "--b\r\nContent-Disposition: form-data; name=\"payload\"\r\n\r\n{\"event\": \"media.pause\", \"Metadata\": {\"type\": \"track\", \"title\": \"Hook\", \"grandparentTitle\": \"Spec\"}}\r\n--b--\r\n")
+        try record("POST", "/webhooks/jellyfin", "/webhooks/jellyfin", headers: key, body: jellyfinStop)
+        try record("POST", "/webhooks/webscrobbler/{key}", "/webhooks/webscrobbler/\(daemon.apiKey)", body: #"{"eventName": "unknown", "data": {}}"#)
         try record("POST", "/apis/mlj_1/newscrobble", "/apis/mlj_1/newscrobble", headers: ["Content-Type": "application/json"],
                    body: #"{"artist": "Spec", "title": "Maloja", "duration": 10, "length": 200, "key": "\#(daemon.apiKey)"}"#)
         try record("POST", "/apis/mlj_1/newscrobble", "/apis/mlj_1/newscrobble", headers: ["Content-Type": "application/json"],
