@@ -354,6 +354,7 @@ public final class PacenoteServer: Sendable {
         settings.publicURL = config.publicURL
         settings.sessionIdleSeconds = Double(config.sessionIdleDays) * 86_400
         settings.publicDirectory = config.publicDirectory
+        settings.playRule = config.playRule
         settings.eventStreams = .init(streams: config.maxEventStreams, perClient: config.maxEventStreamsPerClient,
                                       lifetime: config.eventStreamMaxSeconds)
 

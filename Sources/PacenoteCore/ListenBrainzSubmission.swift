@@ -13,6 +13,16 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
         public var track: Track
         /// The player or client that sent it (`media_player`, `submission_client`, `listening_from`).
         public var client: String?
+        /// How long it was actually played, in seconds (`additional_info.duration_played`), when sent.
+        public var playedSeconds: Double?
+
+        /// The play this listen is: counted, unless `duration_played` says it was played for
+        /// less than the play rule asks of its length (then a skip, with the seconds played).
+        public func play(rule: PlayRule, now: Date) -> ReportedPlay {
+            let startedAt = listenedAt ?? now
+            guard let playedSeconds else { return .listen(track, startedAt: startedAt, player: client) }
+            return .judged(track, startedAt: startedAt, player: client, played: playedSeconds, rule: rule)
+        }
     }
 
     public var type: ListenType
@@ -125,6 +135,16 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
             duration = value
         case (nil, nil): break
         }
+        // ListenBrainz's JSON documentation (docs/users/json.rst): "duration_played: the
+        // duration in seconds that the user actually listened to the track".
+        var played: Double?
+        if let raw = info["duration_played"], !(raw is NSNull) {
+            guard let value = HeartRateInput.number(raw) ?? (raw as? String).flatMap(Double.init), value.isFinite, value >= 0,
+                  value <= Double(maxDurationSeconds) else {
+                throw Rejection(message: "Value for duration_played is invalid, should be a positive integer.")
+            }
+            played = value
+        }
         let artistMBIDs = info["artist_mbids"] as? [String]
         // ListenBrainz's own split of the credit, when the client sent it (`artist_names`).
         let listed = (info["artist_names"] as? [String]).flatMap { ArtistCredit(listed: $0, mbids: artistMBIDs ?? []) }
@@ -137,7 +157,7 @@ public struct ListenBrainzSubmission: Equatable, Sendable {
                 artist: artistMBIDs?.first),
             listedCredit: listed)
         let client = text("media_player", in: info) ?? text("submission_client", in: info) ?? text("listening_from", in: info)
-        return Listen(listenedAt: listenedAt, track: track, client: client)
+        return Listen(listenedAt: listenedAt, track: track, client: client, playedSeconds: played)
     }
 }
 

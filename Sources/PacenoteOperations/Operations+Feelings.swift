@@ -4,7 +4,7 @@ import PacenoteStore
 
 extension Operations {
     /// Sources a feeling may come from, recorded with it.
-    public static let feelingSources: Set<String> = ["site", "api", "listenbrainz", "audioscrobbler", "import"]
+    public static let feelingSources: Set<String> = ["site", "api", "listenbrainz", "audioscrobbler", "import", "webscrobbler"]
 
     /// Likes, dislikes or clears (`.none`) one track.
     public func setFeeling(trackID: Int64, _ feeling: Feeling, source: String) throws {

@@ -36,6 +36,19 @@ extension Operations {
         return logged
     }
 
+    /// Plays others report and have decided (webhooks from Jellyfin, Plex and Web Scrobbler;
+    /// Maloja's `newscrobble`; a ListenBrainz listen with `duration_played`): counted plays
+    /// and skips, deduplicated as scrobbles are (the same play arriving by two routes within
+    /// `Store.scrobbleWindow` is stored once; ListenBrainz's listens, as ever, only when
+    /// they began at the same moment: `sameWithin: 0`).
+    @discardableResult
+    public func recordReported(_ plays: [ReportedPlay], source: String, sameWithin: TimeInterval = Store.scrobbleWindow,
+                               now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
+        let logged = try store.recordReported(plays, source: source, rules: try store.currentRules(), sameWithin: sameWithin, now: now)
+        announce(logged: logged)
+        return logged
+    }
+
     /// An import of listening history: batches are stored by the store's bulk path (one
     /// transaction each) and each batch that added plays is announced once. Imported plays
     /// are older than their ids say, so followers read the plays again.

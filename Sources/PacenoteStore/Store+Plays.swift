@@ -183,24 +183,34 @@ extension Store {
     public func recordListens(_ listens: [(track: Track, startedAt: Date, client: String?)], source: String,
                               rules: RuleSet = .empty, sameWithin: TimeInterval = 0,
                               now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
+        try recordReported(listens.map { ReportedPlay.listen($0.track, startedAt: $0.startedAt, player: $0.client) }, source: source,
+                           rules: rules, sameWithin: sameWithin, now: now)
+    }
+
+    /// Stores plays that others report and have decided (`ReportedPlay`: counted, or a skip
+    /// with the seconds played), as `recordListens` stores listens: one transaction, each
+    /// play once however often it is sent, and with `sameWithin` the play already stored by
+    /// another route is that play. Returns the plays that were new.
+    public func recordReported(_ reported: [ReportedPlay], source: String, rules: RuleSet = .empty, sameWithin: TimeInterval = 0,
+                               now: Date = Date()) throws(StoreError) -> [LoggedPlay] {
         // A listen without a duration has no known length: no `shorter_than` rule takes it.
-        let outcomes = Store.decide(rules, listens.map { ($0.track, $0.track.durationSeconds, $0.track.uri) })
+        let outcomes = Store.decide(rules, reported.map { ($0.track, $0.track.durationSeconds, $0.track.uri) })
         return try write { db in
             try Store.noteRuleOverruns(outcomes.flatMap(\.overruns), at: now, in: db)
             var logged: [LoggedPlay] = []
-            for (listen, outcome) in zip(listens, outcomes) {
+            for (listen, outcome) in zip(reported, outcomes) {
                 let decision = outcome.decision
                 guard let ruled = decision.track else { continue }
+                let played = max(0, listen.playedSeconds)
                 if sameWithin > 0, try Store.isStored(ruled, startedAt: listen.startedAt,
-                                                      duration: listen.track.durationSeconds ?? 0, within: sameWithin,
+                                                      duration: listen.track.durationSeconds ?? played, within: sameWithin,
                                                       source: source, in: db) {
                     continue
                 }
                 let trackID = try Store.saveTrack(ruled, at: now, in: db)
-                let duration = listen.track.durationSeconds ?? 0
                 var play = Play(trackID: trackID, startedAt: listen.startedAt,
-                                endedAt: listen.startedAt.addingTimeInterval(duration), playedSeconds: duration,
-                                counted: true, source: source, player: listen.client)
+                                endedAt: listen.startedAt.addingTimeInterval(played), playedSeconds: played,
+                                counted: listen.counted, source: source, player: listen.player)
                 if case .hide = decision {
                     try Store.insertHiddenPlay(play, localTime: localTime, in: db)
                     continue

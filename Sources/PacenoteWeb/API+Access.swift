@@ -35,7 +35,7 @@ extension API {
         case .failure(let error): return .refused(errorResponse(error, request, nil), nil)
         case .success(let found): match = found
         }
-        switch Authorization.decide(match.policy.access, for: request, in: context) {
+        switch Authorization.decide(match.policy.access, for: request, pathKey: match.pathKey, in: context) {
         case .success(let grant): return .admitted(match, grant)
         case .failure(let error): return .refused(crossOrigin(refusal(error, request, match), request, match), match)
         }
@@ -80,7 +80,7 @@ extension API {
     }
 
     func logServerError(_ error: APIError, _ request: HTTPRequest) {
-        context.logger.error("\(LogText.escaped(request.method)) \(LogText.escaped(request.path)): \(error.status) \(LogText.escaped(error.message))")
+        context.logger.error("\(LogText.escaped(request.method)) \(LogText.escaped(Route.loggable(request.path))): \(error.status) \(LogText.escaped(error.message))")
     }
 
     /// A browser asking for a page (not the API, a file or a ListenBrainz route), for

@@ -8,8 +8,9 @@ import PacenoteStore
 /// a submit key (`pacenote key add phone --scope submit`) as the user token. The same
 /// clients read the history back and delete a listen (below).
 extension API {
-    /// `POST …/1/submit-listens`: `single` and `import` are stored as counted plays that
-    /// began at `listened_at`; `playing_now` is announced, not stored.
+    /// `POST …/1/submit-listens`: `single` and `import` are stored as plays that began at
+    /// `listened_at`, counted unless `additional_info.duration_played` is under what the play
+    /// rule asks (then a skip, with those seconds); `playing_now` is announced, not stored.
     func submitListens(_ request: HTTPRequest) throws -> HTTPResponse {
         let submission: ListenBrainzSubmission
         do {
@@ -29,8 +30,9 @@ extension API {
         }
         if submission.type != .playingNow {
             do {
-                try context.operations.recordListens(
-                    submission.listens.map { ($0.track, $0.listenedAt ?? context.clock.now(), $0.client) }, source: "listenbrainz")
+                let now = context.clock.now()
+                try context.operations.recordReported(submission.listens.map { $0.play(rule: context.playRule, now: now) },
+                                                      source: "listenbrainz", sameWithin: 0)
             } catch {
                 logScrobble("listenbrainz", "submit", client: client, user: nil, outcome: "failed", reason: "the database could not store them")
                 throw error

@@ -45,6 +45,9 @@ public struct APIContext: Sendable {
         public var sessionIdleSeconds = Sessions.defaultIdleTimeout
         /// Where `Public/` is read from (nil: the files built in).
         public var publicDirectory: String?
+        /// When a play counts (`[plays]`): webhooks' plays and ListenBrainz's `duration_played`
+        /// are judged by the rule MPD's plays are.
+        public var playRule: PlayRule = .lastFM
         /// Live events (`/api/v1/events`) and their limits; nil: not offered.
         public var eventStreams: EventStreamHub.Limits?
 
@@ -96,6 +99,8 @@ public struct APIContext: Sendable {
     public let scrobbles: ScrobbleState
     public let staticFiles: StaticFiles
     public let eventHub: EventStreamHub?
+    /// The plays in progress that webhooks report (Jellyfin, Plex, Web Scrobbler).
+    public let webhooks = WebhookPlays()
     let notices = SecurityNotices()
 
     public init(settings: Settings, store: Store, events: EventBus?, services: Services, clock: WebClock,

@@ -163,7 +163,7 @@ extension Authorization {
     /// written in the route's dialect by `API.refusal`. A key that was sent is checked once,
     /// here; ten wrong ones a minute lock the client out. A request that sends a key is
     /// judged by that key's scope: a submit key reads nothing, even from a trusted network.
-    static func decide(_ access: Access, for request: HTTPRequest, in context: APIContext) -> Result<Grant, APIError> {
+    static func decide(_ access: Access, for request: HTTPRequest, pathKey: String? = nil, in context: APIContext) -> Result<Grant, APIError> {
         let client = client(request, proxies: context.trustedProxies)
         let stranger = Grant(client: client, mayReadPrivate: false, isOwner: false)
         let sessions = context.sessions
@@ -187,6 +187,17 @@ extension Authorization {
             case nil:
                 sessions.recordFailure(from: client)
                 return .failure(APIError(kind: .unauthorized, code: "invalid_key", message: "Invalid authorization token."))
+            }
+        case .webhookKey:
+            // Submit keys, and client keys (an app that scrobbles), reach this route.
+            if sessions.isLockedOut(client) { return .failure(tooManyAttempts) }
+            guard let sent = sentKey(in: request) ?? pathKey else { return .failure(missingKey) }
+            switch scope(of: sent, in: context) {
+            case .admin, .submit, .client: return .success(stranger)
+            case .read: return .failure(outOfScope(.read))
+            case nil:
+                sessions.recordFailure(from: client)
+                return .failure(wrongKey(context))
             }
         case .public, .privateRead, .write, .submit, .like:
             var keyScope: KeyScope?

@@ -24,6 +24,11 @@ public enum Access: Equatable, Sendable {
     /// A like or dislike of a track (`PUT /api/v1/tracks/{id}/feeling`): what `write` takes,
     /// and a client key (an app that scrobbles also loves tracks).
     case like
+    /// A webhook from a media server or an extension (Jellyfin, Plex, Web Scrobbler): a submit
+    /// key or the admin key, in the headers or — for sources that can set nothing but a URL —
+    /// as the path's last segment (`/webhooks/plex/KEY`, the route's `{key}`). Refused in
+    /// Pacenote's JSON; sessions and trusted networks do not count.
+    case webhookKey
     /// The request brings a key for its handler to judge (the login form's body,
     /// ListenBrainz's validate-token): only the lockout is decided from the headers.
     case keyCheck
@@ -332,7 +337,22 @@ extension Route {
                 try api.legacySubmit(call.request, client: call.grant.client)
             },
         ]),
-    ]
+        // Maloja's API as scrobblers use it: the key comes in the body (or the query), judged
+        // by the handler once the body is in; checking a server needs no key.
+        Endpoint("/apis/mlj_1/newscrobble", "maloja_newscrobble", [
+            RouteMethod("POST", Policy(.keyCheck, body: .keyless), json { api, call in try api.malojaNewScrobble(call.request, client: call.grant.client) }),
+        ]),
+        Endpoint("/apis/mlj_1/serverinfo", "maloja_serverinfo", read(.open, json { api, _ in api.malojaServerInfo() })),
+        Endpoint("/apis/mlj_1/test", "maloja_test", read(.keyCheck, json { api, call in try api.malojaTest(call.request, client: call.grant.client) })),
+    ] + webhook("jellyfin") { api, request in try api.jellyfinWebhook(request) }
+        + webhook("plex") { api, request in try api.plexWebhook(request) }
+        + webhook("webscrobbler") { api, request in try api.webScrobblerWebhook(request) }
+
+    /// A webhook's two lines: the key in the headers, or as the path's last segment.
+    private static func webhook(_ name: String, _ handler: @escaping @Sendable (API, HTTPRequest) throws -> JSONValue) -> [Endpoint] {
+        let post = [RouteMethod("POST", Policy(.webhookKey, body: .normal), json { api, call in try handler(api, call.request) })]
+        return [Endpoint("/webhooks/" + name, "webhook_" + name, post), Endpoint("/webhooks/" + name + "/{key}", "webhook_" + name, post)]
+    }
 
     private static let audioscrobbler: Handler = { api, call in try api.audioscrobbler(call.request, client: call.grant.client) }
     private static let handshake: Handler = { api, call in try api.legacyHandshake(call.request, client: call.grant.client) }

@@ -1,3 +1,5 @@
+import PacenoteCore
+
 /// Every URL Pacenote answers, as data: `Route.table` (Route+Table.swift) holds one line per
 /// path, and each line says, method by method, who may call it, the body it takes, how its
 /// errors are written, whether it may write for seconds, and the handler that answers it;
@@ -118,6 +120,8 @@ public struct RouteMatch: Sendable {
     let id: Int64
 
     public var policy: Policy { method.policy }
+    /// The key a webhook's URL carries as its last segment (`{key}`), if the route has one.
+    var pathKey: String? { endpoint.template.hasSuffix("/{key}") ? values.last : nil }
     public var metricName: String { endpoint.metricName }
     public var isLongWrite: Bool { method.isLongWrite }
 }
@@ -157,5 +161,15 @@ extension Route {
             }
         }
         return .failure(.notFound("no route for \(path)"))
+    }
+}
+
+extension Route {
+    /// A path as logs show it: a webhook's key in the path (`/webhooks/plex/KEY`) is masked,
+    /// as a key in a header never reaches a log.
+    static func loggable(_ path: String) -> String {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard let i = segments.firstIndex(of: "webhooks"), segments.count == i + 3, !segments[i + 2].isEmpty else { return path }
+        return segments[...(i + 1)].joined(separator: "/") + "/" + URLSecrets.mask
     }
 }

@@ -163,7 +163,7 @@ public final class WebServer: Sendable {
         // (method, path) with control characters escaped, so no request forges a line.
         if logger.logLevel <= .debug {
             let ms = Double(nanoseconds) / 1e6
-            logger.debug("\(LogText.escaped(client)) \(LogText.escaped(request.method)) \(LogText.escaped(request.path)) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
+            logger.debug("\(LogText.escaped(client)) \(LogText.escaped(request.method)) \(LogText.escaped(Route.loggable(request.path))) \(response.status) \(response.body.count) B \(String(format: "%.2f", ms)) ms")
         }
     }
 

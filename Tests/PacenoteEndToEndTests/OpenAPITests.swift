@@ -141,6 +141,23 @@ import Testing
                    body: #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#)
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key, body: "{}")
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", body: "{}")
+        // Webhooks (the key in the path or a header) and Maloja's scrobble API.
+        let jellyfinStop = #"{"NotificationType": "PlaybackStop", "ItemType": "Audio", "Name": "Hook", "Artist": "Spec", "RunTimeTicks": 2000000000, "PlaybackPositionTicks": 1500000000, "DeviceName": "Phone"}"#
+        try record("POST", "/webhooks/jellyfin/{key}", "/webhooks/jellyfin/\(daemon.apiKey)", body: jellyfinStop)
+        try record("POST", "/webhooks/jellyfin/{key}", "/webhooks/jellyfin/\(daemon.apiKey)", body: "[]")
+        try record("POST", "/webhooks/jellyfin/{key}", "/webhooks/jellyfin/pn_wrong", body: jellyfinStop)
+        try record("POST", "/webhooks/webscrobbler", "/webhooks/webscrobbler", headers: key, body: #"{"eventName": "paused", "time": 1, "data": {"song": {"parsed": {"track": "Hook", "artist": "Spec"}}}}"#)
+        try record("POST", "/webhooks/plex", "/webhooks/plex", headers: key, body: #"{"event": "media.rate"}"#)
+        try record("POST", "/webhooks/plex/{key}", "/webhooks/plex/\(daemon.apiKey)", headers: ["Content-Type": "multipart/form-data; boundary=b"],
+                   body: "--b\r\nContent-Disposition: form-data; name=\"payload\"\r\n\r\n{\"event\": \"media.pause\", \"Metadata\": {\"type\": \"track\", \"title\": \"Hook\", \"grandparentTitle\": \"Spec\"}}\r\n--b--\r\n")
+        try record("POST", "/webhooks/jellyfin", "/webhooks/jellyfin", headers: key, body: jellyfinStop)
+        try record("POST", "/webhooks/webscrobbler/{key}", "/webhooks/webscrobbler/\(daemon.apiKey)", body: #"{"eventName": "unknown", "data": {}}"#)
+        try record("POST", "/apis/mlj_1/newscrobble", "/apis/mlj_1/newscrobble", headers: ["Content-Type": "application/json"],
+                   body: #"{"artist": "Spec", "title": "Maloja", "duration": 10, "length": 200, "key": "\#(daemon.apiKey)"}"#)
+        try record("POST", "/apis/mlj_1/newscrobble", "/apis/mlj_1/newscrobble", headers: ["Content-Type": "application/json"],
+                   body: #"{"artist": "Spec", "title": "Maloja", "key": "pn_wrong"}"#)
+        try record("GET", "/apis/mlj_1/serverinfo", "/apis/mlj_1/serverinfo")
+        try record("GET", "/apis/mlj_1/test", "/apis/mlj_1/test?key=pn_wrong")
         // ListenBrainz's reads of the history, and deleting the listen just submitted.
         let lbUser = "/apis/listenbrainz/1/user/{name}"
         try record("GET", lbUser + "/listens", "/apis/listenbrainz/1/user/me/listens?count=5")

@@ -104,6 +104,18 @@ import Testing
             ("GET HEAD POST", "/apis/audioscrobbler_legacy", "audioscrobbler_legacy_handshake", keyCheck),
             ("POST", "/apis/audioscrobbler_legacy/nowplaying", "audioscrobbler_legacy_nowplaying", keyCheck),
             ("POST", "/apis/audioscrobbler_legacy/submission", "audioscrobbler_legacy_submit", keyCheck),
+            // Maloja's scrobble API: the key is in the body, judged by the handler.
+            ("POST", "/apis/mlj_1/newscrobble", "maloja_newscrobble", keyCheck),
+            ("GET HEAD", "/apis/mlj_1/serverinfo", "maloja_serverinfo", open),
+            ("GET HEAD", "/apis/mlj_1/test", "maloja_test", keyCheck),
+            // Webhooks: a submit or admin key in a header or as the path's last segment
+            // (`webhookKeyInThePath`); the sample path's `{key}` is no key.
+            ("POST", "/webhooks/jellyfin", "webhook_jellyfin", token),
+            ("POST", "/webhooks/jellyfin/{key}", "webhook_jellyfin", token),
+            ("POST", "/webhooks/plex", "webhook_plex", token),
+            ("POST", "/webhooks/plex/{key}", "webhook_plex", token),
+            ("POST", "/webhooks/webscrobbler", "webhook_webscrobbler", token),
+            ("POST", "/webhooks/webscrobbler/{key}", "webhook_webscrobbler", token),
             ("GET HEAD", "/api/v1/openapi.json", "static", open),
             ("GET HEAD", "/login", "login", open),
             ("POST", "/login", "login", keyCheck),
@@ -280,6 +292,20 @@ import Testing
         let (api, request) = fixture.ask("PUT", "/pacenote/api/v1/tracks/7/bpm", as: .nothing)
         #expect(WebServer.admit(request, prefix: "/pacenote", api: api).0.metricLabel == "track_bpm")
         #expect(WebServer.admit(request, prefix: "", api: api).0.metricLabel == "unknown")
+    }
+
+    /// A webhook's key as the URL's last segment, for sources that set nothing but a URL
+    /// (Plex, Web Scrobbler): the admin or a submit key; a read key is out of scope; anything
+    /// else is a wrong key, counted toward the lockout. Logs show the path without it.
+    @Test func webhookKeyInThePath() throws {
+        let fixture = try Fixture()
+        for (key, outcome) in [(Self.key, Outcome.allowed), (Self.submitKey, .allowed), (Self.readKey, .forbidden), ("pn_guess", .unauthorized)] {
+            let (api, request) = fixture.ask("POST", "/webhooks/plex/" + key, as: .nothing)
+            #expect(Self.outcome(api.admit(request)) == outcome, "\(key)")
+        }
+        #expect(Route.loggable("/webhooks/plex/" + Self.submitKey) == "/webhooks/plex/***")
+        #expect(Route.loggable("/webhooks/plex") == "/webhooks/plex")
+        #expect(Route.loggable("/api/v1/listens") == "/api/v1/listens")
     }
 
     @Test func aWrongKeyFromATrustedNetworkIsRefusedToo() throws {
