@@ -58,7 +58,7 @@ enum Schema {
         m.registerMigration("v26.motion-samples", foreignKeyChecks: .immediate, migrate: v26MotionSamples)
         m.registerMigration("v27.training-load-and-hrv", foreignKeyChecks: .immediate, migrate: v27TrainingLoadAndHRV)
         m.registerMigration("v28.curation-facts", foreignKeyChecks: .immediate, migrate: v28CurationFacts)
-        m.registerMigration("v32.pace-effects", foreignKeyChecks: .immediate, migrate: v32PaceEffects)
+        m.registerMigration("v29.pace-effects", foreignKeyChecks: .immediate, migrate: v29PaceEffects)
         return m
     }
 

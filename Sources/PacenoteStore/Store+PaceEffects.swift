@@ -90,9 +90,13 @@ extension Store {
         var conditions: [String] = []
         if from != nil, to != nil { conditions.append("p.local_day BETWEEN ?1 AND ?2") }
         if trackID != nil { conditions.append("p.track_id = ?3") }
+        // One song: its plays first (by `plays_identity`), then their figures. Every song: the
+        // figures first, each play looked up by id — left to itself SQLite walked every play
+        // of the range by `local_day` (500,000 plays: 330 ms, `scripts/bench/faster-songs`);
+        // CROSS JOIN keeps the order written.
         let statement = try RawStatement(db, """
             SELECT p.track_id, e.workout_id, e.play_id, e.speed_before, e.speed_during, e.cadence_before, e.cadence_during
-            FROM pace_effects e JOIN plays p ON p.id = e.play_id
+            FROM \(trackID == nil ? "pace_effects e CROSS JOIN plays p" : "plays p JOIN pace_effects e") ON p.id = e.play_id
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             """)
         if let from, let to {

@@ -1,7 +1,7 @@
 import GRDB
 import PacenoteCore
 
-/// Migration "v32.pace-effects" (registered in `Schema.migrator`). Never edit it once shipped: add a new one.
+/// Migration "v29.pace-effects" (registered in `Schema.migrator`). Never edit it once shipped: add a new one.
 extension Schema {
     /// The songs that made you faster (issue 54, point 5): each play of a run measured against
     /// the minutes before it (`PaceEffect`), stored when its workout ends or is imported, so
@@ -9,7 +9,7 @@ extension Schema {
     /// `workouts.paces_measured_ms` says when a workout's plays were measured; NULL: not yet
     /// (workouts from before, or whose plays or motion changed since), which the heart-rate
     /// service catches up on.
-    static func v32PaceEffects(_ db: Database) throws {
+    static func v29PaceEffects(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE pace_effects (
               play_id        INTEGER PRIMARY KEY REFERENCES plays(id) ON DELETE CASCADE,
