@@ -56,11 +56,13 @@ extension HeartRateService {
     }
 
     /// A play logged for the time of an ended workout (a phone's listens sent after the run):
-    /// that workout is marked, and whatever is marked is measured.
+    /// that workout is marked and measured again. Most plays fall in no workout: a read tells,
+    /// and nothing is written for them (a client's batch of a thousand old listens is a thousand
+    /// plays logged).
     func playLoggedLate(from: Date, to: Date) {
         do {
-            try operations.markPacesStale(from: from, to: to)
-            if try !store.workoutsNeedingPaceEffects(limit: 1).isEmpty { schedulePaceCatchUp() }
+            guard try store.hasMeasuredWorkout(from: from, to: to) else { return }
+            if try operations.markPacesStale(from: from, to: to) > 0 { schedulePaceCatchUp() }
         } catch {
             logger.error("marking a workout to measure again: \(error)")
         }

@@ -53,6 +53,17 @@ extension Store {
         }
     }
 
+    /// Whether an ended workout already measured overlaps [from, to]: what a play logged then
+    /// would mark (`markPacesStale`), asked without taking the write lock.
+    public func hasMeasuredWorkout(from: Date, to: Date) throws(StoreError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM workouts
+                               WHERE started_at_ms BETWEEN ?1 - 604800000 AND ?2 AND ended_at_ms >= ?1 AND paces_measured_ms IS NOT NULL)
+                """), arguments: [Store.milliseconds(from), Store.milliseconds(to)]) ?? false
+        }
+    }
+
     /// Marks the ended workouts overlapping [from, to] to be measured again: a play or motion
     /// arrived for their time after they were measured. Returns how many.
     @discardableResult

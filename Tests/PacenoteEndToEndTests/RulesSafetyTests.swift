@@ -82,7 +82,12 @@ import Testing
         let long = String(repeating: "a", count: 1_023) + "!"
         let start = Date()
         let r = try daemon.post("/1/submit-listens", body: Self.listen(title: long, at: Int(Date().timeIntervalSince1970) - 60))
-        #expect(r.status == 200 && Date().timeIntervalSince(start) < 2, "\(r.text)")
+        // The budget (1,000,000 steps for the field) bounds the work, not the clock: this debug
+        // build's engine took 1.2–2.0 s for it on this two-core box (over 2 s once in CI, beside
+        // the unit tests and the release build); ICU took 51 s of CPU on a shorter text.
+        let took = Date().timeIntervalSince(start)
+        print("a submit with a rule over its budget: \(Int(took * 1000)) ms")
+        #expect(r.status == 200 && took < 4, "\(Int(took * 1000)) ms: \(r.text)")
         #expect(try daemon.listens().map(\.title) == [String(repeating: "a", count: 1_023) + "?"])
 
         let rule = try #require(try Self.rules(daemon).first { $0["id"] as? Int == id })
