@@ -44,6 +44,8 @@ struct HRFeed: ParsableCommand {
     var buffer: String?
 
     func run() throws {
+        // The signals first: a service manager may stop the feed while it starts.
+        ProcessSignals.shared.install()
         let config = try storage.loadConfig()
         guard let lineFormat = HeartRateInput.LineFormat(rawValue: format) else {
             throw Failure("--format: '\(format)' is not one of \(HeartRateInput.LineFormat.allCases.map(\.rawValue).joined(separator: ", "))")
