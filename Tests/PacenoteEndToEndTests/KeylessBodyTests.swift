@@ -21,6 +21,9 @@ import Testing
     /// connections are closed by their deadline.
     @Test func trickledKeylessBodiesLeaveTheOwnersWritesServed() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none"])
+        // One submit first, not timed: the test's HTTP client sets itself up on its first
+        // request (0.7 s and more on a loaded box), which is no answer of the server's.
+        #expect(try daemon.post("/1/submit-listens", body: Self.listen(999)).status == 200)
         let slow = try RawClient.connect(32, port: daemon.port) { "127.0.0.\(10 + $0 / 4)" }
         for client in slow { client.send(Self.head("/login", length: 16 << 10) + "key=") }
         let started = Date()
@@ -46,7 +49,7 @@ import Testing
         // … and by the keyless deadline (10 s, swept once a second) every one is closed.
         #expect(slow.allSatisfy { client in client.wait(timeout: 6) { $0.closedByServer } },
                 "\(slow.filter { !$0.closedByServer }.count) of 32 trickling connections still open after \(Date().timeIntervalSince(started)) s")
-        #expect(Int(try daemon.sql("SELECT count(*) FROM plays").trimmingCharacters(in: .whitespacesAndNewlines)) == submits.count)
+        #expect(Int(try daemon.sql("SELECT count(*) FROM plays").trimmingCharacters(in: .whitespacesAndNewlines)) == submits.count + 1)
         let metrics = try HTTP.request("GET", daemon.base + "/metrics", headers: ["Authorization": "Token \(daemon.apiKey)"])
         #expect(metrics.text.contains("pacenote_http_body_timeouts_total"), "the cut-offs are counted")
     }
