@@ -91,6 +91,7 @@ public final class HeartRateFeed: @unchecked Sendable {
     /// Reads `input` to its end, sending as it goes, then sends what is left. Returns the
     /// number of samples still buffered on disk (0 when everything reached the server).
     public func run(input: FileHandle) throws -> Int {
+        try HTTPClient.load()
         let timer = startTimer()
         defer { timer.cancel() }
         var lineNumber = 0
@@ -114,6 +115,8 @@ public final class HeartRateFeed: @unchecked Sendable {
     /// Reads a Bluetooth strap through BlueZ (`hr-feed --ble`), sending each reading as it
     /// comes, until `stop()` (a signal) ends the process, or the server refuses the key.
     public func run(strap: HeartRateStrap.Settings) throws {
+        // libcurl loaded before the strap is joined: its first reading is sent as fast as the rest.
+        try HTTPClient.load()
         let timer = startTimer()
         defer { timer.cancel() }
         let lastProblem = Mutex<String?>(nil), lastRejection = Mutex<String?>(nil)

@@ -90,6 +90,14 @@ public final class HTTPClient: Sendable {
         return .success(Curl(api: api))
     }()
 
+    /// Loads and initialises libcurl now rather than at the first transfer, for a sender whose
+    /// first request is as urgent as the rest (hr-feed: a strap's first reading reached the
+    /// server 120 ms late on a loaded box, the loading's cost); a library that cannot be loaded
+    /// is then said at start.
+    public static func load() throws(HTTPClientError) {
+        if case .failure(let error) = curl { throw error }
+    }
+
     /// libcurl's functions, as loaded.
     private final class Curl: @unchecked Sendable {
         // @unchecked Sendable: the table is filled once, before the static above is published,
