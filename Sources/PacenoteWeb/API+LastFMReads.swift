@@ -6,7 +6,7 @@ import PacenoteStore
 /// also call (pylast's `get_recent_tracks`, `get_top_artists`, `get_loved_tracks`,
 /// `Track.love()`, `get_userplaycount()`; Pano Scrobbler): `user.getInfo`,
 /// `user.getRecentTracks`, `user.getTopArtists`, `user.getTopAlbums`, `user.getTopTracks`,
-/// `user.getLovedTracks`, `track.getInfo`, `track.love`, `track.unlove`
+/// `user.getLovedTracks`, `user.getFriends`, `track.getInfo`, `track.love`, `track.unlove`
 /// (https://www.last.fm/api). Answered from what Pacenote has: recent tracks are counted
 /// plays, charts come from the rollups, loves are likes (`track_feelings`) both ways.
 /// Pacenote has one user: any `user` answers and is echoed back.
@@ -19,7 +19,7 @@ extension API {
     /// The read methods, lower-cased.
     static let lastFMReadMethods: Set<String> = [
         "user.getinfo", "user.getrecenttracks", "user.gettopartists", "user.gettopalbums", "user.gettoptracks",
-        "user.getlovedtracks", "track.getinfo",
+        "user.getlovedtracks", "user.getfriends", "track.getinfo",
     ]
 
     /// A read method's answer, the caller already let in.
@@ -33,6 +33,7 @@ extension API {
         case "user.gettopalbums": try lastFMTop(.album, user, fields, root: root)
         case "user.gettoptracks": try lastFMTop(.track, user, fields, root: root)
         case "user.getlovedtracks": try lastFMLovedTracks(user, fields, root: root)
+        case "user.getfriends": try lastFMFriends(user, fields)
         default: try lastFMTrackInfo(fields, root: root)
         }
         return Self.lastFM(json, xml: element.node, object: (element.name, element.json))
@@ -256,6 +257,22 @@ extension API {
                     LastFMElement("url", text: Self.artistURL(root, artist)),
                 ]),
             ] + Self.lastFMImages + [LastFMElement("streamable", [("fulltrack", "0")], text: "0")])
+        })
+    }
+
+    /// `user.getFriends`: the friends this Pacenote follows (`[[friends]]` and those added
+    /// on the site, as ListenBrainz's `following`), by name, each with its feed's address.
+    func lastFMFriends(_ user: String, _ fields: [String: String]) throws -> LastFMElement {
+        let (limit, page, offset) = try Self.lastFMPaging(fields, max: 1000)
+        let friends = try context.store.friends()
+        return LastFMElement("friends", Self.pagingAttributes(user, limit: limit, page: page, total: friends.count), listOf: ["user"],
+                             friends.dropFirst(offset).prefix(limit).map { f in
+            LastFMElement("user", listOf: ["image"], [
+                LastFMElement("name", text: f.name), LastFMElement("realname", text: ""),
+            ] + Self.lastFMImages + [
+                LastFMElement("url", text: f.url), LastFMElement("country", text: "None"),
+                LastFMElement("subscriber", text: "0"), LastFMElement("type", text: "user"),
+            ])
         })
     }
 

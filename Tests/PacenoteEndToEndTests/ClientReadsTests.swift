@@ -33,9 +33,11 @@ import Testing
     /// feedback too.
     @Test func pylastReadsTheHistoryAndLovesAreLikesBothWays() throws {
         let python = try Self.python(needing: "pylast")
-        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", arguments: ["--trusted-networks", "none", "--timezone", "UTC"])
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1", config: "[[friends]]\nname = \"Ada\"\nurl = \"http://127.0.0.1:9/sotd.atom\"\n",
+                                        arguments: ["--trusted-networks", "none", "--timezone", "UTC"])
         let submitKey = try Self.addKey(daemon, "phone", "submit")
         let readKey = try Self.addKey(daemon, "widget", "read")
+        let clientKey = try Self.addKey(daemon, "pano", "client")
         let now = Int(Date().timeIntervalSince1970)
         let old = now - 400 * 86_400
         let history = [
@@ -52,7 +54,7 @@ import Testing
         #expect(liked.status == 200, "\(liked.text)")
 
         let r = try run(python, [Self.clients.appendingPathComponent("pylast_reads.py").path, "127.0.0.1:\(daemon.port)", daemon.apiKey,
-                                 submitKey, readKey], allowFailure: true)
+                                 submitKey, readKey, clientKey], allowFailure: true)
         #expect(r.status == 0, "\(r.stderr)")
         let out = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\n\(r.stderr)")
         func list(_ key: String) -> [[String]] { (out[key] as? [[Any]] ?? []).map { $0.map { "\($0)" } } }
@@ -97,6 +99,26 @@ import Testing
         #expect(out["read_key_reads"] as? Int == 3 && out["admin_key_as_api_key_reads"] as? Int == 2)
         #expect(out["stranger_reads"] as? String == "10")
 
+        // An app's client key: the same reads and loves through its own session, and the friends.
+        #expect(list("client_recent") == [["Chelsea Wolfe", "Carrion Flowers"], ["Chelsea Wolfe", "Carrion Flowers"]], "\(out)")
+        #expect(list("client_top_artists") == [["Dool", "3"], ["Chelsea Wolfe", "2"], ["Emma Ruth Rundle", "1"]])
+        #expect(list("client_loved") == [["Chelsea Wolfe", "Carrion Flowers"], ["Emma Ruth Rundle", "Marked for Death"], ["Dool", "Vantablack"]])
+        #expect(list("client_loved_after_unlove") == [["Emma Ruth Rundle", "Marked for Death"], ["Dool", "Vantablack"]])
+        #expect(out["client_userplaycount"] as? Int == 3)
+        #expect(out["client_friends"] as? [String] == ["Ada"])
+        let friends = ((out["json_friends"] as? [Any])?.last as? [String: Any])?["friends"] as? [String: Any]
+        #expect(((friends?["user"] as? [[String: Any]])?.map { $0["name"] as? String }) == ["Ada"], "\(String(describing: friends))")
+        #expect((friends?["@attr"] as? [String: Any])?["total"] as? String == "1")
+        // It cannot delete a listen, neither with ListenBrainz's call nor the site's API.
+        let carrionPlay = try daemon.sql("SELECT started_at_ms / 1000 FROM plays ORDER BY started_at_ms DESC LIMIT 1")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let delete = try HTTP.request("POST", daemon.base + "/1/delete-listen",
+                                      headers: ["Authorization": "Token \(clientKey)", "Content-Type": "application/json"],
+                                      body: Data(#"{"listened_at": \#(carrionPlay), "recording_msid": "x"}"#.utf8))
+        #expect(delete.status == 401 || delete.status == 403, "\(delete.status) \(delete.text)")
+        #expect(delete.json?["error"] != nil || delete.json?["message"] != nil, "a JSON error: \(delete.text)")
+        #expect(try daemon.sql("SELECT count(*) FROM plays") == "6\n", "nothing deleted")
+
         // Last.fm's JSON shapes and error codes.
         let recent = try #require(((out["json_recent"] as? [Any])?.last as? [String: Any])?["recenttracks"] as? [String: Any], "\(out)")
         let tracks = recent["track"] as? [[String: Any]] ?? []
@@ -140,7 +162,8 @@ import Testing
                                         arguments: ["--trusted-networks", "none", "--timezone", "UTC"])
         #expect(try eventually(timeout: 20) { try daemon.sql("SELECT count(*) FROM tracks WHERE in_library = 1") == "2\n" })
         let submitKey = try Self.addKey(daemon, "scrobbler", "submit")
-        let r = try run(python, [Self.clients.appendingPathComponent("listenbrainz_reads.py").path, daemon.base, daemon.apiKey, submitKey],
+        let clientKey = try Self.addKey(daemon, "pano", "client")
+        let r = try run(python, [Self.clients.appendingPathComponent("listenbrainz_reads.py").path, daemon.base, daemon.apiKey, submitKey, clientKey],
                         allowFailure: true)
         #expect(r.status == 0, "\(r.stderr)")
         let out = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)\n\(r.stderr)")
@@ -174,5 +197,16 @@ import Testing
         #expect((out["lookup_too_long"] as? [String: Any])?["status"] as? Int == 400)
         #expect(out["lookup_without_token"] as? Int == 401)
         #expect((out["activity_with_submit_token"] as? [String: Any])?["status"] as? Int == 403)
+
+        // A client token reads what the admin token read, submits, and cannot delete.
+        #expect(same(payload("client_all_time")["listening_activity"], out["all_time_expected"]), "\(out["client_all_time"] ?? "none")")
+        #expect(same(payload("client_daily")["daily_activity"], out["daily_expected"]))
+        #expect(same(out["client_following"], ["following": ["Ada"], "user": "pacenote"]))
+        #expect(same(out["client_lookup"], expected))
+        #expect(((out["client_submit"] as? [String: Any])?["status"] as? String) == "ok", "\(out["client_submit"] ?? "none")")
+        #expect((out["client_newest"] as? [Any])?.first as? String == "From The App", "\(out["client_newest"] ?? "none")")
+        #expect(out["client_delete"] as? Int == 403, "\(out["client_delete"] ?? "none")")
+        #expect(out["client_newest_after_delete"] as? [String] == ["From The App"])
+        #expect(try daemon.sql("SELECT count(*) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.title = 'From The App'") == "1\n")
     }
 }

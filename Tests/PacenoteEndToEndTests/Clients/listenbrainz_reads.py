@@ -8,14 +8,17 @@ It first submits a history with the admin token, works out on its own what Liste
 would answer (days are UTC days: the daemon runs with --timezone UTC; weeks begin on
 Monday), and prints what came back and what it expected as one JSON object.
 
-Usage: listenbrainz_reads.py BASE_URL ADMIN_TOKEN SUBMIT_TOKEN"""
+An app's `client` token then makes the same reads, submits and reads its own listen with
+liblistenbrainz's methods, and is refused `delete_listen`.
+
+Usage: listenbrainz_reads.py BASE_URL ADMIN_TOKEN SUBMIT_TOKEN CLIENT_TOKEN"""
 import calendar, collections, datetime, json, sys, time
 
 import liblistenbrainz
 import requests
 from liblistenbrainz.errors import ListenBrainzAPIException
 
-base, admin_token, submit_token = sys.argv[1:4]
+base, admin_token, submit_token, client_token = sys.argv[1:5]
 user = "pacenote"
 out = {}
 
@@ -100,4 +103,22 @@ out["lookup_too_long"] = get("/1/metadata/lookup/", {"artist_name": "a" * 200, "
 out["lookup_without_token"] = requests.get(base + "/1/metadata/lookup/", params={"artist_name": "Dool", "recording_name": "x"}).status_code
 # A submit token reads no history: the activity is refused to it.
 out["activity_with_submit_token"] = get(f"/1/stats/user/{user}/daily-activity", on=scrobbler)
+
+# An app's client token: the reads above, its own listen, and no delete.
+app = liblistenbrainz.ListenBrainz(api_base_url=base)
+app.set_auth_token(client_token)
+out["client_all_time"] = get(f"/1/stats/user/{user}/listening-activity", on=app)
+out["client_daily"] = get(f"/1/stats/user/{user}/daily-activity", on=app)
+out["client_following"] = get(f"/1/user/{user}/following", on=app)
+out["client_lookup"] = get("/1/metadata/lookup/", {"artist_name": "the dool", "recording_name": "VANTABLACK"}, on=app)
+app_listen = liblistenbrainz.Listen(track_name="From The App", artist_name="Activity", listened_at=now - 60)
+out["client_submit"] = app.submit_single_listen(app_listen)
+newest = app.get_listens(user, count=1)
+out["client_newest"] = [newest[0].track_name, newest[0].listened_at] if newest else None
+try:
+    app.delete_listen(newest[0])
+    out["client_delete"] = "deleted"
+except ListenBrainzAPIException as e:
+    out["client_delete"] = e.status_code
+out["client_newest_after_delete"] = [l.track_name for l in app.get_listens(user, count=1)]
 print(json.dumps(out))

@@ -8,14 +8,17 @@ one track before; it prints one JSON object for the Swift test to check.
 
 pylast speaks https only; as in pylast_client.py its one transport sends http instead.
 
-Usage: pylast_reads.py HOST:PORT ADMIN_KEY SUBMIT_KEY READ_KEY"""
+A `client` key (an app's key: submit, read, likes) then does the same reads and loves
+through a session of its own, and gets the friends list.
+
+Usage: pylast_reads.py HOST:PORT ADMIN_KEY SUBMIT_KEY READ_KEY CLIENT_KEY"""
 import json
 import sys
 
 import httpx2 as httpx
 import pylast
 
-host, admin_key, submit_key, read_key = sys.argv[1:5]
+host, admin_key, submit_key, read_key, client_key = sys.argv[1:6]
 path = "/apis/audioscrobbler/2.0/"
 
 
@@ -85,6 +88,18 @@ out["read_key_reads"] = len(network(api_key=read_key).get_user("pacenote").get_r
 out["stranger_reads"] = error_of(lambda: network().get_user("pacenote").get_recent_tracks(limit=1))
 out["admin_key_as_api_key_reads"] = len(network(api_key=admin_key).get_user("pacenote").get_loved_tracks())
 
+# A client key's session: everything above an app does, with its own key.
+app = network(username="app", key=client_key)
+mine = app.get_user("pacenote")
+out["client_recent"] = [[str(p.track.artist), p.track.title] for p in mine.get_recent_tracks(limit=2)]
+out["client_top_artists"] = [[str(t.item), t.weight] for t in mine.get_top_artists(period=pylast.PERIOD_OVERALL)]
+app.get_track("Chelsea Wolfe", "Carrion Flowers").love()
+out["client_loved"] = [[str(t.track.artist), t.track.title] for t in mine.get_loved_tracks()]
+app.get_track("Chelsea Wolfe", "Carrion Flowers").unlove()
+out["client_loved_after_unlove"] = [[str(t.track.artist), t.track.title] for t in mine.get_loved_tracks()]
+out["client_userplaycount"] = app.get_track("Dool", "Vantablack").get_userplaycount()
+out["client_friends"] = [str(u) for u in mine.get_friends()]
+
 # Raw calls: JSON shapes, and what pylast never sends (no signature, a wrong session, a wrong method).
 url = "http://" + host + path
 def post(fields):
@@ -107,7 +122,9 @@ status, text = post({"method": "track.love", "artist": "Dool", "track": "Vantabl
 out["bad_session_love"] = [status, json.loads(text)]
 status, text = post({"method": "user.getRecentTracks", "user": "pacenote", "sk": "f" * 32, "api_key": "x", "format": "json"})
 out["bad_session_read"] = [status, json.loads(text)]
-status, text = post({"method": "user.getFriends", "user": "pacenote", "api_key": read_key, "format": "json"})
+status, text = post({"method": "user.getFriends", "user": "pacenote", "api_key": read_key, "format": "json", "limit": "1"})
+out["json_friends"] = [status, json.loads(text)]
+status, text = post({"method": "user.getPersonalTags", "user": "pacenote", "api_key": read_key, "format": "json"})
 out["unknown_method"] = [status, json.loads(text)]
 status, text = post({"method": "user.getRecentTracks", "user": "pacenote", "api_key": read_key, "limit": "0"})
 out["bad_limit"] = [status, text]
