@@ -60,22 +60,27 @@ enum Codec {
         }
     }, show: { "\($0)" })
 
-    /// CIDR networks: a TOML array of strings, or comma-separated text; `none` for none.
-    static let networks = ConfigCodec<[IPNetwork]>(read: { (input) throws(ConfigProblem) in
+    /// A list's items: a TOML array of strings, one string, or comma-separated text (an
+    /// environment variable, a flag); blanks dropped, `none` alone for none.
+    static func listItems(_ input: ConfigInput, of what: String, example: String) throws(ConfigProblem) -> [String] {
         var items: [String]
         switch input {
         case .text(let text): items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         case .toml(.string(let text)): items = [text]
         case .toml(.array(let values)):
             items = try values.map { (v: TOMLValue) throws(ConfigProblem) -> String in
-                guard case .string(let s) = v else { throw ConfigProblem("expected strings such as \"192.168.0.0/16\"") }
+                guard case .string(let s) = v else { throw ConfigProblem("expected strings such as \"\(example)\"") }
                 return s
             }
-        case .toml(let other): throw ConfigProblem("expected an array of networks, got \(other.kindDescription)")
+        case .toml(let other): throw ConfigProblem("expected an array of \(what), got \(other.kindDescription)")
         }
         items = items.filter { !$0.isEmpty }
-        if items == ["none"] { return [] }
-        return try items.map { (item: String) throws(ConfigProblem) -> IPNetwork in
+        return items == ["none"] ? [] : items
+    }
+
+    /// CIDR networks: a TOML array of strings, or comma-separated text; `none` for none.
+    static let networks = ConfigCodec<[IPNetwork]>(read: { (input) throws(ConfigProblem) in
+        try listItems(input, of: "networks", example: "192.168.0.0/16").map { (item: String) throws(ConfigProblem) -> IPNetwork in
             guard let network = IPNetwork(item) else {
                 throw ConfigProblem("'\(item)' is not a network (e.g. 192.168.0.0/16, fd00::/8, 127.0.0.1) or none")
             }
@@ -86,20 +91,7 @@ enum Codec {
     /// Web origins (`https://example.org`): a TOML array of strings, or comma-separated text;
     /// `none` for none. `*` and `null` are refused with the reason (`WebOrigin.Refusal`).
     static let origins = ConfigCodec<[WebOrigin]>(read: { (input) throws(ConfigProblem) in
-        var items: [String]
-        switch input {
-        case .text(let text): items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        case .toml(.string(let text)): items = [text]
-        case .toml(.array(let values)):
-            items = try values.map { (v: TOMLValue) throws(ConfigProblem) -> String in
-                guard case .string(let s) = v else { throw ConfigProblem("expected strings such as \"https://example.org\"") }
-                return s
-            }
-        case .toml(let other): throw ConfigProblem("expected an array of origins, got \(other.kindDescription)")
-        }
-        items = items.filter { !$0.isEmpty }
-        if items == ["none"] { return [] }
-        return try items.map { (item: String) throws(ConfigProblem) -> WebOrigin in
+        try listItems(input, of: "origins", example: "https://example.org").map { (item: String) throws(ConfigProblem) -> WebOrigin in
             do throws(WebOrigin.Refusal) {
                 return try WebOrigin(parsing: item)
             } catch .wildcard {
