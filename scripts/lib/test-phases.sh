@@ -3,21 +3,33 @@
 
 # Logs of the phases run beside others and of each test process; kept when something failed.
 TEST_LOGS="$(mktemp -d "${TMPDIR:-/tmp}/pacenote-test.XXXXXX")"
-# One line per phase or test process: name|start (s into the run)|seconds|exit status.
+# One line per phase or test process: name|start (s into the run)|seconds|exit status|CPU
+# seconds (user and system, of the phase's processes and the children they waited for).
 PHASES="$TEST_LOGS/phases"
 : >"$PHASES"
 RUN_START=$SECONDS
 # How many test processes run at once (besides the demo's, which mostly waits).
 TEST_JOBS="${PACENOTE_TEST_JOBS:-4}"
 
-# phase NAME CMD...: runs CMD in the foreground and records how long it took.
+# phase NAME CMD...: runs CMD in the foreground (in a subshell, to count its CPU time) and
+# records how long it took. The run's length is the CPU all phases need over the two cores:
+# the CPU column says where it goes.
 phase() {
-    local name=$1 start=$SECONDS status=0
+    local name=$1 start=$SECONDS status=0 cpu
     shift
     echo "=== $name" >&2
-    "$@" || status=$?
-    echo "$name|$((start - RUN_START))|$((SECONDS - start))|$status" >>"$PHASES"
+    cpu=$(mktemp)
+    ( status=0; "$@" || status=$?; times >"$cpu"; exit "$status" ) || status=$?
+    echo "$name|$((start - RUN_START))|$((SECONDS - start))|$status|$(cpu_seconds <"$cpu")" >>"$PHASES"
+    rm -f "$cpu"
     return "$status"
+}
+
+# cpu_seconds: the children's user and system time from `times`' second line ("1m2.5s 0m3.1s").
+cpu_seconds() {
+    local line
+    { read -r _; read -r line; } || { echo 0; return; }
+    awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] } printf "%d", t }' <<<"$line"
 }
 
 # phase_in_background KEY NAME CMD...: `phase` beside what follows, its output in a log;
@@ -88,12 +100,14 @@ test_summary() {
         grep -vE "^(◇|✔) " "$TEST_LOGS/$job.log" >&2 || true
         status=1
     done
-    echo "=== phases (start and length in seconds, from the start of scripts/test)" >&2
-    while IFS='|' read -r name start seconds code; do
-        printf '  %-38s %5d %5d  %s\n' "$name" "$start" "$seconds" "$([ "$code" = 0 ] && echo ok || echo "FAILED ($code)")" >&2
+    echo "=== phases (start, length and CPU time in seconds, from the start of scripts/test)" >&2
+    local cpu total=0
+    while IFS='|' read -r name start seconds code cpu; do
+        printf '  %-38s %5d %5d %6d  %s\n' "$name" "$start" "$seconds" "${cpu:-0}" "$([ "$code" = 0 ] && echo ok || echo "FAILED ($code)")" >&2
+        total=$((total + ${cpu:-0}))
         [ "$code" = 0 ] || status=1
     done < <(sort -t'|' -k2,2n "$PHASES")
-    printf '  %-38s %5d %5d\n' "whole run" 0 $((SECONDS - RUN_START)) >&2
+    printf '  %-38s %5d %5d %6d\n' "whole run" 0 $((SECONDS - RUN_START)) "$total" >&2
     [ "$status" = 0 ] && rm -rf "$TEST_LOGS"
     return "$status"
 }
