@@ -44,11 +44,30 @@ public struct FITActivity: Equatable, Sendable {
         public var calories: Double? = nil
     }
 
-    /// `file_id.type`: 4 is an activity.
+    /// A structured workout's step (`workout_step`, message 27), its fields as stored:
+    /// `WorkoutPlan(fit:)` reads them.
+    public struct WorkoutStep: Equatable, Sendable {
+        /// `message_index`: repeat steps name the step they go back to by it.
+        public var index: Int
+        public var name: String?
+        public var durationType: UInt8?
+        public var durationValue: UInt32?
+        public var targetType: UInt8?
+        public var targetValue: UInt32?
+        public var customLow: UInt32?
+        public var customHigh: UInt32?
+        public var intensity: UInt8?
+    }
+
+    /// `file_id.type`: 4 is an activity, 5 a workout.
     public var fileType: UInt8?
     public var records: [Record] = []
     public var sessions: [Session] = []
     public var laps: [Lap] = []
+    /// A workout file's `workout` message (26): its name and sport, and its steps.
+    public var workoutName: String?
+    public var workoutSport: UInt8?
+    public var workoutSteps: [WorkoutStep] = []
 
     /// The first session's sport, as the FIT profile names it (`running`, `cycling`, …).
     public var sportName: String? { sessions.first?.sport.map(FITSport.name) }
@@ -94,6 +113,8 @@ public enum FITError: Error, Equatable, Sendable, CustomStringConvertible {
     case badArchitecture(UInt8, offset: Int)
     case noFileID
     case notActivity(type: UInt8?)
+    case notWorkout(type: UInt8?)
+    case tooManySteps(limit: Int)
     case tooManyRecords(limit: Int)
 
     public var description: String {
@@ -114,8 +135,10 @@ public enum FITError: Error, Equatable, Sendable, CustomStringConvertible {
             "broken FIT file: the definition at byte \(offset) has byte order \(value), neither 0 nor 1"
         case .noFileID: "broken FIT file: no file_id message"
         case .notActivity(let type): "not a FIT activity: the file's type is \(type.map(String.init) ?? "missing"), an activity is 4"
+        case .notWorkout(let type): "not a FIT workout: the file's type is \(type.map(String.init) ?? "missing"), a workout is 5"
         case .tooManyRecords(let limit):
             "a FIT activity of more than \(limit) records of different seconds (two days at one a second): not imported"
+        case .tooManySteps(let limit): "a FIT workout of more than \(limit) steps: not imported"
         }
     }
 
@@ -156,6 +179,20 @@ public enum FITFile {
     /// Reads a whole file (chained FIT files, one after another, are read in turn). Both
     /// CRCs are checked before any message is read; the work is bounded by the bytes given.
     public static func decode(_ bytes: [UInt8]) throws(FITError) -> FITActivity {
+        let activity = try decodeAny(bytes)
+        guard activity.fileType == 4 else { throw .notActivity(type: activity.fileType) }
+        return activity
+    }
+
+    /// A workout file (type 5): the `workout` message and its `workout_step`s
+    /// (`workoutName`, `workoutSport`, `workoutSteps`), read as `decode` reads an activity.
+    public static func decodeWorkout(_ bytes: [UInt8]) throws(FITError) -> FITActivity {
+        let file = try decodeAny(bytes)
+        guard file.fileType == 5 else { throw .notWorkout(type: file.fileType) }
+        return file
+    }
+
+    private static func decodeAny(_ bytes: [UInt8]) throws(FITError) -> FITActivity {
         var activity = FITActivity()
         var sawFileID = false
         var offset = 0
@@ -163,7 +200,6 @@ public enum FITFile {
             offset = try decodeOne(bytes, from: offset, into: &activity, sawFileID: &sawFileID)
         } while bytes.count - offset >= 12 && isFIT(bytes[offset...])
         guard sawFileID else { throw .noFileID }
-        guard activity.fileType == 4 else { throw .notActivity(type: activity.fileType) }
         return activity
     }
 
@@ -182,6 +218,9 @@ public enum FITFile {
     /// Global message numbers of the FIT profile that Pacenote reads.
     private enum Message {
         static let fileID: UInt16 = 0, session: UInt16 = 18, lap: UInt16 = 19, record: UInt16 = 20
+        static let workout: UInt16 = 26, workoutStep: UInt16 = 27
+        /// The steps a workout file may have (the profile's message_index is 16 bits).
+        static let maxSteps = 1000
     }
 
     private static func decodeOne(_ bytes: [UInt8], from base: Int, into activity: inout FITActivity,
@@ -252,9 +291,14 @@ public enum FITFile {
             let size = definition.fields.reduce(0) { $0 + $1.size } + definition.developerBytes
             guard end - at >= size else { throw .pastEnd(offset: start) }
             var values: [UInt8: UInt64] = [:]
+            var strings: [UInt8: String] = [:]
             var fieldAt = at
             for field in definition.fields {
-                if [1, 2, 4].contains(field.size) {
+                if field.baseType == 0x07, definition.global == Message.workout || definition.global == Message.workoutStep {
+                    // A string: UTF-8, ended by a zero byte or by the field's size.
+                    let text = bytes[fieldAt..<fieldAt + field.size].prefix { $0 != 0 }
+                    if !text.isEmpty { strings[field.number] = String(decoding: text, as: UTF8.self) }
+                } else if [1, 2, 4].contains(field.size) {
                     var value: UInt64 = 0
                     for i in 0..<field.size {
                         let byte = UInt64(bytes[fieldAt + (definition.bigEndian ? i : field.size - 1 - i)])
@@ -308,6 +352,21 @@ public enum FITFile {
             case Message.lap:
                 activity.laps.append(.init(start: date(values[2]), elapsed: values[7].map { Double($0) / 1000 },
                                            calories: values[11].map { Double($0) }))
+            case Message.workout:
+                // workout: sport 4, wkt_name 8.
+                activity.workoutSport = values[4].map { UInt8(truncatingIfNeeded: $0) }
+                activity.workoutName = strings[8]
+            case Message.workoutStep:
+                // workout_step: message_index 254, wkt_step_name 0, duration_type 1,
+                // duration_value 2, target_type 3, target_value 4, custom_target_value_low 5
+                // and _high 6, intensity 7 (Profile.xlsx).
+                guard activity.workoutSteps.count < Message.maxSteps else { throw .tooManySteps(limit: Message.maxSteps) }
+                func u32(_ n: UInt8) -> UInt32? { values[n].map { UInt32(truncatingIfNeeded: $0) } }
+                func u8(_ n: UInt8) -> UInt8? { values[n].map { UInt8(truncatingIfNeeded: $0) } }
+                activity.workoutSteps.append(.init(
+                    index: values[254].map { Int($0) } ?? activity.workoutSteps.count, name: strings[0],
+                    durationType: u8(1), durationValue: u32(2), targetType: u8(3), targetValue: u32(4),
+                    customLow: u32(5), customHigh: u32(6), intensity: u8(7)))
             default:
                 break
             }
