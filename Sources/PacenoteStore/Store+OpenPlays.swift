@@ -30,7 +30,7 @@ extension Store {
             try Store.noteRuleOverruns(outcomes.flatMap(\.overruns), at: now, in: db)
             var logged: [LoggedPlay] = []
             // A private session hides what it covers, as a `hide` rule would.
-            let session = finished.isEmpty ? nil : try Store.privateSession(in: db)
+            let session = try finished.isEmpty ? nil : Store.privateSession(in: db)
             for (f, outcome) in zip(finished, outcomes) {
                 let decision = Store.privateDecision(outcome.decision, start: f.startedAt, end: f.endedAt, session: session)
                 guard var track = decision.track else { continue }

@@ -199,7 +199,7 @@ extension Store {
             try Store.noteRuleOverruns(outcomes.flatMap(\.overruns), at: now, in: db)
             var logged: [LoggedPlay] = []
             // A private session hides what it covers, as a `hide` rule would.
-            let session = reported.isEmpty ? nil : try Store.privateSession(in: db)
+            let session = try reported.isEmpty ? nil : Store.privateSession(in: db)
             for (listen, outcome) in zip(reported, outcomes) {
                 let played = max(0, listen.playedSeconds)
                 let decision = Store.privateDecision(outcome.decision, start: listen.startedAt,

@@ -18,7 +18,10 @@ extension Store {
         let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT key, value FROM meta WHERE key IN (?, ?)"),
                                     arguments: [privateSinceKey, privateUntilKey])
         var values: [String: String] = [:]
-        for row in rows { values[row["key"]] = row["value"] }
+        for row in rows {
+            let key: String = row["key"], value: String = row["value"]
+            values[key] = value
+        }
         guard let since = values[privateSinceKey].flatMap({ Int64($0) }) else { return nil }
         let until = values[privateUntilKey].flatMap { Int64($0) }
         return PrivateSession(since: date(milliseconds: since), until: until.map(date(milliseconds:)))
