@@ -22,7 +22,8 @@ extension Operations {
     @discardableResult
     public func endPrivateSession(now: Date = Date()) throws -> PrivateSession? {
         guard var session = try store.privateSession(), session.isOn(at: now) else { return nil }
-        session.until = now
+        // To the whole millisecond below, as it is stored: off from now, not from a moment later.
+        session.until = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
         try store.setPrivateSession(session)
         announce(.privateSession)
         return session

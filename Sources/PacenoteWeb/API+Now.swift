@@ -161,8 +161,9 @@ extension API {
     /// `DELETE /api/v1/private-session`: ends it now (nothing to do when none is on).
     func endPrivateSession() throws -> JSONValue {
         let now = context.clock.now()
-        try context.operations.endPrivateSession(now: now)
-        return APIJSON.privateSession(try context.store.privateSession(), at: now)
+        // The session as ended (its end is `now` exactly; the stored one is to the millisecond).
+        let ended = try context.operations.endPrivateSession(now: now)
+        return APIJSON.privateSession(try ended ?? context.store.privateSession(), at: now)
     }
 
     /// The durations the dashboard offers, in minutes (0: until turned off).

@@ -52,8 +52,10 @@ import Testing
         #expect(try f.store.privateSession()?.isOn(at: Self.day.addingTimeInterval(86_400 * 30)) == true, "until turned off")
         try f.operations.recordPlayer("default", finished: [Self.finished("Hidden", at: Self.day.addingTimeInterval(10))], open: .clear,
                                       now: Self.day.addingTimeInterval(300))
-        let ended = try f.operations.endPrivateSession(now: Self.day.addingTimeInterval(400))
+        let ended = try f.operations.endPrivateSession(now: Self.day.addingTimeInterval(400.0004))
         #expect(ended?.until == Self.day.addingTimeInterval(400))
+        #expect(try f.store.privateSession() == ended, "stored as answered")
+        #expect(try f.store.privateSession()?.isOn(at: Self.day.addingTimeInterval(400.0004)) == false, "off from the moment it was turned off")
         #expect(try f.operations.endPrivateSession(now: Self.day.addingTimeInterval(500)) == nil, "none on: nothing to do")
         #expect(f.changes() == [.privateSession, .privateSession])
         #expect(throws: OperationError.self) { try f.operations.startPrivateSession(lasting: 0.5, now: Self.day) }
