@@ -68,6 +68,8 @@ public struct Config: Sendable, Equatable {
     public var workouts = Workouts()
     public var backup = Backup()
     public var credits = Credits()
+    /// `[share]`: the now-playing card for the owner's website.
+    public var share = Share()
     /// Curation rules from `[[rules]]` tables (none by default), in the file's order; each is
     /// `fromConfig`. `serve` and `import` store them at start (`Store.replaceConfigRules`).
     public var rules: [CurationRule] = []
@@ -152,6 +154,7 @@ enum ConfigSchema {
         likes.table(at: \.likes),
         backup.table(at: \.backup),
         credits.table(at: \.credits),
+        share.table(at: \.share),
         rules.list(at: \.rules, ruleList),
         forward.list(at: \.forward, forwardList),
         friends.list(at: \.friends, friendList),

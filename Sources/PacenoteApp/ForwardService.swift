@@ -81,6 +81,9 @@ public final class ForwardService: Sendable {
     /// Whether there is something to send.
     private func playing(player: String, _ now: NowPlaying?) -> Bool {
         guard let now, now.state == .play else { return false }
+        // A private session keeps what plays to itself: no target hears of it (its plays are
+        // hidden, so never queued either).
+        if (try? store.privateSession())?.isOn(at: Date()) == true { return false }
         let key = "\(player)\u{1F}\(Int(now.startedAt.timeIntervalSince1970))\u{1F}\(now.track.uri ?? now.track.title)"
         var any = false
         targets.withLock { targets in

@@ -349,6 +349,7 @@ public final class PacenoteServer: Sendable {
         settings.trustedNetworks = config.trustedNetworks
         settings.trustedProxies = config.trustedProxies
         settings.corsOrigins = config.corsOrigins
+        settings.nowFields = config.share.now ? config.share.nowFields : nil
         settings.ownHosts = [config.http.host] + machineNames()
         settings.basePath = WebServer.normalise(config.basePath)
         settings.publicURL = config.publicURL

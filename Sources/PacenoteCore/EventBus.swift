@@ -93,6 +93,9 @@ public enum DataChange: Equatable, Sendable {
     case heartRateSamples
     /// A player's play in progress was saved (on each tick): no chart counts it.
     case playInProgress(player: String)
+    /// A private session was turned on or off (`PrivateSession`): the plays logged from now
+    /// on are hidden, or no longer; nothing stored so far changed.
+    case privateSession
 
     public enum Reason: String, Equatable, Sendable {
         case imported
@@ -105,7 +108,7 @@ public enum DataChange: Equatable, Sendable {
         switch self {
         case .playsAdded, .playsRewritten, .curated, .playsTagged, .workout: true
         case .songOfTheDay, .trackBPM, .trackFeeling, .friends, .library, .forwarding, .credentials,
-             .heartRateSamples, .playInProgress, .paceEffects: false
+             .heartRateSamples, .playInProgress, .paceEffects, .privateSession: false
         }
     }
 }

@@ -5,7 +5,7 @@
 /// |---|---|---|---|---|
 /// | `submit` | yes | no | no (ListenBrainz feedback only) | no |
 /// | `read` | no | yes | no | no |
-/// | `client` | yes | yes | yes | no |
+/// | `client` | yes | yes | yes (and the private session's switch) | no |
 /// | `admin` | yes | yes | yes | yes |
 public enum KeyScope: String, CaseIterable, Comparable, Sendable {
     /// Send what plays and what is measured: ListenBrainz listens and now-playing, heart-rate

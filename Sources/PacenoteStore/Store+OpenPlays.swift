@@ -29,8 +29,10 @@ extension Store {
         return try write { db in
             try Store.noteRuleOverruns(outcomes.flatMap(\.overruns), at: now, in: db)
             var logged: [LoggedPlay] = []
+            // A private session hides what it covers, as a `hide` rule would.
+            let session = try finished.isEmpty ? nil : Store.privateSession(in: db)
             for (f, outcome) in zip(finished, outcomes) {
-                let decision = outcome.decision
+                let decision = Store.privateDecision(outcome.decision, start: f.startedAt, end: f.endedAt, session: session)
                 guard var track = decision.track else { continue }
                 let trackID = try Store.saveTrack(track, at: now, in: db)
                 track.id = trackID

@@ -198,10 +198,13 @@ extension Store {
         return try write { db in
             try Store.noteRuleOverruns(outcomes.flatMap(\.overruns), at: now, in: db)
             var logged: [LoggedPlay] = []
+            // A private session hides what it covers, as a `hide` rule would.
+            let session = try reported.isEmpty ? nil : Store.privateSession(in: db)
             for (listen, outcome) in zip(reported, outcomes) {
-                let decision = outcome.decision
-                guard let ruled = decision.track else { continue }
                 let played = max(0, listen.playedSeconds)
+                let decision = Store.privateDecision(outcome.decision, start: listen.startedAt,
+                                                     end: listen.startedAt.addingTimeInterval(played), session: session)
+                guard let ruled = decision.track else { continue }
                 if sameWithin > 0, try Store.isStored(ruled, startedAt: listen.startedAt,
                                                       duration: listen.track.durationSeconds ?? played, within: sameWithin,
                                                       source: source, in: db) {

@@ -155,6 +155,7 @@ public struct API: Sendable {
             ("plays_waiting", APIJSON.playsWaiting(context.services.waitingPlays?.waiting())),
             ("backup", APIJSON.backup(context.services.backups?.lastBackup())),
             ("forward", .array(try context.services.forwarding?.targets().map(APIJSON.forwardTarget) ?? [])),
+            ("private_session", APIJSON.privateSession(try context.store.privateSession(), at: at)),
         ])
     }
 

@@ -48,6 +48,9 @@ public struct APIContext: Sendable {
         /// When a play counts (`[plays]`): webhooks' plays and ListenBrainz's `duration_played`
         /// are judged by the rule MPD's plays are.
         public var playRule: PlayRule = .lastFM
+        /// The now-playing card's fields (`[share] now_fields`); nil: the card is off
+        /// (`[share] now`), and `/now`, `/now.svg`, `/now.json` answer 404.
+        public var nowFields: [NowCard.Field]?
         /// Live events (`/api/v1/events`) and their limits; nil: not offered.
         public var eventStreams: EventStreamHub.Limits?
 

@@ -22,7 +22,9 @@ public enum Access: Equatable, Sendable {
     /// take them away.
     case listenBrainzAdminToken
     /// A like or dislike of a track (`PUT /api/v1/tracks/{id}/feeling`): what `write` takes,
-    /// and a client key (an app that scrobbles also loves tracks).
+    /// and a client key (an app that scrobbles also loves tracks). The private session's
+    /// switch (`/api/v1/private-session`) takes the same: the app that scrobbles may also say
+    /// "keep this private".
     case like
     /// A webhook from a media server or an extension (Jellyfin, Plex, Web Scrobbler): a submit
     /// key or the admin key, in the headers or — for sources that can set nothing but a URL —
@@ -242,6 +244,22 @@ extension Route {
         Endpoint("/api/v1/artists/{id}", "artist", id: .named("no artist"), keyRead(.privateRead, json { api, call in try api.artistJSON(call.id) })),
         Endpoint("/api/v1/albums/{id}", "album", id: .named("no album"), keyRead(.privateRead, json { api, call in try api.albumJSON(call.id) })),
         Endpoint("/api/v1/recommendations/not-now", "not_now", [RouteMethod("POST", write, json { api, call in try api.notNow(call.request) })]),
+        // The private session: its state is private like the history; turning it on or off is
+        // the owner's (a session, the admin key) or an app's that scrobbles (a client key).
+        Endpoint("/api/v1/private-session", "private_session", keyRead(.privateRead, json { api, _ in try api.privateSessionJSON() }) + [
+            RouteMethod("POST", Policy(.like, body: .normal), json { api, call in try api.startPrivateSession(call.request) }),
+            RouteMethod("DELETE", Policy(.like), json { api, _ in try api.endPrivateSession() }),
+        ]),
+        // A hidden play (a private session's, a hide rule's) shown again: a change to the history.
+        Endpoint("/api/v1/hidden-listens/{id}/unhide", "hidden_listen_unhide", id: .named("no hidden play"), [
+            RouteMethod("POST", change, longWrite: true, json { api, call in try api.unhidePlay(call.id) }),
+        ]),
+        // The now-playing card for the owner's website (`[share] now`, 404 when off): public by
+        // the owner's choice; the JSON may be read by a page of `server.cors_origins`.
+        Endpoint("/now", "now", read(.public) { api, _ in try api.nowPage() }),
+        Endpoint("/now.svg", "now", read(.public) { api, _ in try api.nowSVG() }),
+        Endpoint("/now.json", "now", keyRead(.public) { api, _ in try api.nowJSON() }),
+        Endpoint("/now/cover", "now", read(.public) { api, _ in try api.nowCover() }),
         Endpoint("/api/v1/events", "events", [RouteMethod("GET", Policy(.privateRead)) { api, call in try api.events(call.request) }]),
         Endpoint("/api/v1/submissions", "submissions", keyRead(.privateRead, json { api, call in api.submissionsJSON(call.query) })),
         // The OpenAPI document is a file of Public/, served as it is.
@@ -313,6 +331,8 @@ extension Route {
         } + [form { api, call in
             try API.isFeelingForm(call.request) ? api.trackFeelingForm(call.id, call.request) : api.trackBPMForm(call.id, call.request)
         }]),
+        // POST: the dashboard's private-session switch (a logged-in browser).
+        Endpoint("/private-session", "page_private_session", [form { api, call in try api.privateSessionForm(call.request) }]),
         Endpoint("/covers/{id}", "page_cover", id: .page, page(.privateRead) { api, call in try api.cover(trackID: call.id, public: false) }),
     ]
 

@@ -19,7 +19,7 @@ import Testing
             throw HarnessError("python3 needs jsonschema and openapi-spec-validator (scripts/test installs them)")
         }
         let mpd = try MPDInstance(tracks: [TestTrack("a.flac", seconds: 2, title: "Doc", artist: "Spec", album: "API", bpm: 128)])
-        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: "[plays]\nmin_track_s = 1\n")
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: "[plays]\nmin_track_s = 1\n[share]\nnow = true\nnow_fields = [\"song\", \"artist\", \"album\", \"cover\", \"workout\"]\n")
         #expect(try eventually { try daemon.mpdConnected() })
         var exchanges: [Exchange] = []
         func record(_ method: String, _ template: String, _ url: String, headers: [String: String] = [:], body: String? = nil) throws {
@@ -35,6 +35,11 @@ import Testing
         _ = try daemon.post("/api/v1/hr", body: #"{"bpm": 130}"#)
         #expect(try eventually { (try daemon.status()["now_playing"] as? [String: Any]) != nil })
         try record("GET", "/api/v1/status", "/api/v1/status")
+        // The now-playing card, as the song plays (or has just ended: blank, as documented too).
+        try record("GET", "/now.json", "/now.json")
+        try record("GET", "/now", "/now")
+        try record("GET", "/now.svg", "/now.svg")
+        try record("GET", "/now/cover", "/now/cover")
         #expect(try eventually { try daemon.listens().count == 1 })
         try record("GET", "/api/v1/listens", "/api/v1/listens?limit=1")
         try record("GET", "/api/v1/listens", "/api/v1/listens?from=yesterday")
@@ -262,6 +267,19 @@ import Testing
         try record("GET", "/healthz", "/healthz")
         try record("GET", "/metrics", "/metrics")
         try record("GET", "/login", "/login")
+
+        // A private session, a listen it hides, and that listen shown again.
+        try record("GET", "/api/v1/private-session", "/api/v1/private-session")
+        try record("POST", "/api/v1/private-session", "/api/v1/private-session", headers: key, body: #"{"minutes": 1, "seconds": 1}"#)
+        try record("POST", "/api/v1/private-session", "/api/v1/private-session", headers: key, body: #"{"minutes": 30}"#)
+        let quiet = #"{"listen_type": "single", "payload": [{"listened_at": \#(Int(Date().timeIntervalSince1970) + 1), "track_metadata": {"artist_name": "Spec", "track_name": "Kept Quiet"}}]}"#
+        #expect(try daemon.post("/1/submit-listens", body: quiet).status == 200)
+        try record("GET", "/now.json", "/now.json")
+        try record("DELETE", "/api/v1/private-session", "/api/v1/private-session", headers: key)
+        let hidden = try HTTP.get(daemon.base + "/api/v1/listens?hidden=true").json?["listens"] as? [[String: Any]] ?? []
+        let hiddenID = try #require(hidden.first?["id"] as? Int, "\(hidden)")
+        try record("POST", "/api/v1/hidden-listens/{id}/unhide", "/api/v1/hidden-listens/\(hiddenID)/unhide", headers: key)
+        try record("POST", "/api/v1/hidden-listens/{id}/unhide", "/api/v1/hidden-listens/\(hiddenID)/unhide", headers: key)
 
         // A workout with readings (a watch's late upload, two hours ago), exported: last, so that
         // nothing above sees it.

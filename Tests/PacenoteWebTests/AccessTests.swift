@@ -95,6 +95,16 @@ import Testing
             ("GET HEAD", "/api/v1/albums/{id}", "album", privateRead),
             ("POST", "/api/v1/recommendations/not-now", "not_now", write),
             ("GET", "/api/v1/events", "events", privateRead),
+            // The private session: its state is private; the switch is the owner's or a client key's.
+            ("GET HEAD", "/api/v1/private-session", "private_session", privateRead),
+            ("POST DELETE", "/api/v1/private-session", "private_session", like),
+            ("POST", "/private-session", "page_private_session", writePage),
+            ("POST", "/api/v1/hidden-listens/{id}/unhide", "hidden_listen_unhide", write),
+            // The now-playing card: public by the owner's choice ([share] now; 404 when off).
+            ("GET HEAD", "/now", "now", visible),
+            ("GET HEAD", "/now.svg", "now", visible),
+            ("GET HEAD", "/now.json", "now", visible),
+            ("GET HEAD", "/now/cover", "now", visible),
             ("GET HEAD", "/api/v1/submissions", "submissions", privateRead),
             ("GET HEAD", "/submissions", "page_submissions", privatePage),
             ("POST", "/submissions", "page_submissions", writePage),
@@ -471,11 +481,13 @@ import Testing
                         "GET /1/user/{name}/listens", "GET /1/feedback/user/{name}/get-feedback",
                         "POST /apis/listenbrainz/1/submit-listens", "GET /apis/audioscrobbler/2.0", "POST /apis/audioscrobbler/2.0",
                         "POST /apis/audioscrobbler", "GET /api/v1/listens", "GET /api/v1/stats", "GET /api/v1/status",
-                        "POST /api/v1/hr", "PUT /api/v1/tracks/{id}/feeling", "GET /api/v1/workouts", "HEAD /api/v1/listens"]
+                        "POST /api/v1/hr", "PUT /api/v1/tracks/{id}/feeling", "GET /api/v1/workouts", "HEAD /api/v1/listens",
+                        "GET /now.json", "GET /api/v1/private-session"]
         #expect(Set(expected).subtracting(open).sorted() == [], "key routes a page on another site cannot call")
         for never in ["POST /history", "POST /login", "POST /logout", "GET /", "DELETE /api/v1/listens/{id}", "POST /api/v1/import",
                       "POST /1/delete-listen", "POST /api/v1/merges", "POST /api/v1/rules", "GET /metrics",
-                      "POST /apis/audioscrobbler_legacy/submission"] {
+                      "POST /apis/audioscrobbler_legacy/submission", "POST /private-session", "GET /now",
+                      "POST /api/v1/hidden-listens/{id}/unhide"] {
             #expect(!open.contains(never), "\(never)")
         }
     }

@@ -112,6 +112,13 @@ extension API {
                             trackLink(p.track)
                             if let artist = p.track.artist { " · \(artist)" }
                             Node.el("span", ["class": "badge"]) { "hidden" }
+                            if mayWrite, let id = p.play.id {
+                                // A private session's plays, and a hide rule's, are shown again one by one.
+                                Node.el("form", ["method": "post", "action": url("/rules"), "class": "inline"]) {
+                                    Node.el("input", ["type": "hidden", "name": "id", "value": String(id)])
+                                    Node.el("button", ["type": "submit", "name": "action", "value": "unhide", "class": "secondary"]) { "Show again" }
+                                }
+                            }
                         }
                     }
                 }
@@ -198,6 +205,10 @@ extension API {
             guard let id else { throw APIError.badRequest("say which rule", code: "invalid_rule") }
             let (entry, _) = try context.operations.applyRule(id: id, limit: 1, source: "site")
             return try rulesPage(request, mayWrite: true, notice: "\(entry.summary(in: localTime)). Undo it from the curation log (entry \(entry.id)).")
+        case "unhide":
+            guard let id else { throw APIError.badRequest("say which hidden play", code: "invalid_play") }
+            try context.operations.unhidePlay(id: id)
+            return try rulesPage(request, mayWrite: true, notice: "Shown again: the play counts in the charts now.")
         default:
             throw APIError.badRequest("unknown action", code: "invalid_action")
         }

@@ -56,7 +56,9 @@ extension API {
         // The same page for the same figures: what it shows is its key, with the second
         // while a song plays (the position it shows moves; the page says when it was made).
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false
+        let privateSession = try context.store.privateSession()
         let key = DashboardKey(loggedIn: loggedIn, mayWrite: mayWrite, back: back, today: today,
+                               privateSession: privateSession, privateOn: privateSession?.isOn(at: now) == true,
                                second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
                                defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere, heartRate: heartRate,
                                recommenderReady: recommenderReady, upNext: upNext, mpdDown: mpdDown)
@@ -64,7 +66,7 @@ extension API {
             dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere,
                             heartRate: heartRate,
                             data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back,
-                            mpdDown: mpdDown)
+                            mpdDown: mpdDown, privateSession: privateSession)
         }
     }
 
@@ -74,6 +76,8 @@ extension API {
         var mayWrite: Bool
         var back: String
         var today: String
+        var privateSession: PrivateSession?
+        var privateOn: Bool
         var second: Int64?
         var defaultPlayer: String?
         var playing: NowPlaying?
@@ -86,7 +90,7 @@ extension API {
 
     func dashboardMarkup(_ request: HTTPRequest, now: Date, today: String, defaultPlayer: String?, playing: NowPlaying?,
                          elsewhere: [NowPlaying] = [], heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
-                         mayWrite: Bool, back: String, mpdDown: String? = nil) -> HTTPResponse {
+                         mayWrite: Bool, back: String, mpdDown: String? = nil, privateSession: PrivateSession? = nil) -> HTTPResponse {
         let f = format
         let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
         let feelings = data.feelings
@@ -94,6 +98,7 @@ extension API {
 
         return html(title: "Now", request: request, nav: "dashboard", live: true) {
             reviewOffer(today: today)
+            privateSessionCard(privateSession, now: now, mayWrite: mayWrite)
             Node.el("div", ["class": "grid"]) {
                 Node.el("section", ["class": "card now", "aria-labelledby": "now-h", "data-player": playing?.player ?? defaultPlayer ?? ""]) {
                     Node.el("h2", ["id": "now-h"]) { "Now playing" }

@@ -9,7 +9,7 @@ extension's page would.
   sends a preflight first) is taken, /api/v1/listens read with the key shows it, a like is
   sent, and a request without the key is refused in JSON the page can read (the browser's
   trusted network does not count for another site's page); deleting a listen never gets past
-  the preflight.
+  the preflight. The now-playing card: /now.json read without a key, /now shown in an iframe.
 - From an origin not in the list (http://localhost:PAGE_PORT, the same server under another
   name): the browser refuses the same fetch().
 - A site form (the track page's like form) posted from the allowed origin by the owner's
@@ -119,6 +119,27 @@ try:
     deleted = fetch(driver, "/api/v1/listens/1", "DELETE", {"Authorization": "Token " + client_key})
     check("error" in deleted, f"a delete never gets past the preflight from another site: {deleted}")
 
+    # The now-playing card ([share] now): an app says what plays, the page reads /now.json
+    # without any key (public by the owner's choice, readable by the listed origin) and embeds
+    # /now in an iframe (the one page any site may frame).
+    playing = json.dumps({"listen_type": "playing_now", "payload": [
+        {"track_metadata": {"artist_name": "The Other Site", "track_name": "Playing On My Site"}}]})
+    now_sent = fetch(driver, "/1/submit-listens", "POST", lb, playing)
+    check(now_sent.get("status") == 200, f"the app's playing-now is taken: {now_sent}")
+    card = fetch(driver, "/now.json")
+    check(card.get("status") == 200 and card.get("body") == {"playing": True, "song": "Playing On My Site", "artist": "The Other Site"},
+          f"the page reads /now.json, the ticked fields only: {card}")
+    driver.execute_script("""
+        const f = document.createElement('iframe');
+        f.id = 'now'; f.src = arguments[0]; f.width = 360; f.height = 80;
+        document.body.appendChild(f);
+    """, base + "/now")
+    frame = headless_chromium.element(driver, "iframe#now")
+    driver.switch_to.frame(frame)
+    check(headless_chromium.wait_for(lambda: "Playing On My Site" in driver.page_source, 10),
+          f"the card's page shows in an iframe on the other site: {driver.page_source[:500]}")
+    driver.switch_to.default_content()
+
     # An origin not in the list: the same server under another name.
     driver.get(f"http://localhost:{port}/page.html")
     check(driver.execute_script("return location.origin") == f"http://localhost:{port}", "the page is on the refused origin")
@@ -126,6 +147,8 @@ try:
     check("error" in refused and "TypeError" in refused["error"], f"the browser refuses the fetch from a refused origin: {refused}")
     refused_read = fetch(driver, "/api/v1/listens", headers={"Authorization": "Bearer " + client_key})
     check("error" in refused_read, f"and the history cannot be read from there: {refused_read}")
+    refused_card = fetch(driver, "/now.json")
+    check("error" in refused_card, f"nor the now-playing card's JSON: {refused_card}")
 
     # A site form from the allowed origin, in the owner's logged-in browser.
     driver.get(base + "/login")
