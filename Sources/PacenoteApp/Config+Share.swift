@@ -33,18 +33,8 @@ extension ConfigSchema {
 extension Codec {
     /// The card's fields: a TOML array of strings, or comma-separated text.
     static let nowFields = ConfigCodec<[NowCard.Field]>(read: { (input) throws(ConfigProblem) in
-        var items: [String]
-        switch input {
-        case .text(let text): items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        case .toml(.string(let text)): items = [text]
-        case .toml(.array(let values)):
-            items = try values.map { (v: TOMLValue) throws(ConfigProblem) -> String in
-                guard case .string(let s) = v else { throw ConfigProblem("expected strings such as \"song\"") }
-                return s
-            }
-        case .toml(let other): throw ConfigProblem("expected an array of fields, got \(other.kindDescription)")
-        }
-        switch NowCard.fields(items.filter { !$0.isEmpty }) {
+        let items = try listItems(input, of: "fields", example: "song")
+        switch NowCard.fields(items) {
         case .success(let fields): return fields
         case .failure(let problem):
             throw ConfigProblem("'\(problem.name)' is not one of \(NowCard.Field.allCases.map(\.rawValue).joined(separator: ", "))")
