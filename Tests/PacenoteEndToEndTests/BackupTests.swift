@@ -205,7 +205,7 @@ import Testing
         #expect(try sqlite(backup, "PRAGMA integrity_check") == "ok\n")
         #expect(try sqlite(backup, "SELECT identifier FROM grdb_migrations ORDER BY rowid") == v1Migrations)
         #expect(try sqlite(backup, "SELECT COUNT(*) FROM plays") == "3\n")
-        #expect(try sqlite(db, "SELECT COUNT(*) FROM grdb_migrations") == "34\n")  // through v29.pace-effects
+        #expect(try sqlite(db, "SELECT COUNT(*) FROM grdb_migrations") == "35\n")  // through v30.genres
         // v5 credited every track of the old database (artist charts read track_artists).
         #expect(try sqlite(db, "SELECT COUNT(*) FROM track_artists") != "0\n")
         #expect(try sqlite(db, """

@@ -728,6 +728,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                     case .track: try store.topTracks(fromDay: from, toDay: to, limit: limit)
                     case .artist: try store.topArtists(fromDay: from, toDay: to, limit: limit)
                     case .album: try store.topAlbums(fromDay: from, toDay: to, limit: limit)
+                    case .genre: try store.topGenres(fromDay: from, toDay: to, limit: limit)
                     }
                     #expect(counted.total == count, "\(step): \(entity) chart length with the chart \(from)–\(to) \(limit)",
                             sourceLocation: sourceLocation)
