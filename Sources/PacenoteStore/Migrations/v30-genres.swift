@@ -63,15 +63,25 @@ extension Schema {
               played_s REAL NOT NULL,
               PRIMARY KEY (day, genre_id)
             ) WITHOUT ROWID;
-            CREATE INDEX rollup_genre_total_top ON rollup_genre_total(plays DESC, played_s DESC);
-            CREATE INDEX rollup_genre_total_by_time ON rollup_genre_total(played_s DESC, plays DESC);
-            CREATE INDEX rollup_year_genre_top ON rollup_year_genre(year, plays DESC, played_s DESC) WHERE plays >= 2;
-            CREATE INDEX rollup_year_genre_by_time ON rollup_year_genre(year, played_s DESC, plays DESC) WHERE played_s >= 600;
             CREATE INDEX rollup_year_genre_skipped ON rollup_year_genre(year) WHERE plays <= 0;
-            CREATE INDEX rollup_month_genre_top ON rollup_month_genre(month, plays DESC, played_s DESC) WHERE plays >= 2;
-            CREATE INDEX rollup_month_genre_by_time ON rollup_month_genre(month, played_s DESC, plays DESC) WHERE played_s >= 600;
-            CREATE INDEX rollup_day_genre_top ON rollup_day_genre(day, plays DESC, played_s DESC) WHERE plays >= 3;
             """)
+        // The ranking indexes — or, while an import has them set aside (its record under
+        // `meta.deferred_indexes`, `DeferredIndexes`), recorded with them, as v21 does.
+        let rankings = [
+            "CREATE INDEX rollup_genre_total_top ON rollup_genre_total(plays DESC, played_s DESC)",
+            "CREATE INDEX rollup_genre_total_by_time ON rollup_genre_total(played_s DESC, plays DESC)",
+            "CREATE INDEX rollup_year_genre_top ON rollup_year_genre(year, plays DESC, played_s DESC) WHERE plays >= 2",
+            "CREATE INDEX rollup_year_genre_by_time ON rollup_year_genre(year, played_s DESC, plays DESC) WHERE played_s >= 600",
+            "CREATE INDEX rollup_month_genre_top ON rollup_month_genre(month, plays DESC, played_s DESC) WHERE plays >= 2",
+            "CREATE INDEX rollup_month_genre_by_time ON rollup_month_genre(month, played_s DESC, plays DESC) WHERE played_s >= 600",
+            "CREATE INDEX rollup_day_genre_top ON rollup_day_genre(day, plays DESC, played_s DESC) WHERE plays >= 3",
+        ]
+        if let record = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'deferred_indexes'") {
+            try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'deferred_indexes'",
+                           arguments: [([record] + rankings).joined(separator: "\n")])
+        } else {
+            for statement in rankings { try db.execute(sql: statement) }
+        }
         try v30FileEveryTrackUnderItsGenres(in: db)
         // Summed from the track rollups, as v17 summed the days' artists.
         try db.execute(sql: """
