@@ -13,8 +13,14 @@ extension Config {
         public var cadence = 170.0
         /// Share of the list kept for tracks never played.
         public var exploration = 0.1
+        /// Genres preferred in steady-state zones 2–3 and threshold zones 4–5 (Cue's).
+        public var steadyGenres: [String] = []
+        public var thresholdGenres: [String] = []
 
         public init() {}
+
+        /// The two lists as the recommender takes them.
+        public var genrePreference: PacenoteCore.Recommender.GenrePreference { .init(steady: steadyGenres, threshold: thresholdGenres) }
     }
 }
 
@@ -43,5 +49,31 @@ extension ConfigSchema {
             """),
         ConfigKey("exploration", \.exploration, Codec.number(0...0.5),
                   doc: "Share of the suggestion list kept for tracks never played (0 to 0.5)."),
+        ConfigKey("steady_genres", \.steadyGenres, genreList, env: ["PACENOTE_STEADY_GENRES"],
+                  example: #"["Downtempo", "Deep House"]"#, doc: """
+            Genres preferred in steady-state running (heart-rate zones 2 and 3): a track of one
+            of them is raised in the suggestions (reason `genre`). Names as tagged, case aside.
+            None by default.
+            """),
+        ConfigKey("threshold_genres", \.thresholdGenres, genreList, env: ["PACENOTE_THRESHOLD_GENRES"],
+                  example: #"["Drum & Bass", "Techno"]"#, doc: """
+            Genres preferred at threshold effort (heart-rate zones 4 and 5), as steady_genres.
+            """),
     ])
+
+    /// A TOML array of genre names, or (environment, flags) text with the names between
+    /// `;` or `,` (`GenreTags`).
+    static let genreList = ConfigCodec<[String]>(read: { (input) throws(ConfigProblem) in
+        switch input {
+        case .text(let text): return GenreTags.split(text)
+        case .toml(.string(let text)): return GenreTags.split(text)
+        case .toml(.array(let values)):
+            let names = try values.map { (v: TOMLValue) throws(ConfigProblem) -> String in
+                guard case .string(let s) = v else { throw ConfigProblem("expected genre names such as \"Drum & Bass\"") }
+                return s
+            }
+            return GenreTags.split(names)
+        case .toml(let other): throw ConfigProblem("expected an array of genre names, got \(other.kindDescription)")
+        }
+    }, show: { "[" + $0.map { Codec.quote($0) }.joined(separator: ", ") + "]" })
 }

@@ -122,6 +122,9 @@ extension RecommenderService {
         request.notNow = notNow
         // On the move: heart rate live (not a zone asked for) or a cadence to match.
         if zoneSource == "live" || query.mode == .cadence { request.paceEffects = try paceEffects() }
+        // Cue's genres for this zone's effort (steady Z2–3, threshold Z4–5), when configured.
+        let genreKeys = settings.genrePreference.keys(in: zone)
+        if !genreKeys.isEmpty { request.preferredGenres = try store.tracks(withGenreKeys: genreKeys) }
         let answer = try Recommender.answer(model, request, texts: { ids in try store.recommenderTexts(ids: ids) })
         return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
                                   suggestions: answer.suggestions, census: answer.census,

@@ -62,7 +62,7 @@ public struct CurationEntry: Equatable, Sendable {
 
 /// What a merge joins: tracks, artists or albums.
 public enum MergeKind: String, Sendable, CaseIterable {
-    case track, artist, album
+    case track, artist, album, genre
 }
 
 /// The curation log as `pacenote export --curation` writes it: one JSON object a line,

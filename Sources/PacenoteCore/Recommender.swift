@@ -30,8 +30,44 @@ public enum Recommender {
         /// never leaves its tempo tier for it. Only with heart rate or a cadence target: on
         /// the move.
         public var faster = 10.0
+        /// A track of a genre preferred in this zone's effort (`GenrePreference`,
+        /// `Request.preferredGenres`): within its tier, as a like.
+        public var preferredGenre = 0.75
 
         public init() {}
+    }
+
+    /// Cue's genres per effort (issue 58): steady-state zones 2–3 and threshold zones 4–5
+    /// each have their preferred genres (`[recommender] steady_genres`, `threshold_genres`).
+    public struct GenrePreference: Equatable, Sendable {
+        public var steady: [String]
+        public var threshold: [String]
+
+        public init(steady: [String] = [], threshold: [String] = []) {
+            self.steady = steady
+            self.threshold = threshold
+        }
+
+        /// `steady` in Z2–Z3, `threshold` in Z4–Z5; nil in Z0, Z1 and without a zone.
+        public static func band(_ zone: Zone?) -> String? {
+            switch zone {
+            case .z2?, .z3?: "steady"
+            case .z4?, .z5?: "threshold"
+            default: nil
+            }
+        }
+
+        /// The preferred genres' names in a zone (as configured), none outside the bands.
+        public func genres(in zone: Zone?) -> [String] {
+            switch Self.band(zone) {
+            case "steady"?: steady
+            case "threshold"?: threshold
+            default: []
+            }
+        }
+
+        /// Their keys (`EntityKey.genre`), for a look-up of the tracks filed under them.
+        public func keys(in zone: Zone?) -> Set<String> { Set(genres(in: zone).map(EntityKey.genre)) }
     }
 
     /// A song to leave out: the current one or a queued one.
@@ -67,6 +103,9 @@ public enum Recommender {
         /// Songs' effect on pace over the runs they played in (`PaceEffect.songs`), by track:
         /// those shown (`isShown`) weigh by `Weights.faster`.
         public var paceEffects: [Int64: PaceEffect.Song] = [:]
+        /// Tracks of a genre preferred in this zone (`GenrePreference.genres(in:)`), with the
+        /// genre's name: raised by `Weights.preferredGenre`.
+        public var preferredGenres: [Int64: String] = [:]
 
         public init(zone: Zone?, target: TempoTarget, nowMs: Int64, current: SongRef? = nil,
                     queued: [SongRef] = [], recentHours: Double = 6, limit: Int = 10, seed: UInt64 = 0,
@@ -86,7 +125,7 @@ public enum Recommender {
 
     public struct Reason: Equatable, Sendable {
         /// `tempo`, `no_bpm`, `zone_record`, `familiarity`, `skips`, `follows_track`,
-        /// `follows_artist`, `liked`, `not_now`, `faster` (or slower), `exploration`.
+        /// `follows_artist`, `liked`, `not_now`, `faster` (or slower), `genre`, `exploration`.
         public var kind: String
         /// What it added to the score.
         public var weight: Double
@@ -292,7 +331,8 @@ public enum Recommender {
             var liked = 0.0
             var notNow = 0.0
             var faster = 0.0
-            var sum: Double { tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist + liked + notNow + faster }
+            var genre = 0.0
+            var sum: Double { tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist + liked + notNow + faster + genre }
         }
 
         func tempoFit(_ i: Int) -> (tier: Int, fit: TempoFit?)? {
@@ -327,6 +367,7 @@ public enum Recommender {
             if onTheMove, let effect = request.paceEffects[id], effect.isShown {
                 p.faster = max(-1, min(1, w.faster * effect.speedChange))
             }
+            if request.preferredGenres[id] != nil { p.genre = w.preferredGenre }
             return p
         }
 
@@ -382,6 +423,10 @@ public enum Recommender {
                 reasons.append(Reason(kind: "faster", weight: p.faster,
                                       detail: "\(PaceEffect.words(effect.speedChange)) than in the 3 minutes before it, over "
                                           + "\(effect.plays) plays on \(effect.runs) runs"))
+            }
+            if p.genre != 0, let genre = request.preferredGenres[model.trackIDs[i]] {
+                let band = GenrePreference.band(request.zone) == "threshold" ? "a threshold genre (Z4–5)" : "a steady-state genre (Z2–3)"
+                reasons.append(Reason(kind: "genre", weight: p.genre, detail: "\(genre): \(band)"))
             }
             if exploring {
                 reasons.append(Reason(kind: "exploration", weight: 0, detail: "never played: a new one to try"))

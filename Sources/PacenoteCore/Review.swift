@@ -12,6 +12,8 @@ public struct ReviewReport: Equatable, Sendable {
     public var topTracks: Ranked
     public var topArtists: Ranked
     public var topAlbums: Ranked
+    /// The period's genres (a play counts for each genre of its track), shown with the artists.
+    public var topGenres: Ranked
     /// Each month's most played track (in the days of the month the period holds).
     public var months: [MonthTop]
     /// The track played most often in a single day.
@@ -30,7 +32,9 @@ public struct ReviewReport: Equatable, Sendable {
 
     public init(period: ReviewPeriod, totals: Totals, previous: Totals?, discoveries: Discoveries, topTracks: Ranked,
                 topArtists: Ranked, topAlbums: Ranked, months: [MonthTop], bestDay: DayTop?, longestStreak: Streak?,
-                clock: [Slot], weekdays: [Slot], weekStart: Int, songsOfTheDay: [DaySong], heartRate: HeartRate?) {
+                clock: [Slot], weekdays: [Slot], weekStart: Int, songsOfTheDay: [DaySong], heartRate: HeartRate?,
+                topGenres: Ranked = Ranked(byPlays: [], byTime: [])) {
+        self.topGenres = topGenres
         self.period = period
         self.totals = totals
         self.previous = previous

@@ -64,7 +64,7 @@ public struct SongInfo: Equatable, Sendable, Codable {
             artist: artist,
             album: album,
             albumArtist: joined("AlbumArtist"),
-            genre: tag("Genre"),
+            genre: GenreTags.joined(values("Genre")),
             date: tag("Date"),
             trackNumber: tag("Track").flatMap(SongInfo.leadingNumber),
             discNumber: tag("Disc").flatMap(SongInfo.leadingNumber),

@@ -12,7 +12,8 @@ enum EntityRollups {
     struct Table {
         var name: String
         var keys: [String]
-        /// Which entity: `artist` (via `track_artists`) or `album` (via `tracks.album_id`).
+        /// Which entity: `artist` (via `track_artists`), `album` (via `tracks.album_id`) or
+        /// `genre` (via `track_genres`).
         var entity: String
 
         /// The period its rows are per (`year`, `month`), if any: the first key.
@@ -42,9 +43,20 @@ enum EntityRollups {
 
     /// The entities of a track as a subquery of ids (the track's id as SQL).
     static func entities(_ entity: String, of track: String) -> String {
-        entity == "artist"
-            ? "SELECT artist_id AS id FROM track_artists WHERE track_id = \(track) AND artist_id IS NOT NULL"
-            : "SELECT album_id AS id FROM tracks WHERE id = \(track) AND album_id IS NOT NULL"
+        switch entity {
+        case "artist": "SELECT artist_id AS id FROM track_artists WHERE track_id = \(track) AND artist_id IS NOT NULL"
+        case "genre": "SELECT genre_id AS id FROM track_genres WHERE track_id = \(track)"
+        default: "SELECT album_id AS id FROM tracks WHERE id = \(track) AND album_id IS NOT NULL"
+        }
+    }
+
+    /// The join from a track rollup (`r`) to an entity's ids, and the id column.
+    static func join(_ entity: String) -> (join: String, id: String) {
+        switch entity {
+        case "artist": ("JOIN track_artists e ON e.track_id = r.track_id", "e.artist_id")
+        case "genre": ("JOIN track_genres e ON e.track_id = r.track_id", "e.genre_id")
+        default: ("JOIN tracks e ON e.id = r.track_id", "e.album_id")
+        }
     }
 
     static let upsert = "plays = plays + excluded.plays, skips = skips + excluded.skips, played_s = played_s + excluded.played_s"
@@ -55,9 +67,7 @@ enum EntityRollups {
     /// One table's rows as sums of its track rollup's (`halves`: a month table's halves
     /// too, from v20 on).
     static func rebuild(_ table: Table, halves: Bool, in db: Database) throws {
-        let (join, id) = table.entity == "artist"
-            ? ("JOIN track_artists e ON e.track_id = r.track_id", "e.artist_id")
-            : ("JOIN tracks e ON e.id = r.track_id", "e.album_id")
+        let (join, id) = join(table.entity)
         let keys = (table.period.map { "r.\($0.rawValue), " } ?? "") + id
         let withHalves = halves && table.period == .month
         try db.execute(sql: """

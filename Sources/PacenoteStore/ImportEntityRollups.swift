@@ -17,10 +17,12 @@ struct ImportEntityRollups {
     struct Entities {
         var artists: [Int64]
         var album: Int64?
+        var genres: [Int64]
 
-        init(artists: [Int64], album: Int64?) {
+        init(artists: [Int64], album: Int64?, genres: [Int64] = []) {
             self.artists = artists
             self.album = album
+            self.genres = genres
         }
 
         init(track: Int64, in db: Database) throws {
@@ -32,6 +34,10 @@ struct ImportEntityRollups {
             tracks.bind(1, track)
             album = try tracks.step() ? tracks.optionalInt64(0) : nil
             tracks.reset()
+            let filed = try RawStatement(db, "SELECT genre_id FROM track_genres WHERE track_id = ?1 ORDER BY position")
+            filed.bind(1, track)
+            genres = []
+            while try filed.step() { genres.append(filed.int64(0)) }
         }
     }
 
@@ -215,11 +221,13 @@ struct ImportEntityRollups {
     private static func sum(_ plays: ImportRollups, entities: [Entities?], orders: Orders, into pipe: RowPipe) {
         var artists = Numbering(tracks: entities.count)
         var albums = Numbering(tracks: entities.count)
+        var genres = Numbering(tracks: entities.count)
         for i in 0..<plays.count {
             let ref = Int(plays.refs[i])
             guard artists.start[ref] < 0, let of = entities[ref] else { continue }
             artists.add(ref: ref, of.artists)
             albums.add(ref: ref, of.album.map { [$0] } ?? [])
+            genres.add(ref: ref, of.genres)
         }
         // The periods' texts, bound as C strings (freed once the writer is done with them).
         var texts: [String: UnsafeMutablePointer<CChar>] = [:]
@@ -248,8 +256,9 @@ struct ImportEntityRollups {
             switch rollup.subject {
             case .artist?: numbering = artists
             case .album?: numbering = albums
+            case .genre?: numbering = genres
             case .hour?, nil: numbering = nil
-            case .track?: preconditionFailure("\(rollup.table): the bulk import sums a batch by artist, album, hour or none only")
+            case .track?: preconditionFailure("\(rollup.table): the bulk import sums a batch by artist, album, genre, hour or none only")
             }
             guard !pipe.isCancelled,
                   sum(plays, order: order, groups: groups, period: period, entities: numbering, hours: rollup.subject == .hour,

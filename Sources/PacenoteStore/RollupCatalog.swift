@@ -11,7 +11,7 @@ import GRDB
 struct Rollup: Sendable {
     /// What a row is per, besides its period.
     enum Subject: String, Sendable {
-        case track, hour, artist, album
+        case track, hour, artist, album, genre
 
         /// Its key column.
         var column: String {
@@ -20,6 +20,7 @@ struct Rollup: Sendable {
             case .hour: "hour"
             case .artist: "artist_id"
             case .album: "album_id"
+            case .genre: "genre_id"
             }
         }
     }
@@ -97,8 +98,8 @@ struct Rollup: Sendable {
 
     var halves: Bool { if case .sums(true) = measure { true } else { false } }
 
-    /// `artist` or `album`: a play counts once for each of its track's (`EntityRollups.entities`).
-    var entity: String? { subject == .artist || subject == .album ? subject!.rawValue : nil }
+    /// `artist`, `album` or `genre`: a play counts once for each of its track's (`EntityRollups.entities`).
+    var entity: String? { subject == .artist || subject == .album || subject == .genre ? subject!.rawValue : nil }
 
     /// The measure's columns after the keys.
     var measureColumns: String {
@@ -115,7 +116,7 @@ struct Rollup: Sendable {
         switch subject {
         case .track?: values.append("\(row).track_id")
         case .hour?: values.append("\(row).local_hour")
-        case .artist?, .album?: values.append("e.id")
+        case .artist?, .album?, .genre?: values.append("e.id")
         case nil: break
         }
         return values
@@ -159,6 +160,7 @@ struct Rollup: Sendable {
         switch subject {
         case .artist?: join = " JOIN track_artists e0 ON e0.track_id = p.track_id AND e0.artist_id IS NOT NULL"
         case .album?: join = " JOIN tracks e0 ON e0.id = p.track_id AND e0.album_id IS NOT NULL"
+        case .genre?: join = " JOIN track_genres e0 ON e0.track_id = p.track_id"
         default: join = ""
         }
         let keyed = values.map { $0 == "e.id" ? "e0.\(subject!.column)" : $0 }
@@ -213,6 +215,11 @@ enum Rollups {
         Rollup("rollup_year_album", .year, .album, batch: .batchSums, orders: periodHeads + [.skipped]),
         Rollup("rollup_month_album", .month, .album, .sums(halves: true), batch: .batchSums, orders: periodHeads),
         Rollup("rollup_day_album", .day, .album, batch: .batchSums, orders: dayHead),
+        // By genre (v30), through `track_genres` as the artists' through `track_artists`.
+        Rollup("rollup_genre_total", nil, .genre, batch: .batchSums, orders: everyRow),
+        Rollup("rollup_year_genre", .year, .genre, batch: .batchSums, orders: periodHeads + [.skipped]),
+        Rollup("rollup_month_genre", .month, .genre, .sums(halves: true), batch: .batchSums, orders: periodHeads),
+        Rollup("rollup_day_genre", .day, .genre, batch: .batchSums, orders: dayHead),
         Rollup("rollup_year_total", .year, nil, batch: .batchSums),
         Rollup("rollup_month_total", .month, nil, batch: .batchSums),
         Rollup("rollup_day_total", .day, nil, batch: .batchSums),

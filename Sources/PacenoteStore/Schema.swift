@@ -59,6 +59,7 @@ enum Schema {
         m.registerMigration("v27.training-load-and-hrv", foreignKeyChecks: .immediate, migrate: v27TrainingLoadAndHRV)
         m.registerMigration("v28.curation-facts", foreignKeyChecks: .immediate, migrate: v28CurationFacts)
         m.registerMigration("v29.pace-effects", foreignKeyChecks: .immediate, migrate: v29PaceEffects)
+        m.registerMigration("v30.genres", foreignKeyChecks: .immediate, migrate: v30Genres)
         return m
     }
 

@@ -50,10 +50,11 @@ extension Store {
             let periods = table.period.map { "\($0.rawValue) IN (SELECT \($0.rawValue) FROM \($0.totalTable)) AND " } ?? ""
             try db.execute(sql: "DELETE FROM \(table.name) WHERE \(periods)\(table.keys.last!) IN (\(list))")
         }
-        let join = entity == "artist"
-            ? "track_artists e JOIN plays p ON p.track_id = e.track_id WHERE e.artist_id IN (\(list))"
-            : "tracks e JOIN plays p ON p.track_id = e.id WHERE e.album_id IN (\(list))"
-        let idColumn = entity == "artist" ? "e.artist_id" : "e.album_id"
+        let (join, idColumn) = switch entity {
+        case "artist": ("track_artists e JOIN plays p ON p.track_id = e.track_id WHERE e.artist_id IN (\(list))", "e.artist_id")
+        case "genre": ("track_genres e JOIN plays p ON p.track_id = e.track_id WHERE e.genre_id IN (\(list))", "e.genre_id")
+        default: ("tracks e JOIN plays p ON p.track_id = e.id WHERE e.album_id IN (\(list))", "e.album_id")
+        }
         let days = try Row.fetchAll(db, sql: """
             SELECT \(idColumn), p.local_day, SUM(p.counted), SUM(1 - p.counted), SUM(p.played_s)
             FROM \(join) GROUP BY 1, 2

@@ -41,6 +41,13 @@ struct CurationUndo: Codable {
     /// (a play or submission under the alias) go back to, with the merge's undo.
     var refileArtists: [Refile] = []
     struct Refile: Codable { var from: Int64; var into: Int64 }
+    /// A genre merge's links (`track_genres`) moved to the kept genre, and those removed
+    /// (the track was filed under both); the genres whose rollups to sum again. Optional:
+    /// entries logged before v30 have none.
+    struct GenreLink: Codable { var track: Int64; var position: Int64; var genre: Int64 }
+    var genreLinks: [GenreLink]?
+    var restoreGenreLinks: [StoredRow]?
+    var recomputeGenres: [Int64]?
     /// The track, artists and album a play's text brought in (an edit, an addition): gone
     /// again with it, unless something else has come to use them since.
     var created = Created()
@@ -106,6 +113,11 @@ struct CurationUndo: Codable {
                            arguments: [credit.artist, credit.track, credit.position])
         }
         for row in restoreCredits { try row.insert(into: "track_artists", in: db) }
+        for link in genreLinks ?? [] {
+            try db.execute(sql: "UPDATE track_genres SET genre_id = ? WHERE track_id = ? AND position = ?",
+                           arguments: [link.genre, link.track, link.position])
+        }
+        for row in restoreGenreLinks ?? [] { try row.insert(into: "track_genres", in: db) }
         for refile in refileArtists {
             guard let key = try String.fetchOne(db, sql: "SELECT name_key FROM artists WHERE id = ?", arguments: [refile.from]) else { continue }
             for row in try Row.fetchAll(db, sql: "SELECT track_id, position, name FROM track_artists WHERE artist_id = ?", arguments: [refile.into])
@@ -153,7 +165,10 @@ struct CurationUndo: Codable {
         try created.remove(in: db)
         try Store.recomputeEntityRollups(entity: "artist", ids: recomputeArtists, in: db)
         try Store.recomputeEntityRollups(entity: "album", ids: recomputeAlbums, in: db)
-        if !recomputeArtists.isEmpty || !recomputeAlbums.isEmpty || !trackAlbums.isEmpty { try Store.bumpEntityGeneration(in: db) }
+        try Store.recomputeEntityRollups(entity: "genre", ids: recomputeGenres ?? [], in: db)
+        if !recomputeArtists.isEmpty || !recomputeAlbums.isEmpty || !trackAlbums.isEmpty || !(recomputeGenres ?? []).isEmpty {
+            try Store.bumpEntityGeneration(in: db)
+        }
     }
 }
 

@@ -39,6 +39,8 @@ final class EntityIDCache {
     /// dearer part of a look-up: a bulk import meets each name over and over).
     var artistsByName: [String: (id: Int64, hasMBID: Bool)] = [:]
     var albums: [String: Int64] = [:]
+    /// Genre ids by the name as given (`Store.genreID`).
+    var genresByName: [String: Int64] = [:]
 }
 
 extension Store {

@@ -60,7 +60,7 @@ extension ListenImportSession {
                 }
                 let saved = try filing.add(new, hashes: hashes, cache: entityIDs)
                 id = saved.id
-                filed = ImportEntityRollups.Entities(artists: saved.artists, album: saved.album)
+                filed = ImportEntityRollups.Entities(artists: saved.artists, album: saved.album, genres: saved.genres)
                 added = added.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
             }
             let index: Int32
@@ -129,6 +129,8 @@ struct NewTracks {
     private var credits: BulkInsert
     /// The match-key and recording hashes of the tracks not written yet (at most a statement's).
     private var pendingHashes: [Int] = []
+    /// The genres of the tracks not written yet (`track_genres`), written after them.
+    private var pendingGenres: [(track: Int64, genres: [Int64])] = []
 
     init(_ db: Database, now: Date) {
         self.db = db
@@ -154,7 +156,7 @@ struct NewTracks {
     /// Files `new` (no stored track has its identity) and returns its id, the artists its
     /// credit names (each once, in order) and its album.
     mutating func add(_ new: ImportBatch.NewTrack, hashes: (matchKey: Int, recording: Int?),
-                      cache: EntityIDCache) throws -> (id: Int64, artists: [Int64], album: Int64?) {
+                      cache: EntityIDCache) throws -> (id: Int64, artists: [Int64], album: Int64?, genres: [Int64]) {
         if nextID == nil { nextID = try (Int64.fetchOne(db, sql: "SELECT max(id) FROM tracks") ?? 0) + 1 }
         let id = nextID!
         nextID = id + 1
@@ -208,7 +210,30 @@ struct NewTracks {
                 artists.append(artistID)
             }
         }
-        return (id, artists, album)
+        // Its genres, as `Store.saveGenres` files a new track's: written after its row.
+        var genres: [Int64] = []
+        for name in t.genres {
+            let genreID = try Store.genreID(name: name, at: creditsAtMs, cache: cache, in: db)
+            if !genres.contains(genreID) { genres.append(genreID) }
+        }
+        if !genres.isEmpty { pendingGenres.append((id, genres)) }
+        return (id, artists, album, genres)
+    }
+
+    /// Writes the genres of the tracks written so far.
+    private mutating func writeGenres() throws {
+        guard !pendingGenres.isEmpty else { return }
+        let insert = try RawStatement(db, "INSERT INTO track_genres (track_id, position, genre_id) VALUES (?1, ?2, ?3)")
+        for (track, genres) in pendingGenres {
+            for (position, genre) in genres.enumerated() {
+                insert.bind(1, track)
+                insert.bind(2, Int64(position))
+                insert.bind(3, genre)
+                _ = try insert.step()
+                insert.reset()
+            }
+        }
+        pendingGenres.removeAll(keepingCapacity: true)
     }
 
     /// Whether a track not written yet may have this match key or recording (a hash met).
@@ -220,6 +245,7 @@ struct NewTracks {
     mutating func writePending() throws {
         try tracks.writePending()
         try credits.writePending()
+        try writeGenres()
         pendingHashes.removeAll(keepingCapacity: true)
     }
 
@@ -227,6 +253,7 @@ struct NewTracks {
     mutating func finish() throws {
         try tracks.finish()
         try credits.finish()
+        try writeGenres()
     }
 
     /// Forgets the texts bound (they go with the arena) if `finish()` was not reached.

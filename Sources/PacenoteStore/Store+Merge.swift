@@ -46,6 +46,8 @@ extension Store {
                 albumsMerged = try Store.mergeSameTitleAlbums(ofArtist: into, undo: &undo, touches: &touches, in: db)
             case .album:
                 try Store.mergeAlbums(from, into: into, undo: &undo, touches: &touches, in: db)
+            case .genre:
+                try Store.mergeGenres(from, into: into, undo: &undo, in: db)
             }
             // The entities' keys go with the request: ids are this database's, keys follow from
             // the names, so a database rebuilt from an export replays the merge (`replayMerge`).
@@ -174,6 +176,37 @@ extension Store {
         _ = touches
     }
 
+    /// Re-points every track filed under a genre of `from` to `into` (a track under both
+    /// keeps one link), then sums both sides' rollups again. Case variants need no merge:
+    /// they are one genre by their key (`EntityKey.genre`).
+    static func mergeGenres(_ from: [Int64], into: Int64, undo: inout CurationUndo, in db: Database) throws {
+        let links = try Row.fetchAll(db, sql: """
+            SELECT track_id, position, genre_id FROM track_genres WHERE genre_id IN (\(from.map(String.init).joined(separator: ",")))
+            ORDER BY track_id, position
+            """)
+        var filed = try Set(Int64.fetchAll(db, sql: "SELECT track_id FROM track_genres WHERE genre_id = ?", arguments: [into]))
+        var moved: [CurationUndo.GenreLink] = [], removed: [StoredRow] = []
+        for row in links {
+            let track: Int64 = row[0], position: Int64 = row[1], genre: Int64 = row[2]
+            if filed.contains(track) {
+                removed.append(try StoredRow.fetch(db, sql: "SELECT * FROM track_genres WHERE track_id = ? AND position = ?",
+                                                   arguments: [track, position]))
+                try db.execute(sql: "DELETE FROM track_genres WHERE track_id = ? AND position = ?", arguments: [track, position])
+            } else {
+                filed.insert(track)
+                moved.append(.init(track: track, position: position, genre: genre))
+                try db.execute(sql: "UPDATE track_genres SET genre_id = ? WHERE track_id = ? AND position = ?",
+                               arguments: [into, track, position])
+            }
+        }
+        for f in from { try pointAliases(table: "genres", from: f, into: into, undo: &undo, in: db) }
+        undo.genreLinks = moved
+        undo.restoreGenreLinks = removed
+        undo.recomputeGenres = from + [into]
+        try recomputeEntityRollups(entity: "genre", ids: from + [into], in: db)
+        try bumpEntityGeneration(in: db)
+    }
+
     /// Moves the albums' tracks to `into`; a track whose title the kept album already has
     /// is merged into that track.
     static func mergeAlbums(_ from: [Int64], into: Int64, undo: inout CurationUndo, touches: inout Set<String>, in db: Database) throws {
@@ -219,6 +252,13 @@ extension Store {
         try recomputeTrackRollups([from, to], in: db)
         try recomputeEntityRollups(entity: "artist", ids: entities.artists, in: db)
         try recomputeEntityRollups(entity: "album", ids: entities.albums, in: db)
+        try recomputeEntityRollups(entity: "genre", ids: trackGenres([from, to], in: db), in: db)
+    }
+
+    /// The genres some tracks are filed under.
+    static func trackGenres(_ tracks: [Int64], in db: Database) throws -> [Int64] {
+        let list = tracks.map(String.init).joined(separator: ",")
+        return try Int64.fetchAll(db, sql: "SELECT DISTINCT genre_id FROM track_genres WHERE track_id IN (\(list))")
     }
 
     /// The artists credited on and the albums of some tracks.
@@ -278,10 +318,11 @@ extension MergeKind {
         case .track: "tracks"
         case .artist: "artists"
         case .album: "albums"
+        case .genre: "genres"
         }
     }
 
-    var nameColumn: String { self == .artist ? "name" : "title" }
+    var nameColumn: String { self == .artist || self == .genre ? "name" : "title" }
 
     /// The column that tells one from another by its text alone (the same in any database
     /// built from the same plays).
@@ -290,6 +331,7 @@ extension MergeKind {
         case .track: "match_key"
         case .artist: "name_key"
         case .album: "album_key"
+        case .genre: "name_key"
         }
     }
 }

@@ -28,8 +28,12 @@ extension Store {
                 FROM tracks t LEFT JOIN rollup_track_total r ON r.track_id = t.id
                 WHERE t.merged_into IS NULL AND t.title = ? COLLATE NOCASE ORDER BY t.id LIMIT 20
                 """
+            case .genre: """
+                SELECT DISTINCT k.id, k.name, COALESCE(r.plays, 0) FROM genres g JOIN genres k ON k.id = COALESCE(g.merged_into, g.id)
+                LEFT JOIN rollup_genre_total r ON r.genre_id = k.id WHERE g.name_key = ?
+                """
             }
-            let key = kind == .artist ? EntityKey.artist(name) : name
+            let key = kind == .artist ? EntityKey.artist(name) : kind == .genre ? EntityKey.genre(name) : name
             return try Row.fetchAll(db, sql: sql, arguments: [key]).map { MergeSuggestion.Name(id: $0[0], name: $0[1], plays: $0[2]) }
         }
     }

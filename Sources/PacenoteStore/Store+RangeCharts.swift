@@ -8,9 +8,9 @@ import PacenoteCore
 /// number of its pieces and the plays of its edge days (at most two part-months), not the
 /// length of the history or the width of the library.
 extension Store {
-    /// What a chart is of: tracks, artists or albums, and how their rollups are named.
+    /// What a chart is of: tracks, artists, albums or genres, and how their rollups are named.
     public enum ChartEntity: String, Sendable {
-        case track, artist, album
+        case track, artist, album, genre
 
         var idColumn: String { "\(rawValue)_id" }
         func table(_ period: EntityRollups.Period) -> String { "rollup_\(period.rawValue)_\(rawValue)" }

@@ -19,6 +19,7 @@ extension Store {
                 case .track: .track(e.track!, plays: e.plays, seconds: e.seconds)
                 case .artist: ReviewReport.Item(id: e.artistID ?? 0, name: e.artist ?? "", plays: e.plays, seconds: e.seconds)
                 case .album: ReviewReport.Item(id: e.albumID ?? 0, name: e.album ?? "", artist: e.artist, plays: e.plays, seconds: e.seconds)
+                case .genre: ReviewReport.Item(id: e.genreID ?? 0, name: e.genre ?? "", plays: e.plays, seconds: e.seconds)
                 }
             }
         }
@@ -28,6 +29,8 @@ extension Store {
                                              byTime: items(try self.topArtists(fromDay: from, toDay: to, limit: limit, by: .time), .artist))
         let topAlbums = ReviewReport.Ranked(byPlays: items(try self.topAlbums(fromDay: from, toDay: to, limit: limit, by: .plays), .album),
                                             byTime: items(try self.topAlbums(fromDay: from, toDay: to, limit: limit, by: .time), .album))
+        let topGenres = ReviewReport.Ranked(byPlays: items(try self.topGenres(fromDay: from, toDay: to, limit: limit, by: .plays), .genre),
+                                            byTime: items(try self.topGenres(fromDay: from, toDay: to, limit: limit, by: .time), .genre))
         var months: [ReviewReport.MonthTop] = []
         let history = try read { db in try Row.fetchOne(db, sql: "SELECT MIN(day), MAX(day) FROM rollup_day_total") }
         for m in period.months(within: (history?[0] as String?) ?? "9999-12-31", (history?[1] as String?) ?? "0000-01-01") {
@@ -70,7 +73,8 @@ extension Store {
                 longestStreak: ReviewReport.Streak.longest(days.numbers), clock: try Store.clock(from: from, to: to, in: db),
                 weekdays: Weekday.order(startingOn: weekStart).map { slots[$0] ?? ReviewReport.Slot(key: $0, plays: 0, seconds: 0) },
                 weekStart: weekStart, songsOfTheDay: scan.songs,
-                heartRate: try Store.reviewHeartRate(from: from, to: to, limit: limit, local: local, in: db))
+                heartRate: try Store.reviewHeartRate(from: from, to: to, limit: limit, local: local, in: db),
+                topGenres: topGenres)
         }
     }
 

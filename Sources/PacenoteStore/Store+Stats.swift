@@ -15,6 +15,9 @@ public struct ChartEntry: Equatable, Sendable {
     public var artistID: Int64?
     /// The album's entity, in a chart of albums.
     public var albumID: Int64?
+    /// The genre and its entity, in a chart of genres.
+    public var genre: String? = nil
+    public var genreID: Int64? = nil
 }
 
 /// How a chart is ranked: by counted plays (then listening time), or by listening time
@@ -238,6 +241,57 @@ extension Store {
                                      needsCount: needsCount, counted: &counted, in: db)
         case .album: try topAlbums(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
                                    needsCount: needsCount, counted: &counted, in: db)
+        case .genre: try topGenres(source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge, budget: budget,
+                                   needsCount: needsCount, counted: &counted, in: db)
+        }
+    }
+
+    /// The totals and the top genres of a range, from one read (`GET /api/v1/stats?by=genre`).
+    public func rangeGenres(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays)
+        throws(StoreError) -> (totals: PeriodTotals, genres: [ChartEntry]) {
+        let edge = Store.edgeDaysSummedWhole, budget = Store.rankedBudget
+        return try read { db in
+            let source = try Store.rangeSource(fromDay: fromDay, toDay: toDay, in: db)
+            var counted: Int?
+            return (try Store.totals(source, fromDay: fromDay, toDay: toDay, in: db),
+                    try Store.chart(.genre, source, fromDay: fromDay, toDay: toDay, limit: limit, order: order, edge: edge,
+                                    budget: budget, counted: &counted, in: db))
+        }
+    }
+
+    /// The most played genres (v30): a play counts for each genre of its track.
+    public func topGenres(fromDay: String, toDay: String, limit: Int, by order: ChartOrder = .plays) throws(StoreError) -> [ChartEntry] {
+        try chart(.genre, fromDay: fromDay, toDay: toDay, limit: limit, order: order)
+    }
+
+    /// `topGenres` in a read (`counted`: as `topTracks`'s), as `topArtists`.
+    static func topGenres(_ source: RangeSource?, fromDay: String, toDay: String, limit: Int, order: ChartOrder, edge: Int, budget: Int,
+                          needsCount: Bool = false, counted: inout Int?, in db: Database) throws -> [ChartEntry] {
+        func entry(id: Int64, name: String, plays: Int, seconds: Double) -> ChartEntry {
+            ChartEntry(track: nil, artist: nil, album: nil, plays: plays, seconds: seconds, genre: name, genreID: id)
+        }
+        switch source {
+        case .whole(let whole)?:
+            return try Store.topRows(whole, entity: "genre", select: "g.id, g.name, r.plays, r.played_s",
+                                     join: "JOIN genres g ON g.id = r.genre_id", name: "g.name", limit: limit, order: order, in: db)
+                .map { entry(id: $0[0], name: $0[1], plays: $0[2], seconds: $0[3]) }
+        case .pieces(let pieces)?:
+            let ranked = try Store.ranked(.genre, pieces, limit: limit, order: order, edgeDaysSummedWhole: edge, budget: budget,
+                                          needsCount: needsCount, counted: &counted, in: db)
+            return try Store.named(ranked, limit: limit, order: order, select: "x.id, x.name", from: "genres x",
+                                   decode: { (id: $0.int64(0), name: $0.text(1) ?? "") }, name: \.name, in: db).map { row, e in
+                entry(id: row.id, name: row.name, plays: e.plays, seconds: e.seconds)
+            }
+        case nil: break
+        }
+        let source = Store.trackRollup(fromDay: fromDay, toDay: toDay)
+        return try Row.fetchAll(db, sql: """
+            SELECT g.id, g.name, SUM(r.plays) AS plays, SUM(r.played_s) AS secs
+            FROM (\(source.sql)) r JOIN track_genres tg ON tg.track_id = r.track_id JOIN genres g ON g.id = tg.genre_id
+            GROUP BY g.id HAVING SUM(r.plays) > 0
+            ORDER BY \(order.keys(plays: "plays", secs: "secs")), g.name, g.id LIMIT ?
+            """, arguments: source.arguments + [limit]).map { row in
+            entry(id: row[0], name: row[1], plays: row[2], seconds: row[3])
         }
     }
 

@@ -34,11 +34,11 @@ extension Store {
     /// import's reader, on its own thread).
     static func fileTrack(_ t: Track, at now: Date, knownNew: Bool = false, matchKey: String? = nil,
                           credit parsed: ArtistCredit? = nil, album parsedAlbum: AlbumIdentity? = nil,
-                          cache: EntityIDCache? = nil, in db: Database) throws -> (id: Int64, album: Int64?, artists: [Int64]?) {
+                          cache: EntityIDCache? = nil, in db: Database) throws -> (id: Int64, album: Int64?, artists: [Int64]?, genres: [Int64]?) {
         let nowMs = milliseconds(now)
         let matchKey = matchKey ?? t.matchKey
         if t.uri == nil && !knownNew, let id = try findTracks(matchKey: matchKey, recording: t.musicBrainz.recording, in: db).first {
-            return (id, nil, nil)
+            return (id, nil, nil, nil)
         }
         let album = try (knownNew ? parsedAlbum : t.albumIdentity).map { try Store.albumID($0, at: nowMs, cache: cache, in: db) }
         // A file moving to another album takes its plays along in the album rollups.
@@ -92,11 +92,13 @@ extension Store {
             try db.cachedStatement(sql: "DELETE FROM track_artists WHERE track_id = ?").execute(arguments: [id])
             artists = []
         }
+        // Its genres (`track_genres`), as its credit: a new track's written with it.
+        let genres = try Store.saveGenres(t.genres, trackID: id, newTrack: knownNew, cache: cache, in: db)
         // A track merged into another (`Store.merge`) is an alias: its plays go to the kept one.
         if !knownNew, let kept = try Int64.fetchOne(db.cachedStatement(sql: "SELECT merged_into FROM tracks WHERE id = ?"), arguments: [id]) {
-            return (kept, nil, nil)
+            return (kept, nil, nil, nil)
         }
-        return (id, album, artists)
+        return (id, album, artists, genres)
     }
 
     static let insertTrackSQL = """

@@ -77,7 +77,7 @@ extension API {
     func merge(_ request: HTTPRequest, source: String) throws -> HTTPResponse {
         let body = try Self.jsonObject(request)
         guard let kindText = body["kind"] as? String, let kind = MergeKind(rawValue: kindText) else {
-            throw APIError.badRequest("'kind' must be \"track\", \"artist\" or \"album\"", code: "invalid_kind")
+            throw APIError.badRequest("'kind' must be \"track\", \"artist\", \"album\" or \"genre\"", code: "invalid_kind")
         }
         guard let fromValues = body["from"] as? [Any], !fromValues.isEmpty else {
             throw APIError.badRequest("'from' must be a non-empty array of ids", code: "invalid_from")
@@ -106,7 +106,7 @@ extension API {
     func mergeEntity(_ kind: MergeKind, named name: String) throws(APIError) -> Int64 {
         let found: [MergeSuggestion.Name]
         do { found = try context.store.mergeCandidates(kind, named: name) } catch { throw APIError(error) }
-        let what = kind == .artist ? "artist named" : "\(kind.rawValue) titled"
+        let what = kind == .artist || kind == .genre ? "\(kind.rawValue) named" : "\(kind.rawValue) titled"
         guard let first = found.first else { throw APIError.notFound("no \(what) “\(name)”") }
         guard found.count == 1 else {
             throw APIError(kind: .conflict, code: "ambiguous_name",

@@ -234,6 +234,9 @@ extension API {
                     ]),
                 ] + Self.lastFMImages)
             })
+        case .genre:
+            // Last.fm's charts are of artists, albums and tracks only (no route asks this).
+            throw APIError.lastFMInvalidParameters("no chart of genres")
         }
     }
 

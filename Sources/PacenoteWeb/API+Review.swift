@@ -138,6 +138,7 @@ extension APIJSON {
         }
         func track(_ i: ReviewReport.Item) -> JSONValue { .object([("track", i.track.map(APIJSON.track) ?? .null)] + figures(i)) }
         func artist(_ i: ReviewReport.Item) -> JSONValue { .object([("id", .int(i.id)), ("artist", .string(i.name))] + figures(i)) }
+        func genre(_ i: ReviewReport.Item) -> JSONValue { .object([("id", .int(i.id)), ("genre", .string(i.name))] + figures(i)) }
         func album(_ i: ReviewReport.Item) -> JSONValue {
             .object([("id", .int(i.id)), ("album", .string(i.name)), ("artist", .optional(i.artist))] + figures(i))
         }
@@ -195,6 +196,7 @@ extension APIJSON {
             ("top_tracks", chart(r.topTracks, track)),
             ("top_artists", chart(r.topArtists, artist)),
             ("top_albums", chart(r.topAlbums, album)),
+            ("top_genres", chart(r.topGenres, genre)),
             ("months", months),
             ("best_day", bestDay),
             ("longest_streak", streak),

@@ -181,6 +181,7 @@ extension Route {
             RouteMethod("POST", change, longWrite: true, json { api, call in try api.applyRule(call.id, call.query, source: "api") }),
         ]),
         Endpoint("/api/v1/stats", "stats", keyRead(.privateRead, json { api, call in try api.stats(call.query) })),
+        Endpoint("/api/v1/stats/zones", "stats_zones", keyRead(.privateRead, json { api, call in try api.zoneStats(call.query) })),
         // The review is private like the stats; publishing a share of it and withdrawing
         // one are writes (the share's page is public, below).
         Endpoint("/api/v1/review", "review", keyRead(.privateRead, json { api, call in try api.reviewJSON(call.query) })),

@@ -26,7 +26,9 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
         for i in 0..<30 {
             let artist = artists[i % artists.count]
             tracks.append(Track(uri: i % 3 == 0 ? "music/\(i).flac" : nil, title: "Song \(i % 12)" + (i % 5 == 0 ? " - Remastered 2011" : ""),
-                                artist: artist, album: i % 4 == 3 ? nil : "Album \(i % 3)", albumArtist: nil, durationSeconds: 180 + Double(i)))
+                                artist: artist, album: i % 4 == 3 ? nil : "Album \(i % 3)", albumArtist: nil,
+                                // Genres: two in one text, case variants of one, none.
+                                genre: ["Drum & Bass; Jungle", "Rock/Pop", "rock", nil, "Jungle"][i % 5], durationSeconds: 180 + Double(i)))
         }
         var at = 1_711_800_000.0  // 2024-03-30
         for _ in 0..<plays {

@@ -109,10 +109,11 @@ import Testing
             _ = try session.insert(Array(all[start..<min(start + 600, all.count)]))
         }
         try reference.logThroughTriggers(all.dropFirst(400))
-        // Ids may differ between the two stores: tracks, artists and albums by their names.
+        // Ids may differ between the two stores: tracks, artists, albums and genres by their names.
         let names = ["track_id": "(SELECT title || '/' || artist FROM tracks WHERE id = track_id)",
                      "artist_id": "(SELECT name FROM artists WHERE id = artist_id)",
-                     "album_id": "(SELECT title || '/' || IFNULL(artist, '') FROM albums WHERE id = album_id)"]
+                     "album_id": "(SELECT title || '/' || IFNULL(artist, '') FROM albums WHERE id = album_id)",
+                     "genre_id": "(SELECT name FROM genres WHERE id = genre_id)"]
         for rollup in Rollups.all {
             let sql = "SELECT \(rollup.keys.map { names[$0] ?? $0 }.joined(separator: ", ")), \(rollup.measureColumns) FROM \(rollup.table)"
             func dump(_ store: Store) throws -> [String: [DatabaseValue]] {

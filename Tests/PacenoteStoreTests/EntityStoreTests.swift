@@ -506,7 +506,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
              try String.fetchAll(db, sql: "PRAGMA integrity_check"),
              try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rollup_day_track INDEXED BY rollup_day_track_top WHERE day >= '' AND plays >= 3"))
         }
-        #expect(try names() == ["rollup_day_album_top", "rollup_day_artist_top", "rollup_day_track_top"])
+        #expect(try names() == ["rollup_day_album_top", "rollup_day_artist_top", "rollup_day_genre_top", "rollup_day_track_top"])
         #expect(check == ["ok"])
         #expect(heads ?? 0 > 100)
         #expect(try store.read { db in try Store.fromDayHeads(.track, run, limit: 1, in: db) }?.count == 1)
@@ -728,6 +728,7 @@ private let zone = TimeZone(identifier: "Europe/Berlin")!
                     case .track: try store.topTracks(fromDay: from, toDay: to, limit: limit)
                     case .artist: try store.topArtists(fromDay: from, toDay: to, limit: limit)
                     case .album: try store.topAlbums(fromDay: from, toDay: to, limit: limit)
+                    case .genre: try store.topGenres(fromDay: from, toDay: to, limit: limit)
                     }
                     #expect(counted.total == count, "\(step): \(entity) chart length with the chart \(from)–\(to) \(limit)",
                             sourceLocation: sourceLocation)

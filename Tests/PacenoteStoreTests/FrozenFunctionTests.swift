@@ -4,7 +4,8 @@ import Testing
 
 /// The live functions that shipped migrations still call, pinned: v5 splits credits with
 /// `Track.credit(separators: [])` (`ArtistCredit.parse`), v6 keys artists and albums with
-/// `EntityKey.artist` and `Track.albumIdentity`. Those migrations keep the calls (a frozen
+/// `EntityKey.artist` and `Track.albumIdentity`, v30 splits and keys genres with
+/// `GenreTags.split` and `EntityKey.genre`. Those migrations keep the calls (a frozen
 /// copy would duplicate the live code, and the keys must stay the ones live code finds rows
 /// by: their files say why); so their outputs are recorded here, and a change to any of
 /// them fails this test. Then the migration that calls it needs the old function frozen
@@ -53,8 +54,17 @@ import Testing
             } ?? "none"
             out.append("album \(a.0.debugDescription) \((a.1 ?? "-").debugDescription) \((a.2 ?? "-").debugDescription) \(a.3 ?? "-") \(a.4 ?? "-") => \(shown)")
         }
+        // v30 files tracks under `GenreTags.split` of their genre text, keyed by `EntityKey.genre`.
+        for text in genres {
+            out.append("genres \(text.debugDescription) => " + GenreTags.split(text).map { "\($0.debugDescription)/\(EntityKey.genre($0).debugDescription)" }
+                .joined(separator: " + "))
+        }
         return out
     }
+
+    /// Genre texts as old databases hold them (MPD's first `Genre` value, or one text).
+    static let genres = ["Rock", "Drum & Bass; Jungle", "Rock/Pop", "Rock / Pop", "Electronic, Techno", "Ambient|Drone", "R&B",
+                         "Hip-Hop", "  DRUM  &  bass ; drum & bass", ";;", "", "   ", "Électro", "Musique concrète/ÉLECTRO"]
 
     @Test func theFunctionsOldMigrationsCallGiveWhatTheyGaveWhenRecorded() throws {
         let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/frozen-functions.golden")

@@ -30,7 +30,8 @@ private final class Counter: @unchecked Sendable {
             let played = Double(random(400_000)) / 1000 + 0.1
             at += Int64(played * 1000) + Int64(random(4_000_000))
             let track = Track(title: "Song \(n)" + (n == 3 ? " (feat. Guest)" : ""), artist: n == 5 ? "Björk feat. Someone" : "Artist \(n % 3)",
-                              album: n == 2 ? nil : "Album", durationSeconds: 200)
+                              album: n == 2 ? nil : "Album", genre: n % 3 == 0 ? "Electronic; Techno" : n == 4 ? "electronic" : nil,
+                              durationSeconds: 200)
             return ImportedListen(track: track, startedAtMs: at, playedSeconds: played, counted: random(5) != 0, player: i % 2 == 0 ? "phone" : nil)
         }
     }

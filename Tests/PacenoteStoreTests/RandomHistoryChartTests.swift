@@ -20,7 +20,7 @@ struct ChartRNG {
 /// tracks and albums of the same name, skips only, loaded one by one and then by three
 /// import sessions (one that sets the indexes aside), and again after deletes, edits and
 /// merges of tracks, artists and albums and one more import. Each chart — tracks, artists,
-/// albums; by plays and by time; at lengths from 1 to past the 500 ids that `Store.named`
+/// albums, genres; by plays and by time; at lengths from 1 to past the 500 ids that `Store.named`
 /// reads at once — must have the recomputation's entries in its order (ties broken by name,
 /// then id), every shorter chart must be the start of the longer one (a page of
 /// ListenBrainz's statistics is the same whatever the length read), and the totals and
@@ -47,6 +47,11 @@ struct ChartRNG {
             JOIN albums al ON al.id = t.album_id
             WHERE p.local_day BETWEEN ? AND ? GROUP BY t.album_id HAVING SUM(p.counted) > 0
             """
+        case .genre: sql = """
+            SELECT tg.genre_id, SUM(p.counted), SUM(p.played_s), g.name FROM plays p JOIN track_genres tg ON tg.track_id = p.track_id
+            JOIN genres g ON g.id = tg.genre_id
+            WHERE p.local_day BETWEEN ? AND ? GROUP BY tg.genre_id HAVING SUM(p.counted) > 0
+            """
         }
         return try store.read { db in
             try Row.fetchAll(db, sql: sql, arguments: [from, to]).map { Want(id: $0[0], plays: $0[1], seconds: $0[2], name: $0[3]) }
@@ -72,6 +77,7 @@ struct ChartRNG {
         case .track: return try store.topTracks(fromDay: from, toDay: to, limit: limit, by: order).map { ($0.track!.id!, $0.plays, $0.seconds, $0.track!.title) }
         case .artist: return try store.topArtists(fromDay: from, toDay: to, limit: limit, by: order).map { ($0.artistID!, $0.plays, $0.seconds, $0.artist!) }
         case .album: return try store.topAlbums(fromDay: from, toDay: to, limit: limit, by: order).map { ($0.albumID!, $0.plays, $0.seconds, $0.album!) }
+        case .genre: return try store.topGenres(fromDay: from, toDay: to, limit: limit, by: order).map { ($0.genreID!, $0.plays, $0.seconds, $0.genre!) }
         }
     }
 
@@ -79,13 +85,16 @@ struct ChartRNG {
     static func check(_ store: Store, _ step: String, ranges: [(String, String)], limits: [Int]) throws -> [String] {
         var fails: [String] = []
         for (from, to) in ranges {
-            for entity in [Store.ChartEntity.track, .artist, .album] {
+            for entity in [Store.ChartEntity.track, .artist, .album, .genre] {
                 let all = try recompute(store, entity, from, to)
                 let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
-                let counted = try store.countedChart(entity, fromDay: from, toDay: to, limit: 5)
-                if counted.total != all.count { fails.append("\(step) \(entity) \(from)–\(to): countedChart total \(counted.total) want \(all.count)") }
-                let cc = try store.chartedCount(entity, fromDay: from, toDay: to)
-                if cc != all.count { fails.append("\(step) \(entity) \(from)–\(to): chartedCount \(cc) want \(all.count)") }
+                // Chart lengths are ListenBrainz's (tracks, artists, albums): genres have none.
+                if entity != .genre {
+                    let counted = try store.countedChart(entity, fromDay: from, toDay: to, limit: 5)
+                    if counted.total != all.count { fails.append("\(step) \(entity) \(from)–\(to): countedChart total \(counted.total) want \(all.count)") }
+                    let cc = try store.chartedCount(entity, fromDay: from, toDay: to)
+                    if cc != all.count { fails.append("\(step) \(entity) \(from)–\(to): chartedCount \(cc) want \(all.count)") }
+                }
                 for order in ChartOrder.allCases {
                     let want = sorted(all, order)
                     var full: [Int64]? = nil
@@ -213,7 +222,9 @@ struct ChartRNG {
         let tracks = (0..<trackCount).map { i in
             Track(title: titles[i % titles.count] + (i % 4 == 0 ? "" : " \(i % 13)"),
                   artist: "Artist \(i % 11)" + (i % 10 == 0 ? " feat. Guest \(i % 3)" : ""),
-                  album: i % 6 == 0 ? nil : (i % 3 == 0 ? "Greatest Hits" : "Album \(i % 5)"), durationSeconds: 200)
+                  album: i % 6 == 0 ? nil : (i % 3 == 0 ? "Greatest Hits" : "Album \(i % 5)"),
+                  // Genres: one, two, a case variant, none.
+                  genre: i % 7 == 0 ? nil : ["Rock", "Drum & Bass; Jungle", "rock/Pop", "Ambient", "Techno, House"][i % 5], durationSeconds: 200)
         }
         let base: Int64 = 1_703_000_000_000  // 2023-12-19
         let listens = makeListens(&rng, count: count, tracks: tracks, zone: zone, fractional: fractional, base: base)

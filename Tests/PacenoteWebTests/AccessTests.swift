@@ -58,6 +58,7 @@ import Testing
             ("GET HEAD", "/rules", "page_rules", privatePage),
             ("POST", "/rules", "page_rules", writePage),
             ("GET HEAD", "/api/v1/stats", "stats", privateRead),
+            ("GET HEAD", "/api/v1/stats/zones", "stats_zones", privateRead),
             ("GET HEAD", "/api/v1/review", "review", privateRead),
             ("GET HEAD", "/api/v1/review/shares", "review_shares", privateRead),
             ("POST", "/api/v1/review/shares", "review_shares", write),

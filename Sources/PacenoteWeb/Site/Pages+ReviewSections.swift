@@ -126,6 +126,10 @@ extension API {
                 if sections.contains(.tracks) { chartCard("Top songs", "tracks", r.topTracks, track) }
                 if sections.contains(.artists) { chartCard("Top artists", "artists", r.topArtists, artist) }
                 if sections.contains(.albums) { chartCard("Top albums", "albums", r.topAlbums, album) }
+                // Genres go with the artists (a published review that shows artists shows them).
+                if sections.contains(.artists) && !r.topGenres.byPlays.isEmpty {
+                    chartCard("Top genres", "genres", r.topGenres) { i in .text(i.name) }
+                }
             }
             if sections.contains(.highlights) {
                 Node.el("section", ["class": "card", "aria-labelledby": "hl-h", "data-review-section": "highlights"]) {

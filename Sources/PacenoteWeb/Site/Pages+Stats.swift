@@ -19,6 +19,8 @@ extension API {
         let store = context.store
         let stats = try store.rangeStats(fromDay: range.from, toDay: range.to, limit: 10, by: order)
         let (totals, tracks, artists, albums) = (stats.totals, stats.tracks, stats.artists, stats.albums)
+        let genres = try store.topGenres(fromDay: range.from, toDay: range.to, limit: 10, by: order)
+        let zoneGenres = try store.genresByZone(fromDay: range.from, toDay: range.to, limit: 3)
         let orderQuery = order == .plays ? "" : "&order=\(order.rawValue)"
         let rangeQuery = range.name == "custom" ? "from=\(range.from)&to=\(range.to)" : "range=\(range.name.isEmpty ? range.from : range.name)"
         let year = Int(range.to.prefix(4)).map { min($0, Int(today.prefix(4)) ?? $0) } ?? Int(today.prefix(4))!
@@ -74,6 +76,24 @@ extension API {
                 chartList("Top albums", albums) { e in
                     [albumLink(e.album, id: e.albumID), .el("span", ["class": "by"]) { " — " },
                      e.artistID.map { artistLink(e.artist, id: $0) } ?? .text(e.artist ?? "")]
+                }
+                // A play counts for each genre of its track (MPD's several `Genre` values).
+                chartList("Top genres", genres) { e in [.el("span", ["data-genre": e.genreID.map(String.init)]) { e.genre ?? "" }] }
+            }
+            // "Z4 is 60 % drum and bass": the genres of the plays heard in each zone.
+            if !zoneGenres.isEmpty {
+                Node.el("section", ["class": "card", "aria-labelledby": "zone-genres-h"]) {
+                    Node.el("h2", ["id": "zone-genres-h"]) { "Genres by heart-rate zone" }
+                    Node.el("ul", ["class": "plain"]) {
+                        for z in zoneGenres {
+                            Node.el("li", ["data-zone-genres": "\(z.zone)"]) {
+                                Node.el("strong") { "Z\(z.zone)" }
+                                Node.el("span", ["class": "muted small"]) { " (\(SiteFormat.plural(z.plays, "play"))): " }
+                                if z.genres.isEmpty { Node.el("span", ["class": "muted"]) { "no genres tagged" } }
+                                z.genres.map { g in "\(Int((z.share(g) * 100).rounded())) % \(g.genre ?? "")" }.joined(separator: ", ")
+                            }
+                        }
+                    }
                 }
             }
             Node.el("section", ["class": "card", "aria-labelledby": "heat-h"]) {
