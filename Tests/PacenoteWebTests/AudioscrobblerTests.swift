@@ -53,7 +53,7 @@ import Testing
         #expect(wrong.status == 403 && wrong.text.contains("<lfm status=\"failed\"><error code=\"4\">"), "\(wrong.text)")
         let json = site.post("/apis/audioscrobbler/2.0/", "method=track.scrobble&sk=nope&artist=A&track=T&timestamp=1767290000&format=json")
         #expect(json.status == 403 && json.text.contains("\"error\":9"), "\(json.text)")
-        let unknown = site.post("/apis/audioscrobbler/2.0/", "method=user.getFriends")
+        let unknown = site.post("/apis/audioscrobbler/2.0/", "method=user.getPersonalTags")
         #expect(unknown.status == 400 && unknown.text.contains("error code=\"3\""), "\(unknown.text)")
         // A read from a trusted network needs no key (ClientReadsTests: from elsewhere it does).
         let trusted = site.post("/apis/audioscrobbler/2.0/", "method=user.getInfo&user=me&api_key=x")
