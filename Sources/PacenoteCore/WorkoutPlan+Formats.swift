@@ -123,7 +123,7 @@ extension WorkoutPlan {
             switch step {
             case .repeated(let count, let inner): "\(count) × [\(text(inner))]"
             case .segment(let s):
-                [duration(s.seconds), notation(s.target), s.label.map { "\"\($0.replacingOccurrences(of: "\"", with: "'"))\"" }]
+                [duration(s.seconds), s.target.text, s.label.map { "\"\($0.replacingOccurrences(of: "\"", with: "'"))\"" }]
                     .compactMap { $0 }.joined(separator: " ")
             }
         }.joined(separator: ", ")
@@ -135,17 +135,6 @@ extension WorkoutPlan {
         if seconds % 60 == 0 { return "\(seconds / 60) min" }
         if seconds < 60 { return "\(seconds) s" }
         return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)"
-    }
-
-    static func notation(_ target: Target) -> String {
-        switch target {
-        case .free: "free"
-        case .zone(let z): "Z\(z)"
-        case .ramp(let a, let b): "Z\(a) → Z\(b)"
-        case .heartRate(let r): "\(r.lowerBound)-\(r.upperBound) bpm"
-        case .cadence(let r): "\(r.lowerBound)-\(r.upperBound) spm"
-        case .tempo(let r): "tempo \(r.lowerBound)-\(r.upperBound)"
-        }
     }
 
     /// A plan from the notation `text` writes, validated; spaces are free, `x`, `*` and `×`

@@ -220,16 +220,16 @@ extension WorkoutPlan.Target {
         }
     }
 
-    /// How the editor and the dashboard name it: "Z4", "Z2 → Z4", "140–155 bpm",
-    /// "170–180 spm", "♩ 128–132", "free".
+    /// How the editor, the dashboard and the notation (`WorkoutPlan.text`) write it: "Z4",
+    /// "Z2 → Z4", "140-155 bpm", "170-180 spm", "tempo 128-132", "free".
     public var text: String {
         switch self {
         case .free: "free"
         case .zone(let z): "Z\(z)"
         case .ramp(let a, let b): "Z\(a) → Z\(b)"
-        case .heartRate(let r): "\(r.lowerBound)–\(r.upperBound) bpm"
-        case .cadence(let r): "\(r.lowerBound)–\(r.upperBound) spm"
-        case .tempo(let r): "♩ \(r.lowerBound)–\(r.upperBound)"
+        case .heartRate(let r): "\(r.lowerBound)-\(r.upperBound) bpm"
+        case .cadence(let r): "\(r.lowerBound)-\(r.upperBound) spm"
+        case .tempo(let r): "tempo \(r.lowerBound)-\(r.upperBound)"
         }
     }
 }

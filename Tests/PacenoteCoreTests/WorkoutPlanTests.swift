@@ -98,7 +98,8 @@ import Testing
         #expect(Plan.Target.ramp(from: 4, to: 1).zone(at: 1.0 / 3) == 3)
         #expect(Plan.Target.zone(3).zone(at: 0.9) == 3)
         #expect(Plan.Target.cadence(170...180).zone(at: 0.5) == nil)
-        #expect(Plan.Target.heartRate(140...155).text == "140–155 bpm" && Plan.Target.ramp(from: 2, to: 4).text == "Z2 → Z4")
+        #expect(Plan.Target.heartRate(140...155).text == "140-155 bpm" && Plan.Target.ramp(from: 2, to: 4).text == "Z2 → Z4")
+        #expect(Plan.Target.tempo(128...132).text == "tempo 128-132" && Plan.Target.cadence(170...180).text == "170-180 spm")
     }
 
     // MARK: JSON
