@@ -91,7 +91,8 @@ public final class HeartRateFeed: @unchecked Sendable {
     /// Reads `input` to its end, sending as it goes, then sends what is left. Returns the
     /// number of samples still buffered on disk (0 when everything reached the server).
     public func run(input: FileHandle) throws -> Int {
-        try HTTPClient.load()
+        // libcurl is loaded at the first send here, not before reading: lines waiting in the
+        // pipe are read (and kept, if a signal comes) first.
         let timer = startTimer()
         defer { timer.cancel() }
         var lineNumber = 0
