@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PacenoteBluetooth
 import PacenoteCore
 import PacenoteNet
@@ -90,17 +93,19 @@ public final class HeartRateFeed: @unchecked Sendable {
 
     /// Reads `input` to its end, sending as it goes, then sends what is left. Returns the
     /// number of samples still buffered on disk (0 when everything reached the server).
-    public func run(input: FileHandle) throws -> Int {
+    /// Returns nil when a signal stopped it (`drain`): the signal's handler has the last word.
+    public func run(input: FileHandle, drain: InputDrain) throws -> Int? {
         // libcurl is loaded at the first send here, not before reading: lines waiting in the
         // pipe are read (and kept, if a signal comes) first.
         let timer = startTimer()
         defer { timer.cancel() }
         var lineNumber = 0
-        for line in LineReader(input) {
+        for line in LineReader(input, drain: drain) {
             lineNumber += 1
             take(HeartRateInput.readings(line, format: settings.format, now: Date()), where: "line \(lineNumber)")
             if let fatal = lock.withLock({ self.fatal }) { throw keepPending(fatal) }
         }
+        if drain.wasStopped { return nil }
         // End of input: send everything, retrying for a while if the server is away.
         let deadline = Date().addingTimeInterval(10)
         var left = 0
@@ -376,20 +381,24 @@ public final class HeartRateFeed: @unchecked Sendable {
     }
 }
 
-/// Lines of a file handle as they arrive (standard input from a pipe), without waiting
-/// for its end.
+/// Lines of standard input (a pipe) as they arrive, without waiting for its end; and,
+/// when a signal stops the feed, the lines already waiting in the pipe (`InputDrain`).
 struct LineReader: Sequence, IteratorProtocol {
-    let handle: FileHandle
-    private var buffer = Data()
+    let fd: Int32
+    let drain: InputDrain
+    private var buffer: [UInt8] = []
     private var finished = false
 
-    init(_ handle: FileHandle) { self.handle = handle }
+    init(_ handle: FileHandle, drain: InputDrain) {
+        self.fd = handle.fileDescriptor
+        self.drain = drain
+    }
 
     mutating func next() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
+                let line = buffer[..<newline]
+                defer { buffer.removeSubrange(...newline) }
                 return String(decoding: line, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
             }
             if finished {
@@ -397,8 +406,72 @@ struct LineReader: Sequence, IteratorProtocol {
                 defer { buffer.removeAll() }
                 return String(decoding: buffer, as: UTF8.self)
             }
-            let chunk = handle.availableData
-            if chunk.isEmpty { finished = true } else { buffer.append(chunk) }
+            switch drain.read(fd) {
+            case .bytes(let chunk): buffer += chunk
+            case .end: finished = true
+            case .drained:
+                // Stopped by a signal with the pipe empty: an unfinished last line is not a reading.
+                return nil
+            }
         }
     }
+}
+
+/// Between the reading thread and a signal's handler: a stop takes the readings already
+/// in the pipe (a strap bridge's last second, lines written just before Ctrl-C) before the
+/// rest goes to the buffer file. The reader reads without blocking once a stop is asked,
+/// until the pipe is empty; a reader already blocked on an empty pipe is not waited for.
+public final class InputDrain: @unchecked Sendable {
+    // @unchecked Sendable: every field is guarded by `condition`.
+    private let condition = NSCondition()
+    private var requested = false
+    private var state = State.working
+    private enum State { case working, reading, done }
+
+    enum Chunk { case bytes([UInt8]), end, drained }
+
+    public init() {}
+
+    /// On the reading thread: one read(2) of `fd`, blocking until a stop is asked.
+    func read(_ fd: Int32) -> Chunk {
+        let draining = condition.withLock { () -> Bool in
+            if !requested { state = .reading }
+            return requested
+        }
+        if draining {
+            let flags = fcntl(fd, F_GETFL)
+            if flags >= 0, flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+        }
+        var bytes = [UInt8](repeating: 0, count: 65_536)
+        var n: Int
+        repeat { n = Glibc.read(fd, &bytes, bytes.count) } while n < 0 && errno == EINTR
+        let empty = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+        return condition.withLock {
+            let chunk: Chunk = n > 0 ? .bytes(Array(bytes[..<n])) : empty ? .drained : .end
+            if case .bytes = chunk { state = .working } else { state = .done }
+            condition.broadcast()
+            return chunk
+        }
+    }
+
+    /// From the signal's handler: asks the reader to take what is in the pipe and waits
+    /// until it has (at most `timeout` seconds: a producer that never pauses is cut there).
+    /// A reader blocked for 0.1 s in a read asked before the stop has an empty pipe: not waited for.
+    public func stopReading(timeout: Double = 3) {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.withLock {
+            requested = true
+            while state != .done, Date() < deadline {
+                if state == .reading {
+                    let woke = condition.wait(until: min(deadline, Date().addingTimeInterval(0.1)))
+                    if !woke, state == .reading { return }
+                } else {
+                    _ = condition.wait(until: deadline)
+                }
+            }
+        }
+    }
+
+    /// Whether the reader stopped because a stop was asked (not at the input's end).
+    var wasStopped: Bool { condition.withLock { requested } }
 }

@@ -56,34 +56,33 @@ struct HRFeed: ParsableCommand {
         }
         if let adapter, !ble { throw Failure("--adapter \(adapter): only with --ble") }
         guard (1...10_000).contains(batch) else { throw Failure("--batch: 1 to 10000") }
-        let server = try serverURL(config)
+        let server = try ServerClient.serverURL(config: config, url: url)
         let key = try APIKey.load(database: config.databasePath, environment: ProcessInfo.processInfo.environment)
         let bufferPath = buffer ?? InstanceFiles(config: config).hrFeedBuffer
         let feed = HeartRateFeed(
             settings: .init(url: server, key: key, format: lineFormat, source: source ?? (ble ? "strap" : "feed"), batchSize: batch, bufferPath: bufferPath),
             log: { FileHandle.standardError.write(Data("pacenote hr-feed: \($0)\n".utf8)) })
-        // Stopped by a signal (a service manager, Ctrl-C): nothing is written after the feed
-        // stops, and the readings not sent are in the buffer file for the next run.
-        ProcessSignals.shared.onSignal { _ in
-            let left = feed.stop()
-            if left > 0 { Failure.warn("\(counted(left, "reading")) kept in \(bufferPath); the next hr-feed sends them") }
-            Foundation.exit(0)
+        // Stopped by a signal (a service manager, Ctrl-C): the lines already in the pipe are
+        // read, nothing is written after the feed stops, and the readings not sent are in the
+        // buffer file for the next run.
+        let drain = InputDrain()
+        // On a thread of its own: a signal that came while it started is handled at once, on
+        // this thread, which must go on to read the pipe.
+        ProcessSignals.shared.onSignal { [ble] _ in
+            Thread.detachNewThread {
+                if !ble { drain.stopReading() }
+                let left = feed.stop()
+                if left > 0 { Failure.warn("\(counted(left, "reading")) kept in \(bufferPath); the next hr-feed sends them") }
+                Foundation.exit(0)
+            }
         }
         if ble {
             try feed.run(strap: .init(address: address?.uppercased(), adapter: adapter))
             return
         }
-        let left = try feed.run(input: FileHandle.standardInput)
-        if left > 0 { throw Failure("\(counted(left, "reading")) kept in \(bufferPath); the next hr-feed sends them") }
-    }
-
-    /// `--url`, or the configured server (on loopback when it listens on every address).
-    private func serverURL(_ config: Config) throws -> URL {
-        let host = config.http.host == "0.0.0.0" || config.http.host == "::" ? "127.0.0.1" : config.http.host
-        let defaultURL = "http://\(host.contains(":") ? "[\(host)]" : host):\(config.http.port)\(config.basePath)/"
-        guard let server = URL(string: url ?? defaultURL), server.scheme == "http" || server.scheme == "https" else {
-            throw Failure("--url: '\(url ?? "")' is not an http(s) URL")
+        guard let left = try feed.run(input: FileHandle.standardInput, drain: drain) else {
+            while true { pause() }  // the signal's handler ends the process
         }
-        return server
+        if left > 0 { throw Failure("\(counted(left, "reading")) kept in \(bufferPath); the next hr-feed sends them") }
     }
 }
