@@ -85,6 +85,9 @@ public final class RecommenderService: RecommenderBackend {
     /// no watcher at all: MPD unreachable). Queueing here forgets it at once.
     let keptQueue = Mutex<(observations: UInt64?, at: UInt64, queue: MPDQueue.State?, error: String?)?>(nil)
 
+    /// The pre-run playlist last prepared (`PlanPlaylist`, issue 55), for the swaps that follow
+    /// its build: the library's tempo fits are worked out once per plan and library.
+    let preparedPlaylist = Mutex<(key: String, playlist: PlanPlaylist, size: Int)?>(nil)
     let store: Store
     let settings: Config.Recommender
     let heartRate: HeartRateService?
@@ -142,7 +145,7 @@ public final class RecommenderService: RecommenderBackend {
         switch change {
         // A play's zone is read at the next build (`.playsTagged`), like any other play's.
         case .playsAdded, .songOfTheDay, .friends, .playsTagged, .forwarding, .credentials,
-             .heartRateSamples, .playInProgress, .privateSession: break
+             .heartRateSamples, .playInProgress, .privateSession, .plans: break
         // The songs' effect on pace changed (`PaceEffect`): read again on next use.
         // A workout's plays measured (`PaceEffect`): the songs' effect on pace is read again.
         case .workout: break

@@ -96,6 +96,9 @@ public enum DataChange: Equatable, Sendable {
     /// A private session was turned on or off (`PrivateSession`): the plays logged from now
     /// on are hidden, or no longer; nothing stored so far changed.
     case privateSession
+    /// A saved plan was made, changed or deleted (`WorkoutPlan`): the plans' pages; nothing
+    /// stored of plays or workouts changed.
+    case plans
 
     public enum Reason: String, Equatable, Sendable {
         case imported
@@ -108,7 +111,7 @@ public enum DataChange: Equatable, Sendable {
         switch self {
         case .playsAdded, .playsRewritten, .curated, .playsTagged, .workout: true
         case .songOfTheDay, .trackBPM, .trackFeeling, .friends, .library, .forwarding, .credentials,
-             .heartRateSamples, .playInProgress, .paceEffects, .privateSession: false
+             .heartRateSamples, .playInProgress, .paceEffects, .privateSession, .plans: false
         }
     }
 }

@@ -271,6 +271,24 @@ public struct PlanPlaylist: Sendable {
         return fill.run(after: kept + chosen, previousArtist: previousArtist)
     }
 
+    /// A playlist as a page or a client keeps it — its tracks in order — laid end to end from
+    /// the plan's start as `build()` lays them, each entry's segment and tempo fit worked out
+    /// again: what `rebalance` takes. Songs that would start after the plan's end are refused.
+    public func entries(of trackIDs: [Int64]) throws(Problem) -> [Entry] {
+        let slotOf = library.slots(of: Set(trackIDs))
+        let fill = Fill(self)
+        var out: [Entry] = []
+        for id in trackIDs {
+            let start = out.last?.end ?? 0
+            guard start < planSeconds else { throw Problem("the playlist goes on after the plan's end (\(WorkoutPlan.clock(planSeconds)))") }
+            guard let slot = slotOf[id] else { throw Problem("track \(id) is not in the library, or its length is not known") }
+            var entry = fill.entry(slot: slot, at: start, reason: .tempoFits)
+            if entry.tempo == nil { entry.reason = library.tracks[slot].bpm == nil ? .noBPM : .nothingFits }
+            out.append(entry)
+        }
+        return out
+    }
+
     /// The song at `index` taken out, the rest chosen again (`rebalance` with no track).
     public func remove(_ entries: [Entry], at index: Int) throws(Problem) -> Playlist {
         try rebalance(entries, swapping: index, with: nil)

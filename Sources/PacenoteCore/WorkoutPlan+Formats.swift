@@ -26,7 +26,7 @@ extension WorkoutPlan {
         }
     }
 
-    static func json(_ target: Target) -> [String: Any] {
+    public static func json(_ target: Target) -> [String: Any] {
         switch target {
         case .free: ["type": "free"]
         case .zone(let z): ["type": "zone", "zone": z]

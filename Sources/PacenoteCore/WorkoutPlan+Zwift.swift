@@ -75,3 +75,25 @@ extension WorkoutPlan {
         try validate()
     }
 }
+
+extension WorkoutPlan {
+    /// A plan file of any kind Pacenote reads, told apart by its first bytes: Pacenote's own
+    /// JSON (an export), Zwift's `.zwo`, or a FIT workout file. `fallbackName` names a plan
+    /// whose file has none.
+    public init(file bytes: [UInt8], fallbackName: String) throws(Problem) {
+        if bytes.count >= 12, Array(bytes[8..<12]) == Array(".FIT".utf8) {
+            try self.init(fit: bytes, fallbackName: fallbackName)
+            return
+        }
+        let blank: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF]  // and a UTF-8 byte-order mark
+        switch bytes.first(where: { !blank.contains($0) }) {
+        case UInt8(ascii: "{")?:
+            guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) else { throw Problem("", "the file is not valid JSON") }
+            try self.init(json: object)
+        case UInt8(ascii: "<")?:
+            try self.init(zwift: bytes, fallbackName: fallbackName)
+        default:
+            throw Problem("", "not a plan file: Pacenote's plan JSON, a Zwift .zwo or a FIT workout file")
+        }
+    }
+}

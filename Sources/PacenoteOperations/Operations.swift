@@ -94,6 +94,7 @@ public struct OperationError: Error, Equatable, Sendable, CustomStringConvertibl
         case .ruleFromConfig: (.conflict, "config_rule")
         case .ruleChangesNothing: (.conflict, "nothing_to_change")
         case .invalidRule: (.invalid, "invalid_rule")
+        case .planNameTaken: (.conflict, "plan_exists")
         }
         return OperationError(kind, code: code, refusal.message)
     }

@@ -60,6 +60,7 @@ enum Schema {
         m.registerMigration("v28.curation-facts", foreignKeyChecks: .immediate, migrate: v28CurationFacts)
         m.registerMigration("v29.pace-effects", foreignKeyChecks: .immediate, migrate: v29PaceEffects)
         m.registerMigration("v30.genres", foreignKeyChecks: .immediate, migrate: v30Genres)
+        m.registerMigration("v31.plans", foreignKeyChecks: .immediate, migrate: v31Plans)
         return m
     }
 

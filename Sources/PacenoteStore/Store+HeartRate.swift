@@ -19,6 +19,11 @@ public struct Workout: Equatable, Sendable {
     public var secondsInZone: [Double]
     /// The energy the device counted (a workout file's), kcal.
     public var calories: Double? = nil
+    /// The plan it ran (issue 55): the template (nil once deleted, or none) and the plan as
+    /// it was when the workout started.
+    public var planID: Int64? = nil
+    public var plan: WorkoutPlan? = nil
+    public var planStartedAt: Date? = nil
 }
 
 extension Store {
@@ -199,7 +204,9 @@ extension Store {
             id: row["id"], startedAt: Store.date(milliseconds: row["started_at_ms"]),
             endedAt: (row["ended_at_ms"] as Int64?).map(Store.date(milliseconds:)), kind: row["kind"], name: row["name"],
             sport: row["sport"], zoneSettingsID: row["zone_settings_id"], heartRateAverage: row["hr_avg"], heartRateMax: row["hr_max"],
-            secondsInZone: ["z0_s", "z1_s", "z2_s", "z3_s", "z4_s", "z5_s"].map { row[$0] }, calories: row["calories"])
+            secondsInZone: ["z0_s", "z1_s", "z2_s", "z3_s", "z4_s", "z5_s"].map { row[$0] }, calories: row["calories"],
+            planID: row["plan_id"], plan: (row["plan_json"] as String?).flatMap(Store.plan(fromJSON:)),
+            planStartedAt: (row["plan_started_at_ms"] as Int64?).map(Store.date(milliseconds:)))
     }
 
     // MARK: Plays and heart rate

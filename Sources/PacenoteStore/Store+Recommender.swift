@@ -38,6 +38,20 @@ extension Store {
         return out
     }
 
+    /// The lengths of the library's tracks, in whole seconds (rounded), by id: what a pre-run
+    /// playlist fills a plan's time with (`PlanPlaylist`). Tracks without a length are left out.
+    public func libraryDurations() throws(StoreError) -> [Int64: Int] {
+        try read { db in
+            var out: [Int64: Int] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, CAST(round(duration_s) AS INTEGER) FROM tracks
+                WHERE in_library AND merged_into IS NULL AND duration_s >= 0.5
+                """)
+            while let row = try rows.next() { out[row[0]] = row[1] }
+            return out
+        }
+    }
+
     /// The texts of these tracks, as `recommenderCandidates` reads them: the model keeps
     /// none, a suggestion reads those of the few tracks it returns. A track that is gone
     /// has no entry.

@@ -41,6 +41,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             case undoConflict
             case friendFollowed, tooManyFriends, friendFromConfig
             case ruleFromConfig, ruleChangesNothing, invalidRule
+            /// Another saved plan has this name (names are unique, whatever their case).
+            case planNameTaken
         }
         public var reason: Reason
         public var message: String

@@ -5,7 +5,7 @@ import PacenoteStore
 extension API {
     static let maxBatch = 10_000
 
-    private var backend: any HeartRateBackend {
+    var backend: any HeartRateBackend {
         get throws(APIError) {
             guard let backend = context.heartRate else { throw APIError.unavailable("heart rate is not enabled") }
             return backend

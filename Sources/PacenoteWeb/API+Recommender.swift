@@ -4,7 +4,7 @@ import PacenoteOperations
 import PacenoteStore
 
 extension API {
-    private var recommender: any RecommenderBackend {
+    var recommender: any RecommenderBackend {
         get throws(APIError) {
             guard let backend = context.recommender else { throw APIError.unavailable("the recommender is not enabled") }
             return backend

@@ -95,11 +95,50 @@ public protocol RecommenderBackend: Sendable {
     var isReady: Bool { get }
     /// Builds the model in the background, if it is not built yet.
     func prepare()
+    /// A plan's pre-run playlist (issue 55): built over the whole plan, or — given the
+    /// playlist as it is (`current`, track ids in order) and a `swap` — the song at
+    /// `swap.index` swapped for `swap.trackID` (nil: taken out) and the rest rebalanced.
+    func planPlaylist(_ plan: WorkoutPlan, current: [Int64]?, swap: PlaylistSwap?) throws -> PlanPlaylistAnswer
+    /// Saves the songs as MPD's stored playlist `name` (replacing it) or, with `queue`,
+    /// adds them at the queue's end. Returns how many songs went.
+    func savePlaylist(_ trackIDs: [Int64], name: String, queue: Bool) throws -> Int
+}
+
+/// A listener's change to a pre-run playlist: the song at `index` swapped for `trackID`, or
+/// taken out (nil).
+public struct PlaylistSwap: Equatable, Sendable {
+    public var index: Int
+    public var trackID: Int64?
+
+    public init(index: Int, trackID: Int64?) {
+        self.index = index
+        self.trackID = trackID
+    }
+}
+
+/// A pre-run playlist and the texts of its tracks.
+public struct PlanPlaylistAnswer: Equatable, Sendable {
+    public var playlist: PlanPlaylist.Playlist
+    public var texts: [Int64: ListeningModel.Texts]
+    /// The library it was chosen from: tracks that can be queued, with a length.
+    public var librarySize: Int
+
+    public init(playlist: PlanPlaylist.Playlist, texts: [Int64: ListeningModel.Texts], librarySize: Int) {
+        self.playlist = playlist
+        self.texts = texts
+        self.librarySize = librarySize
+    }
 }
 
 extension RecommenderBackend {
     public var isReady: Bool { true }
     public func prepare() {}
+    public func planPlaylist(_ plan: WorkoutPlan, current: [Int64]?, swap: PlaylistSwap?) throws -> PlanPlaylistAnswer {
+        throw APIError.unavailable("pre-run playlists need the recommender")
+    }
+    public func savePlaylist(_ trackIDs: [Int64], name: String, queue: Bool) throws -> Int {
+        throw APIError.unavailable("saving a playlist needs the recommender and MPD")
+    }
     public func recommendationsIfReady(_ query: RecommendationQuery) throws -> RecommendationList? {
         try recommendations(query)
     }

@@ -96,39 +96,39 @@ public struct Policy: Equatable, Sendable {
 
 extension Route {
     /// GET and HEAD with one policy and one handler.
-    private static func read(_ access: Access, _ dialect: ErrorDialect, _ handler: @escaping Handler) -> [RouteMethod] {
+    static func read(_ access: Access, _ dialect: ErrorDialect, _ handler: @escaping Handler) -> [RouteMethod] {
         [RouteMethod("GET", Policy(access, dialect), handler), RouteMethod("HEAD", Policy(access, dialect), handler)]
     }
 
-    private static func read(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
+    static func read(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
         read(access, .pacenote, handler)
     }
 
     /// GET and HEAD that a page on another site (`server.cors_origins`) may call too, with a key.
-    private static func keyRead(_ access: Access, _ dialect: ErrorDialect, _ handler: @escaping Handler) -> [RouteMethod] {
+    static func keyRead(_ access: Access, _ dialect: ErrorDialect, _ handler: @escaping Handler) -> [RouteMethod] {
         read(access, dialect, handler).map { $0.fromOtherSites }
     }
 
-    private static func keyRead(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
+    static func keyRead(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
         keyRead(access, .pacenote, handler)
     }
 
     /// A JSON answer with status 200.
-    private static func json(_ body: @escaping @Sendable (API, Call) throws -> JSONValue) -> Handler {
+    static func json(_ body: @escaping @Sendable (API, Call) throws -> JSONValue) -> Handler {
         { api, call in .json(try body(api, call)) }
     }
 
     /// A page's GET and HEAD: its errors are pages too (`API.errorPage`).
-    private static func page(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
+    static func page(_ access: Access, _ handler: @escaping Handler) -> [RouteMethod] {
         read(access, .page, asPage(handler))
     }
 
     /// A page's forms (a logged-in browser's POST), answered as pages.
-    private static func form(longWrite: Bool = false, _ handler: @escaping Handler) -> RouteMethod {
+    static func form(longWrite: Bool = false, _ handler: @escaping Handler) -> RouteMethod {
         RouteMethod("POST", Policy(.write, body: .normal, .page), longWrite: longWrite, asPage(handler))
     }
 
-    private static func asPage(_ handler: @escaping Handler) -> Handler {
+    static func asPage(_ handler: @escaping Handler) -> Handler {
         { api, call in
             do { return try handler(api, call) } catch {
                 return api.errorPage(APIError(error), call.request, mayReadPrivate: call.grant.mayReadPrivate)
@@ -137,17 +137,17 @@ extension Route {
     }
 
     /// A file of Public/, served as it is.
-    private static func file(_ name: String? = nil) -> [RouteMethod] {
+    static func file(_ name: String? = nil) -> [RouteMethod] {
         read(.open) { api, call in try api.staticFile(name ?? call.value) }
     }
 
-    private static let write = Policy(.write, body: .normal)
-    private static let change = Policy(.write)
+    static let write = Policy(.write, body: .normal)
+    static let change = Policy(.write)
 
     /// Every route, method by method: who may call it, the body it takes, how its errors
     /// are written, whether it is a long write, and its handler; and the line's metric label.
     /// The access table test walks every line.
-    public static let table: [Endpoint] = api + site + protocols
+    public static let table: [Endpoint] = api + workouts + site + protocols
 
     private static let api: [Endpoint] = [
         Endpoint("/api/v1/status", "status", keyRead(.public) { api, call in try api.statusResponse(call) }),
@@ -206,32 +206,6 @@ extension Route {
         Endpoint("/api/v1/friends/{id}", "friend", id: .named("no friend"), keyRead(.privateRead) { api, call in try api.friend(call.id) } + [
             RouteMethod("DELETE", change, json { api, call in try api.unfollow(call.id) }),
         ]),
-        // Heart rate comes from a watch or a phone: a submit key may send it.
-        Endpoint("/api/v1/hr", "hr", [RouteMethod("POST", Policy(.submit, body: .normal, crossOrigin: true)) { api, call in try api.ingestHeartRate(call.request) }]),
-        // GET lists; POST starts a workout by hand.
-        Endpoint("/api/v1/workouts", "workouts", keyRead(.privateRead, json { api, call in try api.workouts(call.query) }) + [
-            RouteMethod("POST", write) { api, call in try api.startWorkout(call.request) },
-        ]),
-        Endpoint("/api/v1/workouts/{id}", "workout", id: .named("no workout"), keyRead(.privateRead, json { api, call in try api.workout(call.id) })),
-        // A workout as a file for another training log (private like the workout).
-        Endpoint("/api/v1/workouts/{id}/export.tcx", "workout_export", id: .named("no workout"),
-                 keyRead(.privateRead) { api, call in try api.exportWorkout(call.id, format: "tcx") }),
-        Endpoint("/api/v1/workouts/{id}/export.gpx", "workout_export", id: .named("no workout"),
-                 keyRead(.privateRead) { api, call in try api.exportWorkout(call.id, format: "gpx") }),
-        Endpoint("/api/v1/workouts/{id}/samples", "workout_samples", id: .named("no workout"),
-                 keyRead(.privateRead, json { api, call in try api.workoutSamples(call.id) })),
-        Endpoint("/api/v1/workouts/{id}/stop", "workout_stop", id: .named("no workout"), [
-            RouteMethod("POST", write, json { api, call in try api.stopWorkout(call.id) }),
-        ]),
-        // Training load and heart-rate variability are health data, private like the workouts.
-        Endpoint("/api/v1/training-load", "training_load", keyRead(.privateRead, json { api, call in try api.trainingLoadJSON(call.query) })),
-        // The songs that made you faster on runs (health data too).
-        Endpoint("/api/v1/faster-songs", "faster_songs", keyRead(.privateRead, json { api, call in try api.fasterSongsJSON(call.query) })),
-        // GET lists resting readings; POST starts one (two minutes still with the strap on).
-        Endpoint("/api/v1/hrv", "hrv", keyRead(.privateRead, json { api, call in try api.hrvReadingsJSON(call.query) }) + [
-            RouteMethod("POST", write) { api, call in try api.startHRVReading(call.request) },
-        ]),
-        Endpoint("/api/v1/hrv/{id}", "hrv_reading", id: .named("no HRV reading"), keyRead(.privateRead, json { api, call in try api.hrvReadingJSON(call.id) })),
         Endpoint("/api/v1/import", "import", [RouteMethod("POST", Policy(.write, body: .import), json { api, call in try api.importListens(call.request) })]),
         Endpoint("/api/v1/recommendations/next", "recommendations", keyRead(.privateRead, json { api, call in try api.recommendationsJSON(call.query) })),
         Endpoint("/api/v1/queue", "queue", [RouteMethod("POST", write) { api, call in try api.enqueue(call.request) }]),

@@ -1,0 +1,52 @@
+import CMPDClient
+import PacenoteCore
+
+/// MPD's stored playlists and adding songs at the queue's end: the pre-run playlist of a
+/// plan saved as `Pacenote: PLAN` or queued (issue 55). A connection of its own per call.
+extension MPDQueue {
+    /// The stored playlists' names.
+    public static func storedPlaylists(endpoint: MPDEndpoint, timeoutMs: UInt32 = 3000) throws(MPDError) -> [String] {
+        let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
+        return try names(connection)
+    }
+
+    private static func names(_ connection: MPDConnection) throws(MPDError) -> [String] {
+        _ = mpd_send_list_playlists(connection.handle)
+        try connection.check()
+        var names: [String] = []
+        while let playlist = mpd_recv_playlist(connection.handle) {
+            names.append(String(cString: mpd_playlist_get_path(playlist)))
+            mpd_playlist_free(playlist)
+        }
+        _ = mpd_response_finish(connection.handle)
+        try connection.check()
+        return names
+    }
+
+    /// Makes the stored playlist `name` hold `uris`, in order, replacing what it held.
+    public static func savePlaylist(endpoint: MPDEndpoint, name: String, uris: [String], timeoutMs: UInt32 = 5000) throws(MPDError) {
+        let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
+        if try names(connection).contains(name) {
+            _ = mpd_run_rm(connection.handle, name)
+            try connection.check()
+        }
+        try inOneList(connection, uris) { uri in mpd_send_playlist_add(connection.handle, name, uri) }
+    }
+
+    /// Adds `uris` at the queue's end, in order.
+    public static func append(endpoint: MPDEndpoint, uris: [String], timeoutMs: UInt32 = 5000) throws(MPDError) {
+        let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
+        try inOneList(connection, uris) { uri in mpd_send_add(connection.handle, uri) }
+    }
+
+    /// One command list: MPD runs all of it or stops at the first failure, in one round trip.
+    private static func inOneList(_ connection: MPDConnection, _ uris: [String], _ send: (String) -> Bool) throws(MPDError) {
+        guard !uris.isEmpty else { return }
+        _ = mpd_command_list_begin(connection.handle, false)
+        for uri in uris { _ = send(uri) }
+        _ = mpd_command_list_end(connection.handle)
+        try connection.check()
+        _ = mpd_response_finish(connection.handle)
+        try connection.check()
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import PacenoteCore
+
+/// Where a planned workout is (`PlanProgress`): time ends timed segments, `next` ends any
+/// segment (an open-ended one no other way), pauses stop the plan's clock.
+@Suite struct PlanProgressTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    func at(_ s: Double) -> Date { t0.addingTimeInterval(s) }
+
+    /// 60 s Z2, 2 × [30 s Z5, 30 s Z1], open Z1.
+    var plan: WorkoutPlan {
+        get throws { try WorkoutPlan(name: "p", text: "60 s Z2, 2 x [30 s Z5, 30 s Z1], open Z1") }
+    }
+
+    @Test func timeEndsTimedSegmentsWithoutAnyReading() throws {
+        let timeline = try plan.timeline()
+        #expect(timeline.count == 6)
+        var s = PlanProgress.state(of: timeline, start: t0, marks: [], now: at(0))
+        #expect(s.current == 0 && s.elapsed == 0 && s.remaining == 60 && !s.paused)
+        s = PlanProgress.state(of: timeline, start: t0, marks: [], now: at(75))
+        #expect(s.current == 1 && s.elapsed == 15 && s.remaining == 15 && s.planElapsed == 75)
+        #expect(s.spans.map(\.endedBy) == [.time, nil] && s.spans[0].end == at(60) && s.spans[1].start == at(60))
+        // Past every timed segment: the open-ended one runs on, with no time left to count down.
+        s = PlanProgress.state(of: timeline, start: t0, marks: [], now: at(1000))
+        #expect(s.current == 5 && s.remaining == nil && s.elapsed == 820 && s.spans.count == 6)
+        #expect(!s.finished)
+    }
+
+    @Test func nextEndsTheSegmentAndTheOpenOneOnlyByIt() throws {
+        let timeline = try plan.timeline()
+        // next at 20 s: the warm-up ends early; the first interval starts then and runs 30 s.
+        var s = PlanProgress.state(of: timeline, start: t0, marks: [.init(.next, at: at(20))], now: at(45))
+        #expect(s.current == 1 && s.elapsed == 25 && s.remaining == 5)
+        #expect(s.spans[0].end == at(20) && s.spans[0].endedBy == .button)
+        // The open cool-down ends with a press, and the plan is done.
+        s = PlanProgress.state(of: timeline, start: t0, marks: [.init(.next, at: at(400))], now: at(500))
+        #expect(s.finished && s.current == nil && s.remaining == nil && s.spans.count == 6)
+        #expect(s.spans[5].start == at(180) && s.spans[5].end == at(400) && s.spans[5].endedBy == .button)
+        #expect(s.planElapsed == 400)
+        // Presses after the end, or before the start, change nothing.
+        let later = PlanProgress.state(of: timeline, start: t0, marks: [.init(.next, at: at(400)), .init(.next, at: at(450)), .init(.next, at: at(-5))], now: at(500))
+        #expect(later == s)
+    }
+
+    @Test func aPauseStopsThePlansClock() throws {
+        let timeline = try plan.timeline()
+        let marks: [PlanProgress.Mark] = [.init(.pause, at: at(50)), .init(.resume, at: at(110))]
+        var s = PlanProgress.state(of: timeline, start: t0, marks: Array(marks.prefix(1)), now: at(80))
+        #expect(s.paused && s.current == 0 && s.elapsed == 50 && s.remaining == 10)
+        s = PlanProgress.state(of: timeline, start: t0, marks: marks, now: at(115))
+        // 50 s before the pause, 5 s after it: 55 of 60.
+        #expect(!s.paused && s.current == 0 && s.elapsed == 55 && s.spans[0].pausedSeconds == 60)
+        s = PlanProgress.state(of: timeline, start: t0, marks: marks, now: at(130))
+        #expect(s.current == 1 && s.elapsed == 10 && s.spans[0].end == at(120) && s.planElapsed == 70)
+    }
+
+    @Test func marksCanComeInAnyOrderAndAnEmptyPlanIsDone() throws {
+        let timeline = try plan.timeline()
+        let marks: [PlanProgress.Mark] = [.init(.resume, at: at(110)), .init(.pause, at: at(50))]
+        #expect(PlanProgress.state(of: timeline, start: t0, marks: marks, now: at(130)).current == 1)
+        let empty = PlanProgress.state(of: [], start: t0, marks: [], now: at(10))
+        #expect(empty.finished && empty.spans.isEmpty)
+    }
+
+    @Test func aPlanFileOfAnyKindIsToldApartByItsFirstBytes() throws {
+        let json = try WorkoutPlan(file: Array(#"  {"name": "j", "steps": [{"seconds": 60, "target": {"type": "zone", "zone": 3}}]}"#.utf8), fallbackName: "f")
+        #expect(json.name == "j" && json.fixedSeconds == 60)
+        let zwo = try WorkoutPlan(file: Array("\u{FEFF}<workout_file><workout><SteadyState Duration='60' Power='0.5'/></workout></workout_file>".utf8), fallbackName: "z.zwo")
+        #expect(zwo.name == "z.zwo" && zwo.steps == [.segment(.init(seconds: 60, target: .zone(1)))])
+        for (bytes, message) in [("", "not a plan file"), ("hello", "not a plan file"), ("{broken", "the file is not valid JSON")] {
+            #expect(throws: WorkoutPlan.Problem.self, "\(bytes)") { try WorkoutPlan(file: Array(bytes.utf8), fallbackName: "f") }
+            do { _ = try WorkoutPlan(file: Array(bytes.utf8), fallbackName: "f") } catch { #expect(error.description.hasPrefix(message), "\(error)") }
+        }
+    }
+}
