@@ -25,6 +25,12 @@ public struct ServerClient: Sendable {
         return server
     }
 
+    /// `path` (with its query) under the server's URL, which ends in a slash or not.
+    static func join(_ base: URL, _ path: String) -> String {
+        let text = base.absoluteString
+        return (text.hasSuffix("/") ? text : text + "/") + path
+    }
+
     /// The server's answer: its JSON object, or the error it sent in its words.
     public func send(_ method: String, _ path: String, json body: [String: Any]? = nil) throws -> [String: Any] {
         var headers = [("Authorization", "Token \(key)"), ("Accept", "application/json")]
@@ -36,7 +42,7 @@ public struct ServerClient: Sendable {
         let response: HTTPClient.Response
         do {
             response = try client.sendBlocking(HTTPClient.Request(
-                method: method, url: url.appendingPathComponent(path).absoluteString, headers: headers, body: bytes, timeout: 10))
+                method: method, url: Self.join(url, path), headers: headers, body: bytes, timeout: 10))
         } catch {
             throw StartupError("cannot reach pacenote at \(url.absoluteString) (\(error)): is 'pacenote serve' running? (--url)")
         }
