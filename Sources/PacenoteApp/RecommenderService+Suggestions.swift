@@ -71,18 +71,25 @@ extension RecommenderService {
             zone = live.zone
             zoneSource = "live"
         }
+        // A planned workout: the segment the next song will mostly play in, not the last reading.
+        var planned: PlannedTarget?
+        if query.zone == nil, query.mode == .zone, let target = try plannedTarget(now: now, version: version) {
+            planned = target
+            if let z = target.zone { zone = z }
+            zoneSource = "plan"
+        }
         let playing = players.first(where: { $0.name == playerName })?.nowPlaying
             .map { Recommender.SongRef(trackID: $0.track.id, artist: $0.track.artist, title: $0.track.title) }
         // The seed changes daily: exploration picks rotate, yet a day's answers are stable.
         let seed = UInt64(max(0, now.timeIntervalSince1970 / 86_400))
-        let inputs = SuggestionInputs(query: query, zone: zone, playing: playing, queue: queue, commits: commits,
+        let inputs = SuggestionInputs(query: query, zone: zone, planned: planned?.target, playing: playing, queue: queue, commits: commits,
                                       version: version, seed: seed)
         let uptime = DispatchTime.now().uptimeNanoseconds
         if let hit = kept.withLock({ $0[query] }), hit.inputs == inputs, uptime &- hit.at < Self.keptForNanoseconds {
             return hit.list
         }
-        guard var list = try suggest(query, zone: zone, zoneSource: zoneSource, playing: playing, queue: queue, seed: seed,
-                                     now: now, rebuilding: rebuilding) else { return nil }
+        guard var list = try suggest(query, zone: zone, zoneSource: zoneSource, planned: planned, playing: playing, queue: queue,
+                                     seed: seed, now: now, rebuilding: rebuilding) else { return nil }
         list.queueError = queueError
         kept.withLock { kept in
             if kept.count >= 32, kept[query] == nil { kept.removeAll(keepingCapacity: true) }
@@ -91,13 +98,13 @@ extension RecommenderService {
         return list
     }
 
-    private func suggest(_ query: RecommendationQuery, zone: Zone?, zoneSource: String, playing: Recommender.SongRef?,
+    private func suggest(_ query: RecommendationQuery, zone: Zone?, zoneSource: String, planned: PlannedTarget?, playing: Recommender.SongRef?,
                          queue: MPDQueue.State?, seed: UInt64, now: Date, rebuilding: Bool) throws -> RecommendationList? {
         guard let model = try refreshedModel(rebuilding: rebuilding) else { return nil }
         let target: TempoTarget
         switch query.mode {
         case .cadence: target = .cadence(stepsPerMinute: query.cadence ?? settings.cadence)
-        case .zone: target = zone.map { .window(settings.tempo.window(for: $0)) } ?? .any
+        case .zone: target = planned?.target ?? zone.map { .window(settings.tempo.window(for: $0)) } ?? .any
         }
         var current = playing
         if current == nil, let song = queue?.current {
@@ -128,6 +135,6 @@ extension RecommenderService {
         let answer = try Recommender.answer(model, request, texts: { ids in try store.recommenderTexts(ids: ids) })
         return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
                                   suggestions: answer.suggestions, census: answer.census,
-                                  emptyReason: answer.emptyReason(for: request), note: answer.census.tempoNote(for: request))
+                                  emptyReason: answer.emptyReason(for: request), note: answer.census.tempoNote(for: request) ?? planned?.note)
     }
 }

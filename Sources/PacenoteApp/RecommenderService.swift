@@ -63,6 +63,8 @@ public final class RecommenderService: RecommenderBackend {
     struct SuggestionInputs: Equatable {
         var query: RecommendationQuery
         var zone: Zone?
+        /// The tempo of the planned segment the next song will mostly play in, if a plan runs.
+        var planned: TempoTarget?
         var playing: Recommender.SongRef?
         var queue: MPDQueue.State?
         /// `Store.commitCount` and `State.version`, read before the answer was made.
@@ -88,6 +90,9 @@ public final class RecommenderService: RecommenderBackend {
     /// The pre-run playlist last prepared (`PlanPlaylist`, issue 55), for the swaps that follow
     /// its build: the library's tempo fits are worked out once per plan and library.
     let preparedPlaylist = Mutex<(key: String, playlist: PlanPlaylist, size: Int)?>(nil)
+    /// The library's median track length, by the `State.version` it was read at: how long the
+    /// next song is taken to last when a plan looks ahead.
+    let typicalLength = Mutex<(version: UInt64, seconds: Double)?>(nil)
     let store: Store
     let settings: Config.Recommender
     let heartRate: HeartRateService?

@@ -106,3 +106,39 @@ public enum PlanProgress {
                      remaining: remaining, paused: current != nil && paused, planElapsed: planRun)
     }
 }
+
+extension PlanProgress {
+    /// Where the next song will mostly play (issue 55, point 3): it starts `startsIn` seconds
+    /// from now (what is left of the song playing) and lasts `seconds`; the plan is where
+    /// `state` says. Returns the segment holding most of it and how far through that segment
+    /// its middle comes (for a ramp's zone); nil once the plan is done. A paused plan, or an
+    /// open-ended segment, holds the next song whatever its length: its end is not known.
+    public static func nextSong(in timeline: [WorkoutPlan.Planned], state: State, startsIn: Double,
+                                seconds: Double) -> (segment: Int, fraction: Double)? {
+        guard let current = state.current else { return nil }
+        guard !state.paused, let left = state.remaining else {
+            let length = timeline[current].seconds.map(Double.init)
+            return (current, length.map { min(1, (state.elapsed + startsIn + seconds / 2) / max($0, 1)) } ?? 0)
+        }
+        let from = max(0, startsIn), to = from + max(seconds, 1)
+        var best: (segment: Int, overlap: Double, fraction: Double)?
+        var start = -state.elapsed
+        var end = left
+        var i = current
+        while i < timeline.count, start < to {
+            let length = end - start
+            let overlap = min(end, to) - max(start, from)
+            if overlap > 0, overlap > (best?.overlap ?? 0) + 1e-9 {
+                let middle = (max(start, from) + min(end, to)) / 2
+                best = (i, overlap, length > 0 ? (middle - start) / length : 0)
+            }
+            i += 1
+            guard i < timeline.count else { break }
+            start = end
+            // An open-ended segment ahead lasts as long as it is run: it takes the rest.
+            end = timeline[i].seconds.map { start + Double($0) } ?? .infinity
+        }
+        // Past the plan's last timed segment: the music follows its last segment.
+        return best.map { ($0.segment, $0.fraction) } ?? (timeline.count - 1, 1)
+    }
+}

@@ -74,3 +74,29 @@ import Testing
         }
     }
 }
+
+/// The segment the next song will mostly play in, looking ahead by the current song's time left.
+@Suite struct PlanLookAheadTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func theNextSongsSegmentIsWhereItMostlyPlays() throws {
+        let timeline = try WorkoutPlan(name: "p", text: "60 s Z2, 120 s Z5, 60 s Z2 -> Z4, open Z1").timeline()
+        func next(at now: Double, startsIn: Double, seconds: Double, marks: [PlanProgress.Mark] = []) -> (Int, Double)? {
+            let state = PlanProgress.state(of: timeline, start: t0, marks: marks, now: t0.addingTimeInterval(now))
+            return PlanProgress.nextSong(in: timeline, state: state, startsIn: startsIn, seconds: seconds).map { ($0.segment, $0.fraction) }
+        }
+        // 10 s into the warm-up, the song playing ends in 30 s: a 60 s song plays 20 s of Z2, 40 s of Z5.
+        #expect(next(at: 10, startsIn: 30, seconds: 60)?.0 == 1)
+        // Ending in 10 s, a 40 s song plays 40 s of Z2: still the warm-up.
+        #expect(next(at: 10, startsIn: 0, seconds: 40)?.0 == 0)
+        // Into the ramp: its middle a quarter of the way through (fraction for the zone).
+        let ramp = try #require(next(at: 150, startsIn: 30, seconds: 30))
+        #expect(ramp.0 == 2 && abs(ramp.1 - 0.25) < 1e-9)
+        // After the timed segments the open one takes every song, whatever its length.
+        #expect(next(at: 230, startsIn: 10, seconds: 300)?.0 == 3)
+        // A paused plan holds the next song in the segment it is paused in.
+        #expect(next(at: 50, startsIn: 30, seconds: 60, marks: [.init(.pause, at: t0.addingTimeInterval(40))])?.0 == 0)
+        // Done: nothing to follow.
+        #expect(next(at: 400, startsIn: 0, seconds: 60, marks: [.init(.next, at: t0.addingTimeInterval(300))]) == nil)
+    }
+}

@@ -285,6 +285,52 @@ import Testing
         try record("POST", "/api/v1/hidden-listens/{id}/unhide", "/api/v1/hidden-listens/\(hiddenID)/unhide", headers: key)
         try record("POST", "/api/v1/hidden-listens/{id}/unhide", "/api/v1/hidden-listens/\(hiddenID)/unhide", headers: key)
 
+        // Plans (issue 55): made, refused, read, changed, copied, exported, imported from Zwift;
+        // the pre-run playlist; a workout following one, pressed, stopped.
+        func lastID(_ field: String = "id") throws -> Int {
+            try #require((exchanges.last?.body as? [String: Any])?[field] as? Int, "\(exchanges.last.map { "\($0.status) \($0.body)" } ?? "")")
+        }
+        try record("POST", "/api/v1/plans", "/api/v1/plans", headers: key,
+                   body: #"{"name": "Doc plan", "sport": "running", "text": "5 min Z2 \"warm-up\", 2 × [1 min Z4, 1 min Z2 → Z3], open Z1"}"#)
+        let planID = try lastID()
+        try record("POST", "/api/v1/plans", "/api/v1/plans", headers: key, body: #"{"name": "Z7", "text": "10 min Z7"}"#)
+        try record("POST", "/api/v1/plans", "/api/v1/plans", headers: key, body: #"{"name": "doc PLAN", "text": "1 min Z1"}"#)
+        try record("GET", "/api/v1/plans", "/api/v1/plans")
+        try record("GET", "/api/v1/plans/{id}", "/api/v1/plans/\(planID)")
+        try record("GET", "/api/v1/plans/{id}", "/api/v1/plans/999")
+        try record("PUT", "/api/v1/plans/{id}", "/api/v1/plans/\(planID)", headers: key,
+                   body: #"{"name": "Doc plan", "steps": [{"seconds": 300, "target": {"type": "heart_rate", "low": 130, "high": 150}, "label": "easy"}, "#
+                       + #"{"repeat": 2, "steps": [{"seconds": 60, "target": {"type": "cadence", "low": 170, "high": 180}}, "#
+                       + #"{"seconds": 60, "target": {"type": "tempo", "low": 120, "high": 130}}]}, {"open": true, "target": {"type": "free"}}]}"#)
+        try record("POST", "/api/v1/plans/{id}/duplicate", "/api/v1/plans/\(planID)/duplicate", headers: key)
+        let copyID = try lastID()
+        try record("GET", "/api/v1/plans/{id}/export", "/api/v1/plans/\(planID)/export")
+        let xml = key.merging(["Content-Type": "application/xml"], uniquingKeysWith: { $1 })
+        try record("POST", "/api/v1/plans/import", "/api/v1/plans/import?name=Doc", headers: xml,
+                   body: #"<workout_file><workout><Warmup Duration="120" PowerLow="0.5" PowerHigh="0.7"/><SteadyState Duration="300" Power="0.8"/></workout></workout_file>"#)
+        try record("POST", "/api/v1/plans/import", "/api/v1/plans/import", headers: key, body: "hello")
+        try record("DELETE", "/api/v1/plans/{id}", "/api/v1/plans/\(copyID)", headers: key)
+        try record("DELETE", "/api/v1/plans/{id}", "/api/v1/plans/\(copyID)", headers: key)
+        try record("POST", "/api/v1/plans/{id}/playlist", "/api/v1/plans/\(planID)/playlist", headers: key)
+        try record("POST", "/api/v1/plans/{id}/playlist", "/api/v1/plans/\(planID)/playlist", headers: key, body: #"{"swap": {"index": "x"}}"#)
+        try record("POST", "/api/v1/plans/{id}/playlist/save", "/api/v1/plans/\(planID)/playlist/save", headers: key, body: #"{"tracks": []}"#)
+        try record("POST", "/api/v1/plans/{id}/playlist/save", "/api/v1/plans/\(planID)/playlist/save", headers: key,
+                   body: #"{"tracks": [\#(docTrack)], "queue": true}"#)
+        let plan = "/api/v1/workouts/{id}/plan"
+        try record("GET", plan, "/api/v1/workouts/1/plan")  // a workout that follows no plan: 404 no_plan
+        try record("POST", plan, "/api/v1/workouts/1/plan", headers: key, body: #"{"action": "next"}"#)  // ended: 409
+        try record("POST", "/api/v1/plans/{id}/start", "/api/v1/plans/\(planID)/start", headers: key)
+        let planned = try lastID("workout_id")
+        try record("GET", plan, "/api/v1/workouts/\(planned)/plan")
+        try record("POST", plan, "/api/v1/workouts/\(planned)/plan", headers: key, body: #"{"action": "next"}"#)
+        try record("POST", plan, "/api/v1/workouts/\(planned)/plan", headers: key, body: #"{"action": "pause"}"#)
+        try record("POST", plan, "/api/v1/workouts/\(planned)/plan", headers: key, body: #"{"action": "pause"}"#)
+        try record("POST", plan, "/api/v1/workouts/\(planned)/plan", headers: key, body: #"{"action": "resume"}"#)
+        try record("POST", plan, "/api/v1/workouts/\(planned)/plan", headers: key, body: #"{"action": "jump"}"#)
+        try record("POST", "/api/v1/workouts/{id}/stop", "/api/v1/workouts/\(planned)/stop", headers: key)
+        try record("GET", plan, "/api/v1/workouts/\(planned)/plan")
+        try record("GET", plan, "/api/v1/workouts/999/plan")
+
         // A workout with readings (a watch's late upload, two hours ago), exported: last, so that
         // nothing above sees it.
         let past = Int(Date().timeIntervalSince1970) - 7200
