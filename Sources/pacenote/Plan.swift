@@ -29,6 +29,13 @@ struct Plan: ParsableCommand {
     static func open(_ storage: StorageOptions) throws -> Store {
         try PacenoteServer.openStore(config: storage.loadConfig())
     }
+
+    /// Runs `body` with the store and the plan named (or numbered) `name`.
+    static func with<T>(_ storage: StorageOptions, plan name: String, _ body: (Store, StoredPlan) throws -> T) throws -> T {
+        let store = try open(storage)
+        defer { try? store.close() }
+        return try body(store, try find(name, in: store))
+    }
 }
 
 struct ListPlans: ParsableCommand {
@@ -56,9 +63,7 @@ struct ShowPlan: ParsableCommand {
     @Argument(help: "The plan's name or id.") var name: String
 
     func run() throws {
-        let store = try Plan.open(storage)
-        defer { try? store.close() }
-        let plan = try Plan.find(name, in: store).plan
+        let plan = try Plan.with(storage, plan: name) { _, stored in stored.plan }
         print("\(plan.name)\(plan.sport.map { " (\($0))" } ?? ""): \(plan.text)")
         for p in plan.timeline() {
             let length = p.seconds.map(WorkoutPlan.clock) ?? "open"
@@ -108,9 +113,7 @@ struct ExportPlan: ParsableCommand {
     @Argument(help: "The plan's name or id.") var name: String
 
     func run() throws {
-        let store = try Plan.open(storage)
-        defer { try? store.close() }
-        let plan = try Plan.find(name, in: store).plan
+        let plan = try Plan.with(storage, plan: name) { _, stored in stored.plan }
         let data = try JSONSerialization.data(withJSONObject: plan.json, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
     }
@@ -122,10 +125,10 @@ struct DeletePlan: ParsableCommand {
     @Argument(help: "The plan's name or id.") var name: String
 
     func run() throws {
-        let store = try Plan.open(storage)
-        defer { try? store.close() }
-        let plan = try Plan.find(name, in: store)
-        try Operations(store: store, events: nil).deletePlan(id: plan.id)
+        let plan = try Plan.with(storage, plan: name) { store, plan in
+            try Operations(store: store, events: nil).deletePlan(id: plan.id)
+            return plan
+        }
         print("deleted plan \(plan.id): \(plan.plan.name)")
     }
 }
