@@ -71,7 +71,7 @@ public struct TRIMP: Equatable, Sendable {
         for (i, sample) in samples.enumerated() {
             let next = i + 1 < samples.count ? samples[i + 1].at : end
             guard let next else { continue }
-            let seconds = min(max(next.timeIntervalSince(sample.at), 0), maxGap)
+            let seconds = WorkoutFigures.counted(from: sample.at, until: next, maxGap: maxGap)
             let load = seconds / 60 * Self.weight(hrr: Self.reserve(bpm: Double(sample.bpm), athlete: athlete), sex: athlete.sex)
             byZone[zones.zone(for: Double(sample.bpm)).rawValue] += load
         }

@@ -40,13 +40,21 @@ public struct WorkoutFigures: Equatable, Sendable {
     public mutating func add(_ sample: HeartRateSample) {
         let zone = model.zone(for: Double(sample.bpm))
         if let latest {
-            counted[latest.zone.rawValue] += min(max(sample.at.timeIntervalSince(latest.at), 0), maxGap)
+            counted[latest.zone.rawValue] += Self.counted(from: latest.at, until: sample.at, maxGap: maxGap)
         }
         latest = (sample.at, zone)
         zonesSeen |= 1 << UInt8(zone.rawValue)
         sum += sample.bpm
         count += 1
         maximum = Swift.max(maximum ?? sample.bpm, sample.bpm)
+    }
+
+    /// Seconds a reading taken at `at` counts for when the next comes at `next` (or the
+    /// workout ends then): until then, never more than `maxGap` so that missing data is not
+    /// counted, nothing when `next` is not later. The one rule of time in zone, training
+    /// load (`TRIMP`) and the plan-against-actual report (`PlanReport`).
+    public static func counted(from at: Date, until next: Date, maxGap: Double) -> Double {
+        min(max(next.timeIntervalSince(at), 0), maxGap)
     }
 
     /// The average heart rate to a tenth of a bpm (as workouts store it), nil without readings.
@@ -60,7 +68,7 @@ public struct WorkoutFigures: Equatable, Sendable {
     public func secondsInZone(until end: Date? = nil) -> [Double] {
         var seconds = counted
         if let end, let latest {
-            seconds[latest.zone.rawValue] += min(max(end.timeIntervalSince(latest.at), 0), maxGap)
+            seconds[latest.zone.rawValue] += Self.counted(from: latest.at, until: end, maxGap: maxGap)
         }
         return seconds
     }
