@@ -381,6 +381,58 @@
   }
   const workoutView = workoutEl ? followWorkout(workoutEl) : null;
 
+  // A planned workout (Pages+PlanLive.swift): the time left counts down here; the card is
+  // made again by the server (read from the dashboard) when a segment ends, a button is
+  // pressed anywhere (workout_changed), a workout starts or ends, and every 15 s (the chart's
+  // line at now). Heart rate updates "now"; 20 s without it, the card says so.
+  let planLeft = null; // {remaining (s), at (ms), paused}
+  let lastBeat = Date.now();
+  function readPlanCard() {
+    const card = $("[data-plan-live]");
+    planLeft = card && card.dataset.remaining ? { remaining: Number(card.dataset.remaining), at: Date.now(), paused: !!card.dataset.paused } : null;
+  }
+  let planFetch = null;
+  function refreshPlanCard() {
+    // Only the dashboard has the card (a workout's own page reloads when it ends).
+    if (!nowCard || planFetch) return;
+    planFetch = fetch(base + "/", { credentials: "same-origin", headers: { Accept: "text/html" } })
+      .then((r) => (r.ok ? r.text() : null))
+      .then((html) => {
+        if (!html) return;
+        const fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-plan-live], .plan-start");
+        const now = $("[data-plan-live]") || $(".plan-start");
+        const grid = $("main .grid");
+        if (now && fresh) now.replaceWith(document.importNode(fresh, true));
+        else if (now) now.remove();
+        else if (fresh && grid) grid.before(document.importNode(fresh, true));
+        readPlanCard();
+        if (Date.now() - lastBeat < 20000) { const n = $("[data-plan-sensors]"); if (n) n.hidden = true; }
+      })
+      .catch(() => {})
+      .finally(() => { planFetch = null; });
+  }
+  function planTick() {
+    if (!planLeft || planLeft.paused) return;
+    const left = planLeft.remaining - (Date.now() - planLeft.at) / 1000;
+    setText("[data-plan-left]", clock(left));
+    if (left <= 0) { planLeft = null; setTimeout(refreshPlanCard, 600); }
+  }
+  readPlanCard();
+  if (nowCard) {
+    setInterval(planTick, 1000);
+    setInterval(() => { if ($("[data-plan-live]")) refreshPlanCard(); }, 15000);
+    setInterval(() => {
+      const n = $("[data-plan-sensors]");
+      if (n && Date.now() - lastBeat > 20000) n.hidden = false;
+    }, 2000);
+  }
+  function planHeartRate(bpm, zone) {
+    lastBeat = Date.now();
+    setText("[data-plan-now]", Math.round(bpm) + " bpm (Z" + zone + ")");
+    const n = $("[data-plan-sensors]");
+    if (n) n.hidden = true;
+  }
+
   function on(name, handler) {
     source.addEventListener(name, (e) => {
       if (e.lastEventId) lastEventID = e.lastEventId;
@@ -415,7 +467,8 @@
       if (mpdDown || !position) showNowPlaying(null);
       refreshSuggestion();
     });
-    on("heart_rate", (d) => showHeartRate(d.bpm, d.zone));
+    on("heart_rate", (d) => { showHeartRate(d.bpm, d.zone); planHeartRate(d.bpm, d.zone); });
+    on("workout_changed", refreshPlanCard);
     on("zone_changed", (d) => {
       const z = $("[data-hr-zone]");
       if (z) { z.className = "zone z" + d.to; z.textContent = "Zone " + d.to; }
@@ -425,11 +478,12 @@
     // The history was corrected (a play deleted or edited, a merge, an undo): every figure
     // on the page may have changed, and the server has them right: load it again.
     on("curated", () => window.location.reload());
-    on("workout_started", (d) => workout(d.id, true));
+    on("workout_started", (d) => { workout(d.id, true); refreshPlanCard(); });
     on("workout_ended", (d) => {
       // The workout this page follows ended: the page is made again with its final figures.
       if (workoutView && d.id === workoutView.id) { window.location.reload(); return; }
       workout(d.id, false);
+      refreshPlanCard();
     });
     if (workoutView) on("workout_progress", (d) => workoutView.progress(d));
   }

@@ -101,6 +101,8 @@ extension API {
         fields.append(("measures", APIJSON.measures(r.measures)))
         fields.append(("splits", .array(r.measures.splits.map(APIJSON.split))))
         fields.append(("laps", .array(r.measures.laps.map(APIJSON.split))))
+        // A planned workout: each segment's target beside what happened.
+        fields.append(("plan_report", try planReport(r).map { APIJSON.planReport($0, timeline: w.plan?.timeline() ?? []) } ?? .null))
         fields.append(("samples", .array(Downsample.series(during, points: 600).map { point in
             .object([("at", APIJSON.timestamp(point.at)), ("bpm", .double((point.bpm * 10).rounded() / 10))])
         })))

@@ -12,8 +12,13 @@ extension API {
         .object([("plans", .array(try context.store.plans().map(APIJSON.planSummary)))])
     }
 
+    /// The plan, its segments laid out, and how it went each time it ran (its compliance,
+    /// and by week).
     func planJSON(_ id: Int64) throws -> JSONValue {
-        APIJSON.plan(try storedPlan(id))
+        guard case .object(var fields) = APIJSON.plan(try storedPlan(id)) else { return .null }
+        let runs = try planRuns(id)
+        fields += APIJSON.planHistory(runs, trend: planTrend(runs))
+        return .object(fields)
     }
 
     /// POST: a plan as JSON (`WorkoutPlan.json`), or `{"name", "sport"?, "text"}` in the notation.

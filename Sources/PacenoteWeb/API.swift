@@ -39,6 +39,9 @@ public struct API: Sendable {
     /// The workouts list's distance and pace per finished workout: they follow the workouts'
     /// changes (a file's import announces its workout), not each live reading.
     let workoutMeasures: CommitCache<WorkoutMeasures?>
+    /// A finished planned workout's compliance, for its plan's history: it follows the
+    /// workouts' changes, late samples and tempos (a tempo segment is judged on the songs).
+    let planCompliance: CommitCache<Double?>
 
     public init(context: APIContext) {
         self.context = context
@@ -59,6 +62,12 @@ public struct API: Sendable {
         workoutMeasures = CommitCache(signal: CacheSignal(store: context.store, bus: context.events, follows: { event in
             if case .changed(.workout, _) = event { true } else { false }
         }), maxAge: 300, capacity: 256)
+        planCompliance = CommitCache(signal: CacheSignal(store: context.store, bus: context.events, follows: { event in
+            switch event {
+            case .changed(.workout, _), .changed(.heartRateSamples, _), .changed(.trackBPM, _), .changed(.library, _): true
+            default: false
+            }
+        }), maxAge: 300, capacity: 512)
     }
 
     /// Answers a whole request: the access decision, then the handler. The server makes

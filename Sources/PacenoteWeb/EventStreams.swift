@@ -266,6 +266,10 @@ public final class EventStreamHub: @unchecked Sendable {
         case .changed(.curated(let id, let undone), _):
             // The history was corrected: the page reads its figures again.
             return ("curated", .object([("id", .int(id)), ("undone", .bool(undone))]))
+        case .changed(.workout(let id), _):
+            // A workout was amended or its plan pressed (next, pause, resume) or given: a page
+            // following it reads it again (the dashboard's plan card).
+            return ("workout_changed", .object([("id", .int(id))]))
         case .changed:
             // Bookkeeping for caches: the page already hears of new plays as play_logged.
             return nil

@@ -277,6 +277,10 @@ extension Route {
         // POST: the "Measure HRV" button (a logged-in browser).
         Endpoint("/workouts", "page_workouts", page(.privateRead) { api, call in try api.workoutsPage(call.request, mayWrite: call.grant.isOwner) }
             + [form { api, call in try api.workoutsForm(call.request) }]),
+        // POST: the plans page's forms (save, start, duplicate, delete, import) and the
+        // dashboard's buttons for a planned workout (next, pause, resume, end).
+        Endpoint("/plans", "page_plans", page(.privateRead) { api, call in try api.plansPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form { api, call in try api.plansForm(call.request) }]),
         // POST sends the plays forwarding targets refused again.
         Endpoint("/submissions", "page_submissions", page(.privateRead) { api, call in api.submissionsPage(call.request, mayWrite: call.grant.isOwner) }
             + [form { api, call in try api.submissionsForm(call.request) }]),

@@ -164,6 +164,8 @@ import Testing
             ("GET HEAD", "/sotd", "page_sotd_archive", privatePage),
             ("GET HEAD", "/workouts", "page_workouts", privatePage),
             ("POST", "/workouts", "page_workouts", writePage),
+            ("GET HEAD", "/plans", "page_plans", privatePage),
+            ("POST", "/plans", "page_plans", writePage),
             ("GET HEAD", "/artist", "page_artist_by_name", privatePage),
             ("GET HEAD", "/artists/{id}", "page_artist", privatePage),
             ("GET HEAD", "/albums/{id}", "page_album", privatePage),

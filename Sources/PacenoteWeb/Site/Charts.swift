@@ -172,7 +172,7 @@ enum Chart {
     /// `latest`: the newest reading behind `samples` (they may be averages of several).
     static func heartRate(id: String, samples: [(at: Date, bpm: Double)], from start: Date, to end: Date,
                           zoneBounds: [Double], songs: [(at: Date, title: String)], title: String, latest: Date? = nil,
-                          timeZone: TimeZone = TimeZone(identifier: "UTC")!) -> Node {
+                          timeZone: TimeZone = TimeZone(identifier: "UTC")!, plan: [PlanBandSpan] = []) -> Node {
         // `top` keeps the highest bpm label inside the picture and holds the songs' numbers;
         // `bottom` holds the clock times.
         let width = 720.0, height = 264.0, left = 34.0, top = 16.0, bottom = 22.0
@@ -193,6 +193,16 @@ enum Chart {
                                tooltip: "Zone \(zone): \(Int(edges[i]))–\(Int(edges[i + 1])) bpm"))
             marks.append(shape("text", [("class", "label band-label"), ("x", number(left + 4)), ("y", number(y(edges[i + 1]) + 12))])
                 .with(text: "Z\(zone)"))
+        }
+        // A planned workout's targets, segment by segment, behind the curve (a ramp's band slopes).
+        for span in plan {
+            let (x0, x1) = (x(max(span.start, start)), x(min(span.end, end)))
+            guard x1 > x0 else { continue }
+            func clamp(_ v: Double) -> Double { y(min(max(v, low), high)) }
+            let points = [(x0, clamp(span.band.start.upperBound)), (x1, clamp(span.band.end.upperBound)),
+                          (x1, clamp(span.band.end.lowerBound)), (x0, clamp(span.band.start.lowerBound))]
+            marks.append(shape("polygon", [("class", "plan-band"), ("points", points.map { "\(number($0.0)),\(number($0.1))" }.joined(separator: " "))],
+                               tooltip: span.tooltip))
         }
         for tick in stride(from: low, through: high, by: 20) {
             marks.append(shape("text", [("class", "label tick"), ("x", "0"), ("y", number(y(tick) + 4))]).with(text: number(tick)))

@@ -16,6 +16,10 @@ extension API {
         let f = format, mf = measureFormat
         return html(title: "Workouts", request: request, nav: "workouts") {
             Node.el("h1") { "Workouts" }
+            Node.el("p", ["class": "muted"]) {
+                Node.el("a", ["href": url("/plans")]) { "Plans" }
+                ": workouts you plan, intervals the music follows."
+            }
             if workouts.isEmpty {
                 workoutsEmpty()
             }
@@ -30,6 +34,7 @@ extension API {
                             if let rate = mf.rate(m) { Node.el("span", ["data-pace": ""]) { " · " + rate } }
                         }
                         if let avg = w.heartRateAverage { Node.el("span") { " · avg \(Int(avg.rounded())) bpm" } }
+                        if w.plan != nil { Node.el("span", ["class": "badge"]) { "planned" } }
                         if w.endedAt == nil { Node.el("span", ["class": "badge live"]) { "in progress" } }
                     }
                 }
@@ -117,6 +122,7 @@ extension API {
             Chart.Bar(label: "Z\(zone)", value: seconds, tooltip: "Zone \(zone): \(SiteFormat.span(seconds))", className: "bar z\(zone)")
         }
         let mf = measureFormat
+        let report = try planReport(r)
         // The pace column, on a run with distance: each song against the minutes before it.
         let paced = PaceEffect.countsAsRun(sport: w.sport) && r.hasMotion
         let named = !(w.name?.trimmingCharacters(in: .whitespaces).isEmpty ?? true)
@@ -146,8 +152,10 @@ extension API {
                 Node.el("h2", ["id": "curve-h"]) { "Heart rate" }
                 Chart.heartRate(id: "hr", samples: series, from: w.startedAt, to: end, zoneBounds: model.lowerBounds,
                                 songs: plays.map { ($0.play.startedAt, $0.track.title) }, title: "Heart rate during \(title)",
-                                latest: during.last?.at, timeZone: context.timeZone)
+                                latest: during.last?.at, timeZone: context.timeZone,
+                                plan: planBands(report, bounds: model.lowerBounds, ceiling: Double(w.heartRateMax ?? 200) + 10))
             }
+            planReportSection(report, plan: w.plan, f)
             motionChart(r, title: title)
             Node.el("section", ["class": "card", "aria-labelledby": "zones-h"]) {
                 Node.el("h2", ["id": "zones-h"]) { "Time in zone" }

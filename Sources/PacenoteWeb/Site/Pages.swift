@@ -52,6 +52,8 @@ extension API {
                 recommenderReady = true  // built, but this answer failed: no suggestions shown
             }
         }
+        // A planned workout in progress (its card changes each second), or the plans to start.
+        let (planLive, startable) = try planLive(now: now, heartRate: heartRate)
         let back = pageAddress(request)
         // The same page for the same figures: what it shows is its key, with the second
         // while a song plays (the position it shows moves; the page says when it was made).
@@ -61,12 +63,13 @@ extension API {
                                privateSession: privateSession, privateOn: privateSession?.isOn(at: now) == true,
                                second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
                                defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere, heartRate: heartRate,
-                               recommenderReady: recommenderReady, upNext: upNext, mpdDown: mpdDown)
+                               recommenderReady: recommenderReady, upNext: upNext, mpdDown: mpdDown,
+                               planLive: planLive, startable: startable)
         return dashboardPages.response(key, stamp: stamp) {
             dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere,
                             heartRate: heartRate,
                             data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back,
-                            mpdDown: mpdDown, privateSession: privateSession)
+                            mpdDown: mpdDown, privateSession: privateSession, planLive: planLive, startable: startable)
         }
     }
 
@@ -86,11 +89,14 @@ extension API {
         var recommenderReady: Bool
         var upNext: RecommendationList?
         var mpdDown: String?
+        var planLive: PlanLive?
+        var startable: [StartablePlan]
     }
 
     func dashboardMarkup(_ request: HTTPRequest, now: Date, today: String, defaultPlayer: String?, playing: NowPlaying?,
                          elsewhere: [NowPlaying] = [], heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
-                         mayWrite: Bool, back: String, mpdDown: String? = nil, privateSession: PrivateSession? = nil) -> HTTPResponse {
+                         mayWrite: Bool, back: String, mpdDown: String? = nil, privateSession: PrivateSession? = nil,
+                         planLive: PlanLive? = nil, startable: [StartablePlan] = []) -> HTTPResponse {
         let f = format
         let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
         let feelings = data.feelings
@@ -99,6 +105,7 @@ extension API {
         return html(title: "Now", request: request, nav: "dashboard", live: true) {
             reviewOffer(today: today)
             privateSessionCard(privateSession, now: now, mayWrite: mayWrite)
+            planLiveCard(planLive, startable: startable, heartRate: heartRate, mayWrite: mayWrite)
             Node.el("div", ["class": "grid"]) {
                 Node.el("section", ["class": "card now", "aria-labelledby": "now-h", "data-player": playing?.player ?? defaultPlayer ?? ""]) {
                     Node.el("h2", ["id": "now-h"]) { "Now playing" }
@@ -149,8 +156,8 @@ extension API {
                             heartRate.map { "Zone \($0.zone.rawValue)" } ?? "No heart rate"
                         }
                     }
-                    Node.el("p", ["class": "muted small", "data-workout": heartRate?.workoutID.map(String.init) ?? ""]) {
-                        if let id = heartRate?.workoutID {
+                    Node.el("p", ["class": "muted small", "data-workout": (heartRate?.workoutID ?? planLive?.workoutID).map(String.init) ?? ""]) {
+                        if let id = heartRate?.workoutID ?? planLive?.workoutID {
                             Node.el("a", ["href": url("/workouts/\(id)")]) { "Workout in progress" }
                         } else {
                             "No workout in progress"

@@ -7,8 +7,12 @@ from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 
 
-def start():
+def start(javascript=True):
+    """`javascript=False`: the page's own scripts never run (Chromium's content setting), as
+    for a visitor who turned them off; the checks' `execute_script` still does."""
     options = webdriver.ChromeOptions()
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     options.binary_location = "/usr/bin/chromium"
     for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900",
                 "--hide-scrollbars", "--force-device-scale-factor=1"]:
