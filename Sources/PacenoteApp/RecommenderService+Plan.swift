@@ -14,6 +14,9 @@ struct PlannedTarget: Equatable {
     /// The segment's index in the plan's timeline, and a word on it for the list's note.
     var segment: Int
     var note: String
+    /// Seconds from the next song's start to its segment's end, for the length preference
+    /// (`Recommender.preferringLength`); nil when that end is not known (open-ended, paused).
+    var fitSeconds: Double?
 }
 
 extension RecommenderService {
@@ -41,16 +44,38 @@ extension RecommenderService {
         }
         let when = next.segment == state.current ? "this segment" : "the segment ahead"
         return PlannedTarget(zone: zone, target: tempos.tempo(for: segment.target, at: next.fraction), segment: next.segment,
-                             note: "for \(when) of \(plan.name) (\(segment.index + 1): \(segment.target.text)), where the next song will mostly play")
+                             note: "for \(when) of \(plan.name) (\(segment.index + 1): \(segment.target.text)), where the next song will mostly play",
+                             fitSeconds: Self.secondsToEnd(of: next.segment, in: timeline, state: state).map { $0 - startsIn })
+    }
+
+    /// Seconds from now to the end of segment `index`: what is left of the current one and the
+    /// lengths of those up to it; nil when one of them is open-ended or the plan is paused.
+    static func secondsToEnd(of index: Int, in timeline: [WorkoutPlan.Planned], state: PlanProgress.State) -> Double? {
+        guard !state.paused, let current = state.current, index >= current, var total = state.remaining else { return nil }
+        for planned in timeline[(current + 1)...index] where index > current {
+            guard let seconds = planned.seconds else { return nil }
+            total += Double(seconds)
+        }
+        return total
     }
 
     /// The library's median track length (210 s when none is known), read again when the
     /// tracks change.
     func typicalSongSeconds(version: UInt64) throws -> Double {
-        if let kept = typicalLength.withLock({ $0 }), kept.version == version { return kept.seconds }
-        let lengths = try store.libraryDurations().values.sorted()
-        let seconds = lengths.isEmpty ? 210 : Double(lengths[lengths.count / 2])
-        typicalLength.withLock { $0 = (version, seconds) }
-        return seconds
+        try libraryLengths(version: version).median
+    }
+
+    /// The library's song lengths by track id, for the length preference.
+    func libraryDurations(version: UInt64) throws -> [Int64: Int] {
+        try libraryLengths(version: version).durations
+    }
+
+    private func libraryLengths(version: UInt64) throws -> (durations: [Int64: Int], median: Double) {
+        if let kept = libraryLengthsKept.withLock({ $0 }), kept.version == version { return (kept.durations, kept.median) }
+        let durations = try store.libraryDurations()
+        let lengths = durations.values.sorted()
+        let median = lengths.isEmpty ? 210 : Double(lengths[lengths.count / 2])
+        libraryLengthsKept.withLock { $0 = (version, durations, median) }
+        return (durations, median)
     }
 }

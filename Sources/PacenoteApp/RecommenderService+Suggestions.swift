@@ -89,7 +89,7 @@ extension RecommenderService {
             return hit.list
         }
         guard var list = try suggest(query, zone: zone, zoneSource: zoneSource, planned: planned, playing: playing, queue: queue,
-                                     seed: seed, now: now, rebuilding: rebuilding) else { return nil }
+                                     seed: seed, now: now, version: version, rebuilding: rebuilding) else { return nil }
         list.queueError = queueError
         kept.withLock { kept in
             if kept.count >= 32, kept[query] == nil { kept.removeAll(keepingCapacity: true) }
@@ -99,7 +99,7 @@ extension RecommenderService {
     }
 
     private func suggest(_ query: RecommendationQuery, zone: Zone?, zoneSource: String, planned: PlannedTarget?, playing: Recommender.SongRef?,
-                         queue: MPDQueue.State?, seed: UInt64, now: Date, rebuilding: Bool) throws -> RecommendationList? {
+                         queue: MPDQueue.State?, seed: UInt64, now: Date, version: UInt64, rebuilding: Bool) throws -> RecommendationList? {
         guard let model = try refreshedModel(rebuilding: rebuilding) else { return nil }
         let target: TempoTarget
         switch query.mode {
@@ -132,9 +132,15 @@ extension RecommenderService {
         // Cue's genres for this zone's effort (steady Z2–3, threshold Z4–5), when configured.
         let genreKeys = settings.genrePreference.keys(in: zone)
         if !genreKeys.isEmpty { request.preferredGenres = try store.tracks(withGenreKeys: genreKeys) }
+        // A planned segment's end is known: rank a longer list, then prefer the songs whose
+        // length fits what is left of the segment.
+        let fit = query.mode == .zone ? planned?.fitSeconds : nil
+        if fit != nil { request.limit = max(query.limit * 3, 12) }
         let answer = try Recommender.answer(model, request, texts: { ids in try store.recommenderTexts(ids: ids) })
+        var suggestions = answer.suggestions
+        if let fit { suggestions = Recommender.preferringLength(suggestions, fit: fit, durations: try libraryDurations(version: version), limit: query.limit) }
         return RecommendationList(zone: zone, zoneSource: zoneSource, mode: query.mode, target: target, current: current,
-                                  suggestions: answer.suggestions, census: answer.census,
+                                  suggestions: suggestions, census: answer.census,
                                   emptyReason: answer.emptyReason(for: request), note: answer.census.tempoNote(for: request) ?? planned?.note)
     }
 }

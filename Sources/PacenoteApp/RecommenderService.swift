@@ -90,9 +90,9 @@ public final class RecommenderService: RecommenderBackend {
     /// The pre-run playlist last prepared (`PlanPlaylist`, issue 55), for the swaps that follow
     /// its build: the library's tempo fits are worked out once per plan and library.
     let preparedPlaylist = Mutex<(key: String, playlist: PlanPlaylist, size: Int)?>(nil)
-    /// The library's median track length, by the `State.version` it was read at: how long the
-    /// next song is taken to last when a plan looks ahead.
-    let typicalLength = Mutex<(version: UInt64, seconds: Double)?>(nil)
+    /// The library's song lengths and their median, by the `State.version` they were read at:
+    /// how long the next song is taken to last when a plan looks ahead, and which lengths fit.
+    let libraryLengthsKept = Mutex<(version: UInt64, durations: [Int64: Int], median: Double)?>(nil)
     let store: Store
     let settings: Config.Recommender
     let heartRate: HeartRateService?
