@@ -45,18 +45,7 @@ extension RecommenderService {
         let when = next.segment == state.current ? "this segment" : "the segment ahead"
         return PlannedTarget(zone: zone, target: tempos.tempo(for: segment.target, at: next.fraction), segment: next.segment,
                              note: "for \(when) of \(plan.name) (\(segment.index + 1): \(segment.target.text)), where the next song will mostly play",
-                             fitSeconds: Self.secondsToEnd(of: next.segment, in: timeline, state: state).map { $0 - startsIn })
-    }
-
-    /// Seconds from now to the end of segment `index`: what is left of the current one and the
-    /// lengths of those up to it; nil when one of them is open-ended or the plan is paused.
-    static func secondsToEnd(of index: Int, in timeline: [WorkoutPlan.Planned], state: PlanProgress.State) -> Double? {
-        guard !state.paused, let current = state.current, index >= current, var total = state.remaining else { return nil }
-        for planned in timeline[(current + 1)...index] where index > current {
-            guard let seconds = planned.seconds else { return nil }
-            total += Double(seconds)
-        }
-        return total
+                             fitSeconds: PlanProgress.secondsToEnd(of: next.segment, in: timeline, state: state).map { $0 - startsIn })
     }
 
     /// The library's median track length (210 s when none is known), read again when the

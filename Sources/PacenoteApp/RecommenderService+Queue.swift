@@ -92,19 +92,30 @@ extension RecommenderService {
         autoQueue.async { [weak self] in self?.keepOneQueued() }
     }
 
+    /// What the auto-DJ's pick is for: the planned segment the next song will mostly play in
+    /// and its zone while a plan runs (fixed for a song once it plays: the next song's start
+    /// is), else the live zone.
+    func autoTarget(now: Date) throws -> (key: String, text: String) {
+        if let planned = try plannedTarget(now: now, version: control.withLock { $0.version }) {
+            return ("plan \(planned.segment) \(planned.zone?.rawValue ?? -1)", "segment \(planned.segment + 1) of the plan")
+        }
+        let zone = heartRate?.current(now: now)?.zone
+        return ("zone \(zone?.rawValue ?? -1)", zone.map { "Z\($0.rawValue)" } ?? "no zone")
+    }
+
     /// Keeps one suggestion right after the current song: adds one when the next song is
-    /// not the auto-DJ's pick, replaces its own pick when the zone changed, and never
-    /// removes what the listener queued.
+    /// not the auto-DJ's pick, replaces its own pick when what it was for changed (the zone,
+    /// or the planned segment ahead), and never removes what the listener queued.
     func keepOneQueued() {
         guard let endpoint else { return }
         do {
             let queue = try MPDQueue.state(endpoint: endpoint)
             guard queue.current != nil else { return }
-            let zone = heartRate?.current(now: Date())?.zone
+            let target = try autoTarget(now: Date())
             let pick = control.withLock { $0.autoPick }
             let next = queue.upcomingIDs.first
             if let pick, next == pick.songID {
-                guard pick.zone != zone else { return }
+                guard pick.target != target.key else { return }
                 try MPDQueue.delete(endpoint: endpoint, songID: pick.songID)
                 queueChanged()
             } else if next != nil {
@@ -116,8 +127,8 @@ extension RecommenderService {
                   let uri = top.track.uri else { return }
             let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: uri)
             queueChanged()
-            control.withLock { $0.autoPick = (added.id, zone) }
-            logger.info("auto-DJ queued \(uri) for \(zone.map { "Z\($0.rawValue)" } ?? "no zone")")
+            control.withLock { $0.autoPick = (added.id, target.key) }
+            logger.info("auto-DJ queued \(uri) for \(target.text)")
         } catch {
             logger.warning("auto-DJ: \(error)")
         }

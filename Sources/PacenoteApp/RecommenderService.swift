@@ -42,8 +42,8 @@ public final class RecommenderService: RecommenderBackend {
         var trackChanges: UInt64 = 0
         /// Announced changes to likes: feelings read while it moved are not kept.
         var feelingChanges: UInt64 = 0
-        /// The auto-DJ's own pick: MPD song id and the zone it was chosen for.
-        var autoPick: (songID: Int, zone: Zone?)?
+        /// The auto-DJ's own pick: MPD song id and what it was chosen for (`autoTarget`).
+        var autoPick: (songID: Int, target: String)?
         /// Likes and dislikes by track id; nil: read again on next use (`.trackFeeling`).
         var feelings: [Int64: Feeling]?
         /// Songs' effect on pace on runs (`Store.paceEffects`), shown ones by track; nil: read
@@ -132,7 +132,10 @@ public final class RecommenderService: RecommenderBackend {
             let autoQueue = settings.autoQueue
             let token = events.subscribe { [weak self] event in
                 switch event {
-                case .changed(let change, _): self?.follow(change)
+                case .changed(let change, _):
+                    self?.follow(change)
+                    // A plan started or pressed (next, pause): the song ahead may be for another segment.
+                    if autoQueue, case .workout = change { self?.scheduleAutoQueue() }
                 case .nowPlaying(let player, _) where autoQueue && player == playerName: self?.scheduleAutoQueue()
                 case .zoneChanged where autoQueue: self?.scheduleAutoQueue()
                 default: break

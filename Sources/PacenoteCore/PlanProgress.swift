@@ -142,3 +142,16 @@ extension PlanProgress {
         return best.map { ($0.segment, $0.fraction) } ?? (timeline.count - 1, 1)
     }
 }
+
+extension PlanProgress {
+    /// Seconds from now to the end of segment `index`: what is left of the current one and the
+    /// lengths of those up to it; nil when one of them is open-ended or the plan is paused.
+    public static func secondsToEnd(of index: Int, in timeline: [WorkoutPlan.Planned], state: PlanProgress.State) -> Double? {
+        guard !state.paused, let current = state.current, index >= current, var total = state.remaining else { return nil }
+        for planned in timeline[(current + 1)..<(index + 1)] {
+            guard let seconds = planned.seconds else { return nil }
+            total += Double(seconds)
+        }
+        return total
+    }
+}

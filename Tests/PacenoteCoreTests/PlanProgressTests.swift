@@ -100,3 +100,23 @@ import Testing
         #expect(next(at: 400, startsIn: 0, seconds: 60, marks: [.init(.next, at: t0.addingTimeInterval(300))]) == nil)
     }
 }
+
+/// How long until a segment ends, for the suggestions' length preference.
+@Suite struct PlanSecondsToEndTests {
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func theCurrentSegmentTheOnesAheadAndWhatIsNotKnown() throws {
+        let timeline = try WorkoutPlan(name: "p", text: "60 s Z2, 2 x [30 s Z5, 30 s Z1], open Z1").timeline()
+        var s = PlanProgress.state(of: timeline, start: t0, marks: [], now: t0.addingTimeInterval(20))
+        // The segment running: what is left of it (a range of one segment is no crash).
+        #expect(PlanProgress.secondsToEnd(of: 0, in: timeline, state: s) == 40)
+        #expect(PlanProgress.secondsToEnd(of: 2, in: timeline, state: s) == 100)
+        // Behind, open-ended, paused: not known.
+        #expect(PlanProgress.secondsToEnd(of: 5, in: timeline, state: s) == nil)
+        s = PlanProgress.state(of: timeline, start: t0, marks: [], now: t0.addingTimeInterval(70))
+        #expect(PlanProgress.secondsToEnd(of: 0, in: timeline, state: s) == nil)
+        #expect(PlanProgress.secondsToEnd(of: 1, in: timeline, state: s) == 20)
+        s = PlanProgress.state(of: timeline, start: t0, marks: [.init(.pause, at: t0.addingTimeInterval(10))], now: t0.addingTimeInterval(20))
+        #expect(PlanProgress.secondsToEnd(of: 0, in: timeline, state: s) == nil)
+    }
+}

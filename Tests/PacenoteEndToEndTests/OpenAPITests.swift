@@ -330,6 +330,9 @@ import Testing
         try record("POST", "/api/v1/workouts/{id}/stop", "/api/v1/workouts/\(planned)/stop", headers: key)
         try record("GET", plan, "/api/v1/workouts/\(planned)/plan")
         try record("GET", plan, "/api/v1/workouts/999/plan")
+        // The planned workout's report, and its plan with the run in its history.
+        try record("GET", "/api/v1/workouts/{id}", "/api/v1/workouts/\(planned)")
+        try record("GET", "/api/v1/plans/{id}", "/api/v1/plans/\(planID)")
 
         // A workout with readings (a watch's late upload, two hours ago), exported: last, so that
         // nothing above sees it.
