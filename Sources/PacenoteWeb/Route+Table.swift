@@ -281,6 +281,10 @@ extension Route {
         // dashboard's buttons for a planned workout (next, pause, resume, end).
         Endpoint("/plans", "page_plans", page(.privateRead) { api, call in try api.plansPage(call.request, mayWrite: call.grant.isOwner) }
             + [form { api, call in try api.plansForm(call.request) }]),
+        // A plan's pre-run playlist (built on GET, a read); POST swaps a song, saves it to MPD or queues it.
+        Endpoint("/plans/{id}/playlist", "page_plan_playlist", id: .page,
+                 page(.privateRead) { api, call in try api.planPlaylistPage(call.id, call.request, mayWrite: call.grant.isOwner) }
+            + [form { api, call in try api.planPlaylistForm(call.id, call.request) }]),
         // POST sends the plays forwarding targets refused again.
         Endpoint("/submissions", "page_submissions", page(.privateRead) { api, call in api.submissionsPage(call.request, mayWrite: call.grant.isOwner) }
             + [form { api, call in try api.submissionsForm(call.request) }]),

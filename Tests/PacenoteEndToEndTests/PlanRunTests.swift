@@ -160,8 +160,10 @@ import Testing
             let mine = measured > 0 ? (inTarget / measured * 1000).rounded() / 10 : nil
             let theirs = (segment["compliance"] as? NSNumber)?.doubleValue
             #expect(mine == theirs, "segment \(i + 1): compliance \(String(describing: theirs)), recomputed \(String(describing: mine))")
-            if i < 3 {
-                // The strap ran: 8 s late into each segment, so about 52 of 60 s on target.
+            if i == 0 {
+                #expect(theirs == 100, "segment 1: the strap began in Z2: \(segment)")
+            } else if i < 3 {
+                // The strap ran 8 s late into each later segment: about 52 of 60 s on target.
                 #expect((theirs ?? 0) > 75 && (theirs ?? 100) < 95, "segment \(i + 1): \(segment)")
             }
         }

@@ -100,6 +100,27 @@ import Testing
         #expect(r.status == 200 && r.json?["queued"] as? Bool == true, "\(r.text)")
         #expect(try mpd.mpc("playlist", "-f", "%file%").split(separator: "\n").map(String.init) == uris)
 
+        // The same on the site (no JavaScript): the page lists the songs and their segments; a
+        // swap keeps the songs before it; saved, MPD's playlist follows.
+        func rows(_ page: HTTPResult) -> [Int] {
+            page.text.components(separatedBy: "data-track=\"").dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+        }
+        let form = ["Authorization": "Token \(daemon.apiKey)", "Content-Type": "application/x-www-form-urlencoded"]
+        var page = try HTTP.request("GET", daemon.base + "/plans/\(plan)/playlist", headers: form)
+        let shown = rows(page)
+        #expect(page.status == 200 && page.text.contains("Playlist for Intervals") && shown.count == built.count, "\(page.status) \(shown)")
+        #expect(page.text.contains("<td>2: Z5</td>") && page.text.contains("Save as MPD playlist"))
+        page = try HTTP.request("POST", daemon.base + "/plans/\(plan)/playlist", headers: form,
+                                body: Data("tracks=\(shown.map(String.init).joined(separator: "%2C"))&index=1&action=swap".utf8))
+        let afterSwap = rows(page)
+        #expect(page.status == 200 && page.text.contains("Song 2 swapped"), "\(page.status) \(page.text.prefix(300))")
+        #expect(afterSwap.first == shown.first && afterSwap.count > 1 && afterSwap[1] != shown[1], "\(shown) → \(afterSwap)")
+        page = try HTTP.request("POST", daemon.base + "/plans/\(plan)/playlist", headers: form,
+                                body: Data("tracks=\(afterSwap.map(String.init).joined(separator: "%2C"))&action=save".utf8))
+        #expect(page.status == 200 && page.text.contains("Saved as MPD's playlist"), "\(page.status)")
+        let storedAgain = try mpd.command("listplaylist \"Pacenote: Intervals\"").split(separator: "\n").filter { $0.hasPrefix("file: ") }
+        #expect(storedAgain.count == afterSwap.count, "\(storedAgain)")
+
         // Started from the command line, as a runner would.
         func pacenote(_ args: String...) throws -> (status: Int32, stdout: String, stderr: String) {
             try PacenoteProcess.run(args + ["--db", daemon.db, "--url", daemon.base + "/"], environment: ["HOME": daemon.dir.path])

@@ -166,6 +166,8 @@ import Testing
             ("POST", "/workouts", "page_workouts", writePage),
             ("GET HEAD", "/plans", "page_plans", privatePage),
             ("POST", "/plans", "page_plans", writePage),
+            ("GET HEAD", "/plans/{id}/playlist", "page_plan_playlist", privatePage),
+            ("POST", "/plans/{id}/playlist", "page_plan_playlist", writePage),
             ("GET HEAD", "/artist", "page_artist_by_name", privatePage),
             ("GET HEAD", "/artists/{id}", "page_artist", privatePage),
             ("GET HEAD", "/albums/{id}", "page_album", privatePage),

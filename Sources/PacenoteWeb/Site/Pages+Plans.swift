@@ -116,6 +116,8 @@ extension API {
                     Node.el("button", ["type": "submit", "name": "action", "value": "delete", "class": "danger"]) { "Delete" }
                 }
                 Node.el("p", ["class": "small"]) {
+                    Node.el("a", ["href": url("/plans/\(stored.id)/playlist")]) { "Pre-run playlist" }
+                    " · "
                     Node.el("a", ["href": url("/plans?edit=\(stored.id)#editor")]) { "Edit" }
                     " · "
                     Node.el("a", ["href": url("/api/v1/plans/\(stored.id)/export"), "download": ""]) { "Export" }
