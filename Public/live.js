@@ -386,7 +386,9 @@
   // pressed anywhere (workout_changed), a workout starts or ends, and every 15 s (the chart's
   // line at now). Heart rate updates "now"; 20 s without it, the card says so.
   let planLeft = null; // {remaining (s), at (ms), paused}
-  let lastBeat = Date.now();
+  // A card that says no heart rate is coming in is believed until a reading comes.
+  const silentAtLoad = $("[data-plan-sensors]") && !$("[data-plan-sensors]").hidden;
+  let lastBeat = silentAtLoad ? 0 : Date.now();
   function readPlanCard() {
     const card = $("[data-plan-live]");
     planLeft = card && card.dataset.remaining ? { remaining: Number(card.dataset.remaining), at: Date.now(), paused: !!card.dataset.paused } : null;
@@ -396,10 +398,13 @@
     // Only the dashboard has the card (a workout's own page reloads when it ends).
     if (!nowCard || planFetch) return;
     planFetch = fetch(base + "/", { credentials: "same-origin", headers: { Accept: "text/html" } })
-      .then((r) => (r.ok ? r.text() : null))
+      // A login page (a session that ended) or any other page is no dashboard: nothing changes.
+      .then((r) => (r.ok && !r.redirected ? r.text() : null))
       .then((html) => {
         if (!html) return;
-        const fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-plan-live], .plan-start");
+        const doc = new DOMParser().parseFromString(html, "text/html");
+        if (!doc.querySelector("body[data-live] [data-player]")) return;
+        const fresh = doc.querySelector("[data-plan-live], .plan-start");
         const now = $("[data-plan-live]") || $(".plan-start");
         const grid = $("main .grid");
         if (now && fresh) now.replaceWith(document.importNode(fresh, true));

@@ -16,6 +16,9 @@ extension RecommenderService {
             if let swap {
                 let entries = try prepared.entries(of: current ?? [])
                 playlist = try prepared.rebalance(entries, swapping: swap.index, with: swap.trackID)
+            } else if let current {
+                // The playlist as it stands (after swaps, or saved): shown as it is, not built again.
+                playlist = PlanPlaylist.Playlist(entries: try prepared.entries(of: current), planSeconds: prepared.planSeconds)
             } else {
                 playlist = prepared.build()
             }

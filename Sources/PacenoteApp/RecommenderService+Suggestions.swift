@@ -135,7 +135,12 @@ extension RecommenderService {
         // A planned segment's end is known: rank a longer list, then prefer the songs whose
         // length fits what is left of the segment.
         let fit = query.mode == .zone ? planned?.fitSeconds : nil
-        if fit != nil { request.limit = max(query.limit * 3, 12) }
+        if fit != nil {
+            // As many exploration picks as the list asked for would have had (`Recommender`'s rule).
+            let slots = query.limit >= 5 && request.explorationShare > 0 ? max(1, Int((Double(query.limit) * request.explorationShare).rounded(.down))) : 0
+            request.limit = max(query.limit * 3, 12)
+            request.explorationShare = slots == 0 ? 0 : (Double(slots) + 0.5) / Double(request.limit)
+        }
         let answer = try Recommender.answer(model, request, texts: { ids in try store.recommenderTexts(ids: ids) })
         var suggestions = answer.suggestions
         if let fit { suggestions = Recommender.preferringLength(suggestions, fit: fit, durations: try libraryDurations(version: version), limit: query.limit) }

@@ -293,8 +293,8 @@ extension PlanReport {
     /// Monday). Weekly means rather than the runs themselves: two sessions in a good week
     /// should not outweigh one in a bad week, and the sentence speaks of weeks. Each run
     /// weighs the same in its week, however long it was: the question is how well the
-    /// session goes, not how much of it there was. Nil with fewer than two runs: one run
-    /// is no trend.
+    /// session goes, not how much of it there was. Nil until the runs span two weeks: one
+    /// week is no trend.
     public static func trend(_ runs: [(at: Date, compliance: Double)], calendar: Calendar) -> Trend? {
         guard runs.count >= 2 else { return nil }
         var byWeek: [Date: (sum: Double, count: Int)] = [:]
@@ -307,6 +307,8 @@ extension PlanReport {
             let w = byWeek[start]!
             return Trend.Week(weekStart: start, compliance: w.sum / Double(w.count), runs: w.count)
         }
+        // One week is no trend: "71 % → 71 %" says nothing.
+        guard weeks.count >= 2 else { return nil }
         return Trend(first: weeks.first!.compliance, latest: weeks.last!.compliance,
                      since: runs.map(\.at).min()!, weeks: weeks)
     }

@@ -30,18 +30,16 @@ extension Recommender {
             }
             return (i, s)
         }
-        // Exploration picks keep their places (their score is a lot, not a merit); the rest are
-        // ranked again around them.
-        let pinned = Dictionary(uniqueKeysWithValues: scored.filter { $0.0 < limit && $0.1.reasons.contains { $0.kind == "exploration" } })
-        var ranked = scored.filter { pinned[$0.0] == nil }.sorted { a, b in
+        // Exploration picks stay (a new song's place is kept for it whatever its score), at the
+        // end of the first tier as the ranking puts them; the rest are ranked again.
+        let explored = scored.filter { $0.1.reasons.contains { $0.kind == "exploration" } }.map(\.1)
+        let ranked = scored.filter { !$0.1.reasons.contains { $0.kind == "exploration" } }.sorted { a, b in
             if a.1.tier != b.1.tier { return a.1.tier < b.1.tier }
             if a.1.score != b.1.score { return a.1.score > b.1.score }
             return a.0 < b.0
-        }.map(\.1).makeIterator()
-        var out: [Suggestion] = []
-        for i in 0..<min(limit, suggestions.count) {
-            if let pick = pinned[i] { out.append(pick) } else if let next = ranked.next() { out.append(next) }
-        }
-        return out
+        }.map(\.1)
+        let kept = Array(explored.prefix(limit))
+        let firstTier = min(ranked.prefix { $0.tier == 0 }.count, limit - kept.count)
+        return Array((ranked.prefix(firstTier) + kept + ranked.dropFirst(firstTier)).prefix(limit))
     }
 }

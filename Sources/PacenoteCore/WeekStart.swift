@@ -14,6 +14,9 @@ public enum WeekStart: String, CaseIterable, Equatable, Sendable {
         }
     }
 
+    /// As Foundation's `Calendar.firstWeekday` counts (1 = Sunday … 7 = Saturday).
+    public var firstWeekday: Int { weekday + 1 }
+
     /// The weekday (0 = Sunday … 6 = Saturday) of a day number (days since 1970-01-01,
     /// which was a Thursday).
     public static func weekday(ofDay n: Int) -> Int { ((n + 4) % 7 + 7) % 7 }

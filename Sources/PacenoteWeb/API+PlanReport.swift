@@ -29,15 +29,18 @@ extension API {
         }
     }
 
+    /// Weeks as the site counts them: in its time zone, from its first day (`[site] week_starts`).
     func planTrend(_ runs: [(workout: Workout, compliance: Double?)]) -> PlanReport.Trend? {
-        PlanReport.trend(runs.compactMap { run in run.compliance.map { (run.workout.startedAt, $0) } }, calendar: format.calendar)
+        var calendar = format.calendar
+        calendar.firstWeekday = context.weekStart.firstWeekday
+        return PlanReport.trend(runs.compactMap { run in run.compliance.map { (run.workout.startedAt, $0) } }, calendar: calendar)
     }
 
     /// "compliance 71 % → 88 % since September" (the month's name, with its year when not this year's).
     func trendText(_ trend: PlanReport.Trend) -> String {
         let c = format.calendar
         let month = c.component(.month, from: trend.since), year = c.component(.year, from: trend.since)
-        var name = c.standaloneMonthSymbols[month - 1]
+        var name = SiteFormat.months[month - 1]
         if year != c.component(.year, from: context.clock.now()) { name += " \(year)" }
         return "compliance \(APIJSON.percent(trend.first)) % → \(APIJSON.percent(trend.latest)) % since \(name)"
     }

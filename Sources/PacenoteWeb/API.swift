@@ -40,7 +40,7 @@ public struct API: Sendable {
     /// changes (a file's import announces its workout), not each live reading.
     let workoutMeasures: CommitCache<WorkoutMeasures?>
     /// A finished planned workout's compliance, for its plan's history: it follows the
-    /// workouts' changes, late samples and tempos (a tempo segment is judged on the songs).
+    /// workouts' changes and tempos (a tempo segment is judged on the songs).
     let planCompliance: CommitCache<Double?>
 
     public init(context: APIContext) {
@@ -64,7 +64,9 @@ public struct API: Sendable {
         }), maxAge: 300, capacity: 256)
         planCompliance = CommitCache(signal: CacheSignal(store: context.store, bus: context.events, follows: { event in
             switch event {
-            case .changed(.workout, _), .changed(.heartRateSamples, _), .changed(.trackBPM, _), .changed(.library, _): true
+            // Not `.heartRateSamples`: announced for every live batch, it would empty this during
+            // any workout; a finished run's late samples come with its `.workout` (or the max age).
+            case .changed(.workout, _), .changed(.trackBPM, _), .changed(.library, _): true
             default: false
             }
         }), maxAge: 300, capacity: 512)

@@ -183,7 +183,8 @@ import Testing
         #expect(abs(trend.first - 0.7) < 1e-9 && abs(trend.latest - 0.88) < 1e-9)
         #expect(abs(trend.weeks[1].compliance - 0.75) < 1e-9)
         #expect(trend.since == day(8))
-        // One run is no trend.
+        // One run is no trend, nor are two in one week.
         #expect(PlanReport.trend([(day(8), 0.6)], calendar: calendar) == nil)
+        #expect(PlanReport.trend([(day(8), 0.6), (day(10), 0.8)], calendar: calendar) == nil)
     }
 }

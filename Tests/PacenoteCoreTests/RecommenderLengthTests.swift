@@ -35,5 +35,9 @@ import Testing
         let list = [suggestion(1, score: 2.4), suggestion(2, score: 2), suggestion(3, score: 0.1, exploration: true), suggestion(4, score: 1.9)]
         let out = Recommender.preferringLength(list, fit: 30, durations: [4: 30], limit: 3)
         #expect(out.map(\.track.id) == [4, 1, 3])
+        // Asked for a longer list, the ranking put its pick past the places shown: it is kept,
+        // at the end of the first tier.
+        let long = (1...5).map { suggestion(Int64($0), score: 10 - Double($0)) } + [suggestion(6, score: 0.2, exploration: true)]
+        #expect(Recommender.preferringLength(long, fit: 30, durations: [:], limit: 3).map(\.track.id) == [1, 2, 6])
     }
 }

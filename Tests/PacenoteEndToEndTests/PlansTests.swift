@@ -147,3 +147,56 @@ import Testing
         #expect(out.status != 0 && out.stderr.contains("no plan named 'Nothing'"), "\(out)")
     }
 }
+
+/// A template across the weeks (issue 55, point 4): two runs of "2 min Z2" three weeks apart,
+/// their readings sent as a watch uploads them late; the plan's history has each run's
+/// compliance, its trend the first and the latest week's, and /plans says it in words.
+@Suite struct PlanTrendTests {
+    @Test func aPlansComplianceAcrossTheWeeksIsInItsHistoryAndOnThePlansPage() throws {
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
+        var r = try daemon.post("/api/v1/plans", body: #"{"name": "Steady", "text": "2 min Z2"}"#)
+        let plan = try #require(r.json?["id"] as? Int)
+        let now = Int(Date().timeIntervalSince1970)
+        // Three weeks ago: a minute under Z2 (100 bpm is Z1 at the default max of 190), then a
+        // minute in it; two hours ago: two minutes in Z2. A reading counts until the next (1 s).
+        for (start, low) in [(now - 21 * 86_400, 60), (now - 7_200, 0)] {
+            let beats = (0..<120).map { #"{"bpm": \#($0 < low ? 100 : 122), "ts": \#(start + $0)}"# }.joined(separator: ",")
+            r = try daemon.post("/api/v1/hr?source=watch", body: "[\(beats)]")
+            #expect(r.status == 200, "\(r.text)")
+            #expect(try eventually {
+                try daemon.sql("SELECT count(*) FROM workouts WHERE started_at_ms = \(start * 1000) AND ended_at_ms IS NOT NULL") == "1\n"
+            })
+            // No API starts a plan in the past: the run is given the plan as `start` would have.
+            _ = try daemon.sql("""
+                UPDATE workouts SET plan_id = \(plan), plan_json = (SELECT plan_json FROM plans WHERE id = \(plan)),
+                  plan_started_at_ms = started_at_ms WHERE started_at_ms = \(start * 1000)
+                """)
+        }
+        r = try HTTP.get(daemon.base + "/api/v1/plans/\(plan)")
+        let history = try #require(r.json?["history"] as? [[String: Any]], "\(r.text)")
+        // 59 of the 119 counted seconds in Z2 (the last reading counts until the run's end), then all.
+        #expect(history.compactMap { ($0["compliance"] as? NSNumber)?.doubleValue } == [49.6, 100], "\(history)")
+        let trend = try #require(r.json?["trend"] as? [String: Any], "\(r.text)")
+        #expect((trend["first"] as? NSNumber)?.doubleValue == 49.6 && (trend["latest"] as? NSNumber)?.doubleValue == 100, "\(trend)")
+        #expect((trend["weeks"] as? [[String: Any]])?.count == 2, "\(trend)")
+        // The workout's own report says the same.
+        let first = try #require(history.first?["workout_id"] as? Int)
+        let report = try #require(try HTTP.get(daemon.base + "/api/v1/workouts/\(first)").json?["plan_report"] as? [String: Any])
+        #expect((report["compliance"] as? NSNumber)?.doubleValue == 49.6, "\(report)")
+        #expect(((report["segments"] as? [[String: Any]])?.first?["hr_max"] as? Int) == 122, "\(report)")
+        // In words, on the plans page.
+        let month = DateFormatter()
+        month.locale = Locale(identifier: "en_US_POSIX")
+        month.timeZone = TimeZone(identifier: "UTC")
+        month.dateFormat = "LLLL"
+        var since = month.string(from: Date(timeIntervalSince1970: Double(now - 21 * 86_400)))
+        month.dateFormat = "yyyy"
+        let year = month.string(from: Date(timeIntervalSince1970: Double(now - 21 * 86_400)))
+        if year != month.string(from: Date()) { since += " \(year)" }  // early January: last year's month
+        let page = try HTTP.get(daemon.base + "/plans")
+        #expect(page.text.contains("compliance 49.6 % → 100 % since \(since)"), "\(page.text.components(separatedBy: "data-plan-trend").last?.prefix(300) ?? "")")
+        // The run's page draws the plan behind the curve and lists its segment.
+        let workoutPage = try HTTP.get(daemon.base + "/workouts/\(first)")
+        #expect(workoutPage.text.contains("class=\"plan-band\"") && workoutPage.text.contains("data-compliance=\"49.6\""))
+    }
+}

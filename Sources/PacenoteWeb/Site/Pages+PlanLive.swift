@@ -8,9 +8,10 @@ import PacenoteStore
 /// resume, end). With no plan running, a logged-in owner can start one from here.
 ///
 /// The buttons are plain forms (`POST /plans`), so the card works without JavaScript;
-/// `live.js` counts the time left down each second and reads the plan again
-/// (`GET /api/v1/workouts/{id}/plan`) when a segment ends or a `workout_changed` event says
-/// the runner pressed a button somewhere else (a watch, `pacenote workout next`).
+/// `live.js` counts the time left down each second and takes the card again from the
+/// dashboard as the server makes it when a segment ends, every 15 s, or when a
+/// `workout_changed` event says the runner pressed a button somewhere else (a watch,
+/// `pacenote workout next`).
 extension API {
     /// What the card shows, part of the dashboard's cache key: it changes each second a plan runs.
     struct PlanLive: Equatable, Sendable {
@@ -33,15 +34,26 @@ extension API {
     static let sensorsSilentAfter: TimeInterval = 20
 
     /// The planned workout in progress, or the plans that could be started.
-    func planLive(now: Date, heartRate: LiveHeartRate?) throws -> (live: PlanLive?, startable: [StartablePlan]) {
-        if let workout = try context.store.openWorkout(), let plan = workout.plan, let start = workout.planStartedAt {
-            let marks = try context.store.planMarks(workoutID: workout.id)
-            let state = PlanProgress.state(of: plan.timeline(), start: start, marks: marks, now: now)
-            let bounds = try context.store.zoneSettings().model(settingsID: workout.zoneSettingsID, at: workout.startedAt).lowerBounds
-            let silent = heartRate.map { now.timeIntervalSince($0.at) > Self.sensorsSilentAfter } ?? true
-            return (PlanLive(workoutID: workout.id, plan: plan, state: state, zoneBounds: bounds, sensorsSilent: silent), [])
+    /// A failure to read them costs the card, not the dashboard.
+    func planLive(now: Date, heartRate: LiveHeartRate?, mayWrite: Bool) -> (live: PlanLive?, startable: [StartablePlan]) {
+        do {
+            if let workout = try context.store.openWorkout(), let plan = workout.plan, let start = workout.planStartedAt {
+                let marks = try context.store.planMarks(workoutID: workout.id)
+                var state = PlanProgress.state(of: plan.timeline(), start: start, marks: marks, now: now)
+                // Whole seconds, as the card shows them: the dashboard's cache key changes once a second.
+                state.elapsed.round()
+                state.planElapsed.round()
+                state.remaining?.round()
+                for i in state.spans.indices { state.spans[i].pausedSeconds.round() }
+                let bounds = try context.store.zoneSettings().model(settingsID: workout.zoneSettingsID, at: workout.startedAt).lowerBounds
+                // The live value goes stale sooner (`fresh_for_s`): silence is judged on the readings.
+                let silent = try heartRate == nil && context.store.samples(from: now.addingTimeInterval(-Self.sensorsSilentAfter), to: now).isEmpty
+                return (PlanLive(workoutID: workout.id, plan: plan, state: state, zoneBounds: bounds, sensorsSilent: silent), [])
+            }
+            return (nil, mayWrite ? try context.store.plans().map { StartablePlan(id: $0.id, name: $0.plan.name) } : [])
+        } catch {
+            return (nil, [])
         }
-        return (nil, try context.store.plans().map { StartablePlan(id: $0.id, name: $0.plan.name) })
     }
 
     func planLiveCard(_ live: PlanLive?, startable: [StartablePlan], heartRate: LiveHeartRate?, mayWrite: Bool) -> Node {
@@ -92,6 +104,8 @@ extension API {
             if mayWrite {
                 Node.el("form", ["method": "post", "action": url("/plans"), "class": "inline plan-actions"]) {
                     Node.el("input", ["type": "hidden", "name": "workout", "value": String(live.workoutID)])
+                    // Next ends the segment shown, not one that began since (a card left open).
+                    if let index = state.current { Node.el("input", ["type": "hidden", "name": "segment", "value": String(index)]) }
                     if current != nil {
                         Node.el("button", ["type": "submit", "name": "action", "value": "next"]) { "Next segment" }
                         Node.el("button", ["type": "submit", "name": "action", "value": state.paused ? "resume" : "pause", "class": "secondary"]) {

@@ -64,7 +64,11 @@ extension API {
                     }
                 }
             }
-            for (stored, runs) in zip(plans, history) { planCard(stored, bounds: bounds, runs: runs, mayWrite: mayWrite, f) }
+            // Starting another would replace the running plan (and its presses): not from here.
+            let planRuns = running?.plan != nil
+            for (stored, runs) in zip(plans, history) {
+                planCard(stored, bounds: bounds, runs: runs, mayWrite: mayWrite, mayStart: !planRuns, f)
+            }
             if mayWrite {
                 planEditor(draft)
                 planImportForm(error: draft.importError)
@@ -78,7 +82,7 @@ extension API {
     }
 
     private func planCard(_ stored: StoredPlan, bounds: [Double], runs: [(workout: Workout, compliance: Double?)],
-                          mayWrite: Bool, _ f: SiteFormat) -> Node {
+                          mayWrite: Bool, mayStart: Bool, _ f: SiteFormat) -> Node {
         let plan = stored.plan
         let segments = plan.timeline().count
         return .el("section", ["class": "card plan", "id": "plan-\(stored.id)", "aria-labelledby": "plan-\(stored.id)-h"]) {
@@ -111,7 +115,7 @@ extension API {
             if mayWrite {
                 Node.el("form", ["method": "post", "action": url("/plans"), "class": "inline plan-actions"]) {
                     Node.el("input", ["type": "hidden", "name": "id", "value": String(stored.id)])
-                    Node.el("button", ["type": "submit", "name": "action", "value": "start"]) { "Start" }
+                    if mayStart { Node.el("button", ["type": "submit", "name": "action", "value": "start"]) { "Start" } }
                     Node.el("button", ["type": "submit", "name": "action", "value": "duplicate", "class": "secondary"]) { "Duplicate" }
                     Node.el("button", ["type": "submit", "name": "action", "value": "delete", "class": "danger"]) { "Delete" }
                 }
@@ -232,9 +236,22 @@ extension API {
             guard let workout = field("workout").flatMap({ Int64($0) }) else {
                 throw APIError.badRequest("unknown action", code: "invalid_action")
             }
+            guard let stored = try context.store.workout(id: workout), let plan = stored.plan, let start = stored.planStartedAt else {
+                throw APIError(kind: .notFound, code: "no_plan", message: "Workout \(workout) follows no plan.")
+            }
+            let back = HTTPResponse(status: 303, headers: [("Location", url("/") + "#plan-live"), ("Cache-Control", "no-store")])
             if let kind = PlanProgress.Mark.Kind(rawValue: action) {
-                try context.operations.markPlan(workoutID: workout, kind, at: now)
-                return HTTPResponse(status: 303, headers: [("Location", url("/") + "#plan-live"), ("Cache-Control", "no-store")])
+                // A card left open shows a segment that may have ended by time since: its Next
+                // is for that segment, not the one after it; a press made twice changes nothing.
+                if kind == .next, let shown = field("segment").flatMap({ Int($0) }),
+                   PlanProgress.state(of: plan.timeline(), start: start, marks: try context.store.planMarks(workoutID: workout), now: now).current != shown {
+                    return back
+                }
+                do { try context.operations.markPlan(workoutID: workout, kind, at: now) } catch {
+                    let e = APIError(error)
+                    guard e.status == 409 else { throw error }
+                }
+                return back
             }
             guard action == "end" else { throw APIError.badRequest("unknown action", code: "invalid_action") }
             _ = try stopWorkout(workout)

@@ -53,7 +53,7 @@ extension API {
             }
         }
         // A planned workout in progress (its card changes each second), or the plans to start.
-        let (planLive, startable) = try planLive(now: now, heartRate: heartRate)
+        let (planLive, startable) = planLive(now: now, heartRate: heartRate, mayWrite: mayWrite)
         let back = pageAddress(request)
         // The same page for the same figures: what it shows is its key, with the second
         // while a song plays (the position it shows moves; the page says when it was made).
