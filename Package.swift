@@ -64,6 +64,20 @@ let package = Package(
             providers: [.apt(["libdbus-1-3"])]
         ),
 
+        // Rubber Band (time-stretching with the pitch kept) and libsndfile (decoding the song,
+        // encoding the copy): tempo-matched playback's renders. Linked: PacenoteTempo is their
+        // only importer.
+        .systemLibrary(
+            name: "CRubberBand",
+            pkgConfig: "rubberband",
+            providers: [.apt(["librubberband-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSndfile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"])]
+        ),
+
         // The domain: no C, no I/O.
         .target(name: "PacenoteCore", swiftSettings: functionSections),
 
@@ -93,6 +107,9 @@ let package = Package(
         .target(name: "PacenoteNet", dependencies: ["CCurl"], swiftSettings: functionSections),
         // The only importer of libdbus: BlueZ's objects, a strap's notifications, hr-scan.
         .target(name: "PacenoteBluetooth", dependencies: ["CDBus"], swiftSettings: functionSections),
+        // The only importer of Rubber Band and libsndfile: a song rendered at another tempo,
+        // and the bounded cache of the copies.
+        .target(name: "PacenoteTempo", dependencies: ["CRubberBand", "CSndfile"], swiftSettings: functionSections),
         // The only importer of libmicrohttpd. Public/ is built into it (EmbedPublicPlugin).
         .target(
             name: "PacenoteWeb",
@@ -112,7 +129,8 @@ let package = Package(
         .target(
             name: "PacenoteApp",
             dependencies: [
-                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb", "PacenoteNet", "PacenoteBluetooth", "CZlib",
+                "PacenoteCore", "PacenoteStore", "PacenoteOperations", "PacenoteMPD", "PacenoteWeb", "PacenoteNet", "PacenoteBluetooth",
+                "PacenoteTempo", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

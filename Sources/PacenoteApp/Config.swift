@@ -64,6 +64,7 @@ public struct Config: Sendable, Equatable {
     /// `[athlete]` as written; `athlete` fills what it leaves unset.
     public var athleteSettings = AthleteSettings()
     public var recommender = Recommender()
+    public var tempo = Tempo()
     public var likes = Likes()
     public var workouts = Workouts()
     public var backup = Backup()
@@ -151,6 +152,7 @@ enum ConfigSchema {
         workouts.table(at: \.workouts),
         athlete.table(at: \.athleteSettings),
         recommender.table(at: \.recommender),
+        tempo.table(at: \.tempo),
         likes.table(at: \.likes),
         backup.table(at: \.backup),
         credits.table(at: \.credits),

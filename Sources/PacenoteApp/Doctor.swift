@@ -43,6 +43,7 @@ public enum Doctor {
         var checks = [configuration(config), databaseCheck, filesCheck, diskSpace(files.directory), durability(files.directory), spool(files.spool)]
         for player in config.players { checks.append(mpd(player)) }
         for player in config.players { checks.append(musicDirectory(player)) }
+        if config.tempo.enabled { checks.append(tempo(config)) }
         checks.append(keyFile(files.apiKey, environment: environment))
         checks.append(trustedNetworks(listen: config.http, trusted: config.trustedNetworks, proxies: config.trustedProxies,
                                       publicURL: config.publicURL, chosen: config.origins["server.trusted_networks"] != "default"))

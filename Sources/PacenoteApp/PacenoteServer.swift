@@ -174,13 +174,15 @@ public final class PacenoteServer: Sendable {
                 straps.start()
                 return straps
             }, stop: { $0.stop() })
+            // Tempo-matched playback renders for the default player (`[tempo]`, issue 56).
+            let tempo = try makeTempo(config: config, endpoint: endpoints.first, logger: logger)
             let players = try makePlayers(config: config, endpoints: endpoints, store: store, events: events, waiting: waiting,
-                                          logger: logger)
+                                          tempo: tempo, logger: logger)
             let recommender = try services.start("recommender", {
                 RecommenderService(
                     store: store, settings: config.recommender, heartRate: heartRate, players: players,
                     endpoint: endpoints.first, playerName: config.players.first?.name ?? "default",
-                    events: events, logger: logger, transitionDirectory: InstanceFiles(config: config).temporary)
+                    events: events, logger: logger, transitionDirectory: InstanceFiles(config: config).temporary, tempo: tempo)
             }, stop: { $0.stop() })
             let stopping = StopFlag()
             let api = API(context: makeContext(
@@ -304,7 +306,7 @@ public final class PacenoteServer: Sendable {
     /// One `PlayerService` per configured MPD, made but not started (the recommender and the
     /// API follow them before their watchers run).
     private static func makePlayers(config: Config, endpoints: [MPDEndpoint], store: Store, events: EventBus,
-                                    waiting: WaitingPlays, logger: Logger) throws -> [PlayerService] {
+                                    waiting: WaitingPlays, tempo: TempoService?, logger: Logger) throws -> [PlayerService] {
         try zip(config.players, endpoints).map { player, endpoint in
             let watcher = MPDWatcher(
                 settings: .init(
@@ -321,7 +323,20 @@ public final class PacenoteServer: Sendable {
                 events.publish(.playerConnection(status))
             }
             return try PlayerService(name: player.name, watcher: watcher, rule: config.playRule, store: store, events: events,
-                                     waiting: waiting, logger: logger)
+                                     waiting: waiting, logger: logger, tempo: player.name == config.players.first?.name ? tempo : nil)
+        }
+    }
+
+    /// The renderer of tempo-matched playback, when `[tempo] enabled` and an MPD is configured.
+    private static func makeTempo(config: Config, endpoint: MPDEndpoint?, logger: Logger) throws -> TempoService? {
+        guard config.tempo.enabled, let endpoint, let player = config.players.first else { return nil }
+        do {
+            let tempo = try TempoService(settings: config.tempo, databasePath: config.databasePath, endpoint: endpoint,
+                                         musicDirectory: player.musicDirectory, logger: logger)
+            logger.info("tempo: copies in \(tempo.folder), at most ±\(Int((config.tempo.maxChange * 100).rounded())) %, \(config.tempo.quality)")
+            return tempo
+        } catch {
+            throw StartupError("tempo: cannot keep copies in \(config.tempo.cacheFolder(databasePath: config.databasePath)): \(error)")
         }
     }
 

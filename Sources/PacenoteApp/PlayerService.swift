@@ -68,9 +68,14 @@ public final class PlayerService: MPDWatcherDelegate {
 
     public var nowPlaying: NowPlaying? { state.withLock { $0.nowPlaying } }
 
+    /// Tempo-matched playback's copies: a copy MPD plays is logged as its original, and the
+    /// copies in MPD's library are never mirrored as tracks.
+    let tempo: TempoService?
+
     init(name: String, watcher: MPDWatcher, rule: PlayRule, store: Store, events: EventBus, waiting: WaitingPlays,
-         logger: Logger) throws(StoreError) {
+         logger: Logger, tempo: TempoService? = nil) throws(StoreError) {
         self.name = name
+        self.tempo = tempo
         self.waiting = waiting
         self.watcher = watcher
         self.store = store
@@ -102,6 +107,8 @@ public final class PlayerService: MPDWatcherDelegate {
 
     public func watcher(_ watcher: MPDWatcher, observed snapshot: PlayerSnapshot, at time: Date) {
         observed.add(1, ordering: .releasing)
+        var snapshot = snapshot
+        if let tempo, let song = snapshot.song, let original = tempo.original(of: song) { snapshot.song = original }
         apply(state.withLock { $0.tracker.observe(snapshot, at: time) }, at: time)
     }
 
@@ -137,6 +144,7 @@ public final class PlayerService: MPDWatcherDelegate {
                 var seen = Set<String>()
                 seen.reserveCapacity(known.count)
                 try library.forEachSong { song in
+                    if let tempo, tempo.isCopy(song.uri) { return }
                     seen.insert(song.uri)
                     if known[song.uri] != Self.modifiedMs(song) { changed.append(song) }
                 }

@@ -70,14 +70,17 @@ extension RecommenderService {
             suggestion = top
             track = top.track
         }
+        let added: (id: Int, position: Int)
         do {
-            let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: track.uri!)
-            queueChanged()
-            logger.info("queued \(track.uri!) at \(added.position)")
-            return QueuedTrack(track: track, player: playerName, songID: added.id, position: added.position, suggestion: suggestion)
+            added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: track.uri!)
         } catch {
             throw Self.mpdUnavailable("MPD: \(error)")
         }
+        queueChanged()
+        logger.info("queued \(track.uri!) at \(added.position)")
+        var queued = QueuedTrack(track: track, player: playerName, songID: added.id, position: added.position, suggestion: suggestion)
+        if tempo != nil { queued.tempo = followTempo(songID: added.id, track: track, target: try tempoTarget(for: query, now: Date())) }
+        return queued
     }
 
     /// The queue cannot change while MPD is unreachable: a conflict with the player's state
@@ -123,12 +126,13 @@ extension RecommenderService {
                 return
             }
             let fresh = try MPDQueue.state(endpoint: endpoint)
-            guard let top = try recommendations(RecommendationQuery(limit: 1), queue: fresh)?.suggestions.first,
+            guard let list = try recommendations(RecommendationQuery(limit: 1), queue: fresh), let top = list.suggestions.first,
                   let uri = top.track.uri else { return }
             let added = try MPDQueue.insertAfterCurrent(endpoint: endpoint, uri: uri)
             queueChanged()
             control.withLock { $0.autoPick = (added.id, target.key) }
             logger.info("auto-DJ queued \(uri) for \(target.text)")
+            followTempo(songID: added.id, track: top.track, target: list.target)
         } catch {
             logger.warning("auto-DJ: \(error)")
         }

@@ -103,7 +103,7 @@ extension RecommenderService {
         guard let model = try refreshedModel(rebuilding: rebuilding) else { return nil }
         let target: TempoTarget
         switch query.mode {
-        case .cadence: target = .cadence(stepsPerMinute: query.cadence ?? settings.cadence)
+        case .cadence: target = .cadence(stepsPerMinute: query.cadence ?? settings.cadence, maxChange: cadenceMaxChange)
         case .zone: target = planned?.target ?? zone.map { .window(settings.tempo.window(for: $0)) } ?? .any
         }
         var current = playing

@@ -98,6 +98,8 @@ public final class RecommenderService: RecommenderBackend {
     let heartRate: HeartRateService?
     let players: [PlayerService]
     let endpoint: MPDEndpoint?
+    /// Tempo-matched playback (`[tempo]`), when enabled: a queued song is rendered to the target.
+    let tempo: TempoService?
     let playerName: String
     let logger: Logger
     let model = Mutex(ModelState())
@@ -116,7 +118,8 @@ public final class RecommenderService: RecommenderBackend {
 
     public init(store: Store, settings: Config.Recommender, heartRate: HeartRateService?, players: [PlayerService],
                 endpoint: MPDEndpoint?, playerName: String, events: EventBus?, logger: Logger,
-                transitionDirectory: String? = nil) {
+                transitionDirectory: String? = nil, tempo: TempoService? = nil) {
+        self.tempo = tempo
         self.store = store
         transitions = transitionDirectory.map { TransitionFileStorage(directory: $0, logger: logger) }
             ?? InMemoryTransitionStorage()

@@ -18,11 +18,16 @@ public struct Play: Equatable, Sendable {
     public var heartRateMax: Int?
     public var zone: Zone?
     public var workoutID: Int64?
+    /// Played from a copy rendered at another tempo (`TempoPlayback`): the tempo it was
+    /// played at (bpm) and the factor (1.05: 5 % faster). Nil for a play at the track's own.
+    public var playedBPM: Double?
+    public var tempoRatio: Double?
 
     public init(
         id: Int64? = nil, trackID: Int64, startedAt: Date, endedAt: Date, playedSeconds: Double,
         counted: Bool, source: String, player: String? = nil, heartRateAverage: Double? = nil,
-        heartRateMax: Int? = nil, zone: Zone? = nil, workoutID: Int64? = nil
+        heartRateMax: Int? = nil, zone: Zone? = nil, workoutID: Int64? = nil,
+        playedBPM: Double? = nil, tempoRatio: Double? = nil
     ) {
         self.id = id
         self.trackID = trackID
@@ -36,6 +41,8 @@ public struct Play: Equatable, Sendable {
         self.heartRateMax = heartRateMax
         self.zone = zone
         self.workoutID = workoutID
+        self.playedBPM = playedBPM
+        self.tempoRatio = tempoRatio
     }
 
     public var isSkip: Bool { !counted }

@@ -27,9 +27,12 @@ public struct PlayRule: Equatable, Sendable {
 
     /// Whether `played` seconds of a track of `duration` seconds (`nil`: unknown, as for a
     /// stream) make a counted play.
-    public func counts(played: Double, duration: Double?) -> Bool {
+    /// `tempoRatio`: a copy rendered at another tempo plays in `duration` seconds; the track
+    /// it was made from is `duration × tempoRatio` long, and that is the length the 30-second
+    /// floor is about (a 31 s song sped up 8 % still counts when played whole).
+    public func counts(played: Double, duration: Double?, tempoRatio: Double = 1) -> Bool {
         guard let duration, duration > 0 else { return played >= streamSeconds }
-        guard duration >= minimumDuration else { return false }
+        guard duration * tempoRatio >= minimumDuration - 1e-9 else { return false }
         return played > duration * fraction || played > sufficientSeconds
     }
 }

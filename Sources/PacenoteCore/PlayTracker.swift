@@ -161,7 +161,7 @@ public struct PlayTracker: Sendable {
             let end = max(play.lostAt ?? t, play.startedAt)
             events.append(.finished(FinishedPlay(
                 song: play.song, startedAt: play.startedAt, endedAt: end, playedSeconds: play.playedSeconds,
-                counted: rule.counts(played: play.playedSeconds, duration: play.duration))))
+                counted: rule.counts(played: play.playedSeconds, duration: play.duration, tempoRatio: play.song.tempo?.ratio ?? 1))))
             current = nil
         }
 
@@ -208,7 +208,7 @@ public struct PlayTracker: Sendable {
         if elapsed < min(2, position) && position - elapsed >= min(Self.positionTolerance, position / 2) {
             let duration = play.duration ?? .infinity
             let reachedEnd = position >= duration - min(2, duration * 0.2)
-            if reachedEnd || rule.counts(played: play.playedSeconds, duration: play.duration) { return false }
+            if reachedEnd || rule.counts(played: play.playedSeconds, duration: play.duration, tempoRatio: play.song.tempo?.ratio ?? 1) { return false }
         }
         return true
     }

@@ -11,6 +11,9 @@ public struct SongInfo: Equatable, Sendable, Codable {
     public var durationSeconds: Double?
     /// MPD's Last-Modified for files, for incremental mirroring.
     public var lastModified: Double?
+    /// Set when MPD plays a copy Pacenote rendered at another tempo (`TempoPlayback`): this
+    /// song is then the original, and `durationSeconds` the copy's length as MPD plays it.
+    public var tempo: TempoPlayback?
 
     public init(uri: String, tags: [String: String] = [:], multiTags: [String: [String]]? = nil,
                 durationSeconds: Double? = nil, lastModified: Double? = nil) {
@@ -68,7 +71,8 @@ public struct SongInfo: Equatable, Sendable, Codable {
             date: tag("Date"),
             trackNumber: tag("Track").flatMap(SongInfo.leadingNumber),
             discNumber: tag("Disc").flatMap(SongInfo.leadingNumber),
-            durationSeconds: isStream ? nil : durationSeconds,
+            // A tempo-changed copy is shorter or longer than the track: the track's own length.
+            durationSeconds: isStream ? nil : durationSeconds.map { $0 * (tempo?.ratio ?? 1) },
             musicBrainz: MusicBrainzIDs(
                 recording: tag("MUSICBRAINZ_TRACKID"), release: tag("MUSICBRAINZ_ALBUMID"),
                 artist: tag("MUSICBRAINZ_ARTISTID"), albumArtist: tag("MUSICBRAINZ_ALBUMARTISTID"),

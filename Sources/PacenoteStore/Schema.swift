@@ -61,6 +61,7 @@ enum Schema {
         m.registerMigration("v29.pace-effects", foreignKeyChecks: .immediate, migrate: v29PaceEffects)
         m.registerMigration("v30.genres", foreignKeyChecks: .immediate, migrate: v30Genres)
         m.registerMigration("v31.plans", foreignKeyChecks: .immediate, migrate: v31Plans)
+        m.registerMigration("v32.tempo-plays", foreignKeyChecks: .immediate, migrate: v32TempoPlays)
         return m
     }
 

@@ -126,7 +126,7 @@ extension Store {
                 let row = Store.playWithTrack(from: rows)
                 listens.append(Forwarding.Listen(playID: row.play.id ?? 0, track: row.track, startedAt: row.play.startedAt,
                                                  playedSeconds: row.play.playedSeconds, source: row.play.source,
-                                                 player: row.play.player, attempts: Int(rows.int64(Int32(12 + Store.trackColumnCount)))))
+                                                 player: row.play.player, attempts: Int(rows.int64(Int32(Store.playWithTrackColumnCount)))))
             }
             return listens
         }

@@ -38,7 +38,8 @@ extension Store {
                 track.id = trackID
                 track.albumID = try Store.albumID(ofTrack: trackID, in: db)
                 let play = Play(trackID: trackID, startedAt: f.startedAt, endedAt: f.endedAt,
-                                playedSeconds: f.playedSeconds, counted: f.counted, source: source, player: player)
+                                playedSeconds: f.playedSeconds, counted: f.counted, source: source, player: player,
+                                playedBPM: f.song.tempo?.playedBPM, tempoRatio: f.song.tempo?.ratio)
                 if case .hide = decision {
                     try Store.insertHiddenPlay(play, localTime: localTime, in: db)
                     continue
@@ -52,10 +53,11 @@ extension Store {
                                                                  notFrom: source, in: db) {
                     try db.execute(sql: """
                         UPDATE OR IGNORE plays SET track_id = ?, started_at_ms = ?, ended_at_ms = ?, played_s = ?,
-                          source = ?, player = ?, local_day = ?, local_hour = ?
+                          source = ?, player = ?, local_day = ?, local_hour = ?, played_bpm = ?, tempo_ratio = ?
                         WHERE id = ?
                         """, arguments: [trackID, Store.milliseconds(f.startedAt), Store.milliseconds(f.endedAt), f.playedSeconds,
-                                         source, player, localTime.day(of: f.startedAt), localTime.hour(of: f.startedAt), scrobbled])
+                                         source, player, localTime.day(of: f.startedAt), localTime.hour(of: f.startedAt),
+                                         f.song.tempo?.playedBPM, f.song.tempo?.ratio, scrobbled])
                     continue
                 }
                 if let id = try Store.insertPlay(play, localTime: localTime, in: db) {

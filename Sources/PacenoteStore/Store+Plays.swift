@@ -30,15 +30,15 @@ extension Store {
     static func insertPlay(_ p: Play, localTime: LocalTime, in db: Database) throws -> Int64? {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player,
-                               hr_avg, hr_max, zone, workout_id, local_day, local_hour)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                               hr_avg, hr_max, zone, workout_id, local_day, local_hour, played_bpm, tempo_ratio)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (track_id, started_at_ms) DO NOTHING
             RETURNING id
             """)
         let id = try Int64.fetchOne(statement, arguments: [
             p.trackID, milliseconds(p.startedAt), milliseconds(p.endedAt), p.playedSeconds, p.counted,
             p.source, p.player, p.heartRateAverage, p.heartRateMax, p.zone?.rawValue, p.workoutID,
-            localTime.day(of: p.startedAt), localTime.hour(of: p.startedAt),
+            localTime.day(of: p.startedAt), localTime.hour(of: p.startedAt), p.playedBPM, p.tempoRatio,
         ])
         if let id, p.counted { try queueForForwarding(playID: id, source: p.source, player: p.player, in: db) }
         return id
@@ -109,8 +109,11 @@ extension Store {
     /// The columns `playWithTrack(from:)` reads, for `FROM plays p JOIN tracks t`.
     static let playWithTrackColumns = """
         p.id, p.track_id, p.started_at_ms, p.ended_at_ms, p.played_s, p.counted, p.source, p.player, \
-        p.hr_avg, p.hr_max, p.zone, p.workout_id, \(trackColumns("t"))
+        p.hr_avg, p.hr_max, p.zone, p.workout_id, \(trackColumns("t")), p.played_bpm, p.tempo_ratio
         """
+
+    /// Where `o.attempts` and other columns after `playWithTrackColumns` begin.
+    static let playWithTrackColumnCount = 14 + trackColumnCount
 
     /// The same from a statement's current row, read through the C API.
     static func playWithTrack(from row: RawStatement) -> PlayWithTrack {
@@ -120,7 +123,8 @@ extension Store {
                 startedAt: Store.date(milliseconds: row.int64(2)), endedAt: Store.date(milliseconds: row.int64(3)),
                 playedSeconds: row.double(4), counted: row.int64(5) != 0, source: row.text(6) ?? "", player: row.text(7),
                 heartRateAverage: row.optionalDouble(8), heartRateMax: row.optionalInt(9),
-                zone: row.optionalInt(10).flatMap(Zone.init(rawValue:)), workoutID: row.optionalInt64(11)),
+                zone: row.optionalInt(10).flatMap(Zone.init(rawValue:)), workoutID: row.optionalInt64(11),
+                playedBPM: row.optionalDouble(Int32(12 + trackColumnCount)), tempoRatio: row.optionalDouble(Int32(13 + trackColumnCount))),
             track: Store.track(from: row, at: 12))
     }
 
@@ -132,7 +136,8 @@ extension Store {
                 startedAt: Store.date(milliseconds: row[2]), endedAt: Store.date(milliseconds: row[3]),
                 playedSeconds: row[4], counted: row[5], source: row[6], player: row[7],
                 heartRateAverage: row[8], heartRateMax: row[9],
-                zone: (row[10] as Int?).flatMap(Zone.init(rawValue:)), workoutID: row[11]),
+                zone: (row[10] as Int?).flatMap(Zone.init(rawValue:)), workoutID: row[11],
+                playedBPM: row[12 + trackColumnCount], tempoRatio: row[13 + trackColumnCount]),
             track: Store.track(from: row, at: 12))
     }
 

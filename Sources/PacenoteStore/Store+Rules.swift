@@ -133,14 +133,14 @@ extension Store {
     static func insertHiddenPlay(_ p: Play, localTime: LocalTime, in db: Database) throws -> Int64? {
         try Int64.fetchOne(db.cachedStatement(sql: """
             INSERT INTO hidden_plays (track_id, started_at_ms, ended_at_ms, played_s, counted, source, player,
-                                      hr_avg, hr_max, zone, workout_id, local_day, local_hour)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      hr_avg, hr_max, zone, workout_id, local_day, local_hour, played_bpm, tempo_ratio)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (track_id, started_at_ms) DO NOTHING
             RETURNING id
             """), arguments: [
                 p.trackID, milliseconds(p.startedAt), milliseconds(p.endedAt), p.playedSeconds, p.counted,
                 p.source, p.player, p.heartRateAverage, p.heartRateMax, p.zone?.rawValue, p.workoutID,
-                localTime.day(of: p.startedAt), localTime.hour(of: p.startedAt),
+                localTime.day(of: p.startedAt), localTime.hour(of: p.startedAt), p.playedBPM, p.tempoRatio,
             ])
     }
 

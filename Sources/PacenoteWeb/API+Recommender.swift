@@ -169,6 +169,44 @@ extension APIJSON {
             ("position", .int(Int64(q.position))),
             ("track", candidate(q.track)),
             ("suggestion", q.suggestion.map { suggestion($0, rank: 1) } ?? .null),
+            ("tempo", q.tempo.map { tempoPlan($0, state: "rendering") } ?? .null),
+        ])
+    }
+
+    static func tempoPlan(_ plan: TempoStretch.Plan, state: String) -> JSONValue {
+        .object([
+            ("state", .string(state)),
+            ("ratio", .double((plan.ratio * 10_000).rounded() / 10_000)),
+            ("change_percent", .double(((plan.ratio - 1) * 1000).rounded() / 10)),
+            ("played_bpm", .double((plan.playedBPM * 10).rounded() / 10)),
+            ("target_bpm", .double((plan.targetBPM * 10).rounded() / 10)),
+        ])
+    }
+
+    static func tempoStatus(_ s: TempoStatus) -> JSONValue {
+        .object([
+            ("enabled", .bool(s.enabled)),
+            ("access", .optional(s.access)),
+            ("problem", .optional(s.problem)),
+            ("max_change", .double(s.maxChange)),
+            ("quality", .string(s.quality)),
+            ("cache", .object([("copies", .int(Int64(s.cachedCopies))), ("bytes", .int(s.cachedBytes))])),
+            ("renders", .array(s.renders.map { r in
+                .object([
+                    ("uri", .string(r.uri)),
+                    ("title", .string(r.title)),
+                    ("artist", .optional(r.artist)),
+                    ("bpm", .double(r.bpm)),
+                    ("state", .string(r.state)),
+                    ("reason", .optional(r.reason)),
+                    ("reused", .bool(r.reused)),
+                    ("ratio", .double((r.plan.ratio * 10_000).rounded() / 10_000)),
+                    ("played_bpm", .double((r.plan.playedBPM * 10).rounded() / 10)),
+                    ("target_bpm", .double((r.plan.targetBPM * 10).rounded() / 10)),
+                    ("render_s", .optional(r.renderSeconds.map { ($0 * 100).rounded() / 100 })),
+                    ("asked_at", timestamp(r.askedAt)),
+                ])
+            })),
         ])
     }
 }

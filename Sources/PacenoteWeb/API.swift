@@ -263,6 +263,9 @@ enum APIJSON {
             ("hr_avg", .optional(p.play.heartRateAverage)),
             ("hr_max", .optional(p.play.heartRateMax)),
             ("workout_id", .optional(p.play.workoutID)),
+            // Played from a copy rendered at another tempo (issue 56): the tempo and the factor.
+            ("played_bpm", .optional(p.play.playedBPM.map { ($0 * 10).rounded() / 10 })),
+            ("tempo_ratio", .optional(p.play.tempoRatio.map { ($0 * 10_000).rounded() / 10_000 })),
             ("track", track(p.track)),
         ])
     }

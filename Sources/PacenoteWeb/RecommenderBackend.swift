@@ -69,6 +69,9 @@ public struct QueuedTrack: Equatable, Sendable {
     public var position: Int
     /// The suggestion it was, when the top suggestion was queued.
     public var suggestion: Recommender.Suggestion?
+    /// The tempo it is being rendered at (`[tempo]`, issue 56): the copy takes its place in
+    /// the queue when ready (`GET /api/v1/tempo` says when, or why the original plays).
+    public var tempo: TempoStretch.Plan?
 
     public init(track: ListeningModel.Candidate, player: String, songID: Int, position: Int, suggestion: Recommender.Suggestion?) {
         self.track = track
@@ -102,6 +105,57 @@ public protocol RecommenderBackend: Sendable {
     /// Saves the songs as MPD's stored playlist `name` (replacing it) or, with `queue`,
     /// adds them at the queue's end. Returns how many songs went.
     func savePlaylist(_ trackIDs: [Int64], name: String, queue: Bool) throws -> Int
+    /// Tempo-matched playback's settings and its last renders (`GET /api/v1/tempo`).
+    func tempoStatus() -> TempoStatus
+}
+
+extension RecommenderBackend {
+    public func tempoStatus() -> TempoStatus { TempoStatus() }
+}
+
+/// Tempo-matched playback as the API shows it (issue 56).
+public struct TempoStatus: Equatable, Sendable {
+    public var enabled = false
+    /// How MPD reaches the copies: `folder` or `local_socket`; nil with `problem`.
+    public var access: String?
+    /// Why MPD cannot play the copies (then every song plays at its own tempo).
+    public var problem: String?
+    public var maxChange = 0.0
+    public var quality = ""
+    public var cacheDirectory = ""
+    public var cachedCopies = 0
+    public var cachedBytes: Int64 = 0
+    public var renders: [Render] = []
+
+    public init() {}
+
+    public struct Render: Equatable, Sendable {
+        public var uri: String
+        public var title: String
+        public var artist: String?
+        public var bpm: Double
+        public var plan: TempoStretch.Plan
+        /// `rendering`, `queued` (the copy took the song's place) or `original` (see `reason`).
+        public var state: String
+        public var reason: String?
+        public var reused: Bool
+        public var renderSeconds: Double?
+        public var askedAt: Date
+
+        public init(uri: String, title: String, artist: String?, bpm: Double, plan: TempoStretch.Plan, state: String,
+                    reason: String?, reused: Bool, renderSeconds: Double?, askedAt: Date) {
+            self.uri = uri
+            self.title = title
+            self.artist = artist
+            self.bpm = bpm
+            self.plan = plan
+            self.state = state
+            self.reason = reason
+            self.reused = reused
+            self.renderSeconds = renderSeconds
+            self.askedAt = askedAt
+        }
+    }
 }
 
 /// A listener's change to a pre-run playlist: the song at `index` swapped for `trackID`, or

@@ -209,6 +209,7 @@ extension Route {
         Endpoint("/api/v1/import", "import", [RouteMethod("POST", Policy(.write, body: .import), json { api, call in try api.importListens(call.request) })]),
         Endpoint("/api/v1/recommendations/next", "recommendations", keyRead(.privateRead, json { api, call in try api.recommendationsJSON(call.query) })),
         Endpoint("/api/v1/queue", "queue", [RouteMethod("POST", write) { api, call in try api.enqueue(call.request) }]),
+        Endpoint("/api/v1/tempo", "tempo", keyRead(.privateRead, json { api, _ in APIJSON.tempoStatus(try api.recommender.tempoStatus()) })),
         Endpoint("/api/v1/tracks/{id}/bpm", "track_bpm", id: .named("no track"), [
             RouteMethod("PUT", write, json { api, call in try api.setTrackBPM(call.id, call.request) }),
         ]),

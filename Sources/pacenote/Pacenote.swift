@@ -14,7 +14,7 @@ struct Pacenote: ParsableCommand {
             """,
         version: PacenoteVersion.current,
         subcommands: [Serve.self, Migrate.self, Credits.self, ShowConfig.self, Key.self, Backup.self, Restore.self, HRFeed.self, HRScan.self, HRV.self, Import.self, Export.self, Analyze.self,
-                      Recommend.self, Plan.self, WorkoutCommand.self, Demo.self, Doctor.self, Forward.self, Bench.self],
+                      Recommend.self, Plan.self, WorkoutCommand.self, TempoCommand.self, Demo.self, Doctor.self, Forward.self, Bench.self],
         defaultSubcommand: Serve.self
     )
 

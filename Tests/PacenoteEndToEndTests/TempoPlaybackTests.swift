@@ -1,0 +1,145 @@
+import Foundation
+import PacenoteTestSupport
+import Testing
+
+/// Tempo-matched playback end to end (issue 56): a real MPD, a real render (Rubber Band), the
+/// copy swapped into MPD's queue, played, and logged as a play of the original. Both ways MPD
+/// reaches the copies: a folder of its music directory (over TCP) and `file://` URIs over its
+/// local socket.
+@Suite(.serialized)
+struct TempoPlaybackTests {
+    static let tracks = [
+        TestTrack("now.flac", seconds: 90, title: "Opener", artist: "Warmup", bpm: 120),
+        TestTrack("run/stride.flac", seconds: 12, title: "Stride", artist: "Pacer", album: "Tempo", bpm: 163, frequency: 330),
+        TestTrack("run/gone.flac", seconds: 12, title: "Gone Soon", artist: "Pacer", bpm: 150, frequency: 550),
+    ]
+
+    /// The test songs are 12 s long: they count as listens when played whole (Last.fm's rule
+    /// wants 30 s; `PlayRuleTests` holds a copy to the original's length).
+    static let shortSongsCount = "[plays]\nmin_track_s = 5\n"
+
+    @Test func folderInsideTheMusicDirectory() throws {
+        let mpd = try MPDInstance(tracks: Self.tracks)
+        let cache = mpd.musicDirectory + "/pacenote-tempo"
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: Self.shortSongsCount, environment: [
+            "PACENOTE_TEMPO": "1", "PACENOTE_TEMPO_CACHE_DIR": cache, "PACENOTE_MUSIC_DIRECTORY": mpd.musicDirectory,
+        ])
+        try exercise(mpd: mpd, daemon: daemon, cache: cache, copyURIPrefix: "pacenote-tempo/")
+    }
+
+    @Test func fileURIsOverTheLocalSocket() throws {
+        let mpd = try MPDInstance(tracks: Self.tracks)
+        let outside = try TemporaryDirectory("pacenote-tempo-cache")
+        let cache = outside.file("copies")
+        let daemon = try PacenoteDaemon(mpd: mpd.socketPath, config: Self.shortSongsCount, environment: [
+            "PACENOTE_TEMPO": "1", "PACENOTE_TEMPO_CACHE_DIR": cache,
+        ])
+        // Queued as file:///…, which MPD then names by the path alone.
+        try exercise(mpd: mpd, daemon: daemon, cache: cache, copyURIPrefix: cache + "/")
+    }
+
+    /// Over TCP with the cache outside the music directory MPD cannot play the copies: the
+    /// original is queued and the reason shown; `doctor` says the same.
+    @Test func noWayForMPDToReachTheCopies() throws {
+        let mpd = try MPDInstance(tracks: Self.tracks)
+        let outside = try TemporaryDirectory("pacenote-tempo-cache")
+        let env = ["PACENOTE_TEMPO": "1", "PACENOTE_TEMPO_CACHE_DIR": outside.file("copies"),
+                   "PACENOTE_MUSIC_DIRECTORY": mpd.musicDirectory]
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", environment: env)
+        try startOpener(mpd: mpd, daemon: daemon)
+        let r = try daemon.post("/api/v1/queue", body: #"{"mode": "cadence", "cadence": 170}"#)
+        #expect(r.status == 201, "\(r.text)")
+        let render = try waitForRender(daemon, notState: "rendering")
+        #expect(render["state"] as? String == "original", "\(render)")
+        #expect((render["reason"] as? String)?.contains("local socket") == true, "\(render)")
+        #expect(try mpd.mpc("-f", "%file%", "queued").trimmingCharacters(in: .whitespacesAndNewlines) == "run/stride.flac")
+        let doctor = try PacenoteProcess.run(["doctor", "--config", daemon.dir.file("config.toml"), "--db", daemon.db, "--mpd", "127.0.0.1:\(mpd.port)"], environment: env.merging(["HOME": daemon.dir.path]) { a, _ in a })
+        #expect(doctor.stdout.contains("tempo"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("local socket"), "\(doctor.stdout)")
+    }
+
+    func startOpener(mpd: MPDInstance, daemon: PacenoteDaemon) throws {
+        _ = try mpd.mpc("clear")
+        _ = try mpd.mpc("add", "now.flac")
+        _ = try mpd.mpc("play")
+        #expect(try eventually(timeout: 15) { try HTTP.get(daemon.base + "/api/v1/status").json?["now_playing"] is [String: Any] })
+        // The library is mirrored (the tracks exist) before a suggestion is asked for.
+        #expect(eventually(timeout: 15) { (try? daemon.sql("SELECT count(*) FROM tracks WHERE uri LIKE 'run/%'"))?.hasPrefix("2") == true })
+    }
+
+    /// The render's state as `GET /api/v1/tempo` shows it, once it is no longer `notState`.
+    func waitForRender(_ daemon: PacenoteDaemon, notState: String, index: Int = 0, timeout: Double = 60) throws -> [String: Any] {
+        var last: [String: Any] = [:]
+        _ = eventually(timeout: timeout) {
+            guard let renders = (try? HTTP.get(daemon.base + "/api/v1/tempo", headers: ["Authorization": "Token \(daemon.apiKey)"]))?
+                .json?["renders"] as? [[String: Any]], renders.count > index else { return false }
+            last = renders[index]
+            return last["state"] as? String != notState
+        }
+        return last
+    }
+
+    func copies(in cache: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? []).filter { $0.hasSuffix(".flac") }
+    }
+
+    func exercise(mpd: MPDInstance, daemon: PacenoteDaemon, cache: String, copyURIPrefix: String) throws {
+        try startOpener(mpd: mpd, daemon: daemon)
+        // Cadence mode at 170 spm: the 163 bpm song is the suggestion, rendered 4.3 % faster.
+        var r = try daemon.post("/api/v1/queue", body: #"{"mode": "cadence", "cadence": 170}"#)
+        #expect(r.status == 201, "\(r.text)")
+        #expect((r.json?["track"] as? [String: Any])?["uri"] as? String == "run/stride.flac", "\(r.text)")
+        let tempo = try #require(r.json?["tempo"] as? [String: Any], "\(r.text)")
+        #expect(abs(((tempo["played_bpm"] as? NSNumber)?.doubleValue ?? 0) - 170) < 0.5, "\(tempo)")
+        #expect(abs(((tempo["ratio"] as? NSNumber)?.doubleValue ?? 0) - 170.0 / 163) < 0.001, "\(tempo)")
+
+        var render = try waitForRender(daemon, notState: "rendering")
+        #expect(render["state"] as? String == "queued", "\(render)")
+        #expect(render["reused"] as? Bool == false)
+        let queued = try mpd.mpc("-f", "%file%", "playlist").split(separator: "\n").map(String.init)
+        #expect(queued.count == 2 && queued[0] == "now.flac" && queued[1].hasPrefix(copyURIPrefix), "\(queued) \(daemon.process.stderr)")
+        #expect(copies(in: cache).count == 1, "\(copies(in: cache))")
+
+        // Played: logged against the original track, at the tempo it played.
+        _ = try mpd.mpc("next")
+        #expect(eventually(timeout: 30) {
+            (try? daemon.sql("SELECT count(*) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.uri = 'run/stride.flac'"))?
+                .hasPrefix("1") == true
+        }, "\(daemon.process.stderr)")
+        let row = try daemon.sql("""
+            SELECT p.played_bpm, p.tempo_ratio, p.counted, t.duration_s FROM plays p JOIN tracks t ON t.id = p.track_id
+            WHERE t.uri = 'run/stride.flac'
+            """).trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+        #expect(row.count == 4, "\(row)")
+        #expect(abs((Double(row.first ?? "") ?? 0) - 170) < 0.5, "\(row)")
+        #expect(abs((Double(row.dropFirst().first ?? "") ?? 0) - 170.0 / 163) < 0.001, "\(row)")
+        #expect(row.dropFirst(2).first == "1", "the whole copy played: a counted play \(row) \(daemon.process.stderr)")
+        #expect(abs((Double(row.last ?? "") ?? 0) - 12) < 0.6, "the track keeps its own length: \(row)")
+        let listen = try #require(try daemon.listens().first { $0.uri == "run/stride.flac" })
+        #expect(abs(((listen.json["played_bpm"] as? NSNumber)?.doubleValue ?? 0) - 170) < 0.5, "\(listen.json)")
+        // The copy never became a track of its own.
+        #expect(try daemon.sql("SELECT count(*) FROM tracks WHERE uri LIKE '%pacenote-tempo%' OR uri LIKE 'file:%' OR title = 'Stride' AND uri != 'run/stride.flac'")
+            .hasPrefix("0"))
+
+        // A second play of the same song at the same cadence reuses the copy.
+        try startOpener(mpd: mpd, daemon: daemon)
+        let id = try daemon.sql("SELECT id FROM tracks WHERE uri = 'run/stride.flac'").trimmingCharacters(in: .whitespacesAndNewlines)
+        r = try daemon.post("/api/v1/queue", body: #"{"track_id": \#(id), "mode": "cadence", "cadence": 170}"#)
+        #expect(r.status == 201, "\(r.text)")
+        render = try waitForRender(daemon, notState: "rendering")
+        #expect(render["state"] as? String == "queued", "\(render)")
+        #expect(render["reused"] as? Bool == true, "\(render)")
+        #expect(copies(in: cache).count == 1, "\(copies(in: cache))")
+
+        // A file that vanished after MPD indexed it: the original stays queued, with the reason.
+        let goneID = try daemon.sql("SELECT id FROM tracks WHERE uri = 'run/gone.flac'").trimmingCharacters(in: .whitespacesAndNewlines)
+        try FileManager.default.removeItem(atPath: mpd.musicDirectory + "/run/gone.flac")
+        r = try daemon.post("/api/v1/queue", body: #"{"track_id": \#(goneID), "mode": "cadence", "cadence": 170}"#)
+        #expect(r.status == 201, "\(r.text)")
+        render = try waitForRender(daemon, notState: "rendering")
+        #expect(render["state"] as? String == "original", "\(render)")
+        #expect((render["reason"] as? String)?.contains("run/gone.flac") == true, "\(render)")
+        #expect(copies(in: cache).count == 1)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? []).allSatisfy { !$0.hasSuffix(".part") })
+    }
+}
