@@ -146,6 +146,7 @@ import Testing
         try record("POST", "/api/v1/queue", "/api/v1/queue", headers: key, body: #"{"track_id": 999}"#)
         try record("POST", "/api/v1/queue", "/api/v1/queue", headers: key, body: #"{"track_id": "x"}"#)
         try record("POST", "/api/v1/queue", "/api/v1/queue", body: "{}")
+        try record("GET", "/api/v1/tempo", "/api/v1/tempo")
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key,
                    body: #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#)
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key, body: "{}")

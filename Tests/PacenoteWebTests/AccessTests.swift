@@ -102,6 +102,7 @@ import Testing
             ("POST", "/api/v1/import", "import", write),
             ("GET HEAD", "/api/v1/recommendations/next", "recommendations", privateRead),
             ("POST", "/api/v1/queue", "queue", write),
+            ("GET HEAD", "/api/v1/tempo", "tempo", privateRead),
             ("PUT", "/api/v1/tracks/{id}/bpm", "track_bpm", write),
             ("PUT", "/api/v1/tracks/{id}/feeling", "track_feeling", like),
             ("GET HEAD", "/api/v1/artists/{id}", "artist", privateRead),
