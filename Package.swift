@@ -77,6 +77,12 @@ let package = Package(
             pkgConfig: "sndfile",
             providers: [.apt(["libsndfile1-dev"])]
         ),
+        // aubio's beat tracker: where the metronome's clicks go ([tempo] click).
+        .systemLibrary(
+            name: "CAubio",
+            pkgConfig: "aubio",
+            providers: [.apt(["libaubio-dev"])]
+        ),
 
         // The domain: no C, no I/O.
         .target(name: "PacenoteCore", swiftSettings: functionSections),
@@ -107,9 +113,9 @@ let package = Package(
         .target(name: "PacenoteNet", dependencies: ["CCurl"], swiftSettings: functionSections),
         // The only importer of libdbus: BlueZ's objects, a strap's notifications, hr-scan.
         .target(name: "PacenoteBluetooth", dependencies: ["CDBus"], swiftSettings: functionSections),
-        // The only importer of Rubber Band and libsndfile: a song rendered at another tempo,
-        // and the bounded cache of the copies.
-        .target(name: "PacenoteTempo", dependencies: ["CRubberBand", "CSndfile"], swiftSettings: functionSections),
+        // The only importer of Rubber Band, libsndfile and aubio: a song rendered at another
+        // tempo (with a click on each beat), and the bounded cache of the copies.
+        .target(name: "PacenoteTempo", dependencies: ["CRubberBand", "CSndfile", "CAubio"], swiftSettings: functionSections),
         // The only importer of libmicrohttpd. Public/ is built into it (EmbedPublicPlugin).
         .target(
             name: "PacenoteWeb",
@@ -191,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PacenoteAppTests",
-            dependencies: ["PacenoteApp", "PacenoteCore", "PacenoteTestSupport"]
+            dependencies: ["PacenoteApp", "PacenoteCore", "PacenoteTempo", "PacenoteTestSupport"]
         ),
         .testTarget(
             name: "PacenoteWebTests",

@@ -480,6 +480,17 @@
       refreshSuggestion();
     });
     on("play_logged", addPlay);
+    // The cadence the music follows moved (cadence mode, a target, the runner's stride): the
+    // card shows it and the suggestions are found again.
+    on("cadence_changed", (d) => {
+      setText("[data-cadence-following]", String(Math.round(d.following)));
+      if (d.live) setText("[data-cadence-live]", Math.round(d.live.steps_per_min) + " steps/min");
+      const card = $("[data-cadence-mode]");
+      if (card) card.dataset.cadenceMode = d.mode;
+      const src = $("[data-cadence-source]");
+      if (src) src.dataset.cadenceSource = d.source;
+      refreshSuggestion();
+    });
     // The history was corrected (a play deleted or edited, a merge, an undo): every figure
     // on the page may have changed, and the server has them right: load it again.
     on("curated", () => window.location.reload());

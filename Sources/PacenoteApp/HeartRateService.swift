@@ -15,7 +15,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     let store: Store
     /// Tags plays and writes workouts, announced; samples and zone settings are this service's.
     let operations: Operations
-    private let events: EventBus
+    let events: EventBus
     let logger: Logger
     private let settings: Config.HeartRate
     /// `[workouts]`: whether positions are stored.
@@ -34,11 +34,14 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
     private var progress: (startedAt: Date, figures: WorkoutFigures)?
     /// Each live source's distance along its positions so far (`ingestMotion`).
     private var liveDistances: [String: LiveDistance] = [:]
+    /// Live cadence and what cadence mode follows (`HeartRateService+Cadence`).
+    var cadence = CadenceControl()
     private var subscription: EventBus.Subscription?
 
     public init(store: Store, events: EventBus, settings: Config.HeartRate, workouts: Config.Workouts = Config.Workouts(),
-                athlete: Athlete = Athlete(), logger: Logger) throws {
+                athlete: Athlete = Athlete(), cadence: Double = 170, logger: Logger) throws {
         self.store = store
+        self.cadence.state.fallback = cadence
         self.workouts = workouts
         self.operations = Operations(store: store, events: events)
         self.events = events
@@ -179,6 +182,7 @@ public final class HeartRateService: HeartRateBackend, @unchecked Sendable {
             var state = liveDistances[source, default: LiveDistance()]
             let measured = (samples: state.fill(samples), state: state)
             let kept = workouts.keepPositions ? measured.samples : MotionCleaning.withoutPositions(measured.samples)
+            followCadence(samples, source: source)
             do throws(StoreError) {
                 let stored = try operations.storeMotion(kept, source: source)
                 liveDistances[source] = measured.state  // once stored: a push sent again is summed again

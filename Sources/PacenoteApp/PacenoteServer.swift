@@ -164,7 +164,7 @@ public final class PacenoteServer: Sendable {
             let heartRate = try services.start("heart rate", {
                 do {
                     return try HeartRateService(store: store, events: events, settings: config.heartRate, workouts: config.workouts,
-                                                athlete: config.athlete, logger: logger)
+                                                athlete: config.athlete, cadence: config.recommender.cadence, logger: logger)
                 }
                 catch { throw (error as? StartupError) ?? StartupError("heart_rate: \(error)") }
             }, stop: { $0.stop() })

@@ -99,6 +99,11 @@ extension RecommenderService {
     /// and its zone while a plan runs (fixed for a song once it plays: the next song's start
     /// is), else the live zone.
     func autoTarget(now: Date) throws -> (key: String, text: String) {
+        if let cadence = heartRate?.cadenceState(now: now), cadence.on {
+            // Cadence mode: a pick is for the cadence announced (moves of a few steps are not new).
+            let spm = Int((cadence.announced ?? cadence.following.stepsPerMinute).rounded())
+            return ("cadence \(spm)", "\(spm) steps a minute")
+        }
         if let planned = try plannedTarget(now: now, version: control.withLock { $0.version }) {
             return ("plan \(planned.segment) \(planned.zone?.rawValue ?? -1)", "segment \(planned.segment + 1) of the plan")
         }

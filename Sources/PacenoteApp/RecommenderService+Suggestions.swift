@@ -60,6 +60,7 @@ extension RecommenderService {
     /// nil only without `rebuilding`, when the model must be built first.
     func recommendations(_ query: RecommendationQuery, queue: MPDQueue.State?, queueError: String? = nil,
                          rebuilding: Bool = true) throws -> RecommendationList? {
+        let query = followingCadence(query)
         // Read before anything the answer is made from: a change meanwhile moves them on,
         // so the answer is kept under inputs that are already stale.
         let commits = store.commitCount

@@ -12,6 +12,7 @@ extension RecommenderService {
     /// What a song queued now for `query` should play at: the cadence, the planned segment's
     /// tempo, or the (asked or live) zone's window.
     func tempoTarget(for query: RecommendationQuery, now: Date) throws -> TempoTarget {
+        let query = followingCadence(query)
         switch query.mode {
         case .cadence:
             return .cadence(stepsPerMinute: query.cadence ?? settings.cadence, maxChange: cadenceMaxChange)
@@ -57,5 +58,21 @@ extension RecommenderService {
         status.cachedBytes = tempo.cachedBytes
         status.renders = tempo.recent
         return status
+    }
+}
+
+extension RecommenderService {
+    /// Cadence mode as the runner set it (issue 56): while it is on, suggestions asked without
+    /// a zone follow the cadence; a cadence not given is the one followed (the target set with
+    /// −5 / +5, else the live cadence, else `[recommender] cadence`).
+    func followingCadence(_ query: RecommendationQuery) -> RecommendationQuery {
+        guard let state = heartRate?.cadenceState(now: Date()) else { return query }
+        var query = query
+        if query.mode == .zone, query.zone == nil, state.on { query.mode = .cadence }
+        if query.mode == .cadence, query.cadence == nil {
+            // A target as set; the live cadence as last announced, so the list moves when it does.
+            query.cadence = (state.target ?? state.announced ?? state.following.stepsPerMinute).rounded()
+        }
+        return query
     }
 }

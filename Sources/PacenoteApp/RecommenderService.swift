@@ -141,6 +141,8 @@ public final class RecommenderService: RecommenderBackend {
                     if autoQueue, case .workout = change { self?.scheduleAutoQueue() }
                 case .nowPlaying(let player, _) where autoQueue && player == playerName: self?.scheduleAutoQueue()
                 case .zoneChanged where autoQueue: self?.scheduleAutoQueue()
+                // Cadence mode switched, a target set, or the runner's cadence moved: a new pick.
+                case .cadence where autoQueue: self?.scheduleAutoQueue()
                 default: break
                 }
             }

@@ -190,10 +190,13 @@ public final class TempoService: Sendable {
                 "song": String(decoding: (try? JSONEncoder().encode(song)) ?? Data(), as: UTF8.self),
             ]
             let started = Date()
+            let click = settings.click
             do {
                 path = try cache.insert(key: key, metadata: meta) { destination in
+                    // The metronome: a click on each beat aubio finds, where it falls in the copy.
+                    let clicks = click ? TempoBeats.clicks(for: try TempoBeats.track(source: source, maxSeconds: 3600).beats, ratio: plan.ratio) : nil
                     _ = try TempoRenderer.render(source: source, destination: destination, tempoRatio: plan.ratio,
-                                                 quality: quality, tags: tags, maxSeconds: 3600)
+                                                 quality: quality, tags: tags, maxSeconds: 3600, clicks: clicks)
                 }
             } catch let error as TempoRenderError {
                 throw TempoProblem(error.description)
@@ -233,8 +236,9 @@ public struct TempoProblem: Error, Equatable, Sendable {
 extension TempoService {
     /// `pacenote tempo render`: one file rendered by hand, and a line on how it went.
     public static func renderFile(source: String, destination: String, ratio: Double, quality: String, click: Bool) throws -> String {
+        let clicks = click ? TempoBeats.clicks(for: try TempoBeats.track(source: source, maxSeconds: 4 * 3600).beats, ratio: ratio) : nil
         let result = try TempoRenderer.render(source: source, destination: destination, tempoRatio: ratio,
-                                              quality: TempoQuality(rawValue: quality) ?? .balanced, maxSeconds: 4 * 3600)
+                                              quality: TempoQuality(rawValue: quality) ?? .balanced, maxSeconds: 4 * 3600, clicks: clicks)
         return String(format: "rendered %.1f s → %.1f s at ×%.4f (%@) in %.2f s (%@)", result.secondsIn, result.secondsOut, ratio,
                       percent(ratio), result.wallSeconds, quality)
     }

@@ -46,6 +46,9 @@ public enum PacenoteEvent: Equatable, Sendable {
     /// The workout in progress counted new readings: its figures so far.
     case workoutProgress(WorkoutProgress)
     case workoutEnded(id: Int64, at: Date)
+    /// What cadence mode follows changed (issue 56): switched on or off, a target set (−5 / +5),
+    /// or the live cadence moved enough that the suggestions are found again.
+    case cadence(CadenceState)
     /// Stored data changed, announced once per operation after its transaction committed
     /// (PacenoteOperations is the only publisher): caches and the recommender follow it.
     /// `commit`: the store's commit count (`Store.commitCount`) read after that commit, so

@@ -291,6 +291,9 @@ public final class EventStreamHub: @unchecked Sendable {
             return ("workout_progress", APIJSON.workoutProgress(progress))
         case .workoutEnded(let id, let at):
             return ("workout_ended", .object([("id", .int(id)), ("at", APIJSON.timestamp(at))]))
+        case .cadence(let state):
+            // The cadence the music follows moved: the page finds its suggestions again.
+            return ("cadence_changed", APIJSON.cadence(state))
         }
     }
 }

@@ -58,6 +58,9 @@ public protocol HeartRateBackend: Sendable {
     func ingest(_ samples: [HeartRateSample], source: String) throws(StoreError) -> Int
     /// Stores motion samples (cleaned) from `source`; returns how many were new.
     func ingestMotion(_ samples: [MotionSample], source: String) throws(StoreError) -> Int
+    /// Live cadence and what cadence mode follows (issue 56).
+    func cadenceState(now: Date) -> CadenceState
+    func changeCadence(_ change: CadenceChange, now: Date) -> CadenceState
     /// The smoothed heart rate while fresh, else nil.
     func current(now: Date) -> LiveHeartRate?
     /// The zone of `bpm` under the settings in force at `at`.
@@ -107,4 +110,14 @@ public struct HeartRateSourceStatus: Sendable, Equatable {
         self.contact = contact
         self.problem = problem
     }
+}
+
+/// A change to what cadence mode follows (`POST /api/v1/cadence`, the dashboard's controls).
+public enum CadenceChange: Equatable, Sendable {
+    case mode(on: Bool)
+    /// A target in steps a minute; nil: follow the live cadence.
+    case target(Double?)
+    /// −5 / +5 from the cadence followed now; switches cadence mode on.
+    case step(Double)
+    case follow
 }

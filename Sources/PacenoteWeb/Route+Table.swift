@@ -209,6 +209,8 @@ extension Route {
         Endpoint("/api/v1/import", "import", [RouteMethod("POST", Policy(.write, body: .import), json { api, call in try api.importListens(call.request) })]),
         Endpoint("/api/v1/recommendations/next", "recommendations", keyRead(.privateRead, json { api, call in try api.recommendationsJSON(call.query) })),
         Endpoint("/api/v1/queue", "queue", [RouteMethod("POST", write) { api, call in try api.enqueue(call.request) }]),
+        Endpoint("/api/v1/cadence", "cadence", keyRead(.privateRead, json { api, _ in try api.cadenceJSON() })
+            + [RouteMethod("POST", write) { api, call in try api.changeCadence(call.request) }]),
         Endpoint("/api/v1/tempo", "tempo", keyRead(.privateRead, json { api, _ in APIJSON.tempoStatus(try api.recommender.tempoStatus()) })),
         Endpoint("/api/v1/tracks/{id}/bpm", "track_bpm", id: .named("no track"), [
             RouteMethod("PUT", write, json { api, call in try api.setTrackBPM(call.id, call.request) }),
@@ -254,7 +256,8 @@ extension Route {
 
     /// The site's pages and their pictures (`page_…` labels).
     private static let site: [Endpoint] = [
-        Endpoint("/", "page_dashboard", page(.privateRead) { api, call in try api.dashboardPage(call.request, mayWrite: call.grant.isOwner) }),
+        Endpoint("/", "page_dashboard", page(.privateRead) { api, call in try api.dashboardPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form { api, call in try api.cadenceForm(call.request) }]),
         // POST: the history page's delete, edit and add forms (a logged-in browser).
         Endpoint("/history", "page_history", page(.privateRead) { api, call in try api.historyPage(call.request, mayWrite: call.grant.isOwner) }
             + [form(longWrite: true) { api, call in try api.historyForm(call.request) }]),

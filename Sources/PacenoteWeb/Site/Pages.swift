@@ -14,6 +14,7 @@ extension API {
         // Other players that scrobble to Pacenote (Audioscrobbler, ListenBrainz) and say what they play.
         let elsewhere = context.scrobbles.playingElsewhere(now: now)
         let heartRate = context.heartRate?.current(now: now)
+        let cadence = context.heartRate?.cadenceState(now: now)
         // Taken before the data is read: a change meanwhile makes the page stale at once.
         let stamp = dashboardPages.signal.stamp()
         let f = format
@@ -64,12 +65,13 @@ extension API {
                                second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
                                defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere, heartRate: heartRate,
                                recommenderReady: recommenderReady, upNext: upNext, mpdDown: mpdDown,
-                               planLive: planLive, startable: startable)
+                               planLive: planLive, startable: startable, cadence: cadence)
         return dashboardPages.response(key, stamp: stamp) {
             dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere,
                             heartRate: heartRate,
                             data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back,
-                            mpdDown: mpdDown, privateSession: privateSession, planLive: planLive, startable: startable)
+                            mpdDown: mpdDown, privateSession: privateSession, planLive: planLive, startable: startable,
+                            cadence: cadence)
         }
     }
 
@@ -91,12 +93,13 @@ extension API {
         var mpdDown: String?
         var planLive: PlanLive?
         var startable: [StartablePlan]
+        var cadence: CadenceState?
     }
 
     func dashboardMarkup(_ request: HTTPRequest, now: Date, today: String, defaultPlayer: String?, playing: NowPlaying?,
                          elsewhere: [NowPlaying] = [], heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
                          mayWrite: Bool, back: String, mpdDown: String? = nil, privateSession: PrivateSession? = nil,
-                         planLive: PlanLive? = nil, startable: [StartablePlan] = []) -> HTTPResponse {
+                         planLive: PlanLive? = nil, startable: [StartablePlan] = [], cadence: CadenceState? = nil) -> HTTPResponse {
         let f = format
         let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
         let feelings = data.feelings
@@ -183,6 +186,7 @@ extension API {
                     }
                 }
                 friendsToday(data.friends, today: today)
+                cadenceCard(cadence, mayWrite: mayWrite)
                 if context.recommender != nil {
                     Node.el("section", ["class": "card next", "aria-labelledby": "next-h"]) {
                         Node.el("h2", ["id": "next-h"]) { "Up next" }
