@@ -147,6 +147,11 @@ import Testing
         try record("POST", "/api/v1/queue", "/api/v1/queue", headers: key, body: #"{"track_id": "x"}"#)
         try record("POST", "/api/v1/queue", "/api/v1/queue", body: "{}")
         try record("GET", "/api/v1/tempo", "/api/v1/tempo")
+        try record("GET", "/api/v1/cadence", "/api/v1/cadence")
+        try record("POST", "/api/v1/cadence", "/api/v1/cadence", headers: key, body: #"{"step": 5}"#)
+        try record("POST", "/api/v1/cadence", "/api/v1/cadence", headers: key, body: #"{"target": null}"#)
+        try record("POST", "/api/v1/cadence", "/api/v1/cadence", headers: key, body: #"{"mode": "fast"}"#)
+        try record("POST", "/api/v1/cadence", "/api/v1/cadence", body: #"{"step": 5}"#)
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key,
                    body: #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#)
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key, body: "{}")
