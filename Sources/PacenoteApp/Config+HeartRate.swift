@@ -51,6 +51,9 @@ extension Config {
         public var source = "strap"
         /// `hci0`; nil: any adapter.
         public var adapter: String?
+        /// `heart_rate` (a strap), `footpod` (running speed and cadence) or `cycling` (a
+        /// cadence sensor on the crank).
+        public var sensor = "heart_rate"
 
         public init() {}
 
@@ -62,7 +65,7 @@ extension Config {
 extension ConfigSchema {
     static let strap = ConfigSection<Config.Strap>(name: "heart_rate.ble", doc: """
         Bluetooth LE heart-rate straps (chest straps, arm bands, watches that broadcast heart
-        rate), read straight from BlueZ on the system bus: none by default. Pacenote searches
+        rate) and footpods or bike cadence sensors (`sensor`), read straight from BlueZ on the system bus: none by default. Pacenote searches
         for the strap, connects, reads each Heart Rate Measurement as the strap sends it
         (1–4 a second), connects again when it comes back (out of range, battery), and shows
         its state and battery in /api/v1/status. `pacenote hr-scan` lists the straps in range.
@@ -89,6 +92,12 @@ extension ConfigSchema {
             }
             return text
         }, example: #""hci0""#, doc: "The Bluetooth adapter to use; unset: any."),
+        ConfigKey("sensor", \.sensor, Codec.oneOf(["heart_rate", "footpod", "cycling"]), doc: """
+            What it is: "heart_rate" (a strap: Heart Rate service), "footpod" (Running Speed and
+            Cadence: cadence in steps a minute and speed, for cadence mode and the workout's
+            measures) or "cycling" (Cycling Speed and Cadence: pedal cadence). Found, connected
+            and read as a strap is; `pacenote hr-scan` lists all three.
+            """),
     ])
 
     static let strapList = ConfigList<Config.Strap>(

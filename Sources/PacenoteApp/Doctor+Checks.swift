@@ -233,7 +233,7 @@ extension Doctor {
         guard objects.isPowered(adapter) else {
             return DoctorCheck(name, .warning, "the adapter \(adapterName) is off", advice: "bluetoothctl power on")
         }
-        let seen = objects.strap(address: strap.wantedAddress, adapter: adapter)
+        let seen = objects.strap(address: strap.wantedAddress, adapter: adapter, kind: BLESensorKind(rawValue: strap.sensor) ?? .heartRate)
         let what = strap.wantedAddress.map { address in
             seen.map { "\($0.name ?? address) (\(address)) known\($0.connected ? ", connected" : "")" } ?? "\(address) not seen yet (worn straps are found when the daemon searches)"
         } ?? (seen.map { "first strap: \($0.name ?? $0.address) (\($0.address))" } ?? "auto: no strap seen yet")

@@ -8,6 +8,8 @@ public enum StrapScan {
         public var rssi: Int?
         public var connected: Bool
         public var paired: Bool
+        /// `heart_rate`, `footpod`, `cycling`: the sensors' services it offers.
+        public var kinds: [String]
     }
 
     public struct Problem: Error, CustomStringConvertible {
@@ -17,7 +19,7 @@ public enum StrapScan {
     public static func run(seconds: Double, adapter: String?) throws(Problem) -> [Strap] {
         do {
             return try HeartRateStrap.scan(seconds: seconds, adapter: adapter).map {
-                Strap(name: $0.name, address: $0.address, rssi: $0.rssi, connected: $0.connected, paired: $0.paired)
+                Strap(name: $0.name, address: $0.address, rssi: $0.rssi, connected: $0.connected, paired: $0.paired, kinds: $0.kinds.map(\.rawValue))
             }
         } catch {
             throw Problem(description: error.isServiceUnknown ? "BlueZ (bluetoothd) is not running: cannot search for straps" : "Bluetooth: \(error.message.isEmpty ? error.name : error.message)")

@@ -30,10 +30,33 @@ final class StrapService: Sendable {
     init(configs: [Config.Strap], heartRate: any HeartRateBackend, logger: Logger) {
         straps = configs.map { config in
             let last = LastReading()
+            let kind = BLESensorKind(rawValue: config.sensor) ?? .heartRate
+            let crank = Mutex(CrankCadence())
             let strap = HeartRateStrap(
-                settings: .init(address: config.wantedAddress, adapter: config.adapter),
+                settings: .init(address: config.wantedAddress, adapter: config.adapter, kind: kind),
                 log: { logger.info("heart_rate.ble \(config.source): \($0)") },
                 onNotification: { bytes, at in
+                    guard kind == .heartRate else {
+                        // A footpod or a cadence sensor: motion, stored and followed as a push's.
+                        let motion: MotionSample?
+                        do throws(BLERunningMeasurement.Malformed) {
+                            if kind == .footpod {
+                                motion = try BLERunningMeasurement(bytes: bytes).sample(at: at)
+                            } else {
+                                let m = try BLECyclingMeasurement(bytes: bytes)
+                                motion = crank.withLock { $0.add(m, at: at) }.map { MotionSample(at: at, cadence: $0) }
+                            }
+                        } catch {
+                            last.value.withLock { $0.rejected = error.message }
+                            return
+                        }
+                        guard let motion else { return }
+                        last.value.withLock { $0 = (nil, nil, nil) }
+                        do { _ = try heartRate.ingestMotion([motion], source: config.source) } catch {
+                            logger.error("heart_rate.ble \(config.source): storing a reading: \(error)")
+                        }
+                        return
+                    }
                     let measurement = try? BLEHeartRateMeasurement(bytes: bytes)
                     switch HeartRateInput.sample(fromBLE: bytes, at: at) {
                     case .success(let sample):

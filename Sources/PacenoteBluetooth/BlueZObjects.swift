@@ -13,6 +13,12 @@ public struct BlueZObjects: Sendable, Equatable {
     public static let heartRateService = "0000180d-0000-1000-8000-00805f9b34fb"
     public static let heartRateMeasurement = "00002a37-0000-1000-8000-00805f9b34fb"
     public static let batteryLevel = "00002a19-0000-1000-8000-00805f9b34fb"
+    /// Running Speed and Cadence (0x1814, footpods) and its measurement (0x2A53); Cycling
+    /// Speed and Cadence (0x1816) and its measurement (0x2A5B).
+    public static let runningService = "00001814-0000-1000-8000-00805f9b34fb"
+    public static let runningMeasurement = "00002a53-0000-1000-8000-00805f9b34fb"
+    public static let cyclingService = "00001816-0000-1000-8000-00805f9b34fb"
+    public static let cyclingMeasurement = "00002a5b-0000-1000-8000-00805f9b34fb"
 
     /// path → interface → property → value.
     public private(set) var objects: [String: [String: [String: DBusValue]]] = [:]
@@ -83,7 +89,8 @@ public struct BlueZObjects: Sendable, Equatable {
             servicesResolved: properties["ServicesResolved"]?.bool ?? false,
             paired: properties["Paired"]?.bool ?? false,
             heartRate: uuids.contains(Self.heartRateService),
-            adapter: properties["Adapter"]?.string)
+            adapter: properties["Adapter"]?.string,
+            kinds: BLESensorKind.allCases.filter { uuids.contains($0.service) })
     }
 
     /// Every device BlueZ knows, sorted by address.
@@ -91,14 +98,15 @@ public struct BlueZObjects: Sendable, Equatable {
         objects.keys.compactMap(device(at:)).sorted { $0.address < $1.address }
     }
 
-    /// The strap to use: the device with `address` (any letter case), or with nil ("auto")
-    /// the first heart-rate device, a connected one before others, then the strongest signal.
-    public func strap(address: String?, adapter: String?) -> BluetoothDevice? {
+    /// The sensor to use: the device with `address` (any letter case), or with nil ("auto")
+    /// the first device of `kind` (a heart-rate strap by default), a connected one before
+    /// others, then the strongest signal.
+    public func strap(address: String?, adapter: String?, kind: BLESensorKind = .heartRate) -> BluetoothDevice? {
         let candidates = devices.filter { adapter == nil || $0.adapter == adapter }
         if let address {
             return candidates.first { $0.address.caseInsensitiveCompare(address) == .orderedSame }
         }
-        return candidates.filter(\.heartRate).min { a, b in
+        return candidates.filter { $0.kinds.contains(kind) }.min { a, b in
             if a.connected != b.connected { return a.connected }
             return (a.rssi ?? -1000) > (b.rssi ?? -1000)
         }
@@ -132,9 +140,12 @@ public struct BluetoothDevice: Sendable, Equatable {
     /// Whether it offers the Heart Rate service.
     public var heartRate: Bool
     public var adapter: String?
+    /// The sensors' services it offers: heart rate, running or cycling speed and cadence.
+    public var kinds: [BLESensorKind]
 
     public init(path: String, address: String, name: String?, rssi: Int?, connected: Bool, servicesResolved: Bool,
-                paired: Bool, heartRate: Bool, adapter: String?) {
+                paired: Bool, heartRate: Bool, adapter: String?, kinds: [BLESensorKind]? = nil) {
+        self.kinds = kinds ?? (heartRate ? [.heartRate] : [])
         self.path = path
         self.address = address
         self.name = name
@@ -144,5 +155,37 @@ public struct BluetoothDevice: Sendable, Equatable {
         self.paired = paired
         self.heartRate = heartRate
         self.adapter = adapter
+    }
+}
+
+/// The Bluetooth LE sensors Pacenote reads: a heart-rate strap, a footpod (running speed and
+/// cadence) or a bike's cadence sensor (cycling speed and cadence). Each is found by its
+/// service and read from its measurement's notifications.
+public enum BLESensorKind: String, Sendable, CaseIterable {
+    case heartRate = "heart_rate", footpod, cycling
+
+    public var service: String {
+        switch self {
+        case .heartRate: BlueZObjects.heartRateService
+        case .footpod: BlueZObjects.runningService
+        case .cycling: BlueZObjects.cyclingService
+        }
+    }
+
+    public var measurement: String {
+        switch self {
+        case .heartRate: BlueZObjects.heartRateMeasurement
+        case .footpod: BlueZObjects.runningMeasurement
+        case .cycling: BlueZObjects.cyclingMeasurement
+        }
+    }
+
+    /// In words, for the log and the status: "heart-rate strap", "footpod", "cadence sensor".
+    public var noun: String {
+        switch self {
+        case .heartRate: "heart-rate strap"
+        case .footpod: "footpod"
+        case .cycling: "cadence sensor"
+        }
     }
 }

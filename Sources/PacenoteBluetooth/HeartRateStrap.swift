@@ -30,13 +30,16 @@ public final class HeartRateStrap: Sendable {
         public var address: String?
         /// `hci0`; nil: any adapter.
         public var adapter: String?
+        /// What it is: a heart-rate strap, a footpod or a cycling cadence sensor.
+        public var kind: BLESensorKind = .heartRate
         /// Seconds between attempts to connect again (doubling up to `maxRetryDelay`).
         public var retryDelay: Double
         public var maxRetryDelay: Double
 
-        public init(address: String?, adapter: String? = nil, retryDelay: Double = 1, maxRetryDelay: Double = 30) {
+        public init(address: String?, adapter: String? = nil, kind: BLESensorKind = .heartRate, retryDelay: Double = 1, maxRetryDelay: Double = 30) {
             self.address = address
             self.adapter = adapter
+            self.kind = kind
             self.retryDelay = retryDelay
             self.maxRetryDelay = maxRetryDelay
         }
@@ -141,7 +144,7 @@ public final class HeartRateStrap: Sendable {
         while !isStopping {
             // Which strap, and is it there?
             if strapPath == nil || objects.device(at: strapPath!) == nil {
-                strapPath = objects.strap(address: settings.address, adapter: adapterPath(objects))?.path
+                strapPath = objects.strap(address: settings.address, adapter: adapterPath(objects), kind: settings.kind)?.path
                 notifying = nil
             }
             let strap = strapPath.flatMap(objects.device(at:))
@@ -170,10 +173,10 @@ public final class HeartRateStrap: Sendable {
                         }
                     }
                 } else if notifying == nil, strap.servicesResolved,
-                          let characteristic = objects.characteristic(BlueZObjects.heartRateMeasurement, of: strap.path) {
+                          let characteristic = objects.characteristic(settings.kind.measurement, of: strap.path) {
                     _ = try bus.call("org.bluez", characteristic, BlueZObjects.characteristicInterface, "StartNotify")
                     notifying = characteristic
-                    log("Bluetooth: \(strap.name ?? strap.address) (\(strap.address)) connected; reading heart rate")
+                    log("Bluetooth: \(strap.name ?? strap.address) (\(strap.address)) connected; reading its \(settings.kind == .heartRate ? "heart rate" : "cadence")")
                     if let adapter = discoveringOn {
                         _ = try? bus.call("org.bluez", adapter, BlueZObjects.adapterInterface, "StopDiscovery")
                         discoveringOn = nil
@@ -184,7 +187,7 @@ public final class HeartRateStrap: Sendable {
             } else if discoveringOn == nil {
                 discoveringOn = try startDiscovery(bus, objects)
                 if discoveringOn != nil {
-                    update { $0.problem = self.settings.address.map { "looking for \($0)" } ?? "looking for a heart-rate strap" }
+                    update { $0.problem = self.settings.address.map { "looking for \($0)" } ?? "looking for a \(self.settings.kind.noun)" }
                 }
             }
 
@@ -229,7 +232,7 @@ public final class HeartRateStrap: Sendable {
             return nil
         }
         do throws(DBusFailure) {
-            try Self.discover(bus, adapter: adapter)
+            try Self.discover(bus, adapter: adapter, services: [settings.kind.service])
             return adapter
         } catch {
             if error.isServiceUnknown { throw error }
@@ -238,9 +241,9 @@ public final class HeartRateStrap: Sendable {
         }
     }
 
-    static func discover(_ bus: DBusConnection, adapter: String) throws(DBusFailure) {
+    static func discover(_ bus: DBusConnection, adapter: String, services: [String]) throws(DBusFailure) {
         _ = try bus.call("org.bluez", adapter, BlueZObjects.adapterInterface, "SetDiscoveryFilter",
-                         [.options([("UUIDs", .strings([BlueZObjects.heartRateService])), ("Transport", .string("le"))])])
+                         [.options([("UUIDs", .strings(services)), ("Transport", .string("le"))])])
         do throws(DBusFailure) {
             _ = try bus.call("org.bluez", adapter, BlueZObjects.adapterInterface, "StartDiscovery")
         } catch where error.name == "org.bluez.Error.InProgress" {
@@ -285,7 +288,7 @@ public final class HeartRateStrap: Sendable {
             throw DBusFailure(name: "org.bluez.Error.NoSuchAdapter", message: adapter.map { "no Bluetooth adapter \($0)" } ?? "no Bluetooth adapter")
         }
         do throws(DBusFailure) {
-            try discover(bus, adapter: adapterPath)
+            try discover(bus, adapter: adapterPath, services: BLESensorKind.allCases.map(\.service))
         } catch {
             throw DBusFailure(name: error.name, message: explain(error, adapter: adapterPath))
         }
@@ -295,7 +298,7 @@ public final class HeartRateStrap: Sendable {
         }
         _ = try? bus.call("org.bluez", adapterPath, BlueZObjects.adapterInterface, "StopDiscovery", timeout: 2)
         return objects.devices
-            .filter { $0.heartRate && ($0.rssi != nil || $0.connected) && $0.adapter.map { $0 == adapterPath } ?? true }
+            .filter { !$0.kinds.isEmpty && ($0.rssi != nil || $0.connected) && $0.adapter.map { $0 == adapterPath } ?? true }
             .sorted { ($0.rssi ?? 0, $0.address) > ($1.rssi ?? 0, $1.address) }
     }
 }

@@ -6,7 +6,7 @@ import PacenoteCore
 struct HRScan: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hr-scan",
-        abstract: "List the Bluetooth LE heart-rate straps in range.",
+        abstract: "List the Bluetooth LE heart-rate straps, footpods and cadence sensors in range.",
         discussion: """
             Searches through BlueZ for devices offering the Heart Rate service and lists each with its name, \\
             address and signal strength, strongest first. Put the address in [[heart_rate.ble]] or give it \\
@@ -30,6 +30,7 @@ struct HRScan: ParsableCommand {
                 var item: [String: Any] = ["address": strap.address, "connected": strap.connected, "paired": strap.paired]
                 item["name"] = strap.name ?? NSNull()
                 item["rssi"] = strap.rssi ?? NSNull()
+                item["sensors"] = strap.kinds
                 return item
             }
             let data = try JSONSerialization.data(withJSONObject: items, options: [.prettyPrinted, .sortedKeys])
@@ -41,10 +42,11 @@ struct HRScan: ParsableCommand {
             return
         }
         let nameWidth = max(4, straps.map { ($0.name ?? "").count }.max() ?? 0)
-        print("NAME".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  ADDRESS            SIGNAL")
+        print("NAME".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  ADDRESS            SIGNAL    SENSOR")
         for strap in straps {
             let signal = strap.rssi.map { "\($0) dBm" } ?? (strap.connected ? "connected" : "")
-            print((strap.name ?? "").padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  \(strap.address)  \(signal)")
+            print((strap.name ?? "").padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  \(strap.address)  \(signal)"
+                  + "  " + strap.kinds.joined(separator: ", "))
         }
     }
 }

@@ -148,13 +148,15 @@ import Testing
         let table = try run(binary, ["hr-scan", "--seconds", "1"], environment: env)
         #expect(table.stdout.contains("Polar H10 A1B2C3D4  \(Self.address)  -58 dBm"), "\(table)")
         #expect(!table.stdout.contains("Speaker"), "a known device that is no strap is not listed: \(table.stdout)")
-        #expect(bluez.waitFor("discovery on 0000180d-0000-1000-8000-00805f9b34fb le") != nil)
+        // hr-scan looks for straps, footpods and cadence sensors at once.
+        #expect(bluez.waitFor("discovery on 0000180d-0000-1000-8000-00805f9b34fb,00001814-0000-1000-8000-00805f9b34fb,00001816-0000-1000-8000-00805f9b34fb le") != nil, "\(bluez.output)")
         #expect(bluez.waitFor("discovery off") != nil, "the search is stopped: \(bluez.output)")
         let json = try run(binary, ["hr-scan", "--seconds", "0.5", "--json"], environment: env)
         let list = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(list.count == 1)
         #expect(list.first?["address"] as? String == Self.address)
         #expect(list.first?["rssi"] as? Int == -58)
+        #expect(list.first?["sensors"] as? [String] == ["heart_rate"])
 
         // No BlueZ: a clear error, not an empty list.
         bluez.stopStandIn()
@@ -251,6 +253,8 @@ final class BlueZStandIn: @unchecked Sendable {
     private var input: FileHandle?
     private let log = LineLog()
     private let errors: TemporaryDirectory
+    /// `footpod` or `cycling`: the device is that sensor instead of a heart-rate strap.
+    private let sensor: String?
 
     /// The stand-in's lines, each with the time it arrived; its own object, so that the
     /// thread reading them does not keep the stand-in (and its processes) alive.
@@ -269,7 +273,8 @@ final class BlueZStandIn: @unchecked Sendable {
         lines.map(\.text).joined(separator: "\n") + ((try? String(contentsOfFile: errors.file("stderr"), encoding: .utf8)) ?? "")
     }
 
-    init(start: Bool = true) throws {
+    init(start: Bool = true, sensor: String? = nil) throws {
+        self.sensor = sensor
         bus = Process()
         bus.executableURL = URL(fileURLWithPath: try Tools.require("dbus-daemon"))
         bus.arguments = ["--session", "--nofork", "--print-address=1"]
@@ -305,6 +310,7 @@ final class BlueZStandIn: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [Self.script]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, b in b }
+            .merging(sensor.map { ["STANDIN_SENSOR": $0] } ?? [:]) { _, b in b }
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout

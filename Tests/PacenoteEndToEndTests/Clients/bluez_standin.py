@@ -27,6 +27,13 @@ from dbus_fast.service import PropertyAccess, ServiceInterface, dbus_property, m
 
 HR_SERVICE = "0000180d-0000-1000-8000-00805f9b34fb"
 HR_MEASUREMENT = "00002a37-0000-1000-8000-00805f9b34fb"
+SENSOR_NAME = "Polar H10 A1B2C3D4"
+# STANDIN_SENSOR=footpod: the device is a footpod instead (Running Speed and Cadence, 0x1814,
+# its measurement 0x2A53); =cycling, a crank cadence sensor (0x1816, 0x2A5B).
+if os.environ.get("STANDIN_SENSOR") == "footpod":
+    HR_SERVICE, HR_MEASUREMENT, SENSOR_NAME = "00001814-0000-1000-8000-00805f9b34fb", "00002a53-0000-1000-8000-00805f9b34fb", "Stryd Footpod"
+elif os.environ.get("STANDIN_SENSOR") == "cycling":
+    HR_SERVICE, HR_MEASUREMENT, SENSOR_NAME = "00001816-0000-1000-8000-00805f9b34fb", "00002a5b-0000-1000-8000-00805f9b34fb", "Wahoo CADENCE"
 ADAPTER = "/org/bluez/hci0"
 STRAP_ADDRESS = os.environ.get("STRAP_ADDRESS", "C0:FF:EE:00:00:01")
 STRAP = ADAPTER + "/dev_" + STRAP_ADDRESS.replace(":", "_")
@@ -235,7 +242,7 @@ class World:
     def advertise(self):
         """A discovery finds the strap while it is in range."""
         if self.in_range and self.strap is None:
-            self.strap = Device(self, STRAP_ADDRESS, "Polar H10 A1B2C3D4", [HR_SERVICE, "0000180f-0000-1000-8000-00805f9b34fb"], -58)
+            self.strap = Device(self, STRAP_ADDRESS, SENSOR_NAME, [HR_SERVICE, "0000180f-0000-1000-8000-00805f9b34fb"], -58)
             self.bus.export(STRAP, self.strap)
 
     def resolve(self):
