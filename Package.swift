@@ -65,23 +65,23 @@ let package = Package(
         ),
 
         // Rubber Band (time-stretching with the pitch kept) and libsndfile (decoding the song,
-        // encoding the copy): tempo-matched playback's renders. Linked: PacenoteTempo is their
-        // only importer.
+        // encoding the copy): tempo-matched playback's renders. Declared by hand and loaded when
+        // the first song is rendered (see the shims): not linked, and no pkgConfig, whose flags
+        // would add -lrubberband -lsndfile (and their libraries at every start).
         .systemLibrary(
             name: "CRubberBand",
-            pkgConfig: "rubberband",
-            providers: [.apt(["librubberband-dev"])]
+            providers: [.apt(["librubberband2"])]
         ),
         .systemLibrary(
             name: "CSndfile",
-            pkgConfig: "sndfile",
-            providers: [.apt(["libsndfile1-dev"])]
+            providers: [.apt(["libsndfile1"])]
         ),
-        // aubio's beat tracker: where the metronome's clicks go ([tempo] click).
+        // aubio's beat tracker: where the metronome's clicks go ([tempo] click). Declared by hand
+        // and loaded when the first song is tracked (see the shim): not linked, and no pkgConfig,
+        // whose flags would add -laubio (and its ~130 libraries at every start).
         .systemLibrary(
             name: "CAubio",
-            pkgConfig: "aubio",
-            providers: [.apt(["libaubio-dev"])]
+            providers: [.apt(["libaubio5"])]
         ),
 
         // The domain: no C, no I/O.
@@ -197,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PacenoteAppTests",
-            dependencies: ["PacenoteApp", "PacenoteCore", "PacenoteTempo", "PacenoteTestSupport"]
+            dependencies: ["PacenoteApp", "PacenoteCore", "PacenoteTempo", "CRubberBand", "CSndfile", "CAubio", "PacenoteTestSupport"]
         ),
         .testTarget(
             name: "PacenoteWebTests",

@@ -9,6 +9,7 @@ final class SoundFile {
 
     /// Opens `path` for reading; libsndfile's reason when it cannot (missing, not audio).
     init(reading path: String) throws(TempoRenderError) {
+        if let failure = Self.load() { throw .cannotOpen(path: path, reason: failure) }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             throw .cannotOpen(path: path, reason: Self.reason(nil))
@@ -20,6 +21,7 @@ final class SoundFile {
     /// Opens an already open descriptor for writing a 16-bit FLAC, leaving the descriptor
     /// to the caller, who fsyncs and closes it after `close()`.
     init(writingFLACTo descriptor: Int32, sampleRate: Int, channels: Int) throws(TempoRenderError) {
+        if let failure = Self.load() { throw .writeFailed(reason: failure) }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channels)
@@ -34,6 +36,11 @@ final class SoundFile {
         self.info = info
         // A stretched peak can pass full scale; clip it rather than let it wrap around.
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+    }
+
+    /// libsndfile is loaded on first use (see CSndfile's shim); why it cannot be, if so.
+    static func load() -> String? {
+        pn_sndfile_load().map { "libsndfile (libsndfile1) cannot be loaded: " + String(cString: $0) }
     }
 
     deinit {

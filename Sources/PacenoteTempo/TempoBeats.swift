@@ -135,6 +135,10 @@ private final class Tracker {
     private let output: UnsafeMutablePointer<fvec_t>
 
     init(sampleRate: Int, source: String) throws(TempoRenderError) {
+        // Loaded on first use (see CAubio's shim): missing, the beats cannot be found.
+        if let failure = pn_aubio_load() {
+            throw .cannotOpen(path: source, reason: "aubio (libaubio5) cannot be loaded: \(String(cString: failure))")
+        }
         // aubio returns nil (and prints why) only for settings it cannot take, such as a
         // sample rate it has no use for.
         guard let tempo = new_aubio_tempo("default", UInt32(TempoBeats.window), UInt32(TempoBeats.hop), UInt32(sampleRate)) else {

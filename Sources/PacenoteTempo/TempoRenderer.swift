@@ -43,6 +43,10 @@ public enum TempoRenderer {
             throw .tooLong(seconds: secondsIn, limit: maxSeconds)
         }
 
+        // Loaded on first use (see CRubberBand's shim).
+        if let failure = pn_rubberband_load() {
+            throw .cannotOpen(path: source, reason: "Rubber Band (librubberband2) cannot be loaded: " + String(cString: failure))
+        }
         guard let stretcher = rubberband_new(UInt32(sampleRate), UInt32(channels), quality.options, 1 / tempoRatio, 1) else {
             throw .stretcherFailed
         }
