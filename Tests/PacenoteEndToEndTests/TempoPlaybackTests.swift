@@ -117,6 +117,9 @@ struct TempoPlaybackTests {
         #expect(abs((Double(row.last ?? "") ?? 0) - 12) < 0.6, "the track keeps its own length: \(row)")
         let listen = try #require(try daemon.listens().first { $0.uri == "run/stride.flac" })
         #expect(abs(((listen.json["played_bpm"] as? NSNumber)?.doubleValue ?? 0) - 170) < 0.5, "\(listen.json)")
+        // The history shows the tempo it played at.
+        let history = try HTTP.get(daemon.base + "/history").text
+        #expect(history.contains(#"data-played-bpm="170""#) && history.contains("170 bpm (+4.3 %)"), "\(history.suffix(3000))")
         // The copy never became a track of its own.
         #expect(try daemon.sql("SELECT count(*) FROM tracks WHERE uri LIKE '%pacenote-tempo%' OR uri LIKE 'file:%' OR title = 'Stride' AND uri != 'run/stride.flac'")
             .hasPrefix("0"))

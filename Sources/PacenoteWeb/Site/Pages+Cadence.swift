@@ -48,6 +48,16 @@ extension API {
         }
     }
 
+    /// A play of a copy rendered at another tempo: the tempo it played at and the change.
+    func tempoBadge(_ play: Play) -> Node {
+        guard let bpm = play.playedBPM, let ratio = play.tempoRatio else { return .empty }
+        let change = String(format: "%+.1f %%", (ratio - 1) * 100)
+        return Node.el("span", ["class": "badge tempo", "title": "Played from a copy at \(change) tempo, pitch kept",
+                                "data-played-bpm": String(Int(bpm.rounded()))]) {
+            "\(Int(bpm.rounded())) bpm (\(change))"
+        }
+    }
+
     static func cadenceSourceText(_ state: CadenceState) -> String {
         let mode = state.on ? "" : " (cadence mode is off: suggestions follow your zone)"
         switch state.following.source {

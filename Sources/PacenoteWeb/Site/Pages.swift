@@ -261,6 +261,7 @@ extension API {
                 artistLink(p.track.artist)
             }
             if !p.play.counted { Node.el("span", ["class": "badge skip"]) { "skipped" } }
+            tempoBadge(p.play)
             zoneBadge(p.play.zone)
             Node.el("span", ["class": "muted small"]) { SiteFormat.clock(p.play.playedSeconds) }
             heart
