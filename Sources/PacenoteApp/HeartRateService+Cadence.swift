@@ -19,13 +19,15 @@ extension HeartRateService {
     /// Feeds pushed motion's cadence to the smoother (on `queue`); announces a move.
     func followCadence(_ samples: [MotionSample], source: String) {
         var fed = false
+        let now = Date()
         for sample in samples {
-            guard let spm = sample.cadence else { continue }
+            // Readings uploaded late (a watch syncing a run) are stored, not followed.
+            guard let spm = sample.cadence, now.timeIntervalSince(sample.at) <= CadenceSmoother.freshFor else { continue }
             cadence.smoother.add(spm, at: sample.at, source: source)
             fed = true
         }
         guard fed else { return }
-        announceCadenceIfMoved(now: Date())
+        announceCadenceIfMoved(now: now)
     }
 
     /// What cadence mode follows now.

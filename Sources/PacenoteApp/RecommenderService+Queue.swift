@@ -79,7 +79,10 @@ extension RecommenderService {
         queueChanged()
         logger.info("queued \(track.uri!) at \(added.position)")
         var queued = QueuedTrack(track: track, player: playerName, songID: added.id, position: added.position, suggestion: suggestion)
-        if tempo != nil { queued.tempo = followTempo(songID: added.id, track: track, target: try tempoTarget(for: query, now: Date())) }
+        // The song is queued: a target that cannot be worked out now only means no render.
+        if tempo != nil, let target = try? tempoTarget(for: query, now: Date()) {
+            queued.tempo = followTempo(songID: added.id, track: track, target: target)
+        }
         return queued
     }
 

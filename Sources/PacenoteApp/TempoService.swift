@@ -40,6 +40,9 @@ public final class TempoService: Sendable {
         folder = URL(fileURLWithPath: settings.cacheFolder(databasePath: databasePath)).standardizedFileURL.path
         quality = TempoQuality(rawValue: settings.quality) ?? .balanced
         cache = try TempoCache(directory: folder, maxBytes: Int64(settings.cacheMaxMB) << 20)
+        // MPD (often its own user) reads the copies: the folder is readable by all whatever the
+        // umask (Pacenote's is 077), as are the copies (below).
+        chmod(folder, 0o755)
         self.endpoint = endpoint
         configuredMusicDirectory = musicDirectory
         self.logger = logger
@@ -53,7 +56,14 @@ public final class TempoService: Sendable {
     /// MPD's music directory: configured, else asked once over the socket.
     var musicDirectory: String? {
         if let known = state.withLock({ $0.musicDirectory }) { return known }
-        let found = configuredMusicDirectory ?? (try? MPDQueue.musicDirectory(endpoint: endpoint)) ?? nil
+        let found: String?
+        if let configuredMusicDirectory {
+            found = configuredMusicDirectory
+        } else {
+            // Kept only when MPD answered: a lookup that failed (MPD restarting) is asked again.
+            guard let answer = try? MPDQueue.musicDirectory(endpoint: endpoint) else { return nil }
+            found = answer
+        }
         let standard = found.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         state.withLock { $0.musicDirectory = .some(standard) }
         return standard
@@ -205,6 +215,7 @@ public final class TempoService: Sendable {
             }
             seconds = Date().timeIntervalSince(started)
         }
+        chmod(path, 0o644)
         switch access {
         case .folder(let relative):
             do { try MPDQueue.update(endpoint: endpoint, path: relative) } catch {

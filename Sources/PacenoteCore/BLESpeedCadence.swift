@@ -85,6 +85,12 @@ public struct CrankCadence: Sendable {
         guard let crank = m.crank else { return nil }
         defer { if last == nil || crank.eventTime != last!.eventTime { last = (crank.revolutions, crank.eventTime, at) } }
         guard let last else { return nil }
+        // Over a minute apart, the 64 s event clock may have wrapped: start again from here.
+        if at.timeIntervalSince(last.at) > 60 {
+            self.last = nil
+            cadence = nil
+            return nil
+        }
         let revolutions = crank.revolutions &- last.revolutions
         let ticks = crank.eventTime &- last.eventTime
         if ticks == 0 {

@@ -12,6 +12,7 @@ extension MPDQueue {
         let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
         let job = mpd_run_update(connection.handle, path)
         try connection.check()
+        guard job != 0 else { throw MPDError(kind: .other, message: "MPD did not start indexing \(path)") }
         let deadline = Double(Glibc.time(nil)) + waitSeconds
         while Double(Glibc.time(nil)) <= deadline {
             guard let status = mpd_run_status(connection.handle) else { try connection.check(); return }
@@ -46,7 +47,12 @@ extension MPDQueue {
         mpd_status_free(status)
         if current >= 0, Int(current) == songID { return .alreadyPlaying }
         guard let song = mpd_run_get_queue_song_id(connection.handle, UInt32(songID)) else {
-            _ = mpd_connection_clear_error(connection.handle)
+            // "No such song" (an ACK) is the song gone; anything else is an error.
+            if mpd_connection_get_error(connection.handle) == MPD_ERROR_SERVER {
+                _ = mpd_connection_clear_error(connection.handle)
+                return .gone
+            }
+            try connection.check()
             return .gone
         }
         let position = mpd_song_get_pos(song)
@@ -56,7 +62,24 @@ extension MPDQueue {
         let id = mpd_run_add_id_to(connection.handle, uri, position)
         try connection.check()
         guard id >= 0 else { throw MPDError(kind: .other, message: "MPD did not add \(uri)") }
+        // Between the look and the add the song may have begun, or left (the auto-DJ replacing
+        // its pick): then the copy goes again and the queue is as it was.
+        let began = mpd_run_status(connection.handle).map { status in
+            defer { mpd_status_free(status) }
+            return Int(mpd_status_get_song_id(status)) == songID
+        } ?? false
+        if began {
+            _ = mpd_run_delete_id(connection.handle, UInt32(id))
+            try connection.check()
+            return .alreadyPlaying
+        }
         _ = mpd_run_delete_id(connection.handle, UInt32(songID))
+        if mpd_connection_get_error(connection.handle) == MPD_ERROR_SERVER {
+            _ = mpd_connection_clear_error(connection.handle)
+            _ = mpd_run_delete_id(connection.handle, UInt32(id))
+            try connection.check()
+            return .gone
+        }
         try connection.check()
         return .replaced(newID: Int(id))
     }
