@@ -1,85 +1,30 @@
 import Foundation
 import PacenoteTempo
+import PacenoteTestSupport
 import Testing
 
 /// Beat tracking for the clicks of a tempo-matched render (issue 56): aubio's tracker finds
 /// the beats of music-shaped tracks made by sox (a kick on each beat under a chord and a
 /// little noise: aubio misreads bare click tracks), and clicks rendered at those beats land
 /// on the stretched kicks, as `aubio onset` hears them.
-/// Without sox and aubio these are skipped, except on CI (`CI` set), where they fail.
+/// Without sox and aubio they fail (`AudioTools`): `scripts/test` installs them.
 @Suite struct TempoBeatsTests {
-    // MARK: - Tools
-
-    static let ci = ProcessInfo.processInfo.environment["CI"] != nil
-    static var toolsReady: Bool { ci || (which("sox") != nil && which("aubio") != nil) }
-
-    static func which(_ name: String) -> String? {
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        return paths.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    struct ToolError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Runs a tool (looked up on PATH) and returns its standard output. A failure throws
-    /// with its stderr.
-    @discardableResult
-    static func run(_ args: [String]) throws -> String {
-        guard let executable = which(args[0]) else {
-            throw ToolError(description: "'\(args[0])' is not installed (apt install sox aubio-tools)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = Array(args.dropFirst())
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("beats-stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-            throw ToolError(description: "\(args.joined(separator: " ")) exited \(process.terminationStatus): \(errors)")
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// A fresh directory for one test, removed by the caller's `defer`.
-    static func scratch() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("beats-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    // MARK: - Tracks
 
     /// `seconds` of music-shaped audio at `bpm`, stereo 44.1 kHz FLAC: a 120 ms kick (a sine
     /// sweeping 90 to 40 Hz) starting on each beat, an A major chord held throughout and pink
     /// noise 20 dB under it. The first kick is at 0 s.
     static func musicTrack(bpm: Int, seconds: Int = 30, in dir: String) throws -> String {
         let beat = 60 / Double(bpm), beats = seconds * bpm / 60
-        try run(["sox", "-n", "-r", "44100", "-c", "2", "\(dir)/kicks.wav", "synth", "0.12", "sine", "90:40",
+        try AudioTools.run(["sox", "-n", "-r", "44100", "-c", "2", "\(dir)/kicks.wav", "synth", "0.12", "sine", "90:40",
                  "fade", "q", "0.002", "0.12", "0.1", "pad", "0", "\(beat - 0.12)", "repeat", "\(beats - 1)"])
-        try run(["sox", "-r", "44100", "-c", "3", "-n", "-c", "2", "\(dir)/chord.wav", "synth", "\(seconds)",
+        try AudioTools.run(["sox", "-r", "44100", "-c", "3", "-n", "-c", "2", "\(dir)/chord.wav", "synth", "\(seconds)",
                  "sine", "220", "sine", "277.18", "sine", "329.63",
                  "remix", "-m", "1v0.1,2v0.1,3v0.1", "1v0.1,2v0.1,3v0.1"])
-        try run(["sox", "-n", "-r", "44100", "-c", "2", "\(dir)/noise.wav", "synth", "\(seconds)", "pinknoise", "vol", "0.03"])
+        try AudioTools.run(["sox", "-n", "-r", "44100", "-c", "2", "\(dir)/noise.wav", "synth", "\(seconds)", "pinknoise", "vol", "0.03"])
         let path = "\(dir)/music\(bpm).flac"
-        try run(["sox", "-m", "\(dir)/kicks.wav", "\(dir)/chord.wav", "\(dir)/noise.wav", "-b", "16", path])
+        try AudioTools.run(["sox", "-m", "\(dir)/kicks.wav", "\(dir)/chord.wav", "\(dir)/noise.wav", "-b", "16", path])
         return path
-    }
-
-    /// aubio's onset times, in seconds.
-    static func onsets(_ path: String) throws -> [Double] {
-        try run(["aubio", "onset", "-i", path]).split(whereSeparator: \.isNewline)
-            .compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
     }
 
     /// Whether `bpm` is `target` within 2 %, or half or double it: a tracker may lock on to
@@ -96,15 +41,15 @@ import Testing
 
     // MARK: - Tracking
 
-    @Test(.enabled(if: toolsReady), arguments: [120, 140])
+    @Test(arguments: [120, 140])
     func findsTheBeatsOfAMusicShapedTrack(bpm: Int) throws {
-        let dir = try Self.scratch()
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = try Self.musicTrack(bpm: bpm, in: dir)
         let result = try TempoBeats.track(source: source)
         let period = 60 / Double(bpm)
 
-        let spacing = Self.median(zip(result.beats, result.beats.dropFirst()).map { $1 - $0 })
+        let spacing = AudioTools.median(zip(result.beats, result.beats.dropFirst()).map { $1 - $0 })
         #expect(abs(spacing - period) <= 0.02 * period, "median spacing \(spacing) s, beats \(result.beats)")
         #expect(Self.sameTempo(result.bpm, Double(bpm)), "\(String(describing: result.bpm)) bpm")
         #expect(result.confidence > 0 && result.confidence <= 1, "confidence \(result.confidence)")
@@ -120,7 +65,7 @@ import Testing
     }
 
     @Test func aMissingOrNonAudioFileCannotBeOpened() throws {
-        let dir = try Self.scratch()
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data("not a song\n".utf8).write(to: URL(fileURLWithPath: "\(dir)/notes.flac"))
         for source in ["\(dir)/missing.flac", "\(dir)/notes.flac"] {
@@ -133,8 +78,8 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: toolsReady)) func aTrackLongerThanTheLimitIsRefused() throws {
-        let dir = try Self.scratch()
+    @Test func aTrackLongerThanTheLimitIsRefused() throws {
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = try Self.musicTrack(bpm: 120, seconds: 12, in: dir)
         #expect(throws: TempoRenderError.tooLong(seconds: 12, limit: 10)) {
@@ -163,8 +108,8 @@ import Testing
     /// Tracked at 120 bpm, rendered at ×1.05 with the clicks: the render's onsets (its kicks
     /// and clicks) fall on the clicks, and the clicks alone, heard through a band-pass around
     /// their 1.5 kHz where the kick and chord are silent, are there at those times too.
-    @Test(.enabled(if: toolsReady)) func renderedClicksLandOnTheStretchedBeats() throws {
-        let dir = try Self.scratch()
+    @Test func renderedClicksLandOnTheStretchedBeats() throws {
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = try Self.musicTrack(bpm: 120, in: dir)
         let ratio = 1.05
@@ -174,12 +119,12 @@ import Testing
 
         let out = "\(dir)/out.flac"
         try TempoRenderer.render(source: source, destination: out, tempoRatio: ratio, clicks: clicks)
-        let heard = try Self.onsets(out)
+        let heard = try AudioTools.onsets(out)
         let landed = clicks.filter { click in heard.contains { abs($0 - click) <= 0.03 } }
         #expect(Double(landed.count) >= 0.9 * Double(clicks.count), "\(landed.count) of \(clicks.count) clicks on an onset; onsets \(heard)")
 
-        try Self.run(["sox", out, "\(dir)/band.wav", "sinc", "1200-1800"])
-        let clicksHeard = try Self.onsets("\(dir)/band.wav")
+        try AudioTools.run(["sox", out, "\(dir)/band.wav", "sinc", "1200-1800"])
+        let clicksHeard = try AudioTools.onsets("\(dir)/band.wav")
         let found = clicks.filter { click in clicksHeard.contains { abs($0 - click) <= 0.03 } }
         #expect(Double(found.count) >= 0.9 * Double(clicks.count), "\(found.count) of \(clicks.count) clicks in the band; onsets \(clicksHeard)")
         // The clicks sit on the stretched kicks: the kicks were every 0.5 s from 0.

@@ -1,90 +1,35 @@
 import Foundation
 import PacenoteTempo
+import PacenoteTestSupport
 import Testing
 
 /// Tempo-matched renders (issue 56): the tempo and length change by the ratio, the pitch does
 /// not, failures leave nothing, clicks land on the given beats, and the cache keeps its order.
 /// Measured with the tools a listener would trust: sox makes the tracks, aubio hears them.
-/// Without sox and aubio these are skipped, except on CI (`CI` set), where they fail.
+/// Without sox and aubio they fail (`AudioTools`): `scripts/test` installs them.
 @Suite struct TempoRendererTests {
-    // MARK: - Tools
-
-    static let ci = ProcessInfo.processInfo.environment["CI"] != nil
-    static var toolsReady: Bool { ci || (which("sox") != nil && which("aubio") != nil) }
-
-    static func which(_ name: String) -> String? {
-        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        return paths.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    struct ToolError: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Runs a tool (looked up on PATH) and returns its standard output, or with `stderr`
-    /// its standard error (sox's `stat` reports there). A failure throws with its stderr.
-    @discardableResult
-    static func run(_ args: [String], stderr wantsStderr: Bool = false) throws -> String {
-        guard let executable = which(args[0]) else {
-            throw ToolError(description: "'\(args[0])' is not installed (apt install sox aubio-tools)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = Array(args.dropFirst())
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("tempo-stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
-            throw ToolError(description: "\(args.joined(separator: " ")) exited \(process.terminationStatus): \(errors)")
-        }
-        return wantsStderr ? errors : String(decoding: data, as: UTF8.self)
-    }
-
-    /// A fresh directory for one test, removed by the caller's `defer`.
-    static func scratch() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tempo-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    // MARK: - Tracks
 
     /// 30 s of 20 ms 1 kHz clicks every 0.5 s (120 bpm), stereo 44.1 kHz FLAC.
     static func clickTrack(in dir: String) throws -> String {
-        try run(["sox", "-n", "-r", "44100", "-c", "2", "\(dir)/click.wav", "synth", "0.02", "sine", "1000", "pad", "0", "0.48"])
-        try run(["sox", "\(dir)/click.wav", "\(dir)/clicks.flac", "repeat", "59"])
+        try AudioTools.run(["sox", "-n", "-r", "44100", "-c", "2", "\(dir)/click.wav", "synth", "0.02", "sine", "1000", "pad", "0", "0.48"])
+        try AudioTools.run(["sox", "\(dir)/click.wav", "\(dir)/clicks.flac", "repeat", "59"])
         return "\(dir)/clicks.flac"
     }
 
     static func tone(in dir: String, name: String, hertz: Int, volume: Double, seconds: Int = 10) throws -> String {
         let path = "\(dir)/\(name).flac"
-        try run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "\(hertz)", "vol", "\(volume)"])
+        try AudioTools.run(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", path, "synth", "\(seconds)", "sine", "\(hertz)", "vol", "\(volume)"])
         return path
     }
 
-    /// aubio's onset times, in seconds.
-    static func onsets(_ path: String) throws -> [Double] {
-        try run(["aubio", "onset", "-i", path]).split(whereSeparator: \.isNewline)
-            .compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
-    }
-
     static func duration(_ path: String) throws -> Double {
-        Double(try run(["sox", "--i", "-D", path]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
+        Double(try AudioTools.run(["sox", "--i", "-D", path]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? .nan
     }
 
     /// sox's "Maximum amplitude" of `path`, from `start` for `length` seconds.
     static func peak(_ path: String, start: Double, length: Double) throws -> Double {
-        let report = try run(["sox", path, "-n", "trim", "\(start)", "\(length)", "stat"], stderr: true)
+        let report = try AudioTools.run(["sox", path, "-n", "trim", "\(start)", "\(length)", "stat"], stderr: true)
         let line = report.split(whereSeparator: \.isNewline).first { $0.hasPrefix("Maximum amplitude") } ?? ""
         return Double(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? .nan
     }
@@ -95,8 +40,8 @@ import Testing
 
     // MARK: - Renders
 
-    @Test(.enabled(if: toolsReady)) func clicksAt120BecomeClicksAt126() throws {
-        let dir = try Self.scratch()
+    @Test func clicksAt120BecomeClicksAt126() throws {
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = try Self.clickTrack(in: dir)
         for quality in TempoQuality.allCases {
@@ -104,39 +49,39 @@ import Testing
             let result = try TempoRenderer.render(source: source, destination: out, tempoRatio: 1.05, quality: quality,
                                                   tags: ["title": "Clicks", "artist": "sox", "album": "Tests"])
             // The R3 engine (best) splits many 20 ms clicks into two attacks 16 ms apart: one beat.
-            let beats = try Self.onsets(out).reduce(into: [Double]()) { beats, onset in
+            let beats = try AudioTools.onsets(out).reduce(into: [Double]()) { beats, onset in
                 if let last = beats.last, onset - last < 0.1 { return }
                 beats.append(onset)
             }
-            let bpm = 60 / Self.median(zip(beats, beats.dropFirst()).map { $1 - $0 })
+            let bpm = 60 / AudioTools.median(zip(beats, beats.dropFirst()).map { $1 - $0 })
             #expect(abs(bpm - 126) <= 1.26, "\(quality): \(bpm) bpm")
             #expect(abs(result.secondsOut - 30 / 1.05) <= 0.3, "\(quality): \(result)")
             #expect(abs(try Self.duration(out) - 30 / 1.05) <= 0.3)
             #expect(result.framesIn == 1_323_000 && result.sampleRate == 44_100 && result.channels == 2)
-            let tags = try Self.run(["sox", "--i", "-a", out])
+            let tags = try AudioTools.run(["sox", "--i", "-a", out])
             #expect(tags.contains("title=Clicks") && tags.contains("artist=sox") && tags.contains("album=Tests"), "\(tags)")
         }
         #expect(Self.names(in: dir) == ["click.wav", "clicks.flac", "out-fast.flac", "out-balanced.flac", "out-best.flac"])
     }
 
-    @Test(.enabled(if: toolsReady)) func aStretchedToneKeepsItsPitch() throws {
-        let dir = try Self.scratch()
+    @Test func aStretchedToneKeepsItsPitch() throws {
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = try Self.tone(in: dir, name: "a440", hertz: 440, volume: 0.5)
         for quality in TempoQuality.allCases {
             let out = "\(dir)/out-\(quality).flac"
             let result = try TempoRenderer.render(source: source, destination: out, tempoRatio: 1.05, quality: quality)
-            let pitches = try Self.run(["aubio", "pitch", "-i", out]).split(whereSeparator: \.isNewline).compactMap { line in
+            let pitches = try AudioTools.run(["aubio", "pitch", "-i", out]).split(whereSeparator: \.isNewline).compactMap { line in
                 line.split(whereSeparator: \.isWhitespace).last.flatMap { Double($0) }
             }.filter { $0 > 0 }
-            let pitch = Self.median(pitches)
+            let pitch = AudioTools.median(pitches)
             #expect(abs(pitch - 440) <= 4.4, "\(quality): \(pitch) Hz")
             #expect(abs(result.secondsOut - 10 / 1.05) <= 0.1, "\(quality): \(result)")
         }
     }
 
     @Test func aMissingOrNonAudioFileCannotBeOpenedAndLeavesNothing() throws {
-        let dir = try Self.scratch()
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data("not a song\n".utf8).write(to: URL(fileURLWithPath: "\(dir)/notes.flac"))
         for source in ["\(dir)/missing.flac", "\(dir)/notes.flac"] {
@@ -150,8 +95,8 @@ import Testing
         #expect(Self.names(in: dir) == ["notes.flac"])
     }
 
-    @Test(.enabled(if: toolsReady)) func tooLongAndBadRatiosAreRefusedBeforeAnyWork() throws {
-        let dir = try Self.scratch()
+    @Test func tooLongAndBadRatiosAreRefusedBeforeAnyWork() throws {
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let source = try Self.tone(in: dir, name: "tone", hertz: 440, volume: 0.5, seconds: 12)
         #expect(throws: TempoRenderError.tooLong(seconds: 12, limit: 10)) {
@@ -167,14 +112,14 @@ import Testing
         #expect(Self.names(in: dir) == ["tone.flac"])
     }
 
-    @Test(.enabled(if: toolsReady)) func clicksLandOnTheGivenBeatsWithoutClipping() throws {
-        let dir = try Self.scratch()
+    @Test func clicksLandOnTheGivenBeatsWithoutClipping() throws {
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Over silence, aubio hears exactly the clicks.
         let silence = try Self.tone(in: dir, name: "silence", hertz: 440, volume: 0)
         let beats = [0.5, 1.3, 2.0, 3.75, 6.1, 8.9]
         try TempoRenderer.render(source: silence, destination: "\(dir)/clicks.flac", tempoRatio: 1.05, clicks: beats + [30])
-        let heard = try Self.onsets("\(dir)/clicks.flac")
+        let heard = try AudioTools.onsets("\(dir)/clicks.flac")
         #expect(heard.count == beats.count, "\(heard)")
         for beat in beats {
             #expect(heard.contains { abs($0 - beat) <= 0.025 }, "no onset near \(beat) in \(heard)")
@@ -190,7 +135,7 @@ import Testing
         let withClicks = try Self.peak("\(dir)/loud-clicks.flac", start: 0.5, length: 8)
         #expect(toneOnly > 0.94 && toneOnly < 0.96, "tone alone \(toneOnly)")
         #expect(withClicks > 0.97 && withClicks < 0.978, "with clicks \(withClicks)")
-        let heardOverTone = try Self.onsets("\(dir)/loud-clicks.flac")
+        let heardOverTone = try AudioTools.onsets("\(dir)/loud-clicks.flac")
         for beat in everySecond {
             #expect(heardOverTone.contains { abs($0 - beat) <= 0.025 }, "no onset near \(beat) in \(heardOverTone)")
         }
@@ -202,12 +147,12 @@ import Testing
     static func fakeRender(bytes: Int) -> (String) throws -> Void {
         { destination in
             try Data(repeating: 7, count: bytes).write(to: URL(fileURLWithPath: destination + ".part"))
-            guard rename(destination + ".part", destination) == 0 else { throw ToolError(description: "rename") }
+            guard rename(destination + ".part", destination) == 0 else { throw HarnessError("rename") }
         }
     }
 
     @Test func cacheNamesAreStableHashes() throws {
-        let dir = try Self.scratch()
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cache = try TempoCache(directory: "\(dir)/cache", maxBytes: 1 << 20)
         // FNV-1a 64 of "a" (the reference vectors in draft-eastlake-fnv).
@@ -218,7 +163,7 @@ import Testing
     }
 
     @Test func cacheEvictsTheLeastRecentlyUsedAndSurvivesARestart() throws {
-        let dir = try Self.scratch()
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cacheDir = "\(dir)/cache"
         // Room for three 1,000-byte renders with their sidecars, not four.
@@ -250,7 +195,7 @@ import Testing
     }
 
     @Test func cacheInsertsFromManyThreadsAtOnce() throws {
-        let dir = try Self.scratch()
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cache = try TempoCache(directory: dir, maxBytes: 1 << 20)
         // Two keys, four inserts each at the same time: a key's renders take turns on its
@@ -264,7 +209,7 @@ import Testing
     }
 
     @Test func cacheSweepsLeftoversAndFailedRendersLeaveNothing() throws {
-        let dir = try Self.scratch()
+        let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let cacheDir = "\(dir)/cache"
         let cache = try TempoCache(directory: cacheDir, maxBytes: 1 << 20)
@@ -278,9 +223,9 @@ import Testing
             try cache.insert(key: "fails", metadata: [:]) { destination in
                 try Data("half".utf8).write(to: URL(fileURLWithPath: destination + ".part"))
                 unlink(destination + ".part")  // as the renderer does on its way out
-                throw ToolError(description: "disk full")
+                throw HarnessError("disk full")
             }
-        } throws: { ($0 as? ToolError)?.description == "disk full" }
+        } throws: { "\($0)".contains("disk full") }
         #expect(cache.lookup(key: "fails") == nil)
 
         let swept = try TempoCache(directory: cacheDir, maxBytes: 1 << 20)
