@@ -37,6 +37,13 @@ struct TempoCommand: ParsableCommand {
 
         func run() throws {
             let factor = ratio ?? (to! / from!)
+            // Ctrl-C stops the render: the copy under way (`DESTINATION.part`) goes, nothing is left.
+            let partial = destination + ".part"
+            ProcessSignals.shared.onSignal { _ in
+                unlink(partial)
+                FileHandle.standardError.write(Data("pacenote: render stopped; nothing was written\n".utf8))
+                Foundation.exit(130)
+            }
             print(try TempoService.renderFile(source: source, destination: destination, ratio: factor, quality: quality, click: click))
         }
     }

@@ -58,6 +58,26 @@ struct TempoPlaybackTests {
         #expect(doctor.stdout.contains("local socket"), "\(doctor.stdout)")
     }
 
+    /// `pacenote tempo render` stopped with Ctrl-C: exit 130, a line saying so, and neither the
+    /// copy nor its `.part` left behind.
+    @Test func ctrlCStopsARenderAndLeavesNothing() throws {
+        let dir = try TemporaryDirectory("pacenote-tempo-cli")
+        _ = try run(try Tools.require("sox"), ["-n", "-r", "44100", "-c", "2", dir.file("long.flac"), "synth", "300", "pinknoise", "vol", "0.2"])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try PacenoteProcess.binary())
+        process.arguments = ["tempo", "render", dir.file("long.flac"), dir.file("copy.flac"), "--ratio", "1.05", "--quality", "best"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        #expect(eventually(timeout: 20) { FileManager.default.fileExists(atPath: dir.file("copy.flac.part")) })
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("render stopped"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("copy.flac.part")) && !FileManager.default.fileExists(atPath: dir.file("copy.flac")))
+    }
+
     func startOpener(mpd: MPDInstance, daemon: PacenoteDaemon) throws {
         _ = try mpd.mpc("clear")
         _ = try mpd.mpc("add", "now.flac")
