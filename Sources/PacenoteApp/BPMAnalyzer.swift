@@ -5,14 +5,16 @@ import PacenoteCore
 import PacenoteOperations
 import PacenoteMPD
 import PacenoteStore
+import PacenoteTempo
 import Synchronization
 
 /// `pacenote analyze`: tempo from the audio for library files without a BPM, with
 /// bpm-tools' `bpm` fed raw samples by `sox` (`sox FILE -t raw -r 44100 -e float -c 1 - |
 /// bpm -m 60 -x 200`; PLATFORM.md: aubio 0.4.9 was wrong on real beat patterns). The whole
 /// file gives the value; its two halves, analysed apart, give the confidence (how well they
-/// agree once half/double time is allowed for). Each result is stored as it comes, so an
-/// interrupted run resumes where it stopped.
+/// agree once half/double time is allowed for). Then how clear each file's beat is: aubio's
+/// beat tracker's confidence (`TempoBeats`, loaded on first use), which the recommender ranks
+/// on. Each result is stored as it comes, so an interrupted run resumes where it stopped.
 public struct BPMAnalyzer: Sendable {
     public struct Result: Sendable, Equatable {
         public var bpm: Double
@@ -23,6 +25,10 @@ public struct BPMAnalyzer: Sendable {
         public var analysed = 0
         public var failed: [(uri: String, reason: String)] = []
         public var stickersWritten = 0
+        /// Files whose beat was measured (aubio's confidence, `Track.beatConfidence`).
+        public var beatsMeasured = 0
+        /// Why no beat was measured on this machine (aubio cannot be loaded), if so.
+        public var beatsUnavailable: String?
         public var seconds = 0.0
     }
 
@@ -135,47 +141,71 @@ public struct BPMAnalyzer: Sendable {
     }
 
     /// Analyses every library file without a BPM, `jobs` at a time, storing each result
-    /// (source `analysis`) and, with `stickers`, writing it to MPD as a `bpm` sticker.
+    /// (source `analysis`) and, with `stickers`, writing it to MPD as a `bpm` sticker. Then
+    /// measures how clear the beat is (aubio's beat tracker, `TempoBeats`) of every library
+    /// file not yet measured, BPM or not, for the recommender's `beat` reason.
     public func analyseLibrary(store: Store, musicDirectory: String, jobs: Int, stickers: MPDEndpoint?,
                                progress: @escaping @Sendable (Int, Int) -> Void) throws -> Summary {
         let started = Date()
         let todo = try store.tracksWithoutBPM()
-        let next = Atomic<Int>(0)
+        let beatsUnavailable = TempoBeats.unavailable()
+        let beatTodo = beatsUnavailable == nil ? try store.tracksWithoutBeatConfidence() : []
+        let total = todo.count + beatTodo.count
         let summary = Mutex(Summary())
-        progress(0, todo.count)
-        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, todo.count))) { _ in
-            while true {
-                let i = next.add(1, ordering: .relaxed).oldValue
-                guard i < todo.count else { return }
-                let (id, uri) = todo[i]
-                let path = (musicDirectory as NSString).appendingPathComponent(uri)
-                var stickerWritten = false
-                var failure: String?
-                switch analyse(path) {
-                case .success(let r):
-                    do {
-                        try Operations(store: store, events: nil).setBPM(
-                            trackID: id, value: (r.bpm * 100).rounded() / 100, source: .analysis, confidence: r.confidence)
-                        if let stickers {
-                            try MPDQueue.setSticker(endpoint: stickers, uri: uri, name: "bpm", value: String(format: "%.2f", r.bpm))
-                            stickerWritten = true
-                        }
-                    } catch {
-                        failure = "\(error)"
+        summary.withLock { $0.beatsUnavailable = beatsUnavailable }
+        let operations = Operations(store: store, events: nil)
+        progress(0, total)
+        @Sendable func record(_ failure: String?, uri: String, sticker: Bool = false, beat: Bool = false) {
+            let done = summary.withLock { s -> Int in
+                if let failure { s.failed.append((uri, failure)) } else if beat { s.beatsMeasured += 1 } else { s.analysed += 1 }
+                if sticker { s.stickersWritten += 1 }
+                return s.analysed + s.beatsMeasured + s.failed.count
+            }
+            progress(done, total)
+        }
+        Self.forEach(todo, jobs: jobs) { id, uri in
+            let path = (musicDirectory as NSString).appendingPathComponent(uri)
+            switch analyse(path) {
+            case .success(let r):
+                do {
+                    try operations.setBPM(trackID: id, value: (r.bpm * 100).rounded() / 100, source: .analysis, confidence: r.confidence)
+                    if let stickers {
+                        try MPDQueue.setSticker(endpoint: stickers, uri: uri, name: "bpm", value: String(format: "%.2f", r.bpm))
                     }
-                case .failure(let e):
-                    failure = e.message
+                    record(nil, uri: uri, sticker: stickers != nil)
+                } catch {
+                    record("\(error)", uri: uri)
                 }
-                let done = summary.withLock { s -> Int in
-                    if let failure { s.failed.append((uri, failure)) } else { s.analysed += 1 }
-                    if stickerWritten { s.stickersWritten += 1 }
-                    return s.analysed + s.failed.count
-                }
-                progress(done, todo.count)
+            case .failure(let e):
+                record(e.message, uri: uri)
+            }
+        }
+        Self.forEach(beatTodo, jobs: jobs) { id, uri in
+            let path = (musicDirectory as NSString).appendingPathComponent(uri)
+            do {
+                let beats = try TempoBeats.track(source: path, maxSeconds: 3600)
+                try operations.setBeatConfidence(trackID: id, beats.confidence)
+                record(nil, uri: uri, beat: true)
+            } catch let error as TempoRenderError {
+                record("beat: \(error.description)", uri: uri)
+            } catch {
+                record("beat: \(error)", uri: uri)
             }
         }
         var result = summary.withLock { $0 }
         result.seconds = Date().timeIntervalSince(started)
         return result
+    }
+
+    /// Runs `body` over `items`, `jobs` at a time.
+    static func forEach(_ items: [(id: Int64, uri: String)], jobs: Int, _ body: @escaping @Sendable (Int64, String) -> Void) {
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, items.count))) { _ in
+            while true {
+                let i = next.add(1, ordering: .relaxed).oldValue
+                guard i < items.count else { return }
+                body(items[i].id, items[i].uri)
+            }
+        }
     }
 }

@@ -15,8 +15,12 @@ public struct ListeningModel: Sendable {
         public var bpm: Double?
         /// In some player's library (so it can be queued).
         public var inLibrary: Bool
+        /// How clear the beat is, 0…1 (aubio's confidence; `Track.beatConfidence`).
+        public var beatConfidence: Double?
 
-        public init(id: Int64, uri: String?, title: String, artist: String?, bpm: Double?, inLibrary: Bool) {
+        public init(id: Int64, uri: String?, title: String, artist: String?, bpm: Double?, inLibrary: Bool,
+                    beatConfidence: Double? = nil) {
+            self.beatConfidence = beatConfidence
             self.id = id
             self.uri = uri
             self.title = title
@@ -127,6 +131,25 @@ public struct ListeningModel: Sendable {
         } else {
             tempos[i] = bpm ?? .nan
         }
+    }
+
+    /// Each slot's beat confidence in 250ths (255: not measured), one byte a track; empty
+    /// until a measured track arrives, as `tempos` is.
+    private var beatClarity: [UInt8] = []
+
+    /// The beat confidence of a slot, 0…1, or NaN when not measured.
+    func beatConfidence(at i: Int) -> Double {
+        guard !beatClarity.isEmpty, beatClarity[i] != 255 else { return .nan }
+        return Double(beatClarity[i]) / 250
+    }
+
+    private mutating func setBeatConfidence(_ value: Double?, slot i: Int) {
+        let byte: UInt8 = value.map { $0.isFinite ? UInt8((min(max($0, 0), 1) * 250).rounded()) : 255 } ?? 255
+        if beatClarity.isEmpty {
+            guard byte != 255 else { return }
+            beatClarity = Array(repeating: 255, count: trackIDs.count)
+        }
+        beatClarity[i] = byte
     }
 
     /// Counted plays and skips of each slot, two bytes a count (`SmallCounts`): 0.6 MiB less
@@ -293,6 +316,7 @@ public struct ListeningModel: Sendable {
             songKey[i] = keySlot
             artistOf[i] = artistSlot
             setBPM(track.bpm, slot: i)
+            setBeatConfidence(track.beatConfidence, slot: i)
             return
         }
         trackIDs.append(track.id)
@@ -301,6 +325,8 @@ public struct ListeningModel: Sendable {
         artistOf.append(artistSlot)
         if !tempos.isEmpty { tempos.append(.nan) }
         setBPM(track.bpm, slot: trackIDs.count - 1)
+        if !beatClarity.isEmpty { beatClarity.append(255) }
+        setBeatConfidence(track.beatConfidence, slot: trackIDs.count - 1)
         counted.appendZeros(1)
         skips.appendZeros(1)
         if !zoneRow.isEmpty { zoneRow.append(-1) }

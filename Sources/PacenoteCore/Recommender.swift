@@ -9,34 +9,6 @@ import Foundation
 /// the sum of the reasons returned with each suggestion. A small share of the list
 /// (`explorationShare`) is kept for tracks never played, picked by the seed.
 public enum Recommender {
-    public struct Weights: Equatable, Sendable {
-        public var tempo = 1.0
-        /// Counted plays against skips in this zone.
-        public var zoneRecord = 1.5
-        /// log(1 + recency-weighted counted plays).
-        public var familiarity = 0.4
-        /// Overall share of skips.
-        public var skipPenalty = 1.5
-        /// P(candidate | current track), learned from consecutive plays.
-        public var trackTransition = 12.0
-        /// P(candidate's artist | current artist).
-        public var artistTransition = 6.0
-        /// A liked track (within the tempo window: it never lifts a track out of its tier).
-        public var liked = 1.0
-        /// "Not now" said of the track a short while ago (`Request.notNow`).
-        public var notNow = -4.0
-        /// A song that made you faster on runs (`Request.paceEffects`), per unit of its speed
-        /// change: 4 % faster adds 0.4; capped at ±1 (a tenth faster or slower), so a song
-        /// never leaves its tempo tier for it. Only with heart rate or a cadence target: on
-        /// the move.
-        public var faster = 10.0
-        /// A track of a genre preferred in this zone's effort (`GenrePreference`,
-        /// `Request.preferredGenres`): within its tier, as a like.
-        public var preferredGenre = 0.75
-
-        public init() {}
-    }
-
     /// Cue's genres per effort (issue 58): steady-state zones 2–3 and threshold zones 4–5
     /// each have their preferred genres (`[recommender] steady_genres`, `threshold_genres`).
     public struct GenrePreference: Equatable, Sendable {
@@ -332,7 +304,10 @@ public enum Recommender {
             var notNow = 0.0
             var faster = 0.0
             var genre = 0.0
-            var sum: Double { tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist + liked + notNow + faster + genre }
+            var beat = 0.0
+            var sum: Double {
+                tempo + zoneRecord + familiarity + skips + followsTrack + followsArtist + liked + notNow + faster + genre + beat
+            }
         }
 
         func tempoFit(_ i: Int) -> (tier: Int, fit: TempoFit?)? {
@@ -368,6 +343,10 @@ public enum Recommender {
                 p.faster = max(-1, min(1, w.faster * effect.speedChange))
             }
             if request.preferredGenres[id] != nil { p.genre = w.preferredGenre }
+            if usesTiers, fit != nil {
+                let clarity = model.beatConfidence(at: i)
+                if !clarity.isNaN { p.beat = w.beat * 2 * (min(clarity, 0.5) - 0.25) }
+            }
             return p
         }
 
@@ -427,6 +406,11 @@ public enum Recommender {
             if p.genre != 0, let genre = request.preferredGenres[model.trackIDs[i]] {
                 let band = GenrePreference.band(request.zone) == "threshold" ? "a threshold genre (Z4–5)" : "a steady-state genre (Z2–3)"
                 reasons.append(Reason(kind: "genre", weight: p.genre, detail: "\(genre): \(band)"))
+            }
+            if p.beat != 0 {
+                let confidence = model.beatConfidence(at: i)
+                reasons.append(Reason(kind: "beat", weight: p.beat,
+                                      detail: String(format: "a %@ beat (confidence %.2f)", Track.beatWords(confidence), confidence)))
             }
             if exploring {
                 reasons.append(Reason(kind: "exploration", weight: 0, detail: "never played: a new one to try"))

@@ -47,6 +47,18 @@ extension Operations {
         return track
     }
 
+    /// Stores how clear a track's beat is (aubio's confidence, 0…1, from `pacenote analyze`).
+    /// The recommender's candidates change with it, announced as a change of the track's tempo.
+    public func setBeatConfidence(trackID: Int64, _ value: Double) throws {
+        guard value.isFinite, (0...1).contains(value) else {
+            throw OperationError.invalid("invalid_beat_confidence", "beat confidence: a value from 0 to 1")
+        }
+        guard try store.setBeatConfidence(trackID: trackID, (value * 1000).rounded() / 1000) else {
+            throw OperationError.notFound("no track \(trackID)")
+        }
+        announce(.trackBPM(trackID: trackID))
+    }
+
     func validDay(_ day: String) throws -> String {
         guard day.count == 10, store.localTime.startOfDay(day) != nil else {
             throw OperationError.invalid("invalid_day", "'\(day)' is not a day (YYYY-MM-DD)")

@@ -62,6 +62,7 @@ enum Schema {
         m.registerMigration("v30.genres", foreignKeyChecks: .immediate, migrate: v30Genres)
         m.registerMigration("v31.plans", foreignKeyChecks: .immediate, migrate: v31Plans)
         m.registerMigration("v32.tempo-plays", foreignKeyChecks: .immediate, migrate: v32TempoPlays)
+        m.registerMigration("v33.beat-confidence", foreignKeyChecks: .immediate, migrate: v33BeatConfidence)
         return m
     }
 

@@ -29,11 +29,12 @@ extension Store {
                                    in db: Database) throws -> [ListeningModel.Candidate] {
         var out: [ListeningModel.Candidate] = []
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT id, uri, title, COALESCE(artist, album_artist), bpm, in_library AND merged_into IS NULL FROM tracks
+            SELECT id, uri, title, COALESCE(artist, album_artist), bpm, in_library AND merged_into IS NULL, beat_confidence FROM tracks
             \(condition) ORDER BY id
             """, arguments: arguments)
         while let row = try rows.next() {
-            out.append(.init(id: row[0], uri: row[1], title: row[2], artist: row[3], bpm: row[4], inLibrary: row[5]))
+            out.append(.init(id: row[0], uri: row[1], title: row[2], artist: row[3], bpm: row[4], inLibrary: row[5],
+                                 beatConfidence: row[6]))
         }
         return out
     }
@@ -74,9 +75,10 @@ extension Store {
     public func recommenderTracksVersion() throws(StoreError) -> String {
         try read { db in
             let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), max(updated_at_ms), total(bpm), total(in_library), max(id) FROM tracks
+                SELECT count(*), max(updated_at_ms), total(bpm), total(in_library), max(id), total(beat_confidence) FROM tracks
                 """)!
             return "\(row[0] as Int64? ?? 0)/\(row[1] as Int64? ?? 0)/\(row[2] as Double? ?? 0)/\(row[3] as Double? ?? 0)/\(row[4] as Int64? ?? 0)"
+                + "/\(row[5] as Double? ?? 0)"
         }
     }
 
@@ -116,6 +118,16 @@ extension Store {
             // Stable: plays starting at the same millisecond stay in id order.
             let sorted = out.enumerated().sorted { ($0.element.startedAtMs, $0.offset) < ($1.element.startedAtMs, $1.offset) }
             return (sorted.map(\.element), last)
+        }
+    }
+
+    /// Library files whose beat has not been measured, for `pacenote analyze` (streams excluded).
+    public func tracksWithoutBeatConfidence() throws(StoreError) -> [(id: Int64, uri: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, uri FROM tracks
+                WHERE in_library = 1 AND beat_confidence IS NULL AND uri IS NOT NULL AND uri NOT LIKE '%://%' ORDER BY id
+                """).map { ($0[0], $0[1]) }
         }
     }
 

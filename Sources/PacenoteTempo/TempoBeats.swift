@@ -41,6 +41,14 @@ public enum TempoBeats {
     static let window = 1024
     static let hop = 512
 
+    /// Why beats cannot be tracked on this machine (libsndfile or aubio cannot be loaded), or
+    /// nil when they can.
+    public static func unavailable() -> String? {
+        if let failure = SoundFile.load() { return failure }
+        if let failure = pn_aubio_load() { return "aubio (libaubio5) cannot be loaded: \(String(cString: failure))" }
+        return nil
+    }
+
     /// Tracks the beats of `source`, any file libsndfile decodes (FLAC, WAV, Ogg, …).
     ///
     /// Throws `.cannotOpen` when the file is missing, not audio or holds nothing to track,

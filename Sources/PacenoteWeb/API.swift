@@ -244,6 +244,7 @@ enum APIJSON {
             ("duration_s", .optional(t.durationSeconds)),
             ("bpm", .optional(t.bpm?.value)),
             ("bpm_source", .optional(t.bpm?.source.rawValue)),
+            ("beat_confidence", .optional(t.beatConfidence)),
             ("musicbrainz_recording_id", .optional(t.musicBrainz.recording)),
             ("musicbrainz_release_id", .optional(t.musicBrainz.release)),
             ("musicbrainz_artist_id", .optional(t.musicBrainz.artist)),

@@ -5,10 +5,12 @@ import PacenoteCore
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Detect the tempo of library files that have no BPM, from their audio.",
+        abstract: "Detect the tempo of library files that have no BPM, and how clear their beat is, from their audio.",
         discussion: """
             Runs sox and bpm-tools' bpm on each file of MPD's library that has no BPM yet (tag, sticker or \
             manual), several at a time, and stores the value with source 'analysis' and a confidence. \
+            Then it measures how clear the beat of each file not yet measured is (aubio's beat tracker, \
+            libaubio5), which the recommender ranks on when there is a tempo to run to. \
             Interrupted, it resumes where it stopped. Files are found under mpd.music_directory, or \
             where MPD's `config` command says (over MPD's local socket only). The daemon must have \
             mirrored the library first.
@@ -44,8 +46,12 @@ struct Analyze: ParsableCommand {
         for failure in summary.failed {
             Failure.warn("\(failure.uri): \(failure.reason)")
         }
+        if let reason = summary.beatsUnavailable {
+            Failure.warn("beats not measured: \(reason)")
+        }
         print("analysed \(counted(summary.analysed, "file")) in \(String(format: "%.1f", summary.seconds)) s, \(summary.failed.count) failed"
-              + (writeStickers ? ", \(counted(summary.stickersWritten, "sticker")) written" : ""))
+              + (writeStickers ? ", \(counted(summary.stickersWritten, "sticker")) written" : "")
+              + (summary.beatsUnavailable == nil ? ", beats of \(counted(summary.beatsMeasured, "file")) measured" : ""))
         if !summary.failed.isEmpty { throw ExitCode.failure }
     }
 }

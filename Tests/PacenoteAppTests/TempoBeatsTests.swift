@@ -64,6 +64,20 @@ import Testing
         #expect(Double(onKicks.count) >= 0.9 * Double(result.beats.count), "\(onKicks.count) of \(result.beats.count) on the kicks")
     }
 
+    /// The confidence `pacenote analyze` stores and the recommender ranks on: a track with a
+    /// kick on each beat is surer than the same chord and noise with no kick at all.
+    @Test func aClearBeatIsSurerThanNone() throws {
+        let dir = try AudioTools.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let beat = try TempoBeats.track(source: try Self.musicTrack(bpm: 128, in: dir))
+        let drone = "\(dir)/drone.flac"
+        try AudioTools.run(["sox", "-m", "\(dir)/chord.wav", "\(dir)/noise.wav", "-b", "16", drone])
+        let none = try TempoBeats.track(source: drone)
+        print("BEAT CONFIDENCE kicks \(beat.confidence), drone \(none.confidence)")
+        #expect(beat.confidence > none.confidence + 0.1, "kicks \(beat.confidence), drone \(none.confidence)")
+        #expect(TempoBeats.unavailable() == nil)
+    }
+
     @Test func aMissingOrNonAudioFileCannotBeOpened() throws {
         let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -187,13 +187,19 @@ import Testing
                                          "--mpd", mpd.socketPath, "--write-stickers"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("analysed \(total) files"), "\(r.stdout)")
+        // How clear each beat is, from aubio's tracker: every file measured.
+        #expect(r.stdout.contains("beats of \(total) files measured"), "\(r.stdout)")
         // Resumable: nothing left to do the second time.
         r = try PacenoteProcess.run(["analyze", "--config", daemon.dir.file("config.toml"), "--db", daemon.db, "--mpd", mpd.socketPath])
         #expect(r.stdout.contains("analysed 0 files"), "\(r.stdout)")
+        #expect(r.stdout.contains("beats of 0 files measured"), "\(r.stdout)")
+        let clarity = try daemon.sql("SELECT count(*), min(beat_confidence), max(beat_confidence) FROM tracks WHERE beat_confidence IS NOT NULL")
+            .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").compactMap { Double($0) }
+        #expect(clarity.count == 3 && clarity[0] == Double(total) && clarity[1] >= 0 && clarity[2] <= 1 && clarity[2] > 0, "\(clarity)")
 
-        let rows = try daemon.sql("SELECT uri, bpm, bpm_source, bpm_confidence FROM tracks ORDER BY uri").split(separator: "\n")
+        let rows = try daemon.sql("SELECT uri, bpm, bpm_source, bpm_confidence, beat_confidence FROM tracks ORDER BY uri").split(separator: "\n")
         var good = 0
-        var table = "| timbre | true bpm | detected | normalised | error % | confidence |\n|---|---:|---:|---:|---:|---:|\n"
+        var table = "| timbre | true bpm | detected | normalised | error % | confidence | beat |\n|---|---:|---:|---:|---:|---:|---:|\n"
         for row in rows {
             let cols = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
             let parts = cols[0].split(separator: "/")
@@ -203,13 +209,18 @@ import Testing
             let normalised = [detected, detected * 2, detected / 2].min { abs($0 - truth) < abs($1 - truth) }!
             let error = abs(normalised - truth) / truth * 100
             if error <= 2 { good += 1 }
-            table += String(format: "| %@ | %.0f | %.2f | %.2f | %.2f | %@ |\n", String(parts[0]), truth, detected, normalised, error, cols[3])
+            table += String(format: "| %@ | %.0f | %.2f | %.2f | %.2f | %@ | %@ |\n", String(parts[0]), truth, detected, normalised, error, cols[3], cols[4])
         }
         print("ANALYZE ACCURACY \(good)/\(rows.count) within ±2 %\n" + table)
         #expect(rows.count == total)
         #expect(Double(good) >= 0.9 * Double(total), "\(good)/\(total) within ±2 %\n\(table)")
         // The stickers MPD now has.
         #expect(try mpd.mpc("sticker", "kicks/128.flac", "get", "bpm").contains("bpm="))
+        // The track page shows how clear the beat is.
+        let id = try daemon.sql("SELECT id FROM tracks WHERE uri = 'kicks/128.flac'").trimmingCharacters(in: .whitespacesAndNewlines)
+        try daemon.restart()
+        let page = try HTTP.get(daemon.base + "/tracks/\(id)", headers: ["Authorization": "Token \(daemon.apiKey)"]).text
+        #expect(page.contains("<dt>Beat</dt><dd>") && page.contains(" (confidence "), "\(page.suffix(4000))")
     }
 }
 

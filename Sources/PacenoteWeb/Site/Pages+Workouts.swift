@@ -238,7 +238,8 @@ extension API {
                     if let album = track.album { Node.el("p", ["class": "muted"]) { albumLink(album, id: track.albumID) } }
                 }
             }
-            summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown")]
+            summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown"),
+                                          ("Beat", Self.beatText(track.beatConfidence))]
                          + Self.musicBrainzFacts(track.musicBrainz))
             if let pace {
                 // On runs: the song against the runner's own minutes before it (`PaceEffect`).
@@ -295,6 +296,12 @@ extension API {
         return HTTPResponse(status: 303, headers: [("Location", url("/tracks/\(id)")), ("Cache-Control", "no-store")])
     }
 
+    /// How clear a track's beat is, in words with aubio's confidence (`pacenote analyze`).
+    static func beatText(_ confidence: Double?) -> String {
+        guard let confidence else { return "not measured (pacenote analyze)" }
+        return String(format: "%@ (confidence %.2f)", Track.beatWords(confidence), confidence)
+    }
+
     /// The MusicBrainz ids a track carries, as facts for its page.
     static func musicBrainzFacts(_ ids: MusicBrainzIDs) -> [(String, String)] {
         [("MusicBrainz recording", ids.recording), ("MusicBrainz release", ids.release), ("MusicBrainz artist", ids.artist)]
@@ -345,4 +352,3 @@ extension API {
         }
     }
 }
-
