@@ -23,6 +23,8 @@ final class StrapService: Sendable {
     /// The last notification's reading, contact, and why it was refused.
     private final class LastReading: Sendable {
         let value = Mutex<(bpm: Int?, contact: Bool?, rejected: String?)>((nil, nil, nil))
+        /// A footpod's or cadence sensor's last cadence (per minute) and speed (m/s).
+        let motion = Mutex<(cadence: Double?, speed: Double?)>((nil, nil))
     }
 
     private let straps: [Strap]
@@ -52,6 +54,7 @@ final class StrapService: Sendable {
                         }
                         guard let motion else { return }
                         last.value.withLock { $0 = (nil, nil, nil) }
+                        last.motion.withLock { $0 = (motion.cadence, motion.speed) }
                         do { _ = try heartRate.ingestMotion([motion], source: config.source) } catch {
                             logger.error("heart_rate.ble \(config.source): storing a reading: \(error)")
                         }
@@ -85,11 +88,16 @@ final class StrapService: Sendable {
         straps.map { strap in
             let state = strap.strap.state
             let last = strap.last.value.withLock { $0 }
-            return HeartRateSourceStatus(
+            let motion = strap.last.motion.withLock { $0 }
+            var status = HeartRateSourceStatus(
                 source: strap.config.source, kind: "ble", wanted: state.wanted, address: state.address, name: state.name,
                 connected: state.connected, streaming: state.streaming, battery: state.battery,
                 lastReadingAt: state.lastNotification, lastBPM: last.bpm, contact: last.contact,
                 problem: state.problem ?? last.rejected)
+            status.sensor = strap.config.sensor
+            status.lastCadence = motion.cadence.map { ($0 * 10).rounded() / 10 }
+            status.lastSpeed = motion.speed.map { ($0 * 100).rounded() / 100 }
+            return status
         }
     }
 }

@@ -75,11 +75,17 @@ public protocol HeartRateBackend: Sendable {
     func startRestingReading(from start: Date, seconds: Double, now: Date) throws(StoreError) -> HRVReading
 }
 
-/// A heart-rate source Pacenote reads itself (a Bluetooth strap), for the status.
+/// A heart-rate source Pacenote reads itself (a Bluetooth strap, footpod or cadence sensor),
+/// for the status.
 public struct HeartRateSourceStatus: Sendable, Equatable {
     public var source: String
     /// `ble`.
     public var kind: String
+    /// What it measures (`[[heart_rate.ble]] sensor`): `heart_rate`, `footpod` or `cycling`.
+    public var sensor = "heart_rate"
+    /// A footpod's or cadence sensor's last cadence (steps or revolutions a minute) and speed (m/s).
+    public var lastCadence: Double?
+    public var lastSpeed: Double?
     /// The address configured; nil: the first strap seen (`auto`).
     public var wanted: String?
     public var address: String?

@@ -58,6 +58,10 @@ struct FootpodTests {
         // Its readings are stored as motion (cadence and speed), as a push's are.
         let stored = try daemon.sql("SELECT count(*), max(cadence), round(max(speed), 2) FROM motion_samples WHERE source = 'footpod'")
         #expect(stored.hasPrefix("13|176.0|4.2"), "\(stored)")
+        // The status names the sensor and shows its last cadence and speed.
+        let row = try #require(try BluetoothTests.strap(daemon))
+        #expect(row["sensor"] as? String == "footpod" && row["kind"] as? String == "ble", "\(row)")
+        #expect(row["last_cadence"] as? Double == 176 && row["last_speed_mps"] as? Double == 4.2 && row["last_bpm"] is NSNull, "\(row)")
         // A malformed notification is refused, not stored.
         bluez.send("notify 04 80")
         usleep(300_000)
@@ -82,5 +86,7 @@ struct FootpodTests {
         }
         #expect(eventually(timeout: 5) { following(daemon) == 60 }, "\(String(describing: following(daemon)))")
         #expect(try daemon.sql("SELECT count(*), max(cadence) FROM motion_samples WHERE source = 'crank'").hasPrefix("5|60.0"))
+        let row = try #require(try BluetoothTests.strap(daemon))
+        #expect(row["sensor"] as? String == "cycling" && row["last_cadence"] as? Double == 60 && row["last_speed_mps"] is NSNull, "\(row)")
     }
 }
