@@ -98,28 +98,33 @@ public final class TempoService: Sendable {
     }
 
     /// The original of a copy MPD plays, with the tempo it plays at and the copy's length;
-    /// nil when `song` is not a copy (or its note is gone: then it is logged as it is).
+    /// nil when `song` is not a copy (or it was not queued this run and its note is gone: then
+    /// it is logged as it is).
     public func original(of song: SongInfo) -> SongInfo? {
         guard isCopy(song.uri) else { return nil }
         let name = (song.uri as NSString).lastPathComponent
         let known = state.withLock { $0.originals[name] }
-        var original: SongInfo?
-        if let known {
-            original = known
-        } else {
-            if let meta = cache.metadata(ofFileName: name), let json = meta["song"]?.data(using: .utf8),
-               var decoded = try? JSONDecoder().decode(SongInfo.self, from: json), let ratio = meta["ratio"].flatMap(Double.init) {
-                decoded.tempo = TempoPlayback(ratio: ratio, playedBPM: meta["played_bpm"].flatMap(Double.init))
-                original = decoded
-            }
-            state.withLock { s in
-                if s.originals.count > 256 { s.originals.removeAll() }
-                s.originals[name] = .some(original)
-            }
-        }
-        guard var original else { return nil }
+        guard var original = known ?? rememberOriginal(ofCopyNamed: name) else { return nil }
         original.durationSeconds = song.durationSeconds
         original.lastModified = song.lastModified
+        return original
+    }
+
+    /// Reads a copy's original from its note in the cache and keeps it in memory, so that a
+    /// copy queued this run is logged as its original even if the note is evicted before it
+    /// plays (a tiny cache). A copy without a note is remembered as having none.
+    @discardableResult
+    private func rememberOriginal(ofCopyNamed name: String) -> SongInfo? {
+        var original: SongInfo?
+        if let meta = cache.metadata(ofFileName: name), let json = meta["song"]?.data(using: .utf8),
+           var decoded = try? JSONDecoder().decode(SongInfo.self, from: json), let ratio = meta["ratio"].flatMap(Double.init) {
+            decoded.tempo = TempoPlayback(ratio: ratio, playedBPM: meta["played_bpm"].flatMap(Double.init))
+            original = decoded
+        }
+        state.withLock { s in
+            if s.originals.count > 256 { s.originals.removeAll() }
+            s.originals[name] = .some(original)
+        }
         return original
     }
 
@@ -134,6 +139,7 @@ public final class TempoService: Sendable {
             var done = render
             do throws(TempoProblem) {
                 let (mpdURI, reused, seconds) = try prepare(uri: uri, songID: songID, plan: plan)
+                rememberOriginal(ofCopyNamed: (mpdURI as NSString).lastPathComponent)
                 done.reused = reused
                 done.renderSeconds = seconds
                 switch try swap(songID: songID, with: mpdURI) {

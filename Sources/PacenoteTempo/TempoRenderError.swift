@@ -33,12 +33,13 @@ public enum TempoRenderError: Error, Sendable, CustomStringConvertible, Equatabl
         }
     }
 
-    /// "4:05": how people read a song's length.
+    /// "4:05", "1:00:00": how people read a song's length.
     static func minutes(_ seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0, seconds < 1e9 else { return "\(seconds) s" }
         let whole = Int(seconds.rounded())
-        let rest = whole % 60
-        return "\(whole / 60):\(rest < 10 ? "0" : "")\(rest)"
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        if whole >= 3600 { return "\(whole / 3600):\(two(whole / 60 % 60)):\(two(whole % 60))" }
+        return "\(whole / 60):\(two(whole % 60))"
     }
 }
 

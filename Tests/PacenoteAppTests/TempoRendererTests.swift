@@ -109,6 +109,8 @@ import Testing
         }
         #expect(TempoRenderError.tooLong(seconds: 2400, limit: 1800).description
             == "The song is 40:00 long; tempo matching takes songs up to 30:00.")
+        #expect(TempoRenderError.tooLong(seconds: 7205, limit: 3600).description
+            == "The song is 2:00:05 long; tempo matching takes songs up to 1:00:00.")
         #expect(Self.names(in: dir) == ["tone.flac"])
     }
 

@@ -24,7 +24,7 @@ struct TempoPlaybackTests {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: Self.shortSongsCount, environment: [
             "PACENOTE_TEMPO": "1", "PACENOTE_TEMPO_CACHE_DIR": cache, "PACENOTE_MUSIC_DIRECTORY": mpd.musicDirectory,
         ])
-        try exercise(mpd: mpd, daemon: daemon, cache: cache, copyURIPrefix: "pacenote-tempo/")
+        try exercise(mpd: mpd, daemon: daemon, cache: cache, copyURIPrefix: "pacenote-tempo/", loseNote: true)
     }
 
     @Test func fileURIsOverTheLocalSocket() throws {
@@ -78,13 +78,71 @@ struct TempoPlaybackTests {
         #expect(!FileManager.default.fileExists(atPath: dir.file("copy.flac.part")) && !FileManager.default.fileExists(atPath: dir.file("copy.flac")))
     }
 
-    func startOpener(mpd: MPDInstance, daemon: PacenoteDaemon) throws {
+    /// A bad source or a full disk: the original is queued, the reason shown, and nothing is
+    /// left half-written in the cache. The daemon runs in its own mount namespace where the
+    /// cache folder is a 64 KiB tmpfs (`unshare`, `mount`: the test runs as root, as
+    /// `scripts/test` does), so the render of a 12 s song fills it.
+    @Test func badSourcesAndAFullDiskFallBackToTheOriginal() throws {
+        let mpd = try MPDInstance(tracks: [
+            TestTrack("now.flac", seconds: 90, title: "Opener", artist: "Warmup", bpm: 120),
+            TestTrack("run/stride.flac", seconds: 12, title: "Stride", artist: "Pacer", bpm: 163, frequency: 330),
+            TestTrack("run/broken.flac", seconds: 12, title: "Broken", artist: "Pacer", bpm: 163, frequency: 550),
+            TestTrack("run/mix.flac", seconds: 7200, title: "Two Hour Mix", artist: "Pacer", bpm: 163,
+                      sampleRate: 8000, channels: 1, silent: true),
+        ])
+        let cache = mpd.musicDirectory + "/pacenote-tempo"
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let dir = try TemporaryDirectory("pacenote-full-disk")
+        let wrapper = dir.file("pacenote-on-a-full-disk")
+        try """
+            #!/bin/sh
+            exec \(try Tools.require("unshare")) --mount sh -c 'mount -t tmpfs -o size=64k pacenote-tempo "$0" && exec "$@"' \
+                "\(cache)" "\(try PacenoteProcess.binary())" "$@"
+            """.write(toFile: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)", config: Self.shortSongsCount, environment: [
+            "PACENOTE_TEMPO": "1", "PACENOTE_TEMPO_CACHE_DIR": cache, "PACENOTE_MUSIC_DIRECTORY": mpd.musicDirectory,
+        ], binary: wrapper)
+        // The cache as the daemon sees it, through its own mount namespace.
+        let seen = "/proc/\(daemon.process.process.processIdentifier)/root" + cache
+        let mounts = try String(contentsOfFile: "/proc/\(daemon.process.process.processIdentifier)/mounts", encoding: .utf8)
+        #expect(mounts.contains("pacenote-tempo \(cache) tmpfs"), "\(mounts)")
+        try startOpener(mpd: mpd, daemon: daemon, tracks: 3)
+
+        func queue(_ uri: String) throws -> [String: Any] {
+            let id = try daemon.sql("SELECT id FROM tracks WHERE uri = '\(uri)'").trimmingCharacters(in: .whitespacesAndNewlines)
+            let r = try daemon.post("/api/v1/queue", body: #"{"track_id": \#(id), "mode": "cadence", "cadence": 170}"#)
+            #expect(r.status == 201, "\(r.text)")
+            let render = try waitForRender(daemon, notState: "rendering")
+            #expect(render["uri"] as? String == uri && render["state"] as? String == "original", "\(render) \(daemon.process.stderr)")
+            // The original stays queued after the song playing.
+            #expect(try mpd.mpc("-f", "%file%", "queued").trimmingCharacters(in: .whitespacesAndNewlines) == uri)
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: seen)) ?? ["unreadable"]
+            #expect(left.isEmpty, "left in the cache: \(left)")
+            return render
+        }
+        // Undecodable: the file was damaged after MPD indexed it.
+        try Data("not a song any more\n".utf8).write(to: URL(fileURLWithPath: mpd.musicDirectory + "/run/broken.flac"))
+        var render = try queue("run/broken.flac")
+        #expect((render["reason"] as? String)?.contains("Cannot read run/broken.flac as audio") == true
+                    || (render["reason"] as? String)?.contains("broken.flac as audio") == true, "\(render)")
+        // Two hours: refused before any work, by the length in the header.
+        render = try queue("run/mix.flac")
+        #expect((render["reason"] as? String)?.contains("2:00:00 long; tempo matching takes songs up to 1:00:00") == true, "\(render)")
+        // The disk fills during the render: neither the copy nor its .part is kept.
+        render = try queue("run/stride.flac")
+        #expect((render["reason"] as? String)?.contains("No space left on device") == true, "\(render)")
+        // Each reason is in the daemon's log too.
+        #expect(daemon.process.stderr.contains("No space left on device"), "\(daemon.process.stderr.suffix(2000))")
+    }
+
+    func startOpener(mpd: MPDInstance, daemon: PacenoteDaemon, tracks: Int = 2) throws {
         _ = try mpd.mpc("clear")
         _ = try mpd.mpc("add", "now.flac")
         _ = try mpd.mpc("play")
         #expect(try eventually(timeout: 15) { try HTTP.get(daemon.base + "/api/v1/status").json?["now_playing"] is [String: Any] })
         // The library is mirrored (the tracks exist) before a suggestion is asked for.
-        #expect(eventually(timeout: 15) { (try? daemon.sql("SELECT count(*) FROM tracks WHERE uri LIKE 'run/%'"))?.hasPrefix("2") == true })
+        #expect(eventually(timeout: 15) { (try? daemon.sql("SELECT count(*) FROM tracks WHERE uri LIKE 'run/%'"))?.hasPrefix("\(tracks)") == true })
     }
 
     /// The render's state as `GET /api/v1/tempo` shows it, once it is no longer `notState`.
@@ -103,7 +161,10 @@ struct TempoPlaybackTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? []).filter { $0.hasSuffix(".flac") }
     }
 
-    func exercise(mpd: MPDInstance, daemon: PacenoteDaemon, cache: String, copyURIPrefix: String) throws {
+    /// `loseNote`: the copy's note (`.json`) is deleted before it plays, as a tiny cache could
+    /// evict it: the play is still the original's (the daemon remembers what it queued), and
+    /// the next request renders the copy again rather than trust a copy without its note.
+    func exercise(mpd: MPDInstance, daemon: PacenoteDaemon, cache: String, copyURIPrefix: String, loseNote: Bool = false) throws {
         try startOpener(mpd: mpd, daemon: daemon)
         // Cadence mode at 170 spm: the 163 bpm song is the suggestion, rendered 4.3 % faster.
         var r = try daemon.post("/api/v1/queue", body: #"{"mode": "cadence", "cadence": 170}"#)
@@ -119,6 +180,11 @@ struct TempoPlaybackTests {
         let queued = try mpd.mpc("-f", "%file%", "playlist").split(separator: "\n").map(String.init)
         #expect(queued.count == 2 && queued[0] == "now.flac" && queued[1].hasPrefix(copyURIPrefix), "\(queued) \(daemon.process.stderr)")
         #expect(copies(in: cache).count == 1, "\(copies(in: cache))")
+        if loseNote {
+            for note in try FileManager.default.contentsOfDirectory(atPath: cache) where note.hasSuffix(".json") {
+                try FileManager.default.removeItem(atPath: cache + "/" + note)
+            }
+        }
 
         // Played: logged against the original track, at the tempo it played.
         _ = try mpd.mpc("next")
@@ -151,7 +217,7 @@ struct TempoPlaybackTests {
         #expect(r.status == 201, "\(r.text)")
         render = try waitForRender(daemon, notState: "rendering")
         #expect(render["state"] as? String == "queued", "\(render)")
-        #expect(render["reused"] as? Bool == true, "\(render)")
+        #expect(render["reused"] as? Bool == !loseNote, "\(render)")
         #expect(copies(in: cache).count == 1, "\(copies(in: cache))")
 
         // A file that vanished after MPD indexed it: the original stays queued, with the reason.

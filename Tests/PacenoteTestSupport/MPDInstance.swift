@@ -9,10 +9,18 @@ public struct TestTrack: Sendable {
     /// Tags given more than once (`["ARTIST=A", "ARTIST=B"]`), written after `tags` in this order.
     public var repeatedTags: [String]
     public var frequency: Int
+    /// Samples a second and channels; `silent` writes zeros (sox's null input: two hours at 8 kHz
+    /// mono take 200 kB and a few seconds).
+    public var sampleRate: Int
+    public var channels: Int
+    public var silent: Bool
 
     public init(_ file: String, seconds: Double = 3, title: String? = nil, artist: String? = nil,
                 album: String? = nil, bpm: Int? = nil, tags: [String: String] = [:], repeatedTags: [String] = [],
-                frequency: Int = 440) {
+                frequency: Int = 440, sampleRate: Int = 44100, channels: Int = 2, silent: Bool = false) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.silent = silent
         var all = tags
         if let title { all["TITLE"] = title }
         if let artist { all["ARTIST"] = artist }
@@ -61,10 +69,10 @@ public final class MPDInstance: @unchecked Sendable {
             try FileManager.default.createDirectory(
                 atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             // One --add-comment per tag: repeated --comment leaves empty entries (PLATFORM.md).
-            var args = ["-n", "-r", "44100", "-c", "2"]
+            var args = ["-n", "-r", String(track.sampleRate), "-c", String(track.channels)]
             for (key, value) in track.tags.sorted(by: { $0.key < $1.key }) { args += ["--add-comment", "\(key)=\(value)"] }
             for comment in track.repeatedTags { args += ["--add-comment", comment] }
-            args += [output, "synth", String(track.seconds), "sine", String(track.frequency)]
+            args += [output] + (track.silent ? ["trim", "0", String(track.seconds)] : ["synth", String(track.seconds), "sine", String(track.frequency)])
             try run(sox, args)
         }
         try writeConfig()
