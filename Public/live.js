@@ -491,6 +491,28 @@
       if (src) src.dataset.cadenceSource = d.source;
       refreshSuggestion();
     });
+    // A player's controls changed (here, on another page, or from another MPD client): every
+    // card of that player shows its state, volume and modes.
+    on("player_state", (d) => {
+      document.querySelectorAll("[data-controls]").forEach((box) => {
+        if (box.dataset.controls !== d.player) return;
+        box.dataset.state = d.state;
+        const words = { play: "Playing", pause: "Paused", stop: "Stopped" };
+        const put = (sel, text) => { const el = box.querySelector(sel); if (el) el.textContent = text; };
+        put("[data-control-state]", words[d.state] || d.state);
+        put("[data-volume]", d.volume === null ? "fixed" : d.volume + " %");
+        put("[data-queue-length]", d.queue_length + (d.queue_length === 1 ? " song" : " songs"));
+        const toggle = box.querySelector("[data-control=toggle]");
+        if (toggle) {
+          toggle.textContent = d.state === "play" ? "\u23f8" : "\u25b6";
+          toggle.setAttribute("aria-label", d.state === "play" ? "Pause" : "Play");
+          toggle.title = toggle.getAttribute("aria-label");
+        }
+        box.querySelectorAll("[data-control^=volume]").forEach((b) => { b.disabled = d.volume === null; });
+        const modes = { random: d.random, repeat: d.repeat, single: d.single !== "off", consume: d.consume };
+        box.querySelectorAll("[data-mode]").forEach((b) => b.setAttribute("aria-pressed", modes[b.dataset.mode] ? "true" : "false"));
+      });
+    });
     // The history was corrected (a play deleted or edited, a merge, an undo): every figure
     // on the page may have changed, and the server has them right: load it again.
     on("curated", () => window.location.reload());

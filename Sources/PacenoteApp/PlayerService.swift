@@ -68,6 +68,10 @@ public final class PlayerService: MPDWatcherDelegate {
 
     public var nowPlaying: NowPlaying? { state.withLock { $0.nowPlaying } }
 
+    /// The controls as the watcher last saw them (nil before it first looked).
+    public var controls: PlayerControls? { lastControls.withLock { $0 } }
+    private let lastControls = Mutex<PlayerControls?>(nil)
+
     /// Tempo-matched playback's copies: a copy MPD plays is logged as its original, and the
     /// copies in MPD's library are never mirrored as tracks.
     let tempo: TempoService?
@@ -107,6 +111,15 @@ public final class PlayerService: MPDWatcherDelegate {
 
     public func watcher(_ watcher: MPDWatcher, observed snapshot: PlayerSnapshot, at time: Date) {
         observed.add(1, ordering: .releasing)
+        if let controls = snapshot.controls {
+            // The controls' state for every open dashboard: each change once (the position
+            // moves on by itself and is not one).
+            let changed = lastControls.withLock { last in
+                defer { last = controls }
+                return controls.differsFromWhatIsShown(last)
+            }
+            if changed { events.publish(.playerControls(player: name, controls)) }
+        }
         var snapshot = snapshot
         if let tempo, let song = snapshot.song, let original = tempo.original(of: song) { snapshot.song = original }
         apply(state.withLock { $0.tracker.observe(snapshot, at: time) }, at: time)

@@ -1,5 +1,6 @@
 import Foundation
 import PacenoteCore
+import PacenoteMPD
 import PacenoteStore
 import PacenoteWeb
 import Prometheus
@@ -12,6 +13,33 @@ struct WatchedPlayers: PlayerSource {
     let services: [PlayerService]
     func players() -> [PlayerStatus] { services.map(\.watcher.status) }
     func nowPlaying() -> [NowPlaying] { services.compactMap(\.nowPlaying) }
+
+    func controls(player: String) throws -> PlayerControls? {
+        guard let service = services.first(where: { $0.name == player }) else { return nil }
+        if let seen = service.controls { return seen }
+        guard service.watcher.status.connected else { throw APIError.unavailable("MPD \(player) is not connected") }
+        do { return try MPDControl.controls(endpoint: service.watcher.settings.endpoint) } catch {
+            throw Self.apiError(error, player: player)
+        }
+    }
+
+    func control(player: String, _ command: PlayerCommand) throws -> PlayerControls? {
+        guard let service = services.first(where: { $0.name == player }) else { return nil }
+        do { return try MPDControl.run(command, endpoint: service.watcher.settings.endpoint) } catch {
+            throw Self.apiError(error, player: player)
+        }
+    }
+
+    /// MPD's refusal in MPD's words: a command it answered with an error is a conflict with
+    /// the player's state (409: "Not playing"), a permission it lacks is 403, and a player out
+    /// of reach is 503.
+    static func apiError(_ error: MPDError, player: String) -> APIError {
+        switch error.kind {
+        case .server: APIError(kind: .conflict, code: "mpd_refused", message: "MPD \(player): \(error.message)")
+        case .permission: APIError(kind: .forbidden, code: "mpd_permission", message: "MPD \(player): \(error.message)")
+        default: .unavailable("MPD \(player) cannot be reached: \(error.message)")
+        }
+    }
 }
 
 /// The admin key from its file (read on each use) and the named keys from the database.

@@ -37,6 +37,9 @@ public enum PacenoteEvent: Equatable, Sendable {
     case playLogged(id: Int64, play: Play, track: Track)
     /// A player (MPD) connected or went away.
     case playerConnection(PlayerStatus)
+    /// A player's controls changed (issue 57): played, paused, stopped, another song, the
+    /// volume or a mode, from Pacenote or any other client of that MPD.
+    case playerControls(player: String, PlayerControls)
     /// A new live heart-rate value (smoothed) and its zone: one per reading while readings
     /// are fresh.
     case heartRate(bpm: Double, zone: Zone, at: Date)

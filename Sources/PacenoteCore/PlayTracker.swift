@@ -10,12 +10,15 @@ public struct PlayerSnapshot: Equatable, Sendable {
     public var songID: Int?
     /// Seconds into the current song.
     public var elapsed: Double?
+    /// The volume and modes read in the same look (nil where a snapshot is made by hand).
+    public var controls: PlayerControls?
 
-    public init(state: State, song: SongInfo? = nil, songID: Int? = nil, elapsed: Double? = nil) {
+    public init(state: State, song: SongInfo? = nil, songID: Int? = nil, elapsed: Double? = nil, controls: PlayerControls? = nil) {
         self.state = state
         self.song = song
         self.songID = songID
         self.elapsed = elapsed
+        self.controls = controls
     }
 }
 

@@ -23,20 +23,42 @@ extension MPDConnection {
         _ = mpd_response_finish(handle)
         try check()
 
-        let state: PlayerSnapshot.State
-        switch mpd_status_get_state(status) {
-        case MPD_STATE_PLAY: state = .play
-        case MPD_STATE_PAUSE: state = .pause
-        default: state = .stop
-        }
-        guard let song else { return PlayerSnapshot(state: .stop) }
+        let controls = Self.controls(status)
+        let state = controls.state
+        guard let song else { return PlayerSnapshot(state: .stop, controls: controls) }
         var info = Self.songInfo(song)
         let total = mpd_status_get_total_time(status)
         if info.durationSeconds == nil, total > 0, !info.isStream { info.durationSeconds = Double(total) }
         let id = mpd_status_get_song_id(status)
         return PlayerSnapshot(
             state: state, song: info, songID: id >= 0 ? Int(id) : Int(mpd_song_get_id(song)),
-            elapsed: Double(mpd_status_get_elapsed_ms(status)) / 1000)
+            elapsed: Double(mpd_status_get_elapsed_ms(status)) / 1000, controls: controls)
+    }
+
+    /// The controls' state in a `status` answer: play state, volume, modes, queue, position.
+    static func controls(_ status: OpaquePointer) -> PlayerControls {
+        let state: PlayerSnapshot.State
+        switch mpd_status_get_state(status) {
+        case MPD_STATE_PLAY: state = .play
+        case MPD_STATE_PAUSE: state = .pause
+        default: state = .stop
+        }
+        let single: PlayerControls.Single
+        switch mpd_status_get_single_state(status) {
+        case MPD_SINGLE_ON: single = .on
+        case MPD_SINGLE_ONESHOT: single = .oneshot
+        default: single = .off
+        }
+        let volume = mpd_status_get_volume(status)
+        let id = mpd_status_get_song_id(status)
+        let total = mpd_status_get_total_time(status)
+        return PlayerControls(
+            state: state, volume: volume >= 0 ? Int(volume) : nil, random: mpd_status_get_random(status),
+            repeat: mpd_status_get_repeat(status), single: single, consume: mpd_status_get_consume(status),
+            queueLength: Int(mpd_status_get_queue_length(status)), songID: id >= 0 ? Int(id) : nil,
+            elapsed: state == .stop ? nil : Double(mpd_status_get_elapsed_ms(status)) / 1000,
+            duration: total > 0 ? Double(total) : nil,
+            error: mpd_status_get_error(status).map { String(cString: $0) })
     }
 
     /// MPD's time of its last database update (`stats`), to skip unchanged libraries.

@@ -41,3 +41,50 @@ extension MPDControl {
         return connection.serverVersion
     }
 }
+
+extension MPDControl {
+    /// Sends one press of the controls (issue 57) on a connection of its own and reads the
+    /// state it left. MPD's refusal ("Not playing", "No such song", a permission) is thrown
+    /// with MPD's own words.
+    public static func run(_ command: PlayerCommand, endpoint: MPDEndpoint, timeoutMs: UInt32 = 3000) throws(MPDError) -> PlayerControls {
+        let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
+        let h = connection.handle
+        switch command {
+        case .play: _ = mpd_run_play(h)
+        case .pause: _ = mpd_run_pause(h, true)
+        case .toggle:
+            if try connection.snapshot().state == .play { _ = mpd_run_pause(h, true) } else { _ = mpd_run_play(h) }
+        case .stop: _ = mpd_run_stop(h)
+        case .next: _ = mpd_run_next(h)
+        case .previous: _ = mpd_run_previous(h)
+        case .seek(let seconds): _ = mpd_run_seek_current(h, Float(seconds), false)
+        case .volume(let volume): _ = mpd_run_set_volume(h, UInt32(min(max(volume, 0), 100)))
+        case .changeVolume(let change): _ = mpd_run_change_volume(h, Int32(min(max(change, -100), 100)))
+        case .modes(let random, let repeatMode, let single, let consume):
+            // One command list: all of them or, at MPD's first refusal, the ones before it.
+            _ = mpd_command_list_begin(h, false)
+            if let random { _ = mpd_send_random(h, random) }
+            if let repeatMode { _ = mpd_send_repeat(h, repeatMode) }
+            if let single {
+                _ = mpd_send_single_state(h, single == .on ? MPD_SINGLE_ON : single == .oneshot ? MPD_SINGLE_ONESHOT : MPD_SINGLE_OFF)
+            }
+            if let consume { _ = mpd_send_consume(h, consume) }
+            _ = mpd_command_list_end(h)
+            _ = mpd_response_finish(h)
+        }
+        try connection.check()
+        guard let controls = try connection.snapshot().controls else {
+            throw MPDError(kind: .other, message: "MPD sent no status")
+        }
+        return controls
+    }
+
+    /// The controls' state now, read on a connection of its own.
+    public static func controls(endpoint: MPDEndpoint, timeoutMs: UInt32 = 3000) throws(MPDError) -> PlayerControls {
+        let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
+        guard let controls = try connection.snapshot().controls else {
+            throw MPDError(kind: .other, message: "MPD sent no status")
+        }
+        return controls
+    }
+}

@@ -200,8 +200,9 @@ public final class MPDWatcher: Sendable {
     private func follow(_ connection: MPDConnection) throws(MPDError) {
         var playing = try look(connection)
         delegate?.watcher(self, libraryMayHaveChanged: MPDLibrary(connection: connection), because: .connected)
+        // Mixer and options too: the volume and the modes are on the controls (issue 57).
         let mask = mpd_idle(MPD_IDLE_DATABASE.rawValue | MPD_IDLE_QUEUE.rawValue
-            | MPD_IDLE_PLAYER.rawValue | MPD_IDLE_STICKER.rawValue)
+            | MPD_IDLE_PLAYER.rawValue | MPD_IDLE_STICKER.rawValue | MPD_IDLE_MIXER.rawValue | MPD_IDLE_OPTIONS.rawValue)
         var nextTick = Date().addingTimeInterval(settings.tickInterval)
         while !isStopping {
             try connection.sendIdle(mask)
@@ -238,7 +239,7 @@ public final class MPDWatcher: Sendable {
     private func handle(_ events: mpd_idle, _ connection: MPDConnection) throws(MPDError) -> Bool {
         logger.trace("idle events 0x\(String(events.rawValue, radix: 16))")
         var playing = currentlyPlaying
-        if events.rawValue & (MPD_IDLE_PLAYER.rawValue | MPD_IDLE_QUEUE.rawValue) != 0 {
+        if events.rawValue & (MPD_IDLE_PLAYER.rawValue | MPD_IDLE_QUEUE.rawValue | MPD_IDLE_MIXER.rawValue | MPD_IDLE_OPTIONS.rawValue) != 0 {
             playing = try look(connection)
         }
         if events.rawValue & MPD_IDLE_DATABASE.rawValue != 0 {

@@ -11,6 +11,11 @@ public protocol PlayerSource: Sendable {
     func players() -> [PlayerStatus]
     /// What each player plays now (players that play nothing are absent).
     func nowPlaying() -> [NowPlaying]
+    /// A player's controls: play state, volume and modes (nil: no such player). Throws the
+    /// `APIError` MPD's failure becomes.
+    func controls(player: String) throws -> PlayerControls?
+    /// Sends a press to a player's MPD and returns the state it left (nil: no such player).
+    func control(player: String, _ command: PlayerCommand) throws -> PlayerControls?
 }
 
 /// The keys a request may bring.

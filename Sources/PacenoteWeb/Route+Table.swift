@@ -211,6 +211,11 @@ extension Route {
         Endpoint("/api/v1/queue", "queue", [RouteMethod("POST", write) { api, call in try api.enqueue(call.request) }]),
         Endpoint("/api/v1/cadence", "cadence", keyRead(.privateRead, json { api, _ in try api.cadenceJSON() })
             + [RouteMethod("POST", write) { api, call in try api.changeCadence(call.request) }]),
+        // A player's controls (issue 57): read like the status, pressed like any write.
+        Endpoint("/api/v1/players/{name}", "player", keyRead(.privateRead, json { api, call in try api.playerControlsJSON(call.value) })),
+        Endpoint("/api/v1/players/{name}/{action}", "player_control", [
+            RouteMethod("POST", write) { api, call in try api.controlPlayer(call.values[0], action: call.values[1], call.request) },
+        ]),
         Endpoint("/api/v1/tempo", "tempo", keyRead(.privateRead, json { api, _ in APIJSON.tempoStatus(try api.recommender.tempoStatus()) })),
         Endpoint("/api/v1/tracks/{id}/bpm", "track_bpm", id: .named("no track"), [
             RouteMethod("PUT", write, json { api, call in try api.setTrackBPM(call.id, call.request) }),
@@ -257,7 +262,9 @@ extension Route {
     /// The site's pages and their pictures (`page_…` labels).
     private static let site: [Endpoint] = [
         Endpoint("/", "page_dashboard", page(.privateRead) { api, call in try api.dashboardPage(call.request, mayWrite: call.grant.isOwner) }
-            + [form { api, call in try api.cadenceForm(call.request) }]),
+            + [form { api, call in try api.dashboardForm(call.request) }]),
+        Endpoint("/player", "page_player", page(.privateRead) { api, call in try api.playerPage(call.request, mayWrite: call.grant.isOwner) }
+            + [form { api, call in try api.playerForm(call.request, back: "/player") }]),
         // POST: the history page's delete, edit and add forms (a logged-in browser).
         Endpoint("/history", "page_history", page(.privateRead) { api, call in try api.historyPage(call.request, mayWrite: call.grant.isOwner) }
             + [form(longWrite: true) { api, call in try api.historyForm(call.request) }]),

@@ -51,10 +51,14 @@ public final class MPDInstance: @unchecked Sendable {
     private let mpdPath: String
     private let mpcPath: String
     private var process: Process?
+    /// The null output gets MPD's software mixer, so the volume can be set (issue 57's controls).
+    private let volume: Bool
 
     /// `firstPort` asks for a first port to try (tests of this start's retry).
     public init(tracks: [TestTrack] = [TestTrack("a.flac", title: "Alpha", artist: "Tester")],
-                password: String? = nil, stream: Bool = false, start: Bool = true, firstPort: UInt16? = nil) throws {
+                password: String? = nil, stream: Bool = false, start: Bool = true, firstPort: UInt16? = nil,
+                volume: Bool = false) throws {
+        self.volume = volume
         mpdPath = try Tools.require("mpd")
         mpcPath = try Tools.require("mpc")
         let sox = try Tools.require("sox")
@@ -125,7 +129,7 @@ public final class MPDInstance: @unchecked Sendable {
                     type        "null"
                     name        "null"
                     sync        "yes"
-                    mixer_type  "none"
+                    mixer_type  "\(volume ? "software" : "none")"
                 }
 
                 """

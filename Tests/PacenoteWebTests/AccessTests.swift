@@ -105,6 +105,9 @@ import Testing
             ("GET HEAD", "/api/v1/cadence", "cadence", privateRead),
             ("POST", "/api/v1/cadence", "cadence", write),
             ("GET HEAD", "/api/v1/tempo", "tempo", privateRead),
+            // A player's controls (issue 57): read as the status is, pressed as any write.
+            ("GET HEAD", "/api/v1/players/{name}", "player", privateRead),
+            ("POST", "/api/v1/players/{name}/{action}", "player_control", write),
             ("PUT", "/api/v1/tracks/{id}/bpm", "track_bpm", write),
             ("PUT", "/api/v1/tracks/{id}/feeling", "track_feeling", like),
             ("GET HEAD", "/api/v1/artists/{id}", "artist", privateRead),
@@ -156,6 +159,8 @@ import Testing
             ("POST", "/", "page_dashboard", writePage),
             ("GET HEAD", "/history", "page_history", privatePage),
             ("POST", "/history", "page_history", writePage),
+            ("GET HEAD", "/player", "page_player", privatePage),
+            ("POST", "/player", "page_player", writePage),
             ("GET HEAD", "/curation", "page_curation", privatePage),
             ("POST", "/curation", "page_curation", writePage),
             ("GET HEAD", "/corrections", "page_moved", privatePage),

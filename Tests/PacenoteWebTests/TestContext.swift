@@ -9,6 +9,12 @@ struct TestPlayers: PlayerSource {
     let playing: @Sendable () -> [NowPlaying]
     func players() -> [PlayerStatus] { list() }
     func nowPlaying() -> [NowPlaying] { playing() }
+    /// No MPD behind these players: their controls answer as an unreachable MPD's.
+    func controls(player: String) throws -> PlayerControls? {
+        guard list().contains(where: { $0.name == player }) else { return nil }
+        throw APIError.unavailable("MPD \(player) is not connected")
+    }
+    func control(player: String, _ command: PlayerCommand) throws -> PlayerControls? { try controls(player: player) }
 }
 
 /// One admin key, and named keys by the test's rule.

@@ -11,6 +11,9 @@ extension API {
         let defaultPlayer = context.players().first?.name
         let playing = context.nowPlaying().first { $0.player == defaultPlayer } ?? context.nowPlaying().first
         let mpdDown = Self.mpdDown(context.players().first)
+        // The card's player's controls as last seen (the position left out: it moves by itself).
+        var controls = (playing?.player ?? defaultPlayer).flatMap { try? context.services.players.controls(player: $0) }
+        controls?.elapsed = nil
         // Other players that scrobble to Pacenote (Audioscrobbler, ListenBrainz) and say what they play.
         let elsewhere = context.scrobbles.playingElsewhere(now: now)
         let heartRate = context.heartRate?.current(now: now)
@@ -65,13 +68,13 @@ extension API {
                                second: playing?.state == .play ? Int64(now.timeIntervalSince1970) : nil,
                                defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere, heartRate: heartRate,
                                recommenderReady: recommenderReady, upNext: upNext, mpdDown: mpdDown,
-                               planLive: planLive, startable: startable, cadence: cadence)
+                               planLive: planLive, startable: startable, cadence: cadence, controls: controls)
         return dashboardPages.response(key, stamp: stamp) {
             dashboardMarkup(request, now: now, today: today, defaultPlayer: defaultPlayer, playing: playing, elsewhere: elsewhere,
                             heartRate: heartRate,
                             data: data, recommenderReady: recommenderReady, upNext: upNext, mayWrite: mayWrite, back: back,
                             mpdDown: mpdDown, privateSession: privateSession, planLive: planLive, startable: startable,
-                            cadence: cadence)
+                            cadence: cadence, controls: controls)
         }
     }
 
@@ -94,12 +97,14 @@ extension API {
         var planLive: PlanLive?
         var startable: [StartablePlan]
         var cadence: CadenceState?
+        var controls: PlayerControls?
     }
 
     func dashboardMarkup(_ request: HTTPRequest, now: Date, today: String, defaultPlayer: String?, playing: NowPlaying?,
                          elsewhere: [NowPlaying] = [], heartRate: LiveHeartRate?, data: DashboardData, recommenderReady: Bool, upNext: RecommendationList?,
                          mayWrite: Bool, back: String, mpdDown: String? = nil, privateSession: PrivateSession? = nil,
-                         planLive: PlanLive? = nil, startable: [StartablePlan] = [], cadence: CadenceState? = nil) -> HTTPResponse {
+                         planLive: PlanLive? = nil, startable: [StartablePlan] = [], cadence: CadenceState? = nil,
+                         controls: PlayerControls? = nil) -> HTTPResponse {
         let f = format
         let (sotd, todays, weekBars, weekSeconds) = (data.sotd, data.todays, data.weekBars, data.weekSeconds)
         let feelings = data.feelings
@@ -125,6 +130,10 @@ extension API {
                         }
                     }
                     mpdDownNotice(mpdDown)
+                    if let name = playing?.player ?? defaultPlayer {
+                        playerControls(name, controls, mayWrite: mayWrite, action: "/")
+                        Node.el("p", ["class": "small"]) { Node.el("a", ["href": url("/player")]) { "Player" } }
+                    }
                     Node.el("progress", ["data-np-progress": "", "max": playing?.duration.map { Chart.number($0) } ?? "1",
                                          "value": elapsed.map { Chart.number($0) } ?? "0",
                                          "data-at": String(now.timeIntervalSince1970), "aria-label": "Position in the song"])
