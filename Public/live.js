@@ -504,7 +504,7 @@
         put("[data-queue-length]", d.queue_length + (d.queue_length === 1 ? " song" : " songs"));
         const toggle = box.querySelector("[data-control=toggle]");
         if (toggle) {
-          toggle.textContent = d.state === "play" ? "\u23f8" : "\u25b6";
+          toggle.textContent = d.state === "play" ? "Pause" : "Play";
           toggle.setAttribute("aria-label", d.state === "play" ? "Pause" : "Play");
           toggle.title = toggle.getAttribute("aria-label");
         }

@@ -152,6 +152,16 @@ import Testing
         try record("POST", "/api/v1/cadence", "/api/v1/cadence", headers: key, body: #"{"target": null}"#)
         try record("POST", "/api/v1/cadence", "/api/v1/cadence", headers: key, body: #"{"mode": "fast"}"#)
         try record("POST", "/api/v1/cadence", "/api/v1/cadence", body: #"{"step": 5}"#)
+        // A player's controls (issue 57): read, pressed, refused by MPD (no mixer), and bad presses.
+        try record("GET", "/api/v1/players/{name}", "/api/v1/players/default")
+        try record("GET", "/api/v1/players/{name}", "/api/v1/players/kitchen")
+        try record("POST", "/api/v1/players/{name}/{action}", "/api/v1/players/default/pause", headers: key)
+        try record("POST", "/api/v1/players/{name}/{action}", "/api/v1/players/default/play", headers: key)
+        try record("POST", "/api/v1/players/{name}/{action}", "/api/v1/players/default/volume", headers: key, body: #"{"volume": 30}"#)
+        try record("POST", "/api/v1/players/{name}/{action}", "/api/v1/players/default/modes", headers: key, body: #"{"repeat": true}"#)
+        try record("POST", "/api/v1/players/{name}/{action}", "/api/v1/players/default/seek", headers: key, body: #"{"position": -1}"#)
+        try record("POST", "/api/v1/players/{name}/{action}", "/api/v1/players/default/eject", headers: key)
+        try record("POST", "/api/v1/players/{name}/{action}", "/api/v1/players/default/pause")
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key,
                    body: #"{"listen_type": "single", "payload": [{"listened_at": 1763794800, "track_metadata": {"artist_name": "A", "track_name": "B"}}]}"#)
         try record("POST", "/apis/listenbrainz/1/submit-listens", "/apis/listenbrainz/1/submit-listens", headers: key, body: "{}")

@@ -89,6 +89,30 @@ struct PlayerControlsTests {
         #expect(status(mpd).contains("[playing]"))
     }
 
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/player_browser.py").path
+    static let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("test-artifacts/player-browser").path
+
+    /// Headless Chromium presses pause, next and volume + on the dashboard; `mpc status` shows
+    /// each, and a second open dashboard follows them (and mpc's own changes) within a second.
+    @Test func theDashboardsControlsInABrowser() throws {
+        let python = try SiteBrowserTests.python()
+        _ = try Tools.require("mpc")
+        try? FileManager.default.removeItem(atPath: Self.artifacts)
+        let mpd = try MPDInstance(tracks: Self.tracks, volume: true)
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
+        _ = try mpd.mpc("add", "/")
+        _ = try mpd.mpc("volume", "50")
+        _ = try mpd.mpc("play")
+        #expect(try eventually(timeout: 10) {
+            try HTTP.get(daemon.base + "/api/v1/players/default").json?["state"] as? String == "play"
+        })
+        let r = try run(python, [Self.script, daemon.base, daemon.apiKey, String(mpd.port), Self.artifacts], allowFailure: true)
+        #expect(r.status == 0, "browser checks failed:\n\(r.stderr)\n\(r.stdout)")
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect((summary?["checked"] as? Int ?? 0) >= 14, "\(r.stdout)")
+    }
+
     /// MPD without a mixer has no volume: the controls say so, and a volume press is refused
     /// with MPD's reason.
     @Test func withoutAMixerTheVolumeIsFixed() throws {

@@ -82,7 +82,7 @@ def release_binary():
 class MPD:
     """A private MPD on 127.0.0.1 with the null output playing in real time."""
 
-    def __init__(self, music_setup):
+    def __init__(self, music_setup, mixer="none"):
         self.dir = tempfile.mkdtemp(prefix="pacenote-bench-mpd-")
         atexit.register(shutil.rmtree, self.dir, True)
         self.music = os.path.join(self.dir, "music")
@@ -103,7 +103,7 @@ audio_output {{
   type "null"
   name "null"
   sync "yes"
-  mixer_type "none"
+  mixer_type "{mixer}"
 }}
 ''')
         self.proc = subprocess.Popen(["mpd", "--no-daemon", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -24,12 +24,13 @@ extension API {
             if mayWrite {
                 Node.el("form", ["method": "post", "action": url(action), "class": "inline player-buttons"]) {
                     Node.el("input", ["type": "hidden", "name": "player", "value": player])
-                    button("previous", "⏮", label: "Previous song")
-                    button("toggle", playing ? "⏸" : "▶", label: playing ? "Pause" : "Play")
-                    button("stop", "⏹", label: "Stop")
-                    button("next", "⏭", label: "Next song")
-                    button("volume_down", "−", label: "Volume down", disabled: controls.volume == nil)
-                    button("volume_up", "+", label: "Volume up", disabled: controls.volume == nil)
+                    // Words, not media symbols: the symbols are missing from many fonts.
+                    button("previous", "Previous", label: "Previous song")
+                    button("toggle", playing ? "Pause" : "Play", label: playing ? "Pause" : "Play")
+                    button("stop", "Stop", label: "Stop")
+                    button("next", "Next", label: "Next song")
+                    button("volume_down", "Vol −", label: "Volume down", disabled: controls.volume == nil)
+                    button("volume_up", "Vol +", label: "Volume up", disabled: controls.volume == nil)
                 }
                 Node.el("form", ["method": "post", "action": url(action), "class": "inline player-modes"]) {
                     Node.el("input", ["type": "hidden", "name": "player", "value": player])

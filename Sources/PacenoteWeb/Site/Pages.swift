@@ -130,10 +130,6 @@ extension API {
                         }
                     }
                     mpdDownNotice(mpdDown)
-                    if let name = playing?.player ?? defaultPlayer {
-                        playerControls(name, controls, mayWrite: mayWrite, action: "/")
-                        Node.el("p", ["class": "small"]) { Node.el("a", ["href": url("/player")]) { "Player" } }
-                    }
                     Node.el("progress", ["data-np-progress": "", "max": playing?.duration.map { Chart.number($0) } ?? "1",
                                          "value": elapsed.map { Chart.number($0) } ?? "0",
                                          "data-at": String(now.timeIntervalSince1970), "aria-label": "Position in the song"])
@@ -141,6 +137,10 @@ extension API {
                         Node.el("span", ["data-np-elapsed": ""]) { SiteFormat.clock(elapsed ?? 0) }
                         " / "
                         Node.el("span", ["data-np-duration": ""]) { playing?.duration.map(SiteFormat.clock) ?? "–" }
+                    }
+                    if let name = playing?.player ?? defaultPlayer {
+                        playerControls(name, controls, mayWrite: mayWrite, action: "/")
+                        Node.el("p", ["class": "small"]) { Node.el("a", ["href": url("/player")]) { "All players" } }
                     }
                     if !elsewhere.isEmpty {
                         Node.el("h3", ["class": "small"]) { "Also playing" }
