@@ -20,7 +20,9 @@ struct PlayerControlsTests {
     /// `mpc status`, as a user would read it ("" if mpc fails: every check on it then fails).
     func status(_ mpd: MPDInstance) -> String { (try? mpd.mpc("status")) ?? "" }
 
-    @Test func everyPressReachesMPDAndComesBackOnTheEventStream() throws {
+    /// A private MPD with a mixer at volume 50 playing the three songs, and a daemon that has
+    /// seen it play.
+    func playing() throws -> (MPDInstance, PacenoteDaemon) {
         let mpd = try MPDInstance(tracks: Self.tracks, volume: true)
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
         _ = try mpd.mpc("add", "/")
@@ -29,6 +31,11 @@ struct PlayerControlsTests {
         #expect(try eventually(timeout: 10) {
             try HTTP.get(daemon.base + "/api/v1/players/default").json?["state"] as? String == "play"
         })
+        return (mpd, daemon)
+    }
+
+    @Test func everyPressReachesMPDAndComesBackOnTheEventStream() throws {
+        let (mpd, daemon) = try playing()
         let stream = try TimedEventStream(port: daemon.port, event: "player_state")
         #expect(stream.waitForConnected())
 
@@ -99,14 +106,7 @@ struct PlayerControlsTests {
         let python = try SiteBrowserTests.python()
         _ = try Tools.require("mpc")
         try? FileManager.default.removeItem(atPath: Self.artifacts)
-        let mpd = try MPDInstance(tracks: Self.tracks, volume: true)
-        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
-        _ = try mpd.mpc("add", "/")
-        _ = try mpd.mpc("volume", "50")
-        _ = try mpd.mpc("play")
-        #expect(try eventually(timeout: 10) {
-            try HTTP.get(daemon.base + "/api/v1/players/default").json?["state"] as? String == "play"
-        })
+        let (mpd, daemon) = try playing()
         let r = try run(python, [Self.script, daemon.base, daemon.apiKey, String(mpd.port), Self.artifacts], allowFailure: true)
         #expect(r.status == 0, "browser checks failed:\n\(r.stderr)\n\(r.stdout)")
         let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
