@@ -461,6 +461,15 @@
       }
     };
     on("now_playing", (d) => { if (!player || d.player === player) { showNowPlaying(d.now_playing); refreshSuggestion(); } });
+    // /player: each MPD's card names what it plays.
+    on("now_playing", (d) => {
+      document.querySelectorAll("[data-player-title]").forEach((el) => {
+        if (el.dataset.playerTitle === d.player) el.textContent = d.now_playing ? d.now_playing.track.title : "Nothing is playing";
+      });
+      document.querySelectorAll("[data-player-artist]").forEach((el) => {
+        if (el.dataset.playerArtist === d.player) el.textContent = d.now_playing ? (d.now_playing.track.artist || "") : "";
+      });
+    });
     on("player", (d) => {
       if (player && d.name !== player) return;
       mpdDown = !d.connected && !!d.error;
@@ -509,6 +518,8 @@
           toggle.title = toggle.getAttribute("aria-label");
         }
         box.querySelectorAll("[data-control^=volume]").forEach((b) => { b.disabled = d.volume === null; });
+        const problem = box.querySelector("[data-control-error]");
+        if (problem) { problem.hidden = !d.error; problem.textContent = d.error ? "MPD: " + d.error : ""; }
         const modes = { random: d.random, repeat: d.repeat, single: d.single !== "off", consume: d.consume };
         box.querySelectorAll("[data-mode]").forEach((b) => b.setAttribute("aria-pressed", modes[b.dataset.mode] ? "true" : "false"));
       });

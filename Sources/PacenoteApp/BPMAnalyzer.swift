@@ -27,6 +27,9 @@ public struct BPMAnalyzer: Sendable {
         public var stickersWritten = 0
         /// Files whose beat was measured (aubio's confidence, `Track.beatConfidence`).
         public var beatsMeasured = 0
+        /// Files whose beat could not be measured (a format libsndfile does not read, over an
+        /// hour): warned about, tried again next time, and no failure of the command.
+        public var beatsFailed: [(uri: String, reason: String)] = []
         /// Why no beat was measured on this machine (aubio cannot be loaded), if so.
         public var beatsUnavailable: String?
         public var seconds = 0.0
@@ -157,9 +160,14 @@ public struct BPMAnalyzer: Sendable {
         progress(0, total)
         @Sendable func record(_ failure: String?, uri: String, sticker: Bool = false, beat: Bool = false) {
             let done = summary.withLock { s -> Int in
-                if let failure { s.failed.append((uri, failure)) } else if beat { s.beatsMeasured += 1 } else { s.analysed += 1 }
+                switch (failure, beat) {
+                case (let failure?, true): s.beatsFailed.append((uri, failure))
+                case (let failure?, false): s.failed.append((uri, failure))
+                case (nil, true): s.beatsMeasured += 1
+                case (nil, false): s.analysed += 1
+                }
                 if sticker { s.stickersWritten += 1 }
-                return s.analysed + s.beatsMeasured + s.failed.count
+                return s.analysed + s.beatsMeasured + s.failed.count + s.beatsFailed.count
             }
             progress(done, total)
         }
@@ -187,9 +195,9 @@ public struct BPMAnalyzer: Sendable {
                 try operations.setBeatConfidence(trackID: id, beats.confidence)
                 record(nil, uri: uri, beat: true)
             } catch let error as TempoRenderError {
-                record("beat: \(error.description)", uri: uri)
+                record(error.description, uri: uri, beat: true)
             } catch {
-                record("beat: \(error)", uri: uri)
+                record("\(error)", uri: uri, beat: true)
             }
         }
         var result = summary.withLock { $0 }

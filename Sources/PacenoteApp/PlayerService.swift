@@ -72,6 +72,16 @@ public final class PlayerService: MPDWatcherDelegate {
     public var controls: PlayerControls? { lastControls.withLock { $0 } }
     private let lastControls = Mutex<PlayerControls?>(nil)
 
+    /// The controls' state as last read (by the watcher, or after a press): every open page
+    /// hears each change once (the position moves on by itself and is not one).
+    public func remember(_ controls: PlayerControls) {
+        let changed = lastControls.withLock { last in
+            defer { last = controls }
+            return controls.differsFromWhatIsShown(last)
+        }
+        if changed { events.publish(.playerControls(player: name, controls)) }
+    }
+
     /// Tempo-matched playback's copies: a copy MPD plays is logged as its original, and the
     /// copies in MPD's library are never mirrored as tracks.
     let tempo: TempoService?
@@ -111,15 +121,7 @@ public final class PlayerService: MPDWatcherDelegate {
 
     public func watcher(_ watcher: MPDWatcher, observed snapshot: PlayerSnapshot, at time: Date) {
         observed.add(1, ordering: .releasing)
-        if let controls = snapshot.controls {
-            // The controls' state for every open dashboard: each change once (the position
-            // moves on by itself and is not one).
-            let changed = lastControls.withLock { last in
-                defer { last = controls }
-                return controls.differsFromWhatIsShown(last)
-            }
-            if changed { events.publish(.playerControls(player: name, controls)) }
-        }
+        if let controls = snapshot.controls { remember(controls) }
         var snapshot = snapshot
         if let tempo, let song = snapshot.song, let original = tempo.original(of: song) { snapshot.song = original }
         apply(state.withLock { $0.tracker.observe(snapshot, at: time) }, at: time)
@@ -127,6 +129,7 @@ public final class PlayerService: MPDWatcherDelegate {
 
     public func watcher(_ watcher: MPDWatcher, lostConnectionAt time: Date) {
         observed.add(1, ordering: .releasing)
+        lastControls.withLock { $0 = nil }  // what MPD's controls show is unknown until it is back
         apply(state.withLock { $0.tracker.lost(at: time) }, at: time)
     }
 

@@ -16,8 +16,8 @@ struct WatchedPlayers: PlayerSource {
 
     func controls(player: String) throws -> PlayerControls? {
         guard let service = services.first(where: { $0.name == player }) else { return nil }
-        if let seen = service.controls { return seen }
         guard service.watcher.status.connected else { throw APIError.unavailable("MPD \(player) is not connected") }
+        if let seen = service.controls { return seen }
         do { return try MPDControl.controls(endpoint: service.watcher.settings.endpoint) } catch {
             throw Self.apiError(error, player: player)
         }
@@ -25,9 +25,14 @@ struct WatchedPlayers: PlayerSource {
 
     func control(player: String, _ command: PlayerCommand) throws -> PlayerControls? {
         guard let service = services.first(where: { $0.name == player }) else { return nil }
-        do { return try MPDControl.run(command, endpoint: service.watcher.settings.endpoint) } catch {
+        let controls: PlayerControls
+        do { controls = try MPDControl.run(command, endpoint: service.watcher.settings.endpoint) } catch {
             throw Self.apiError(error, player: player)
         }
+        // Kept and announced at once: the page a press redirects to is drawn from it, without
+        // waiting for the watcher's look.
+        service.remember(controls)
+        return controls
     }
 
     /// MPD's refusal in MPD's words: a command it answered with an error is a conflict with

@@ -24,9 +24,13 @@ public struct PlayerControls: Equatable, Sendable {
     public var duration: Double?
     /// MPD's own last error (`status`'s `error`: a song it could not decode), if any.
     public var error: String?
+    /// When MPD was asked: `elapsed` moves on from here while playing.
+    public var at: Date?
 
     public init(state: PlayerSnapshot.State, volume: Int?, random: Bool, repeat: Bool, single: Single, consume: Bool,
-                queueLength: Int, songID: Int? = nil, elapsed: Double? = nil, duration: Double? = nil, error: String? = nil) {
+                queueLength: Int, songID: Int? = nil, elapsed: Double? = nil, duration: Double? = nil, error: String? = nil,
+                at: Date? = nil) {
+        self.at = at
         self.state = state
         self.volume = volume
         self.random = random
@@ -46,7 +50,15 @@ public struct PlayerControls: Equatable, Sendable {
         guard var other else { return true }
         other.elapsed = elapsed
         other.duration = duration
+        other.at = at
         return other != self
+    }
+
+    /// The position at `now`: `elapsed` moved on by the time since the look while playing.
+    public func elapsed(at now: Date) -> Double? {
+        guard let elapsed else { return nil }
+        guard state == .play, let at else { return elapsed }
+        return min(elapsed + max(0, now.timeIntervalSince(at)), duration ?? .infinity)
     }
 }
 

@@ -58,7 +58,7 @@ extension MPDConnection {
             queueLength: Int(mpd_status_get_queue_length(status)), songID: id >= 0 ? Int(id) : nil,
             elapsed: state == .stop ? nil : Double(mpd_status_get_elapsed_ms(status)) / 1000,
             duration: total > 0 ? Double(total) : nil,
-            error: mpd_status_get_error(status).map { String(cString: $0) })
+            error: mpd_status_get_error(status).map { String(cString: $0) }, at: Date())
     }
 
     /// MPD's time of its last database update (`stats`), to skip unchanged libraries.

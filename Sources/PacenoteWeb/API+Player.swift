@@ -7,7 +7,7 @@ import PacenoteCore
 extension API {
     func playerControlsJSON(_ name: String) throws -> JSONValue {
         guard let controls = try context.services.players.controls(player: name) else { throw Self.noPlayer(name) }
-        return APIJSON.playerControls(name, controls)
+        return APIJSON.playerControls(name, controls, at: context.clock.now())
     }
 
     // MARK: POST /api/v1/players/{name}/{action}
@@ -16,7 +16,7 @@ extension API {
         guard context.players().contains(where: { $0.name == name }) else { throw Self.noPlayer(name) }
         let command = try Self.playerCommand(action: action, body: request.body)
         guard let controls = try context.services.players.control(player: name, command) else { throw Self.noPlayer(name) }
-        return .json(APIJSON.playerControls(name, controls))
+        return .json(APIJSON.playerControls(name, controls, at: context.clock.now()))
     }
 
     static func noPlayer(_ name: String) -> APIError {
@@ -27,6 +27,10 @@ extension API {
     /// and previous; `{"position": 42.5}` to seek; `{"volume": 60}` or `{"change": -5}`;
     /// `{"random": true, "repeat": false, "single": "oneshot", "consume": false}`, any of them.
     static func playerCommand(action: String, body: [UInt8]) throws(APIError) -> PlayerCommand {
+        guard PlayerCommand.actions.contains(action) else {
+            throw APIError(kind: .notFound, code: "not_found",
+                           message: "no action \(action): \(PlayerCommand.actions.joined(separator: ", "))")
+        }
         let object: [String: Any]
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
             object = [:]
@@ -34,6 +38,17 @@ extension API {
             object = parsed
         } else {
             throw APIError.badRequest("body: a JSON object (or none)", code: "invalid_body")
+        }
+        let takes: Set<String> = switch action {
+        case "seek": ["position"]
+        case "volume": ["volume", "change"]
+        case "modes": Set(PlayerCommand.Mode.allCases.map(\.rawValue))
+        default: []
+        }
+        if let unknown = object.keys.sorted().first(where: { !takes.contains($0) }) {
+            throw APIError.badRequest(takes.isEmpty ? "\(action) takes no body (\(unknown) given)"
+                                          : "\(action) takes \(takes.sorted().joined(separator: ", ")), not \(unknown)",
+                                      code: "invalid_body")
         }
         switch action {
         case "play": return .play
@@ -55,13 +70,12 @@ extension API {
                 return .volume(Int(value))
             }
             guard object["volume"] == nil, let change = HeartRateInput.number(object["change"] as Any), change == change.rounded(),
-                  change != 0, (-100...100).contains(change) else {
-                throw APIError.badRequest("give volume (0 to 100) or change (-100 to 100, not 0)", code: "invalid_volume")
+                  (-100...100).contains(change) else {
+                throw APIError.badRequest("give volume (0 to 100) or change (-100 to 100)", code: "invalid_volume")
             }
             return .changeVolume(Int(change))
         case "modes":
-            let known = Set(PlayerCommand.Mode.allCases.map(\.rawValue))
-            guard !object.isEmpty, Set(object.keys).isSubset(of: known) else {
+            guard !object.isEmpty else {
                 throw APIError.badRequest("give one or more of random, repeat, single and consume", code: "invalid_modes")
             }
             func flag(_ key: String) throws(APIError) -> Bool? {
@@ -75,16 +89,15 @@ extension API {
             if let value = object["single"] {
                 if let text = value as? String, let parsed = PlayerControls.Single(rawValue: text) {
                     single = parsed
-                } else if let bool = try flag("single") {
+                } else if isJSONBool(value), let bool = value as? Bool {
                     single = bool ? .on : .off
                 } else {
-                    throw APIError.badRequest("single: true, false or \"oneshot\"", code: "invalid_modes")
+                    throw APIError.badRequest(#"single: true, false, "on", "off" or "oneshot""#, code: "invalid_modes")
                 }
             }
             return .modes(random: try flag("random"), repeat: try flag("repeat"), single: single, consume: try flag("consume"))
         default:
-            throw APIError(kind: .notFound, code: "not_found",
-                           message: "no action \(action): \(PlayerCommand.actions.joined(separator: ", "))")
+            throw APIError(kind: .notFound, code: "not_found", message: "no action \(action)")
         }
     }
 
@@ -125,7 +138,8 @@ extension API {
 }
 
 extension APIJSON {
-    static func playerControls(_ name: String, _ c: PlayerControls) -> JSONValue {
+    /// The controls as of `now` (the position moved on while playing).
+    static func playerControls(_ name: String, _ c: PlayerControls, at now: Date) -> JSONValue {
         .object([
             ("player", .string(name)),
             ("state", .string(c.state.rawValue)),
@@ -136,7 +150,7 @@ extension APIJSON {
             ("consume", .bool(c.consume)),
             ("queue_length", .int(Int64(c.queueLength))),
             ("song_id", .optional(c.songID)),
-            ("elapsed_s", .optional(c.elapsed.map { ($0 * 10).rounded() / 10 })),
+            ("elapsed_s", .optional(c.elapsed(at: now).map { ($0 * 10).rounded() / 10 })),
             ("duration_s", .optional(c.duration)),
             ("error", .optional(c.error)),
         ])

@@ -282,7 +282,7 @@ public final class EventStreamHub: @unchecked Sendable {
             return ("player", APIJSON.player(status, nowPlaying: nil, at: now))
         case .playerControls(let player, let controls):
             // Played, paused, another song, the volume or a mode: every open page's controls.
-            return ("player_state", APIJSON.playerControls(player, controls))
+            return ("player_state", APIJSON.playerControls(player, controls, at: now))
         case .heartRate(let bpm, let zone, let at):
             return ("heart_rate", .object([("bpm", .int(Int64(bpm.rounded()))), ("zone", .int(Int64(zone.rawValue))),
                                            ("at", APIJSON.timestamp(at))]))

@@ -46,12 +46,16 @@ struct Analyze: ParsableCommand {
         for failure in summary.failed {
             Failure.warn("\(failure.uri): \(failure.reason)")
         }
+        for failure in summary.beatsFailed {
+            Failure.warn("\(failure.uri): beat not measured: \(failure.reason)")
+        }
         if let reason = summary.beatsUnavailable {
             Failure.warn("beats not measured: \(reason)")
         }
         print("analysed \(counted(summary.analysed, "file")) in \(String(format: "%.1f", summary.seconds)) s, \(summary.failed.count) failed"
               + (writeStickers ? ", \(counted(summary.stickersWritten, "sticker")) written" : "")
-              + (summary.beatsUnavailable == nil ? ", beats of \(counted(summary.beatsMeasured, "file")) measured" : ""))
+              + (summary.beatsUnavailable == nil ? ", beats of \(counted(summary.beatsMeasured, "file")) measured" : "")
+              + (summary.beatsFailed.isEmpty ? "" : " (\(summary.beatsFailed.count) not)"))
         if !summary.failed.isEmpty { throw ExitCode.failure }
     }
 }

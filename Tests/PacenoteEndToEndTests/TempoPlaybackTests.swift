@@ -83,6 +83,7 @@ struct TempoPlaybackTests {
     /// cache folder is a 64 KiB tmpfs (`unshare`, `mount`: the test runs as root, as
     /// `scripts/test` does), so the render of a 12 s song fills it.
     @Test func badSourcesAndAFullDiskFallBackToTheOriginal() throws {
+        guard geteuid() == 0 else { throw HarnessError("mounting a tmpfs needs root (running as uid \(geteuid()))") }
         let mpd = try MPDInstance(tracks: [
             TestTrack("now.flac", seconds: 90, title: "Opener", artist: "Warmup", bpm: 120),
             TestTrack("run/stride.flac", seconds: 12, title: "Stride", artist: "Pacer", bpm: 163, frequency: 330),

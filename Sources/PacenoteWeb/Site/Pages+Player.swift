@@ -18,8 +18,8 @@ extension API {
                 Node.el("span", ["data-queue-length": ""]) { SiteFormat.plural(controls.queueLength, "song") }
                 " queued"
             }
-            if let error = controls.error {
-                Node.el("p", ["class": "notice small", "data-mpd-error": ""]) { "MPD: \(error)" }
+            Node.el("p", ["class": "notice small", "data-control-error": "", "hidden": controls.error == nil ? "" : nil]) {
+                controls.error.map { "MPD: \($0)" } ?? ""
             }
             if mayWrite {
                 Node.el("form", ["method": "post", "action": url(action), "class": "inline player-buttons"]) {
@@ -81,8 +81,8 @@ extension API {
             for (player, now, controls, problem) in cards {
                 Node.el("section", ["class": "card now", "aria-labelledby": "player-\(player.name)", "data-player": player.name]) {
                     Node.el("h2", ["id": "player-\(player.name)"]) { players.count > 1 ? "MPD \(player.name)" : "Now playing" }
-                    Node.el("p", ["class": "np-title"]) { now?.track.title ?? "Nothing is playing" }
-                    Node.el("p", ["class": "np-artist"]) { now?.track.artist ?? "" }
+                    Node.el("p", ["class": "np-title", "data-player-title": player.name]) { now?.track.title ?? "Nothing is playing" }
+                    Node.el("p", ["class": "np-artist", "data-player-artist": player.name]) { now?.track.artist ?? "" }
                     if let problem { Node.el("p", ["class": "notice small"]) { problem } }
                     playerControls(player.name, controls, mayWrite: mayWrite, action: "/player")
                 }

@@ -62,6 +62,9 @@ def press(control):
 try:
     log_in(pressing)
     log_in(watching)
+    for driver in (pressing, watching):
+        live = lambda d=driver: css(d, "[data-live-status]") and css(d, "[data-live-status]")[0].get_attribute("data-state") == "on"
+        check(headless_chromium.wait_for(live, 15), "the page's event stream is connected")
     watching.execute_script("window.__same_page = true")
     check(css(pressing, "[data-control=toggle]"), "the owner sees the buttons")
     check(text(watching, "[data-control-state]") == "Playing", f"playing at first ({text(watching, '[data-control-state]')!r})")
