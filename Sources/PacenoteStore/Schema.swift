@@ -63,6 +63,7 @@ enum Schema {
         m.registerMigration("v31.plans", foreignKeyChecks: .immediate, migrate: v31Plans)
         m.registerMigration("v32.tempo-plays", foreignKeyChecks: .immediate, migrate: v32TempoPlays)
         m.registerMigration("v33.beat-confidence", foreignKeyChecks: .immediate, migrate: v33BeatConfidence)
+        m.registerMigration("v34.playlists-loudness", foreignKeyChecks: .immediate, migrate: v34PlaylistsLoudness)
         return m
     }
 

@@ -56,7 +56,7 @@ import Testing
         let wal = (try? FileManager.default.attributesOfItem(atPath: daemon.db + "-wal")[.size] as? Int) ?? 0
         #expect(wal == 0)
         let check = try run(try Tools.require("sqlite3"), [daemon.db, "PRAGMA integrity_check; SELECT COUNT(*) FROM grdb_migrations"])
-        #expect(check.stdout == "ok\n38\n")  // every migration through v33.beat-confidence
+        #expect(check.stdout == "ok\n39\n")  // every migration through v34.playlists-loudness
     }
 
     @Test func usesTheXDGDataDirectoryByDefault() throws {
