@@ -166,6 +166,33 @@
     emptyTimer = setTimeout(() => { if (document.visibilityState === "hidden") retryWhileEmpty(); else refreshSuggestion(); },
       EMPTY_RETRY_MS);
   }
+  // The Play / Next / Add buttons of a suggestion, as the page draws them (Pages+Queue.swift).
+  function queueButtons(id) {
+    const form = document.createElement("form");
+    form.method = "post";
+    form.action = base + "/player/queue";
+    form.className = "queue-buttons compact";
+    form.dataset.queueKind = "track";
+    for (const [name, value] of [["kind", "track"], ["id", String(id)], ["back", "/"]]) {
+      const input = document.createElement("input");
+      input.type = "hidden";
+      input.name = name;
+      input.value = value;
+      form.append(input);
+    }
+    for (const [at, long, short] of [["now", "Play now", "Play"], ["next", "Play next", "Next"], ["end", "Add to the queue", "Add"]]) {
+      const button = document.createElement("button");
+      button.type = "submit";
+      button.name = "at";
+      button.value = at;
+      button.className = "secondary";
+      button.title = long;
+      button.setAttribute("aria-label", long + ": this track");
+      button.textContent = short;
+      form.append(button);
+    }
+    return form;
+  }
   function refreshSuggestion() {
     const list = $("[data-next]");
     if (!list) return;
@@ -188,6 +215,7 @@
             bpm.className = "count";
             bpm.textContent = s.track.bpm ? Math.round(s.track.bpm) + " bpm" : "";
             li.append(a, by, bpm);
+            if (list.hasAttribute("data-queue-buttons")) li.append(queueButtons(s.track.id));
             list.append(li);
           }
           const empty = $("[data-next-empty]");

@@ -185,10 +185,13 @@ public final class PacenoteServer: Sendable {
                     events: events, logger: logger, transitionDirectory: InstanceFiles(config: config).temporary, tempo: tempo)
             }, stop: { $0.stop() })
             let stopping = StopFlag()
+            let smartPlaylists = endpoints.first.map {
+                SmartPlaylistSync(store: store, endpoint: $0, tempo: config.recommender.tempo, events: events, logger: logger)
+            }
             let api = API(context: makeContext(
                 config: config, started: started, store: store, events: events, keys: keys, players: players, waiting: waiting,
                 heartRate: heartRate, recommender: recommender, forwarder: forwarder, straps: straps, metrics: metrics,
-                stopping: stopping, scrobblerSecret: scrobblerSecret, logger: logger))
+                smartPlaylists: smartPlaylists, stopping: stopping, scrobblerSecret: scrobblerSecret, logger: logger))
             let web = try services.start("http", {
                 var settings = WebServer.Settings(address: config.http, maxBodyBytes: config.maxBodyBytes,
                                                   maxImportBytes: config.maxImportBytes, threads: config.httpThreads)
@@ -215,6 +218,9 @@ public final class PacenoteServer: Sendable {
                     likes.start()
                     return likes
                 }, stop: { $0.stop() })
+            }
+            if let smartPlaylists {
+                try services.start("smart playlists in mpd", { smartPlaylists.start() }, stop: { _ in smartPlaylists.stop() })
             }
             try services.start("mpd watchers", { for player in players { player.start() } }, stop: { _ in
                 try stopWatchers(players)
@@ -354,7 +360,7 @@ public final class PacenoteServer: Sendable {
     private static func makeContext(config: Config, started: Date, store: Store, events: EventBus, keys: APIKeySource,
                                     players: [PlayerService], waiting: WaitingPlays, heartRate: HeartRateService, recommender: RecommenderService,
                                     forwarder: ForwardService?, straps: StrapService?, metrics: PrometheusCollectorRegistry?,
-                                    stopping: StopFlag, scrobblerSecret: [UInt8], logger: Logger) -> APIContext {
+                                    smartPlaylists: SmartPlaylistSync?, stopping: StopFlag, scrobblerSecret: [UInt8], logger: Logger) -> APIContext {
         var settings = APIContext.Settings(version: PacenoteVersion.current, startedAt: started, timeZone: config.timeZone)
         settings.weekStart = config.weekStart
         settings.units = config.units
@@ -371,9 +377,9 @@ public final class PacenoteServer: Sendable {
         settings.sessionIdleSeconds = Double(config.sessionIdleDays) * 86_400
         settings.publicDirectory = config.publicDirectory
         settings.playRule = config.playRule
+        settings.tempo = config.recommender.tempo
         settings.eventStreams = .init(streams: config.maxEventStreams, perClient: config.maxEventStreamsPerClient,
                                       lifetime: config.eventStreamMaxSeconds)
-
         var services = APIContext.Services(players: WatchedPlayers(services: players),
                                            keys: InstanceKeys(keys: keys, named: NamedKeys(store: store)))
         services.heartRate = heartRate
@@ -386,6 +392,7 @@ public final class PacenoteServer: Sendable {
         services.waitingPlays = waiting
         services.forwarding = forwarder.map { ForwardTargets(store: store, forwarder: $0) }
         services.heartRateSources = straps
+        services.smartPlaylists = smartPlaylists
         // The system's clock: the web layer reads the time of day nowhere else.
         return APIContext(settings: settings, store: store, events: events, services: services, clock: WebClock { Date() }, logger: logger)
     }

@@ -221,7 +221,7 @@ public final class PlayerService: MPDWatcherDelegate {
             // This file alone breaks the connection: give up on its tags, keep the file.
             logger.warning("cannot read the tags of \(batch[0].uri): \(error.message)")
             _ = try? operations.applyTagBPM(player: name, [(batch[0].uri, batch[0].modifiedMs, nil)])
-            state.withLock { $0.suspectFiles.remove(batch[0].uri) }
+            _ = state.withLock { $0.suspectFiles.remove(batch[0].uri) }
         } catch let error as MPDError {
             // The files stay marked unread; after reconnecting, the next pass reads this
             // batch file by file.

@@ -158,7 +158,7 @@ public final class RecommenderService: RecommenderBackend {
         switch change {
         // A play's zone is read at the next build (`.playsTagged`), like any other play's.
         case .playsAdded, .songOfTheDay, .friends, .playsTagged, .forwarding, .credentials,
-             .heartRateSamples, .playInProgress, .privateSession, .plans: break
+             .heartRateSamples, .playInProgress, .privateSession, .plans, .playlists: break
         // The songs' effect on pace changed (`PaceEffect`): read again on next use.
         // A workout's plays measured (`PaceEffect`): the songs' effect on pace is read again.
         case .workout: break

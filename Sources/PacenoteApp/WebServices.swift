@@ -35,11 +35,38 @@ struct WatchedPlayers: PlayerSource {
         return controls
     }
 
+    func queue(player: String) throws -> PlayerQueue? {
+        try onMPD(player) { endpoint throws(MPDError) in try MPDQueue.queue(endpoint: endpoint) }
+    }
+
+    func editQueue(player: String, _ edit: QueueEdit) throws -> Bool {
+        try onMPD(player) { endpoint throws(MPDError) in try MPDQueue.edit(endpoint: endpoint, queue: edit) } != nil
+    }
+
+    func playlists(player: String) throws -> [StoredPlaylist]? {
+        try onMPD(player) { endpoint throws(MPDError) in try MPDQueue.playlists(endpoint: endpoint) }
+    }
+
+    func playlistSongs(player: String, name: String) throws -> [SongInfo]? {
+        try onMPD(player) { endpoint throws(MPDError) in try MPDQueue.playlistSongs(endpoint: endpoint, name: name) }
+    }
+
+    func editPlaylist(player: String, name: String, _ edit: StoredPlaylistEdit) throws -> Bool {
+        try onMPD(player) { endpoint throws(MPDError) in try MPDQueue.edit(endpoint: endpoint, playlist: name, edit) } != nil
+    }
+
+    /// `body` on the player's MPD (nil: no such player), MPD's failure as the API's error.
+    private func onMPD<T>(_ player: String, _ body: (MPDEndpoint) throws(MPDError) -> T) throws -> T? {
+        guard let service = services.first(where: { $0.name == player }) else { return nil }
+        do { return try body(service.watcher.settings.endpoint) } catch { throw Self.apiError(error, player: player) }
+    }
+
     /// MPD's refusal in MPD's words: a command it answered with an error is a conflict with
     /// the player's state (409: "Not playing"), a permission it lacks is 403, and a player out
     /// of reach is 503.
     static func apiError(_ error: MPDError, player: String) -> APIError {
         switch error.kind {
+        case .server(code: 50): APIError(kind: .notFound, code: "not_found", message: "MPD \(player): \(error.message)")
         case .server: APIError(kind: .conflict, code: "mpd_refused", message: "MPD \(player): \(error.message)")
         case .permission: APIError(kind: .forbidden, code: "mpd_permission", message: "MPD \(player): \(error.message)")
         default: .unavailable("MPD \(player) cannot be reached: \(error.message)")

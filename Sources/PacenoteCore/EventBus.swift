@@ -105,6 +105,8 @@ public enum DataChange: Equatable, Sendable {
     /// A saved plan was made, changed or deleted (`WorkoutPlan`): the plans' pages; nothing
     /// stored of plays or workouts changed.
     case plans
+    /// A smart playlist or mood was defined, changed or deleted (`SmartPlaylist`).
+    case playlists
 
     public enum Reason: String, Equatable, Sendable {
         case imported
@@ -117,7 +119,7 @@ public enum DataChange: Equatable, Sendable {
         switch self {
         case .playsAdded, .playsRewritten, .curated, .playsTagged, .workout: true
         case .songOfTheDay, .trackBPM, .trackFeeling, .friends, .library, .forwarding, .credentials,
-             .heartRateSamples, .playInProgress, .paceEffects, .privateSession, .plans: false
+             .heartRateSamples, .playInProgress, .paceEffects, .privateSession, .plans, .playlists: false
         }
     }
 }

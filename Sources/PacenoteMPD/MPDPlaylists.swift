@@ -10,7 +10,7 @@ extension MPDQueue {
         return try names(connection)
     }
 
-    private static func names(_ connection: MPDConnection) throws(MPDError) -> [String] {
+    static func names(_ connection: MPDConnection) throws(MPDError) -> [String] {
         _ = mpd_send_list_playlists(connection.handle)
         try connection.check()
         var names: [String] = []
@@ -40,7 +40,7 @@ extension MPDQueue {
     }
 
     /// One command list: MPD runs all of it or stops at the first failure, in one round trip.
-    private static func inOneList(_ connection: MPDConnection, _ uris: [String], _ send: (String) -> Bool) throws(MPDError) {
+    static func inOneList(_ connection: MPDConnection, _ uris: [String], _ send: (String) -> Bool) throws(MPDError) {
         guard !uris.isEmpty else { return }
         _ = mpd_command_list_begin(connection.handle, false)
         for uri in uris { _ = send(uri) }

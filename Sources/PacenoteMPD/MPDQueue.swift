@@ -18,7 +18,7 @@ public enum MPDQueue {
     }
 
     /// The current song's position (-1: none) and the queue's length.
-    private static func queuePosition(_ connection: MPDConnection) throws(MPDError) -> (Int32, UInt32) {
+    static func queuePosition(_ connection: MPDConnection) throws(MPDError) -> (Int32, UInt32) {
         guard let status = mpd_run_status(connection.handle) else {
             try connection.check()
             throw MPDError(kind: .other, message: "MPD sent no status")

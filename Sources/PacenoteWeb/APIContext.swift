@@ -48,6 +48,8 @@ public struct APIContext: Sendable {
         /// When a play counts (`[plays]`): webhooks' plays and ListenBrainz's `duration_played`
         /// are judged by the rule MPD's plays are.
         public var playRule: PlayRule = .lastFM
+        /// The tempo window of each zone (`[recommender] tempo_zN`): a song's zone fit in the player.
+        public var tempo: TempoTable = .defaults
         /// The now-playing card's fields (`[share] now_fields`); nil: the card is off
         /// (`[share] now`), and `/now`, `/now.svg`, `/now.json` answer 404.
         public var nowFields: [NowCard.Field]?
@@ -80,6 +82,8 @@ public struct APIContext: Sendable {
         public var forwarding: (any ForwardingSource)?
         /// The heart-rate sources Pacenote reads itself (`[[heart_rate.ble]]` straps).
         public var heartRateSources: (any HeartRateSourceList)?
+        /// The smart playlists' copies in MPD; nil without a player.
+        public var smartPlaylists: (any SmartPlaylistStates)?
 
         public init(players: any PlayerSource, keys: any KeySource) {
             self.players = players

@@ -16,6 +16,36 @@ public protocol PlayerSource: Sendable {
     func controls(player: String) throws -> PlayerControls?
     /// Sends a press to a player's MPD and returns the state it left (nil: no such player).
     func control(player: String, _ command: PlayerCommand) throws -> PlayerControls?
+    /// A player's queue (nil: no such player).
+    func queue(player: String) throws -> PlayerQueue?
+    /// Edits a player's queue; false when there is no such player.
+    func editQueue(player: String, _ edit: QueueEdit) throws -> Bool
+    /// A player's stored playlists (nil: no such player).
+    func playlists(player: String) throws -> [StoredPlaylist]?
+    /// A stored playlist's songs (nil: no such player).
+    func playlistSongs(player: String, name: String) throws -> [SongInfo]?
+    /// Edits a stored playlist; false when there is no such player.
+    func editPlaylist(player: String, name: String, _ edit: StoredPlaylistEdit) throws -> Bool
+}
+
+/// How a smart playlist's copy in MPD stands (`SmartPlaylistSync`).
+public struct SmartPlaylistState: Equatable, Sendable {
+    public var songs: Int
+    public var seconds: Double
+    /// When MPD last got it (nil: never, see `error`).
+    public var writtenAt: Date?
+    public var error: String?
+    public init(songs: Int, seconds: Double, writtenAt: Date?, error: String? = nil) {
+        self.songs = songs
+        self.seconds = seconds
+        self.writtenAt = writtenAt
+        self.error = error
+    }
+}
+
+/// The smart playlists' copies in MPD, by definition id.
+public protocol SmartPlaylistStates: Sendable {
+    func states() -> [Int64: SmartPlaylistState]
 }
 
 /// The keys a request may bring.

@@ -147,7 +147,7 @@ extension Route {
     /// Every route, method by method: who may call it, the body it takes, how its errors
     /// are written, whether it is a long write, and its handler; and the line's metric label.
     /// The access table test walks every line.
-    public static let table: [Endpoint] = api + workouts + site + protocols
+    public static let table: [Endpoint] = api + player + workouts + site + protocols
 
     private static let api: [Endpoint] = [
         Endpoint("/api/v1/status", "status", keyRead(.public) { api, call in try api.statusResponse(call) }),
@@ -211,11 +211,6 @@ extension Route {
         Endpoint("/api/v1/queue", "queue", [RouteMethod("POST", write) { api, call in try api.enqueue(call.request) }]),
         Endpoint("/api/v1/cadence", "cadence", keyRead(.privateRead, json { api, _ in try api.cadenceJSON() })
             + [RouteMethod("POST", write) { api, call in try api.changeCadence(call.request) }]),
-        // A player's controls (issue 57): read like the status, pressed like any write.
-        Endpoint("/api/v1/players/{name}", "player", keyRead(.privateRead, json { api, call in try api.playerControlsJSON(call.value) })),
-        Endpoint("/api/v1/players/{name}/{action}", "player_control", [
-            RouteMethod("POST", write) { api, call in try api.controlPlayer(call.values[0], action: call.values[1], call.request) },
-        ]),
         Endpoint("/api/v1/tempo", "tempo", keyRead(.privateRead, json { api, _ in APIJSON.tempoStatus(try api.recommender.tempoStatus()) })),
         Endpoint("/api/v1/tracks/{id}/bpm", "track_bpm", id: .named("no track"), [
             RouteMethod("PUT", write, json { api, call in try api.setTrackBPM(call.id, call.request) }),
@@ -263,8 +258,6 @@ extension Route {
     private static let site: [Endpoint] = [
         Endpoint("/", "page_dashboard", page(.privateRead) { api, call in try api.dashboardPage(call.request, mayWrite: call.grant.isOwner) }
             + [form { api, call in try api.dashboardForm(call.request) }]),
-        Endpoint("/player", "page_player", page(.privateRead) { api, call in try api.playerPage(call.request, mayWrite: call.grant.isOwner) }
-            + [form { api, call in try api.playerForm(call.request, back: "/player") }]),
         // POST: the history page's delete, edit and add forms (a logged-in browser).
         Endpoint("/history", "page_history", page(.privateRead) { api, call in try api.historyPage(call.request, mayWrite: call.grant.isOwner) }
             + [form(longWrite: true) { api, call in try api.historyForm(call.request) }]),
@@ -272,7 +265,7 @@ extension Route {
             + [form(longWrite: true) { api, call in try api.curationForm(call.request) }]),
         // What the page is called ("Corrections") and a newcomer types.
         Endpoint("/corrections", "page_moved", page(.privateRead) { api, _ in api.moved("/curation") }),
-        Endpoint("/stats", "page_stats", page(.privateRead) { api, call in try api.statsPage(call.request) }),
+        Endpoint("/stats", "page_stats", page(.privateRead) { api, call in try api.statsPage(call.request, mayWrite: call.grant.isOwner) }),
         // POST: the review page's publish and withdraw forms (a logged-in browser).
         Endpoint("/review", "page_review", page(.privateRead) { api, call in try api.reviewPage(nil, call.request, mayWrite: call.grant.isOwner) }
             + [form { api, call in try api.reviewForm(call.request) }]),
@@ -304,8 +297,8 @@ extension Route {
             + [form(longWrite: true) { api, call in try api.rulesForm(call.request) }]),
         // The address artist pages had before they had ids: redirects to /artists/{id}.
         Endpoint("/artist", "page_artist_by_name", page(.privateRead) { api, call in try api.artistRedirect(call.request) }),
-        Endpoint("/artists/{id}", "page_artist", id: .page, page(.privateRead) { api, call in try api.artistPage(call.id, call.request) }),
-        Endpoint("/albums/{id}", "page_album", id: .page, page(.privateRead) { api, call in try api.albumPage(call.id, call.request) }),
+        Endpoint("/artists/{id}", "page_artist", id: .page, page(.privateRead) { api, call in try api.artistPage(call.id, call.request, mayWrite: call.grant.isOwner) }),
+        Endpoint("/albums/{id}", "page_album", id: .page, page(.privateRead) { api, call in try api.albumPage(call.id, call.request, mayWrite: call.grant.isOwner) }),
         // The share page is public; POST pins, unpins or annotates the day from it (a logged-in browser).
         Endpoint("/sotd/{day}", "page_sotd_share", page(.public) { api, call in
             try api.sotdSharePage(call.value, call.request, mayReadPrivate: call.grant.mayReadPrivate, mayWrite: call.grant.isOwner)
@@ -417,6 +410,11 @@ extension Route {
             Endpoint(prefix + "/stats/user/{name}/daily-activity", "listenbrainz_stats_activity", lb(.privateRead) { api, call in
                 try api.listenBrainzDailyActivity(user: call.value, call.query)
             }),
+            // The stored playlists as ListenBrainz's clients read them (JSPF): private like the history.
+            Endpoint(prefix + "/user/{name}/playlists", "listenbrainz_playlists", lb(.privateRead, json { api, call in
+                try api.listenBrainzPlaylists(user: call.value, call.query)
+            })),
+            Endpoint(prefix + "/playlist/{id}", "listenbrainz_playlist", lb(.privateRead, json { api, call in try api.listenBrainzPlaylist(call.value) })),
             // Whom this Pacenote follows (its friends) is private like /api/v1/friends.
             Endpoint(prefix + "/user/{name}/following", "listenbrainz_social", lb(.privateRead, json { api, call in
                 try api.listenBrainzFollowing(user: call.value)

@@ -15,6 +15,11 @@ struct TestPlayers: PlayerSource {
         throw APIError.unavailable("MPD \(player) is not connected")
     }
     func control(player: String, _ command: PlayerCommand) throws -> PlayerControls? { try controls(player: player) }
+    func queue(player: String) throws -> PlayerQueue? { _ = try controls(player: player); return nil }
+    func editQueue(player: String, _ edit: QueueEdit) throws -> Bool { try controls(player: player) != nil }
+    func playlists(player: String) throws -> [StoredPlaylist]? { _ = try controls(player: player); return nil }
+    func playlistSongs(player: String, name: String) throws -> [SongInfo]? { _ = try controls(player: player); return nil }
+    func editPlaylist(player: String, name: String, _ edit: StoredPlaylistEdit) throws -> Bool { try controls(player: player) != nil }
 }
 
 /// One admin key, and named keys by the test's rule.

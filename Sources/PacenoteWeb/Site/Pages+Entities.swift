@@ -18,7 +18,7 @@ extension API {
         return HTTPResponse(status: 301, headers: [("Location", url("/artists/\(artist.id)")), ("Cache-Control", "no-store")])
     }
 
-    func artistPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
+    func artistPage(_ id: Int64, _ request: HTTPRequest, mayWrite: Bool = false) throws -> HTTPResponse {
         guard let artist = try context.store.artist(id: id) else { throw APIError.notFound("There is no artist \(id).") }
         // A merged artist is an alias: its old address leads to the one it was merged into.
         if let kept = artist.mergedInto {
@@ -29,12 +29,14 @@ extension API {
         let albums = try context.store.albums(artistID: id, limit: 20)
         return html(title: artist.name, request: request, nav: "history") {
             Node.el("h1", ["data-artist-id": String(id)]) { artist.name }
+            queueButtons("artist", id, mayWrite: mayWrite, back: pageAddress(request))
             summaryFacts(summary, extra: artist.mbid.map { [("MusicBrainz artist", $0)] } ?? [])
             playsOverTime(summary, what: artist.name)
             zonePlays(summary, what: artist.name)
             chartList("Most played", top) { e in
                 [e.track.map(trackLink) ?? .empty,
-                 e.featured ? Node.el("span", ["class": "badge", "data-featured": ""]) { "featured" } : .empty]
+                 e.featured ? Node.el("span", ["class": "badge", "data-featured": ""]) { "featured" } : .empty,
+                 queueButtons("track", e.track?.id, mayWrite: mayWrite, back: pageAddress(request), compact: true)]
             }
             if !albums.isEmpty {
                 chartList("Albums", albums) { e in [albumLink(e.album, id: e.albumID)] }
@@ -42,7 +44,7 @@ extension API {
         }
     }
 
-    func albumPage(_ id: Int64, _ request: HTTPRequest) throws -> HTTPResponse {
+    func albumPage(_ id: Int64, _ request: HTTPRequest, mayWrite: Bool = false) throws -> HTTPResponse {
         guard let album = try context.store.album(id: id) else { throw APIError.notFound("There is no album \(id).") }
         if let kept = album.mergedInto {
             return HTTPResponse(status: 301, headers: [("Location", url("/albums/\(kept)")), ("Cache-Control", "no-store")])
@@ -55,6 +57,7 @@ extension API {
                 Node.el("div") {
                     Node.el("h1", ["data-album-id": String(id)]) { album.title }
                     Node.el("p") { artistLink(album.artist, id: album.artistID) }
+                    queueButtons("album", id, mayWrite: mayWrite, back: pageAddress(request))
                 }
             }
             summaryFacts(summary, extra: album.release.map { [("MusicBrainz release", $0)] } ?? [])
@@ -68,6 +71,7 @@ extension API {
                             e.track.map(trackLink) ?? .empty
                             if let by = e.track?.artist, by != album.artist { Node.el("span", ["class": "by"]) { " — \(by)" } }
                             Node.el("span", ["class": "count"]) { SiteFormat.plural(e.plays, "play") }
+                            queueButtons("track", e.track?.id, mayWrite: mayWrite, back: pageAddress(request), compact: true)
                         }
                     }
                 }

@@ -86,6 +86,12 @@ extension API {
                     if let problem { Node.el("p", ["class": "notice small"]) { problem } }
                     playerControls(player.name, controls, mayWrite: mayWrite, action: "/player")
                 }
+                if player.connected { queueSection(player.name, mayWrite: mayWrite) }
+            }
+            Node.el("p") {
+                Node.el("a", ["href": url("/library")]) { "Browse the library" }
+                " · "
+                Node.el("a", ["href": url("/playlists")]) { "Playlists, smart playlists and moods" }
             }
             if cards.isEmpty { Node.el("p", ["class": "muted"]) { "No MPD is followed." } }
         }

@@ -4,18 +4,20 @@ import PacenoteStore
 
 /// `/stats`: the charts of a period, its totals and streaks.
 extension API {
-    func statsPage(_ request: HTTPRequest) throws -> HTTPResponse {
+    func statsPage(_ request: HTTPRequest, mayWrite: Bool = false) throws -> HTTPResponse {
+        let back = pageAddress(request)
         let range = try statsRange(request.query)
         let order = try chartOrder(request.query)
         let today = localTime.day(of: context.clock.now())
         // Computed once per range, order and day, until a play is stored.
-        let content = try pages.kept("stats|\(range.name)|\(range.from)|\(range.to)|\(today)|\(order.rawValue)") {
-            try statsContent(range, today: today, order: order)
+        // The owner's copy has the queue buttons.
+        let content = try pages.kept("stats|\(range.name)|\(range.from)|\(range.to)|\(today)|\(order.rawValue)|\(mayWrite)") {
+            try statsContent(range, today: today, order: order, mayWrite: mayWrite, back: back)
         }
         return html(title: "Stats", request: request, nav: "stats") { content }
     }
 
-    func statsContent(_ range: StatsRange, today: String, order: ChartOrder = .plays) throws -> Node {
+    func statsContent(_ range: StatsRange, today: String, order: ChartOrder = .plays, mayWrite: Bool = false, back: String = "/stats") throws -> Node {
         let store = context.store
         let stats = try store.rangeStats(fromDay: range.from, toDay: range.to, limit: 10, by: order)
         let (totals, tracks, artists, albums) = (stats.totals, stats.tracks, stats.artists, stats.albums)
@@ -70,12 +72,16 @@ extension API {
             statsEmpty(plays: totals.plays, skips: totals.skips, range: range.name, label: label == "all" ? "all time" : label)
             Node.el("div", ["class": "grid"]) {
                 chartList("Top tracks", tracks) { e in
-                    [e.track.map(trackLink) ?? .empty, .el("span", ["class": "by"]) { " — " }, artistLink(e.track?.artist)]
+                    [e.track.map(trackLink) ?? .empty, .el("span", ["class": "by"]) { " — " }, artistLink(e.track?.artist),
+                     queueButtons("track", e.track?.id, mayWrite: mayWrite, back: back, compact: true)]
                 }
-                chartList("Top artists", artists) { e in [artistLink(e.artist, id: e.artistID)] }
+                chartList("Top artists", artists) { e in
+                    [artistLink(e.artist, id: e.artistID), queueButtons("artist", e.artistID, mayWrite: mayWrite, back: back, compact: true)]
+                }
                 chartList("Top albums", albums) { e in
                     [albumLink(e.album, id: e.albumID), .el("span", ["class": "by"]) { " — " },
-                     e.artistID.map { artistLink(e.artist, id: $0) } ?? .text(e.artist ?? "")]
+                     e.artistID.map { artistLink(e.artist, id: $0) } ?? .text(e.artist ?? ""),
+                     queueButtons("album", e.albumID, mayWrite: mayWrite, back: back, compact: true)]
                 }
                 // A play counts for each genre of its track (MPD's several `Genre` values).
                 chartList("Top genres", genres) { e in [.el("span", ["data-genre": e.genreID.map(String.init)]) { e.genre ?? "" }] }

@@ -223,6 +223,7 @@ extension API {
                 Node.el("div") {
                     Node.el("h1") { track.title }
                     heart(id, feeling, mayWrite: mayWrite, back: "/tracks/\(id)")
+                    queueButtons("track", id, mayWrite: mayWrite, back: "/tracks/\(id)")
                     // The credit text as received; each credited artist links to their page.
                     Node.el("p") { artistLink(track.artist) }
                     if !credits.isEmpty, credits.map(\.artist.name) != [track.artist ?? ""] {

@@ -202,13 +202,14 @@ extension API {
                         Node.el("p", ["class": "muted small", "data-next-for": "", "data-next-pending": recommenderReady ? nil : "1"]) {
                             recommenderReady ? upNextCaption(upNext) : "Reading your history for suggestions…"
                         }
-                        Node.el("ol", ["class": "chart-list", "data-next": ""]) {
+                        Node.el("ol", ["class": "chart-list", "data-next": "", "data-queue-buttons": mayWrite && !context.players().isEmpty ? "" : nil]) {
                             for s in upNext?.suggestions ?? [] {
                                 Node.el("li") {
                                     Node.el("a", ["href": url("/tracks/\(s.track.id)")]) { s.track.title }
                                     Node.el("span", ["class": "by"]) { " — " + (s.track.artist ?? "Unknown artist") }
                                     Node.el("span", ["class": "count"]) { s.track.bpm.map { "\(Int($0.rounded())) bpm" } ?? "" }
                                     heart(s.track.id, feelings[s.track.id] ?? .none, mayWrite: mayWrite, back: back, notNow: true)
+                                    queueButtons("track", s.track.id, mayWrite: mayWrite, back: back, compact: true)
                                 }
                             }
                         }
@@ -326,6 +327,7 @@ extension API {
                         for p in plays {
                             playItem(p, f, .group {
                                 heart(p.track.id, feelings[p.track.id ?? 0] ?? .none, mayWrite: mayWrite, back: back)
+                                queueButtons("track", p.track.id, mayWrite: mayWrite, back: back, compact: true)
                                 if mayWrite { playControls(p, back: back, draft: draft) }
                             })
                         }

@@ -86,7 +86,7 @@ extension API {
               live: Bool = false, @Markup _ content: () -> [Node]) -> HTTPResponse {
         let sections: [(String, String, String)] = [
             ("dashboard", "/", "Now"), ("history", "/history", "History"), ("stats", "/stats", "Stats"),
-            ("sotd", "/sotd", "Song of the day"), ("friends", "/friends", "Friends"), ("workouts", "/workouts", "Workouts"),
+            ("library", "/library", "Library"), ("sotd", "/sotd", "Song of the day"), ("friends", "/friends", "Friends"), ("workouts", "/workouts", "Workouts"),
             ("curation", "/curation", "Corrections"), ("rules", "/rules", "Rules"),
         ]
         let loggedIn = Sessions.cookie(in: request).map { context.sessions.isValid($0, key: context.currentKey()) } ?? false

@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+import Logging
+import PacenoteCore
+import PacenoteMPD
+import PacenoteStore
+import PacenoteWeb
+import Synchronization
+
+/// Keeps every smart playlist and mood (issue 57) in MPD as a stored playlist of the same
+/// name, as `LikesSync` keeps "Liked": refreshed when the history, the likes, the tempos, the
+/// library or the definitions change (each change announced by Operations), and every
+/// `checkEvery` seconds for what another process wrote. A playlist is written only when its
+/// songs changed; a definition renamed or deleted takes its old MPD playlist with it. All MPD
+/// work is on one serial queue, off the request path; MPD's errors are kept per playlist and
+/// shown, never thrown.
+public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
+    private let store: Store
+    private let endpoint: MPDEndpoint
+    private let tempo: TempoTable
+    private let logger: Logger
+    private let events: EventBus?
+    private let queue = DispatchQueue(label: "pacenote.smart-playlists")
+    private struct State {
+        /// What was last written for each definition: its name and songs.
+        var written: [Int64: (name: String, uris: [String])] = [:]
+        var states: [Int64: SmartPlaylistState] = [:]
+        var pending = false
+        var subscription: EventBus.Subscription?
+        var refreshes = 0
+    }
+    private let state = Mutex(State())
+    // nonisolated(unsafe): a dispatch source is thread-safe; resumed in start, cancelled in stop.
+    private nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "pacenote.smart-playlists-timer"))
+
+    public init(store: Store, endpoint: MPDEndpoint, tempo: TempoTable, events: EventBus?, logger: Logger) {
+        self.store = store
+        self.endpoint = endpoint
+        self.tempo = tempo
+        self.events = events
+        self.logger = logger
+    }
+
+    public func start(checkEvery seconds: Double = 60) {
+        if let events {
+            let token = events.subscribe { [weak self] event in
+                guard case .changed(let change, _) = event, Self.matters(change) else { return }
+                self?.schedule()
+            }
+            state.withLock { $0.subscription = token }
+        }
+        schedule()
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler { [weak self] in self?.schedule() }
+        timer.resume()
+    }
+
+    public func stop() {
+        if let token = state.withLock({ $0.subscription.take() }) { events?.unsubscribe(token) }
+        timer.cancel()
+        queue.sync {}
+    }
+
+    /// The changes that can change a playlist's songs.
+    static func matters(_ change: DataChange) -> Bool {
+        switch change {
+        case .playsAdded, .playsRewritten, .curated, .playsTagged, .workout, .paceEffects, .trackBPM, .trackFeeling,
+             .library, .playlists: true
+        case .songOfTheDay, .friends, .forwarding, .credentials, .heartRateSamples, .playInProgress, .privateSession, .plans: false
+        }
+    }
+
+    /// One refresh queued, however many changes come before it runs.
+    private func schedule() {
+        let first = state.withLock { s in defer { s.pending = true }; return !s.pending }
+        guard first else { return }
+        queue.async { [self] in
+            state.withLock { $0.pending = false }
+            refresh()
+        }
+    }
+
+    /// Waits until the changes announced so far are in MPD (tests, the bench).
+    public func settle() {
+        queue.sync {}
+        queue.sync {}
+    }
+
+    public func states() -> [Int64: SmartPlaylistState] { state.withLock { $0.states } }
+
+    /// How many refreshes ran (the bench).
+    public var refreshes: Int { state.withLock { $0.refreshes } }
+
+    private func refresh() {
+        let now = Date()
+        let all: [(SmartPlaylist, [SmartPlaylist.Candidate])]
+        do { all = try store.everySmartPlaylistsSongs(tempo: tempo, now: now) } catch {
+            logger.warning("smart playlists: cannot read them: \(error)")
+            return
+        }
+        let written = state.withLock { $0.refreshes += 1; return $0.written }
+        var states: [Int64: SmartPlaylistState] = [:]
+        var kept: [Int64: (name: String, uris: [String])] = [:]
+        let ids = Set(all.map(\.0.id))
+        // Gone or renamed: the old MPD playlist goes.
+        for (id, old) in written where !ids.contains(id) || all.first(where: { $0.0.id == id })?.0.name != old.name {
+            do { try MPDQueue.edit(endpoint: endpoint, playlist: old.name, .delete) } catch {
+                logger.debug("smart playlists: could not remove \(old.name): \(error)")
+            }
+        }
+        for (playlist, songs) in all {
+            let uris = songs.map(\.uri)
+            let seconds = songs.reduce(0) { $0 + ($1.durationS ?? 0) }
+            if let old = written[playlist.id], old.name == playlist.name, old.uris == uris {
+                kept[playlist.id] = old
+                states[playlist.id] = state.withLock { $0.states[playlist.id] } ?? SmartPlaylistState(songs: uris.count, seconds: seconds, writtenAt: now)
+                continue
+            }
+            do {
+                try MPDQueue.savePlaylist(endpoint: endpoint, name: playlist.name, uris: uris)
+                kept[playlist.id] = (playlist.name, uris)
+                states[playlist.id] = SmartPlaylistState(songs: uris.count, seconds: seconds, writtenAt: now)
+                logger.debug("smart playlists: \(playlist.name) has \(uris.count) songs")
+            } catch {
+                let before = state.withLock { $0.states[playlist.id]?.error }
+                if before != error.description {
+                    logger.warning("smart playlists: cannot write \(playlist.name) to MPD: \(error)")
+                }
+                states[playlist.id] = SmartPlaylistState(songs: uris.count, seconds: seconds, writtenAt: nil, error: error.description)
+            }
+        }
+        state.withLock { $0.written = kept; $0.states = states }
+    }
+}

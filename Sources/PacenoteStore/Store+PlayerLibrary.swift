@@ -1,0 +1,128 @@
+import GRDB
+import PacenoteCore
+
+/// What the player (issue 57) asks of the library mirror: the files to queue for a track,
+/// an album or an artist, and the library to browse — artists, their albums, an album's
+/// tracks — with BPM, likes and plays beside each. Library files only: MPD can play nothing else.
+extension Store {
+    /// What can be queued of a track, an album or an artist.
+    public enum Playable: Equatable, Sendable {
+        case tracks([Int64])
+        case album(Int64)
+        case artist(Int64)
+    }
+
+    /// The MPD files of `what`, in playing order (an artist's by album, disc and track).
+    /// Tracks not in the library are left out; an unknown id gives none.
+    public func libraryURIs(_ what: Playable) throws(StoreError) -> [String] {
+        let local = "t.in_library = 1 AND t.uri IS NOT NULL AND t.uri NOT LIKE '%://%'"
+        let albumOrder = "t.disc_number IS NULL, t.disc_number, t.track_number IS NULL, t.track_number, t.title, t.id"
+        return try read { db in
+            switch what {
+            case .tracks(let ids):
+                guard !ids.isEmpty else { return [] }
+                let found = try Dictionary(Row.fetchAll(db, sql: """
+                    SELECT t.id, t.uri FROM tracks t WHERE \(local) AND t.id IN (\(ids.map { _ in "?" }.joined(separator: ",")))
+                    """, arguments: StatementArguments(ids)).map { ($0[0] as Int64, $0[1] as String) }, uniquingKeysWith: { a, _ in a })
+                return ids.compactMap { found[$0] }
+            case .album(let id):
+                return try String.fetchAll(db, sql: "SELECT t.uri FROM tracks t WHERE t.album_id = ? AND \(local) ORDER BY \(albumOrder)",
+                                           arguments: [id])
+            case .artist(let id):
+                return try String.fetchAll(db, sql: """
+                    SELECT t.uri FROM tracks t LEFT JOIN albums al ON al.id = t.album_id
+                    WHERE t.id IN (SELECT track_id FROM track_artists WHERE artist_id = ?) AND \(local)
+                    ORDER BY al.title IS NULL, al.title, al.id, \(albumOrder)
+                    """, arguments: [id])
+            }
+        }
+    }
+
+    /// A row of the library browser: an artist or an album with how many library tracks it
+    /// has and its plays.
+    public struct LibraryEntry: Equatable, Sendable {
+        public var id: Int64
+        public var name: String
+        /// An album's artist as credited.
+        public var artist: String?
+        public var tracks: Int
+        public var plays: Int
+        /// An album's first library track (its cover is the album's).
+        public var firstTrackID: Int64?
+    }
+
+    /// The library's artists (with a track in the library), by name; `search` narrows by name.
+    public func libraryArtists(search: String?, limit: Int, offset: Int) throws(StoreError) -> [LibraryEntry] {
+        try read { db in
+            var arguments: [any DatabaseValueConvertible] = []
+            var filter = ""
+            if let search, !search.isEmpty {
+                filter = "AND a.name LIKE ? ESCAPE '\\'"
+                arguments.append("%" + search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                    .replacingOccurrences(of: "_", with: "\\_") + "%")
+            }
+            arguments += [limit, offset]
+            return try Row.fetchAll(db, sql: """
+                SELECT a.id, a.name, count(DISTINCT t.id), COALESCE((SELECT plays FROM rollup_artist_total WHERE artist_id = a.id), 0)
+                FROM artists a JOIN track_artists ta ON ta.artist_id = a.id JOIN tracks t ON t.id = ta.track_id AND t.in_library = 1
+                WHERE a.merged_into IS NULL \(filter)
+                GROUP BY a.id ORDER BY a.name COLLATE NOCASE, a.id LIMIT ? OFFSET ?
+                """, arguments: StatementArguments(arguments)).map {
+                LibraryEntry(id: $0[0], name: $0[1], artist: nil, tracks: $0[2], plays: $0[3])
+            }
+        }
+    }
+
+    /// An artist's albums that have a track in the library, by title.
+    public func libraryAlbums(artistID: Int64) throws(StoreError) -> [LibraryEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT al.id, al.title, al.artist, count(DISTINCT t.id), COALESCE((SELECT plays FROM rollup_album_total WHERE album_id = al.id), 0), min(t.id)
+                FROM tracks t JOIN albums al ON al.id = t.album_id
+                WHERE t.in_library = 1 AND t.id IN (SELECT track_id FROM track_artists WHERE artist_id = ?)
+                GROUP BY al.id ORDER BY al.title COLLATE NOCASE, al.id
+                """, arguments: [artistID]).map {
+                LibraryEntry(id: $0[0], name: $0[1], artist: $0[2], tracks: $0[3], plays: $0[4], firstTrackID: $0[5])
+            }
+        }
+    }
+
+    /// An album's library tracks in disc and track order, with their plays (all time).
+    public func libraryTracks(albumID: Int64) throws(StoreError) -> [ChartEntry] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Store.trackColumns("t")), COALESCE(r.plays, 0), COALESCE(r.played_s, 0)
+                FROM tracks t LEFT JOIN rollup_track_total r ON r.track_id = t.id
+                WHERE t.album_id = ? AND t.in_library = 1
+                ORDER BY t.disc_number IS NULL, t.disc_number, t.track_number IS NULL, t.track_number, t.title, t.id
+                """, arguments: [albumID]).map(Store.chartEntry(track:))
+        }
+    }
+
+    /// The likes and dislikes of `ids`.
+    public func feelings(of ids: [Int64]) throws(StoreError) -> [Int64: Feeling] {
+        guard !ids.isEmpty else { return [:] }
+        return try read { db in
+            try Dictionary(Row.fetchAll(db, sql: """
+                SELECT track_id, feeling FROM track_feelings WHERE track_id IN (\(ids.map { _ in "?" }.joined(separator: ",")))
+                """, arguments: StatementArguments(ids)).map { ($0[0] as Int64, Feeling(rawValue: $0[1]) ?? .none) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// The stored tracks of MPD files, by URI (what the queue and a playlist show beside a song).
+    public func tracks(uris: [String]) throws(StoreError) -> [String: Track] {
+        guard !uris.isEmpty else { return [:] }
+        return try read { db in
+            var out: [String: Track] = [:]
+            for chunk in stride(from: 0, to: uris.count, by: 500).map({ Array(uris[$0..<min($0 + 500, uris.count)]) }) {
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT \(Store.trackColumns("t")) FROM tracks t WHERE t.uri IN (\(chunk.map { _ in "?" }.joined(separator: ",")))
+                    """, arguments: StatementArguments(chunk)) {
+                    let track = Store.track(from: row)
+                    if let uri = track.uri { out[uri] = track }
+                }
+            }
+            return out
+        }
+    }
+}
