@@ -1,4 +1,5 @@
 import Foundation
+import PacenoteCore
 import PacenoteTempo
 import PacenoteTestSupport
 import Testing
@@ -72,7 +73,7 @@ import Testing
     }
 
     /// Nothing above the meter's -70 LUFS gate, or less than one 400 ms block: the meter says
-    /// -∞, read as the floor (`LoudnessMeter.silent`) with no range, so it counts as measured.
+    /// -∞, stored as the floor (`Track.silentLUFS`) with no range, so it counts as measured.
     @Test func silenceAndAClickReadAsSilent() throws {
         let dir = try AudioTools.scratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -82,6 +83,7 @@ import Testing
             let measured = try LoudnessMeter.measure(path: "\(dir)/\(name).wav")
             #expect(measured.lufs == LoudnessMeter.silent && measured.rangeLU == 0, "\(name): \(measured)")
         }
+        #expect(LoudnessMeter.silent == Track.silentLUFS)
     }
 
     @Test func aMissingOrNonAudioFileIsAClearError() throws {
