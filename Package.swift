@@ -83,6 +83,13 @@ let package = Package(
             name: "CAubio",
             providers: [.apt(["libaubio5"])]
         ),
+        // libebur128's EBU R 128 meter: each track's loudness for `pacenote analyze`. Declared by
+        // hand and loaded when the first track is measured (see the shim): not linked, and no
+        // pkgConfig, whose flags would add -lebur128.
+        .systemLibrary(
+            name: "CEbur128",
+            providers: [.apt(["libebur128-1"])]
+        ),
 
         // The domain: no C, no I/O.
         .target(name: "PacenoteCore", swiftSettings: functionSections),
@@ -113,9 +120,10 @@ let package = Package(
         .target(name: "PacenoteNet", dependencies: ["CCurl"], swiftSettings: functionSections),
         // The only importer of libdbus: BlueZ's objects, a strap's notifications, hr-scan.
         .target(name: "PacenoteBluetooth", dependencies: ["CDBus"], swiftSettings: functionSections),
-        // The only importer of Rubber Band, libsndfile and aubio: a song rendered at another
-        // tempo (with a click on each beat), and the bounded cache of the copies.
-        .target(name: "PacenoteTempo", dependencies: ["CRubberBand", "CSndfile", "CAubio"], swiftSettings: functionSections),
+        // The only importer of Rubber Band, libsndfile, aubio and libebur128: a song rendered at
+        // another tempo (with a click on each beat), the bounded cache of the copies, and a
+        // track's measured loudness.
+        .target(name: "PacenoteTempo", dependencies: ["CRubberBand", "CSndfile", "CAubio", "CEbur128"], swiftSettings: functionSections),
         // The only importer of libmicrohttpd. Public/ is built into it (EmbedPublicPlugin).
         .target(
             name: "PacenoteWeb",
@@ -197,7 +205,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PacenoteAppTests",
-            dependencies: ["PacenoteApp", "PacenoteCore", "PacenoteTempo", "CRubberBand", "CSndfile", "CAubio", "PacenoteTestSupport"]
+            dependencies: ["PacenoteApp", "PacenoteCore", "PacenoteTempo", "CRubberBand", "CSndfile", "CAubio", "CEbur128", "PacenoteTestSupport"]
         ),
         .testTarget(
             name: "PacenoteWebTests",

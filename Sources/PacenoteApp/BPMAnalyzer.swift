@@ -14,7 +14,9 @@ import Synchronization
 /// file gives the value; its two halves, analysed apart, give the confidence (how well they
 /// agree once half/double time is allowed for). Then how clear each file's beat is: aubio's
 /// beat tracker's confidence (`TempoBeats`, loaded on first use), which the recommender ranks
-/// on. Each result is stored as it comes, so an interrupted run resumes where it stopped.
+/// on. Then each file's energy: its EBU R 128 loudness and loudness range (`LoudnessMeter`,
+/// libebur128, loaded on first use). Each result is stored as it comes, so an interrupted run
+/// resumes where it stopped.
 public struct BPMAnalyzer: Sendable {
     public struct Result: Sendable, Equatable {
         public var bpm: Double
@@ -32,6 +34,13 @@ public struct BPMAnalyzer: Sendable {
         public var beatsFailed: [(uri: String, reason: String)] = []
         /// Why no beat was measured on this machine (aubio cannot be loaded), if so.
         public var beatsUnavailable: String?
+        /// Files whose loudness was measured (`Track.loudnessLUFS`, `loudnessRangeLU`).
+        public var loudnessMeasured = 0
+        /// Files whose loudness could not be measured: warned about, tried again next time,
+        /// and no failure of the command.
+        public var loudnessFailed: [(uri: String, reason: String)] = []
+        /// Why no loudness was measured on this machine (libebur128 cannot be loaded), if so.
+        public var loudnessUnavailable: String?
         public var seconds = 0.0
     }
 
@@ -146,28 +155,36 @@ public struct BPMAnalyzer: Sendable {
     /// Analyses every library file without a BPM, `jobs` at a time, storing each result
     /// (source `analysis`) and, with `stickers`, writing it to MPD as a `bpm` sticker. Then
     /// measures how clear the beat is (aubio's beat tracker, `TempoBeats`) of every library
-    /// file not yet measured, BPM or not, for the recommender's `beat` reason.
+    /// file not yet measured, BPM or not, for the recommender's `beat` reason. Then the
+    /// loudness (`LoudnessMeter`) of every library file not yet measured.
     public func analyseLibrary(store: Store, musicDirectory: String, jobs: Int, stickers: MPDEndpoint?,
                                progress: @escaping @Sendable (Int, Int) -> Void) throws -> Summary {
         let started = Date()
         let todo = try store.tracksWithoutBPM()
         let beatsUnavailable = TempoBeats.unavailable()
         let beatTodo = beatsUnavailable == nil ? try store.tracksWithoutBeatConfidence() : []
-        let total = todo.count + beatTodo.count
+        let loudnessUnavailable = LoudnessMeter.unavailable()
+        let loudnessTodo = loudnessUnavailable == nil ? try store.tracksWithoutLoudness() : []
+        let total = todo.count + beatTodo.count + loudnessTodo.count
         let summary = Mutex(Summary())
-        summary.withLock { $0.beatsUnavailable = beatsUnavailable }
+        summary.withLock {
+            $0.beatsUnavailable = beatsUnavailable
+            $0.loudnessUnavailable = loudnessUnavailable
+        }
         let operations = Operations(store: store, events: nil)
         progress(0, total)
-        @Sendable func record(_ failure: String?, uri: String, sticker: Bool = false, beat: Bool = false) {
+        @Sendable func record(_ failure: String?, uri: String, sticker: Bool = false, beat: Bool = false, loudness: Bool = false) {
             let done = summary.withLock { s -> Int in
-                switch (failure, beat) {
-                case (let failure?, true): s.beatsFailed.append((uri, failure))
-                case (let failure?, false): s.failed.append((uri, failure))
-                case (nil, true): s.beatsMeasured += 1
-                case (nil, false): s.analysed += 1
+                switch (failure, beat, loudness) {
+                case (let failure?, _, true): s.loudnessFailed.append((uri, failure))
+                case (let failure?, true, _): s.beatsFailed.append((uri, failure))
+                case (let failure?, false, false): s.failed.append((uri, failure))
+                case (nil, _, true): s.loudnessMeasured += 1
+                case (nil, true, _): s.beatsMeasured += 1
+                case (nil, false, false): s.analysed += 1
                 }
                 if sticker { s.stickersWritten += 1 }
-                return s.analysed + s.beatsMeasured + s.failed.count + s.beatsFailed.count
+                return s.analysed + s.beatsMeasured + s.loudnessMeasured + s.failed.count + s.beatsFailed.count + s.loudnessFailed.count
             }
             progress(done, total)
         }
@@ -198,6 +215,18 @@ public struct BPMAnalyzer: Sendable {
                 record(error.description, uri: uri, beat: true)
             } catch {
                 record("\(error)", uri: uri, beat: true)
+            }
+        }
+        Self.forEach(loudnessTodo, jobs: jobs) { id, uri in
+            let path = (musicDirectory as NSString).appendingPathComponent(uri)
+            do {
+                let measured = try LoudnessMeter.measure(path: path, maxSeconds: 3600)
+                try operations.setLoudness(trackID: id, lufs: measured.lufs, rangeLU: measured.rangeLU)
+                record(nil, uri: uri, loudness: true)
+            } catch let error as LoudnessError {
+                record(error.description, uri: uri, loudness: true)
+            } catch {
+                record("\(error)", uri: uri, loudness: true)
             }
         }
         var result = summary.withLock { $0 }

@@ -70,7 +70,8 @@ public enum DataChange: Equatable, Sendable {
     case playsRewritten(Reason)
     /// A day's pinned song of the day changed (pinned, re-noted or unpinned).
     case songOfTheDay(day: String)
-    /// A track's BPM changed.
+    /// A track's BPM changed, or another figure measured from its audio (how clear its beat
+    /// is, its loudness).
     case trackBPM(trackID: Int64)
     /// Tracks were liked, disliked or cleared (one from a heart, many from an import).
     case trackFeeling(trackIDs: [Int64])

@@ -27,15 +27,24 @@ public struct Track: Equatable, Sendable {
     /// How clear the beat is, 0…1: aubio's beat tracker's confidence, from `pacenote analyze`;
     /// nil until measured.
     public var beatConfidence: Double?
+    /// How loud the track is as a whole: its EBU R 128 integrated loudness in LUFS, from
+    /// `pacenote analyze` (libebur128); nil until measured. Silence reads -120
+    /// (`Track.silentLUFS`): nothing passed the meter's -70 LUFS gate.
+    public var loudnessLUFS: Double?
+    /// How much its loudness varies (EBU Tech 3342 loudness range, in LU): about 0 for a
+    /// steady tone, 5 to 15 for most music; nil until measured.
+    public var loudnessRangeLU: Double?
 
     public init(
         id: Int64? = nil, uri: String? = nil, title: String, artist: String? = nil,
         album: String? = nil, albumArtist: String? = nil, genre: String? = nil, date: String? = nil,
         trackNumber: Int? = nil, discNumber: Int? = nil, durationSeconds: Double? = nil,
         musicBrainz: MusicBrainzIDs = .init(), bpm: BPM? = nil, listedCredit: ArtistCredit? = nil,
-        albumID: Int64? = nil, beatConfidence: Double? = nil
+        albumID: Int64? = nil, beatConfidence: Double? = nil, loudnessLUFS: Double? = nil, loudnessRangeLU: Double? = nil
     ) {
         self.beatConfidence = beatConfidence
+        self.loudnessLUFS = loudnessLUFS
+        self.loudnessRangeLU = loudnessRangeLU
         self.listedCredit = listedCredit
         self.albumID = albumID
         self.id = id
@@ -58,6 +67,11 @@ public struct Track: Equatable, Sendable {
     public static func beatWords(_ confidence: Double) -> String {
         confidence >= 0.4 ? "clear" : confidence >= 0.2 ? "steady" : "faint"
     }
+
+    /// The integrated loudness stored for a track the meter found silent (or under its 400 ms
+    /// block): the lowest the store takes. A measured loudness is never under the meter's
+    /// absolute gate, -70 LUFS (EBU R 128; ITU-R BS.1770-4).
+    public static let silentLUFS = -120.0
 
     /// The key under which plays of the same song from different sources meet
     /// (an MPD play and the same listen imported from ListenBrainz).

@@ -59,6 +59,29 @@ extension Operations {
         announce(.trackBPM(trackID: trackID))
     }
 
+    /// What a measured loudness can be (`tracks.loudness_lufs`): from the silence floor
+    /// (`Track.silentLUFS`) to well above anything mastered.
+    public static let loudnessRange = Track.silentLUFS...20.0
+    /// What a loudness range can be (`tracks.loudness_range_lu`).
+    public static let loudnessRangeLURange = 0.0...120.0
+
+    /// Stores a track's measured energy: its EBU R 128 integrated loudness (LUFS) and
+    /// loudness range (LU), from `pacenote analyze`, to a hundredth. Announced as a change of
+    /// the track's measured figures, as the beat confidence is.
+    public func setLoudness(trackID: Int64, lufs: Double, rangeLU: Double) throws {
+        guard lufs.isFinite, Self.loudnessRange.contains(lufs) else {
+            throw OperationError.invalid("invalid_loudness", "loudness: from \(Int(Self.loudnessRange.lowerBound)) to \(Int(Self.loudnessRange.upperBound)) LUFS")
+        }
+        guard rangeLU.isFinite, Self.loudnessRangeLURange.contains(rangeLU) else {
+            throw OperationError.invalid("invalid_loudness_range",
+                                         "loudness range: from \(Int(Self.loudnessRangeLURange.lowerBound)) to \(Int(Self.loudnessRangeLURange.upperBound)) LU")
+        }
+        guard try store.setLoudness(trackID: trackID, lufs: (lufs * 100).rounded() / 100, rangeLU: (rangeLU * 100).rounded() / 100) else {
+            throw OperationError.notFound("no track \(trackID)")
+        }
+        announce(.trackBPM(trackID: trackID))
+    }
+
     func validDay(_ day: String) throws -> String {
         guard day.count == 10, store.localTime.startOfDay(day) != nil else {
             throw OperationError.invalid("invalid_day", "'\(day)' is not a day (YYYY-MM-DD)")

@@ -131,6 +131,17 @@ extension Store {
         }
     }
 
+    /// Library files whose loudness has not been measured, for `pacenote analyze` (streams
+    /// excluded).
+    public func tracksWithoutLoudness() throws(StoreError) -> [(id: Int64, uri: String)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, uri FROM tracks
+                WHERE in_library = 1 AND loudness_lufs IS NULL AND uri IS NOT NULL AND uri NOT LIKE '%://%' ORDER BY id
+                """).map { ($0[0], $0[1]) }
+        }
+    }
+
     /// Library files without a BPM, for `pacenote analyze` (streams excluded).
     public func tracksWithoutBPM() throws(StoreError) -> [(id: Int64, uri: String)] {
         try read { db in

@@ -181,6 +181,16 @@ extension Store {
         }
     }
 
+    /// Sets a track's measured loudness (LUFS) and loudness range (LU); false when there is no
+    /// such track. Operations validates both first.
+    public func setLoudness(trackID: Int64, lufs: Double, rangeLU: Double) throws(StoreError) -> Bool {
+        try write { db in
+            try db.cachedStatement(sql: "UPDATE tracks SET loudness_lufs = ?, loudness_range_lu = ? WHERE id = ?")
+                .execute(arguments: [lufs, rangeLU, trackID])
+            return db.changesCount > 0
+        }
+    }
+
     /// How much a BPM source is trusted, as SQL.
     static func rank(_ column: String) -> String {
         "(CASE \(column) WHEN 'manual' THEN 5 WHEN 'tag' THEN 4 WHEN 'sticker' THEN 3 WHEN 'analysis' THEN 2 WHEN 'import' THEN 1 ELSE 0 END)"
@@ -199,7 +209,8 @@ extension Store {
     static func trackColumns(_ table: String) -> String {
         ["id", "uri", "title", "artist", "album", "album_artist", "genre", "date", "track_number", "disc_number",
          "duration_s", "mb_recording_id", "mb_release_id", "mb_artist_id", "mb_album_artist_id", "mb_release_track_id",
-         "bpm", "bpm_source", "bpm_confidence", "album_id", "beat_confidence"].map { $0 == "artist" ? shownArtist("\(table).artist") : "\(table).\($0)" }
+         "bpm", "bpm_source", "bpm_confidence", "album_id", "beat_confidence",
+         "loudness_lufs", "loudness_range_lu"].map { $0 == "artist" ? shownArtist("\(table).artist") : "\(table).\($0)" }
             .joined(separator: ", ")
     }
 
@@ -232,7 +243,7 @@ extension Store {
             return EntityKey.artist(text)
         }
     }
-    static let trackColumnCount = 21
+    static let trackColumnCount = 23
 
     /// The same from a statement's current row, read through the C API.
     static func track(from row: RawStatement, at i: Int32) -> Track {
@@ -247,7 +258,8 @@ extension Store {
             musicBrainz: MusicBrainzIDs(
                 recording: row.text(i + 11), release: row.text(i + 12), artist: row.text(i + 13),
                 albumArtist: row.text(i + 14), releaseTrack: row.text(i + 15)),
-            bpm: bpm, albumID: row.optionalInt64(i + 19), beatConfidence: row.optionalDouble(i + 20))
+            bpm: bpm, albumID: row.optionalInt64(i + 19), beatConfidence: row.optionalDouble(i + 20),
+            loudnessLUFS: row.optionalDouble(i + 21), loudnessRangeLU: row.optionalDouble(i + 22))
     }
 
     /// A track from the columns `trackColumns` selected, starting at column `i`. Read by
@@ -264,6 +276,7 @@ extension Store {
             musicBrainz: MusicBrainzIDs(
                 recording: row[i + 11], release: row[i + 12], artist: row[i + 13],
                 albumArtist: row[i + 14], releaseTrack: row[i + 15]),
-            bpm: bpm, albumID: row[i + 19], beatConfidence: row[i + 20])
+            bpm: bpm, albumID: row[i + 19], beatConfidence: row[i + 20],
+            loudnessLUFS: row[i + 21], loudnessRangeLU: row[i + 22])
     }
 }

@@ -245,6 +245,8 @@ enum APIJSON {
             ("bpm", .optional(t.bpm?.value)),
             ("bpm_source", .optional(t.bpm?.source.rawValue)),
             ("beat_confidence", .optional(t.beatConfidence)),
+            ("loudness_lufs", .optional(t.loudnessLUFS)),
+            ("loudness_range_lu", .optional(t.loudnessRangeLU)),
             ("musicbrainz_recording_id", .optional(t.musicBrainz.recording)),
             ("musicbrainz_release_id", .optional(t.musicBrainz.release)),
             ("musicbrainz_artist_id", .optional(t.musicBrainz.artist)),

@@ -5,12 +5,15 @@ import PacenoteCore
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Detect the tempo of library files that have no BPM, and how clear their beat is, from their audio.",
+        abstract: "Detect the tempo of library files that have no BPM, how clear their beat is and how loud they are, from their audio.",
         discussion: """
             Runs sox and bpm-tools' bpm on each file of MPD's library that has no BPM yet (tag, sticker or \
             manual), several at a time, and stores the value with source 'analysis' and a confidence. \
             Then it measures how clear the beat of each file not yet measured is (aubio's beat tracker, \
             libaubio5), which the recommender ranks on when there is a tempo to run to. \
+            Then it measures the loudness of each file not yet measured: EBU R 128 integrated loudness \
+            (LUFS) and loudness range (LU), with libebur128 (libebur128-1); a mono file is measured as \
+            dual mono, as heard on two speakers. \
             Interrupted, it resumes where it stopped. Files are found under mpd.music_directory, or \
             where MPD's `config` command says (over MPD's local socket only). The daemon must have \
             mirrored the library first.
@@ -52,10 +55,18 @@ struct Analyze: ParsableCommand {
         if let reason = summary.beatsUnavailable {
             Failure.warn("beats not measured: \(reason)")
         }
+        for failure in summary.loudnessFailed {
+            Failure.warn("\(failure.uri): loudness not measured: \(failure.reason)")
+        }
+        if let reason = summary.loudnessUnavailable {
+            Failure.warn("loudness not measured: \(reason)")
+        }
         print("analysed \(counted(summary.analysed, "file")) in \(String(format: "%.1f", summary.seconds)) s, \(summary.failed.count) failed"
               + (writeStickers ? ", \(counted(summary.stickersWritten, "sticker")) written" : "")
               + (summary.beatsUnavailable == nil ? ", beats of \(counted(summary.beatsMeasured, "file")) measured" : "")
-              + (summary.beatsFailed.isEmpty ? "" : " (\(summary.beatsFailed.count) not)"))
+              + (summary.beatsFailed.isEmpty ? "" : " (\(summary.beatsFailed.count) not)")
+              + (summary.loudnessUnavailable == nil ? ", loudness of \(counted(summary.loudnessMeasured, "file")) measured" : "")
+              + (summary.loudnessFailed.isEmpty ? "" : " (\(summary.loudnessFailed.count) not)"))
         if !summary.failed.isEmpty { throw ExitCode.failure }
     }
 }

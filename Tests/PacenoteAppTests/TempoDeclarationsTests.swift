@@ -1,11 +1,12 @@
 import CAubio
+import CEbur128
 import CRubberBand
 import CSndfile
 import Foundation
 import PacenoteTestSupport
 import Testing
 
-/// CSndfile, CRubberBand and CAubio declare their libraries' types by hand and load the
+/// CSndfile, CRubberBand, CAubio and CEbur128 declare their libraries' types by hand and load the
 /// libraries on first use (see their shims). What they declare must be what the libraries' own
 /// headers define: a C program built against the real headers prints sizes, offsets and
 /// constants, compared with the shims' as Swift imports them; the shims' tables, compiled
@@ -13,7 +14,7 @@ import Testing
 /// loads with every function its shim calls.
 @Suite struct TempoDeclarationsTests {
     static func cflags() throws -> [String] {
-        try run(try Tools.require("pkg-config"), ["--cflags", "sndfile", "rubberband", "aubio"]).stdout
+        try run(try Tools.require("pkg-config"), ["--cflags", "sndfile", "rubberband", "aubio", "libebur128"]).stdout
             .split(whereSeparator: \.isWhitespace).map(String.init)
     }
 
@@ -24,6 +25,7 @@ import Testing
             #include <sndfile.h>
             #include <rubberband/rubberband-c.h>
             #include <aubio/aubio.h>
+            #include <ebur128.h>
             #include <stddef.h>
             #include <stdio.h>
             int main(void) {
@@ -34,6 +36,8 @@ import Testing
                 printf("%d %d %d %d %d %zu\\n", RubberBandOptionProcessOffline, RubberBandOptionTransientsCrisp, RubberBandOptionWindowShort,
                        RubberBandOptionEngineFaster, RubberBandOptionEngineFiner, sizeof(RubberBandOptions));
                 printf("%zu %zu %zu\\n", sizeof(fvec_t), offsetof(fvec_t, data), sizeof(smpl_t));
+                printf("%d %d %d %d %d\\n", EBUR128_MODE_M, EBUR128_MODE_S, EBUR128_MODE_I, EBUR128_MODE_LRA, EBUR128_DUAL_MONO);
+                printf("%d\\n", EBUR128_SUCCESS);
                 return 0;
             }
             """.write(toFile: source, atomically: true, encoding: .utf8)
@@ -47,7 +51,8 @@ import Testing
                           RubberBandOptionEngineFaster.rawValue, RubberBandOptionEngineFiner.rawValue].map { Int($0) }
             + [MemoryLayout<RubberBandOptions>.size]
         let fvec = [MemoryLayout<fvec_t>.size, MemoryLayout<fvec_t>.offset(of: \.data)!, MemoryLayout<smpl_t>.size]
-        #expect(printed == [info, sndfile.map { Int($0) }, rubberband, fvec].map { $0.map(String.init).joined(separator: " ") })
+        let ebur128 = [EBUR128_MODE_M, EBUR128_MODE_S, EBUR128_MODE_I, EBUR128_MODE_LRA, EBUR128_DUAL_MONO].map { Int($0) }
+        #expect(printed == [info, sndfile.map { Int($0) }, rubberband, fvec, ebur128, [Int(EBUR128_SUCCESS)]].map { $0.map(String.init).joined(separator: " ") })
     }
 
     /// Each shim's table against the real prototypes (`-Werror=incompatible-pointer-types`).
@@ -66,6 +71,11 @@ import Testing
             "new_tempo": "new_aubio_tempo", "tempo_do": "aubio_tempo_do", "tempo_get_last_s": "aubio_tempo_get_last_s",
             "tempo_get_bpm": "aubio_tempo_get_bpm", "tempo_get_confidence": "aubio_tempo_get_confidence", "del_tempo": "del_aubio_tempo",
             "new_fvec": "new_fvec", "del_fvec": "del_fvec",
+        ]),
+        ("CEbur128", "pn_ebur128", "#include <ebur128.h>", [
+            "init": "ebur128_init", "destroy": "ebur128_destroy", "set_channel": "ebur128_set_channel",
+            "add_frames_float": "ebur128_add_frames_float", "loudness_global": "ebur128_loudness_global",
+            "loudness_range": "ebur128_loudness_range",
         ]),
     ])
     func theTablesFunctionTypesAreTheRealPrototypes(module: String, table name: String, include: String, functions: [String: String]) throws {
@@ -101,5 +111,6 @@ import Testing
         #expect(pn_sndfile_load().map { String(cString: $0) } == nil)
         #expect(pn_rubberband_load().map { String(cString: $0) } == nil)
         #expect(pn_aubio_load().map { String(cString: $0) } == nil)
+        #expect(pn_ebur128_load().map { String(cString: $0) } == nil)
     }
 }

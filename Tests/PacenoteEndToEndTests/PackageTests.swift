@@ -64,12 +64,13 @@ import Testing
         #expect(!needed.contains("libdbus-1.so"), "libdbus is linked again: \(needed)")
         #expect(depends.range(of: #"libdbus-1-3($|,| )"#, options: .regularExpression) != nil, "Depends: \(depends)")
         #expect(!needed.contains("libxml2.so"), "libxml2 is linked again")
-        // Tempo-matched playback's libraries are loaded on the first render: recommended.
-        for library in ["librubberband.so", "libsndfile.so", "libaubio.so"] {
+        // Tempo-matched playback's libraries are loaded on the first render, libebur128 on
+        // analyze's first loudness: recommended.
+        for library in ["librubberband.so", "libsndfile.so", "libaubio.so", "libebur128.so"] {
             #expect(!needed.contains(library), "\(library) is linked again: \(needed)")
         }
         let recommends = try package.dpkgDeb(["-f", package.deb, "Recommends"])
-        for debianPackage in ["librubberband2", "libsndfile1", "libaubio5"] {
+        for debianPackage in ["librubberband2", "libsndfile1", "libaubio5", "libebur128-1"] {
             #expect(recommends.contains(debianPackage), "Recommends: \(recommends)")
         }
         #expect(depends.contains("adduser | passwd"), "the postinst makes its user with adduser or useradd")

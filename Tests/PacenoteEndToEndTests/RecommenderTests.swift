@@ -187,12 +187,16 @@ import Testing
                                          "--mpd", mpd.socketPath, "--write-stickers"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("analysed \(total) files"), "\(r.stdout)")
-        // How clear each beat is, from aubio's tracker: every file measured.
+        // How clear each beat is, from aubio's tracker, and how loud each file is, from
+        // libebur128's meter: every file measured.
         #expect(r.stdout.contains("beats of \(total) files measured"), "\(r.stdout)")
+        #expect(r.stdout.contains("loudness of \(total) files measured"), "\(r.stdout)")
         // Resumable: nothing left to do the second time.
         r = try PacenoteProcess.run(["analyze", "--config", daemon.dir.file("config.toml"), "--db", daemon.db, "--mpd", mpd.socketPath])
         #expect(r.stdout.contains("analysed 0 files"), "\(r.stdout)")
         #expect(r.stdout.contains("beats of 0 files measured"), "\(r.stdout)")
+        #expect(r.stdout.contains("loudness of 0 files measured"), "\(r.stdout)")
+        #expect(try daemon.sql("SELECT count(*) FROM tracks WHERE loudness_lufs BETWEEN -70 AND 0 AND loudness_range_lu >= 0") == "\(total)\n")
         let clarity = try daemon.sql("SELECT count(*), min(beat_confidence), max(beat_confidence) FROM tracks WHERE beat_confidence IS NOT NULL")
             .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").compactMap { Double($0) }
         #expect(clarity.count == 3 && clarity[0] == Double(total) && clarity[1] >= 0 && clarity[2] <= 1 && clarity[2] > 0, "\(clarity)")
@@ -221,6 +225,101 @@ import Testing
         try daemon.restart()
         let page = try HTTP.get(daemon.base + "/tracks/\(id)", headers: ["Authorization": "Token \(daemon.apiKey)"]).text
         #expect(page.contains("<dt>Beat</dt><dd>") && page.contains(" (confidence "), "\(page.suffix(4000))")
+        // And how loud it is.
+        #expect(page.contains("<dt>Loudness</dt><dd>−") && page.contains(" LUFS, range "), "\(page.suffix(4000))")
+    }
+
+    /// Energy, measured (issue 57, point 5): tones of known loudness through the real
+    /// `pacenote analyze`, stored, and shown on the track page and in the API. EBU Tech 3341's
+    /// first case (a stereo 1 kHz sine at -23 dBFS reads -23.0 LUFS) at two levels, the same
+    /// in mono (measured as dual mono), Tech 3342's first case (20 s at -20 dBFS, 20 s at -30:
+    /// a range of 10 LU) and silence. Each within 0.5 LU of the expected (the range within 1).
+    @Test func loudnessOfTonesOfKnownLevel() throws {
+        let sox = try Tools.require("sox")
+        _ = try Tools.require("bpm")
+        let mpd = try MPDInstance(tracks: [], start: false)
+        let scratch = try TemporaryDirectory("pacenote-loudness")
+        let dir = mpd.musicDirectory + "/tones"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // Each tagged with a BPM, so analyze's tempo pass leaves them (no tempo in a sine).
+        let tags = ["ALBUM=Tones", "ARTIST=Meter", "BPM=120"].flatMap { ["--add-comment", $0] }
+        func tone(_ name: String, channels: Int = 2, _ effects: [String]) throws {
+            try run(sox, ["-n", "-r", "48000", "-c", "\(channels)", "-b", "16"] + tags + ["--add-comment", "TITLE=\(name)", "\(dir)/\(name).flac"] + effects)
+        }
+        try tone("stereo -23", ["synth", "20", "sine", "1000", "vol", "-23dB"])
+        try tone("stereo -14", ["synth", "20", "sine", "1000", "vol", "-14dB"])
+        try tone("mono -23", channels: 1, ["synth", "20", "sine", "1000", "vol", "-23dB"])
+        try tone("silence", ["trim", "0", "5"])
+        for (part, level) in [("a", "-20dB"), ("b", "-30dB")] {
+            try run(sox, ["-n", "-r", "48000", "-c", "2", "-b", "16", scratch.file("\(part).wav"), "synth", "20", "sine", "1000", "vol", level])
+        }
+        try run(sox, [scratch.file("a.wav"), scratch.file("b.wav")] + tags + ["--add-comment", "TITLE=steps", "\(dir)/steps.flac"])
+        // title: (LUFS, LU); the steps' loudness is the mean of their energies, -22.6 LUFS.
+        let expected: [String: (lufs: Double, range: Double)] = [
+            "stereo -23": (-23, 0), "stereo -14": (-14, 0), "mono -23": (-23, 0), "silence": (-120, 0), "steps": (-22.6, 10),
+        ]
+        try mpd.start()
+        let daemon = try PacenoteDaemon(mpd: "127.0.0.1:\(mpd.port)")
+        #expect(try eventually(timeout: 20) { try daemon.sql("SELECT count(*) FROM tracks WHERE in_library = 1 AND bpm IS NOT NULL") == "5\n" })
+        try daemon.stop()
+        let analyze = ["analyze", "--config", daemon.dir.file("config.toml"), "--db", daemon.db, "--mpd", mpd.socketPath]
+
+        // Without libebur128 (a stand-in without its functions shadows it): one warning that
+        // names the package, and the rest of analyze still runs.
+        let fake = scratch.file("lib")
+        try FileManager.default.createDirectory(atPath: fake, withIntermediateDirectories: true)
+        try "int pacenote_not_ebur128;\n".write(toFile: scratch.file("empty.c"), atomically: true, encoding: .utf8)
+        try run(try Tools.require("cc"), ["-shared", "-fPIC", "-o", fake + "/libebur128.so.1", scratch.file("empty.c")])
+        var r = try PacenoteProcess.run(analyze, environment: ["LD_LIBRARY_PATH": fake])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("beats of 5 files measured") && !r.stdout.contains("loudness of"), "\(r.stdout)")
+        #expect(r.stderr.components(separatedBy: "loudness not measured: loudness needs libebur128 (Debian package libebur128-1): ").count == 2,
+                "\(r.stderr)")
+        #expect(try daemon.sql("SELECT count(*) FROM tracks WHERE loudness_lufs IS NOT NULL") == "0\n")
+
+        r = try PacenoteProcess.run(analyze)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("analysed 0 files") && r.stdout.contains("loudness of 5 files measured"), "\(r.stdout)")
+        r = try PacenoteProcess.run(analyze)
+        #expect(r.stdout.contains("loudness of 0 files measured"), "\(r.stdout)")
+
+        var measured: [String: (lufs: Double, range: Double)] = [:]
+        var table = "| tone | expected LUFS | measured LUFS | expected LRA | measured LRA |\n|---|---:|---:|---:|---:|\n"
+        for row in try daemon.sql("SELECT title, loudness_lufs, loudness_range_lu FROM tracks ORDER BY title").split(separator: "\n") {
+            let cols = row.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard cols.count == 3, let want = expected[cols[0]], let lufs = Double(cols[1]), let range = Double(cols[2]) else {
+                Issue.record("unexpected row \(row)")
+                continue
+            }
+            measured[cols[0]] = (lufs, range)
+            table += String(format: "| %@ | %.1f | %.2f | %.1f | %.2f |\n", cols[0], want.lufs, lufs, want.range, range)
+            #expect(abs(lufs - want.lufs) <= 0.5 && abs(range - want.range) <= 1, "\(cols[0]): \(lufs) LUFS, \(range) LU")
+        }
+        print("ANALYZE LOUDNESS\n" + table)
+        #expect(measured.count == expected.count, "\(table)")
+
+        try daemon.restart()
+        let auth = ["Authorization": "Token \(daemon.apiKey)"]
+        func id(_ title: String) throws -> String {
+            try daemon.sql("SELECT id FROM tracks WHERE title = '\(title)'").trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        var page = try HTTP.get(daemon.base + "/tracks/\(try id("stereo -23"))", headers: auth).text
+        #expect(page.contains("<dt>Loudness</dt><dd>−23.0 LUFS, range 0.0 LU</dd>"), "\(page.suffix(4000))")
+        page = try HTTP.get(daemon.base + "/tracks/\(try id("steps"))", headers: auth).text
+        #expect(page.contains("<dt>Loudness</dt><dd>−22.6 LUFS, range 10.0 LU</dd>"), "\(page.suffix(4000))")
+        page = try HTTP.get(daemon.base + "/tracks/\(try id("silence"))", headers: auth).text
+        #expect(page.contains("<dt>Loudness</dt><dd>silent (nothing above the −70 LUFS gate)</dd>"), "\(page.suffix(4000))")
+
+        // Every API track carries both figures, as stored.
+        let album = try daemon.sql("SELECT album_id FROM tracks WHERE title = 'steps'").trimmingCharacters(in: .whitespacesAndNewlines)
+        let json = try HTTP.get(daemon.base + "/api/v1/albums/\(album)", headers: auth).json
+        let tracks = (json?["tracks"] as? [[String: Any]] ?? []).compactMap { $0["track"] as? [String: Any] }
+        #expect(tracks.count == expected.count, "\(String(describing: json))")
+        for track in tracks {
+            let title = track["title"] as? String ?? ""
+            let lufs = track["loudness_lufs"] as? Double, range = track["loudness_range_lu"] as? Double
+            #expect(lufs != nil && lufs == measured[title]?.lufs && range == measured[title]?.range, "\(track)")
+        }
     }
 }
 

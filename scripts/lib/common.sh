@@ -13,7 +13,7 @@ command -v swift >/dev/null 2>&1 || { echo "swift not found: install Swift 6 (ht
 # binary carries the Swift runtime and Foundation inside it (--static-swift-stdlib: ~8 MiB less
 # resident memory than the shared libraries), so the C libraries that Foundation's networking
 # and XML parts call are linked too: libcurl and libxml2.
-CORE_PACKAGES=(pkg-config libsqlite3-dev libmicrohttpd-dev libmpdclient-dev libcurl4-openssl-dev libdbus-1-dev libxml2-dev zlib1g-dev librubberband2 libsndfile1 libaubio5)
+CORE_PACKAGES=(pkg-config libsqlite3-dev libmicrohttpd-dev libmpdclient-dev libcurl4-openssl-dev libdbus-1-dev libxml2-dev zlib1g-dev librubberband2 libsndfile1 libaubio5 libebur128-1)
 
 # build_release: the binary scripts/run starts, the benchmarks measure and CI builds.
 build_release() {

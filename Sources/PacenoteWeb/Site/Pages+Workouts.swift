@@ -240,7 +240,8 @@ extension API {
                 }
             }
             summaryFacts(summary, extra: [("BPM", track.bpm.map { "\(Chart.number($0.value)) (\($0.source.rawValue))" } ?? "unknown"),
-                                          ("Beat", Self.beatText(track.beatConfidence))]
+                                          ("Beat", Self.beatText(track.beatConfidence)),
+                                          ("Loudness", Self.loudnessText(track.loudnessLUFS, range: track.loudnessRangeLU))]
                          + Self.musicBrainzFacts(track.musicBrainz))
             if let pace {
                 // On runs: the song against the runner's own minutes before it (`PaceEffect`).
@@ -301,6 +302,15 @@ extension API {
     static func beatText(_ confidence: Double?) -> String {
         guard let confidence else { return "not measured (pacenote analyze)" }
         return String(format: "%@ (confidence %.2f)", Track.beatWords(confidence), confidence)
+    }
+
+    /// A track's measured energy (`pacenote analyze`, EBU R 128): "−14.2 LUFS, range 6.1 LU",
+    /// with a true minus sign.
+    static func loudnessText(_ lufs: Double?, range: Double?) -> String {
+        guard let lufs else { return "not measured (pacenote analyze)" }
+        guard lufs > Track.silentLUFS else { return "silent (nothing above the −70 LUFS gate)" }
+        func signed(_ value: Double) -> String { String(format: "%.1f", value).replacingOccurrences(of: "-", with: "−") }
+        return "\(signed(lufs)) LUFS" + (range.map { ", range \(signed($0)) LU" } ?? "")
     }
 
     /// The MusicBrainz ids a track carries, as facts for its page.
