@@ -28,6 +28,7 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
         var pending = false
         var subscription: EventBus.Subscription?
         var refreshes = 0
+        var last: (at: Date, seconds: Double)?
     }
     private let state = Mutex(State())
     // nonisolated(unsafe): a dispatch source is thread-safe; resumed in start, cancelled in stop.
@@ -88,11 +89,11 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
 
     public func states() -> [Int64: SmartPlaylistState] { state.withLock { $0.states } }
 
-    /// How many refreshes ran (the bench).
-    public var refreshes: Int { state.withLock { $0.refreshes } }
+    public func lastRefresh() -> (at: Date, seconds: Double)? { state.withLock { $0.last } }
 
     private func refresh() {
         let now = Date()
+        let clock = ContinuousClock.now
         let all: [(SmartPlaylist, [SmartPlaylist.Candidate])]
         do { all = try store.everySmartPlaylistsSongs(tempo: tempo, now: now) } catch {
             logger.warning("smart playlists: cannot read them: \(error)")
@@ -129,6 +130,8 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
                 states[playlist.id] = SmartPlaylistState(songs: uris.count, seconds: seconds, writtenAt: nil, error: error.description)
             }
         }
-        state.withLock { $0.written = kept; $0.states = states }
+        let took = ContinuousClock.now - clock
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+        state.withLock { $0.written = kept; $0.states = states; $0.last = (now, seconds) }
     }
 }

@@ -9,7 +9,12 @@ import PacenoteStore
 extension API {
     func smartPlaylistsJSON() throws -> JSONValue {
         let states = context.services.smartPlaylists?.states() ?? [:]
-        return .object([("smart_playlists", .array(try context.store.smartPlaylists().map { APIJSON.smartPlaylist($0, state: states[$0.id]) }))])
+        let last = context.services.smartPlaylists?.lastRefresh()
+        return .object([
+            ("smart_playlists", .array(try context.store.smartPlaylists().map { APIJSON.smartPlaylist($0, state: states[$0.id]) })),
+            ("refreshed_at", APIJSON.timestamp(last?.at)),
+            ("refresh_ms", .optional(last.map { ($0.seconds * 10_000).rounded() / 10 })),
+        ])
     }
 
     func smartPlaylistJSON(_ id: Int64) throws -> JSONValue {

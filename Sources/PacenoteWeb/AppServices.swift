@@ -46,6 +46,9 @@ public struct SmartPlaylistState: Equatable, Sendable {
 /// The smart playlists' copies in MPD, by definition id.
 public protocol SmartPlaylistStates: Sendable {
     func states() -> [Int64: SmartPlaylistState]
+    /// When every smart playlist was last refreshed (chosen again and, where changed,
+    /// written to MPD), and how long that took.
+    func lastRefresh() -> (at: Date, seconds: Double)?
 }
 
 /// The keys a request may bring.

@@ -350,6 +350,58 @@ import Testing
         try record("GET", "/api/v1/workouts/{id}", "/api/v1/workouts/\(planned)")
         try record("GET", "/api/v1/plans/{id}", "/api/v1/plans/\(planID)")
 
+        // The player (issue 57): the library, the queue, stored and smart playlists, JSPF and
+        // ListenBrainz's playlist reads.
+        try record("GET", "/api/v1/library/artists", "/api/v1/library/artists")
+        let libraryArtist = try #require(((exchanges.last?.body as? [String: Any])?["artists"] as? [[String: Any]])?.first?["id"] as? Int)
+        try record("GET", "/api/v1/library/artists", "/api/v1/library/artists?limit=0")
+        try record("GET", "/api/v1/library/artists/{id}", "/api/v1/library/artists/\(libraryArtist)")
+        let libraryAlbum = try #require(((exchanges.last?.body as? [String: Any])?["albums"] as? [[String: Any]])?.first?["id"] as? Int)
+        try record("GET", "/api/v1/library/albums/{id}", "/api/v1/library/albums/\(libraryAlbum)")
+        try record("GET", "/api/v1/library/albums/{id}", "/api/v1/library/albums/999")
+        let queue = "/api/v1/players/default/queue"
+        try record("GET", "/api/v1/players/{name}/queue", queue)
+        try record("POST", "/api/v1/players/{name}/queue", queue, headers: key, body: #"{"album_id": \#(libraryAlbum), "at": "next"}"#)
+        let queued = try #require(((exchanges.last?.body as? [String: Any])?["songs"] as? [[String: Any]])?.last?["id"] as? Int)
+        try record("POST", "/api/v1/players/{name}/queue", queue, headers: key, body: #"{"track_ids": [999999]}"#)
+        try record("POST", "/api/v1/players/{name}/queue", queue, headers: key, body: #"{"at": "later"}"#)
+        try record("POST", "/api/v1/players/{name}/queue/{id}/{action}", "\(queue)/\(queued)/move", headers: key, body: #"{"position": 0}"#)
+        try record("POST", "/api/v1/players/{name}/queue/{id}/{action}", "\(queue)/\(queued)/shuffle", headers: key)
+        try record("DELETE", "/api/v1/players/{name}/queue/{id}", "\(queue)/\(queued)", headers: key)
+        try record("DELETE", "/api/v1/players/{name}/queue/{id}", "\(queue)/\(queued)", headers: key)
+        try record("POST", "/api/v1/playlists", "/api/v1/playlists", headers: key, body: #"{"name": "Doc list", "track_ids": [\#(docTrack)]}"#)
+        try record("POST", "/api/v1/playlists", "/api/v1/playlists", headers: key, body: #"{"name": "../x"}"#)
+        try record("GET", "/api/v1/playlists", "/api/v1/playlists")
+        try record("GET", "/api/v1/playlists/{name}", "/api/v1/playlists/Doc%20list")
+        try record("GET", "/api/v1/playlists/{name}", "/api/v1/playlists/Doc%20list.jspf")
+        try record("GET", "/api/v1/playlists/{name}", "/api/v1/playlists/Nothing")
+        try record("POST", "/api/v1/playlists/{name}/{action}", "/api/v1/playlists/Doc%20list/songs", headers: key, body: #"{"track_ids": [\#(docTrack)]}"#)
+        try record("POST", "/api/v1/playlists/{name}/{action}", "/api/v1/playlists/Doc%20list/move", headers: key, body: #"{"from": 1, "to": 0}"#)
+        try record("POST", "/api/v1/playlists/{name}/{action}", "/api/v1/playlists/Doc%20list/remove", headers: key, body: #"{"position": 1}"#)
+        try record("POST", "/api/v1/playlists/{name}/{action}", "/api/v1/playlists/Doc%20list/rename", headers: key, body: #"{"to": "Doc two"}"#)
+        let lbID = try #require(((exchanges.filter { $0.path == "/api/v1/playlists" && $0.method == "GET" }.last?.body as? [String: Any])?["playlists"]
+            as? [[String: Any]])?.first { $0["name"] as? String == "Doc list" }?["identifier"] as? String)
+        try record("GET", "/apis/listenbrainz/1/user/{name}/playlists", "/apis/listenbrainz/1/user/doc/playlists", headers: key)
+        try record("GET", "/api/v1/playlists", "/api/v1/playlists")
+        let twoID = try #require(((exchanges.last?.body as? [String: Any])?["playlists"] as? [[String: Any]])?
+            .first { $0["name"] as? String == "Doc two" }?["identifier"] as? String)
+        try record("GET", "/apis/listenbrainz/1/playlist/{id}", "/apis/listenbrainz/1/playlist/\(twoID)", headers: key)
+        try record("GET", "/apis/listenbrainz/1/playlist/{id}", "/apis/listenbrainz/1/playlist/\(lbID)", headers: key)  // renamed since: 404
+        try record("POST", "/api/v1/smart-playlists", "/api/v1/smart-playlists", headers: key,
+                   body: #"{"name": "Doc smart", "rules": {"bpm_min": 120, "bpm_max": 130, "length_s": 600}}"#)
+        let smartID = try lastID()
+        try record("POST", "/api/v1/smart-playlists", "/api/v1/smart-playlists", headers: key, body: #"{"name": "Doc bad", "rules": {"bpm_min": "fast"}}"#)
+        try record("POST", "/api/v1/smart-playlists", "/api/v1/smart-playlists", headers: key, body: #"{"name": "Doc two", "rules": {}}"#)
+        try record("GET", "/api/v1/smart-playlists", "/api/v1/smart-playlists")
+        try record("GET", "/api/v1/smart-playlists/{id}", "/api/v1/smart-playlists/\(smartID)")
+        try record("PUT", "/api/v1/smart-playlists/{id}", "/api/v1/smart-playlists/\(smartID)", headers: key, body: #"{"name": "Doc smarter"}"#)
+        try record("POST", "/api/v1/playlists/{name}/{action}", "/api/v1/playlists/Doc%20smarter/clear", headers: key)  // a smart one: 409
+        try record("POST", "/api/v1/playlists/{name}/{action}", "/api/v1/playlists/Doc%20two/play", headers: key, body: #"{"at": "end"}"#)
+        try record("DELETE", "/api/v1/smart-playlists/{id}", "/api/v1/smart-playlists/\(smartID)", headers: key)
+        try record("DELETE", "/api/v1/smart-playlists/{id}", "/api/v1/smart-playlists/\(smartID)", headers: key)
+        try record("DELETE", "/api/v1/playlists/{name}", "/api/v1/playlists/Doc%20two", headers: key)
+        try record("DELETE", "/api/v1/players/{name}/queue", queue, headers: key)
+
         // A workout with readings (a watch's late upload, two hours ago), exported: last, so that
         // nothing above sees it.
         let past = Int(Date().timeIntervalSince1970) - 7200

@@ -71,6 +71,9 @@ public final class PacenoteDaemon: @unchecked Sendable {
         ((try? String(contentsOfFile: dir.file("api-key"), encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The API key as a header, for reads that need it.
+    public var keyHeader: [String: String] { ["Authorization": "Token \(apiKey)", "Content-Type": "application/json"] }
+
     /// A request with the API key.
     public func post(_ path: String, body: String, contentType: String = "application/json",
                      key: String? = nil) throws -> HTTPResult {
