@@ -121,8 +121,11 @@ struct PlaylistsTests {
         // Without write access nothing is defined; a stranger reads nothing.
         r = try HTTP.request("POST", daemon.base + "/api/v1/smart-playlists", headers: [:], body: Data(#"{"name": "Y", "rules": {}}"#.utf8))
         #expect(r.status == 401, "\(r.text)")
-        #expect(try HTTP.get(daemon.base + "/api/v1/smart-playlists").status == 401)
-        #expect(try HTTP.get(daemon.base + "/api/v1/playlists").status == 401)
+        let stranger = ["Authorization": "Token pn_wrong_key_0123456789"]
+        let refused = try HTTP.get(daemon.base + "/api/v1/smart-playlists", headers: stranger)
+        #expect(refused.status == 403, "\(refused.status) \(refused.text)")
+        #expect(try HTTP.get(daemon.base + "/api/v1/playlists", headers: stranger).status == 403)
+        #expect(try HTTP.get(daemon.base + "/playlists", headers: stranger).status != 200)
     }
 
     @Test func storedPlaylistsAndTheQueueBothWays() throws {
@@ -166,7 +169,8 @@ struct PlaylistsTests {
         let identifier = try #require((((lists?["playlists"] as? [[String: Any]])?.last?["playlist"] as? [String: Any])?["identifier"] as? String))
         let one = try HTTP.get(daemon.base + "/1/playlist/\(identifier.split(separator: "/").last ?? "")", headers: daemon.keyHeader).json
         #expect((one?["playlist"] as? [String: Any])?["title"] as? String == "Ours", "\(String(describing: one))")
-        #expect(try HTTP.get(daemon.base + "/1/user/me/playlists").status == 401, "private like the history")
+        #expect(try HTTP.get(daemon.base + "/1/user/me/playlists", headers: ["Authorization": "Token pn_wrong_key_0123456789"]).status == 403,
+                "private like the history")
         r = try HTTP.request("DELETE", daemon.base + "/api/v1/playlists/Album", headers: daemon.keyHeader, body: nil)
         #expect(r.status == 200 && !((try? mpd.mpc("lsplaylists")) ?? "").contains("Album"), "\(r.text)")
 
