@@ -124,6 +124,23 @@ extension Doctor {
         }
     }
 
+    /// Whether MPD keeps stored playlists (`playlist_directory`): the "Liked" playlist, smart
+    /// playlists and moods, and a plan's playlist are written there.
+    static func playlists(_ player: Config.MPD) -> DoctorCheck {
+        let name = "playlists \(player.name)"
+        guard let endpoint = try? player.endpoint else { return DoctorCheck(name, .note, "not checked: mpd.host is wrong") }
+        let timeout = UInt32(min(max(player.connectTimeoutSeconds, 0.5), 10) * 1000)
+        do {
+            let stored = try MPDQueue.playlists(endpoint: endpoint, timeoutMs: timeout)
+            return DoctorCheck(name, .ok, "MPD keeps stored playlists (\(stored.count) now)")
+        } catch where !error.isFatal {
+            return DoctorCheck(name, .warning, "MPD keeps no stored playlists: \(error.message)",
+                               advice: "set playlist_directory in mpd.conf: the Liked playlist, smart playlists and moods are written there")
+        } catch {
+            return DoctorCheck(name, .note, "not checked: MPD cannot be reached")
+        }
+    }
+
     /// Where `pacenote analyze` finds the files: the configured folder, else MPD's own
     /// (which it tells over a local socket only).
     static func musicDirectory(_ player: Config.MPD) -> DoctorCheck {

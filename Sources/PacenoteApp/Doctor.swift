@@ -42,6 +42,7 @@ public enum Doctor {
         let (databaseCheck, inspection) = database(config: config)
         var checks = [configuration(config), databaseCheck, filesCheck, diskSpace(files.directory), durability(files.directory), spool(files.spool)]
         for player in config.players { checks.append(mpd(player)) }
+        if let first = config.players.first { checks.append(playlists(first)) }
         for player in config.players { checks.append(musicDirectory(player)) }
         if config.tempo.enabled { checks.append(tempo(config)) }
         checks.append(keyFile(files.apiKey, environment: environment))

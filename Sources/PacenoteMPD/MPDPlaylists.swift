@@ -23,14 +23,17 @@ extension MPDQueue {
         return names
     }
 
-    /// Makes the stored playlist `name` hold `uris`, in order, replacing what it held.
+    /// Makes the stored playlist `name` hold `uris`, in order, replacing what it held (empty when none).
     public static func savePlaylist(endpoint: MPDEndpoint, name: String, uris: [String], timeoutMs: UInt32 = 5000) throws(MPDError) {
         let connection = try MPDConnection(endpoint: endpoint, timeoutMs: timeoutMs)
         if try names(connection).contains(name) {
             _ = mpd_run_rm(connection.handle, name)
             try connection.check()
         }
+        // No songs: an empty playlist (MPD's `playlistclear` makes one), not none.
+        if uris.isEmpty { _ = mpd_run_playlist_clear(connection.handle, name) }
         try inOneList(connection, uris) { uri in mpd_send_playlist_add(connection.handle, name, uri) }
+        try connection.check()
     }
 
     /// Adds `uris` at the queue's end, in order.

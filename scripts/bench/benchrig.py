@@ -87,6 +87,7 @@ class MPD:
         atexit.register(shutil.rmtree, self.dir, True)
         self.music = os.path.join(self.dir, "music")
         os.makedirs(self.music)
+        os.makedirs(os.path.join(self.dir, "playlists"))
         music_setup(self.music)
         self.port = free_port()
         conf = os.path.join(self.dir, "mpd.conf")
@@ -95,6 +96,7 @@ class MPD:
 db_file "{self.dir}/database"
 state_file "{self.dir}/state"
 sticker_file "{self.dir}/sticker.sql"
+playlist_directory "{self.dir}/playlists"
 log_file "{self.dir}/mpd.log"
 bind_to_address "127.0.0.1"
 port "{self.port}"
