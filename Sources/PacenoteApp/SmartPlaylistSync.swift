@@ -31,8 +31,9 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
         var last: (at: Date, seconds: Double)?
     }
     private let state = Mutex(State())
-    // nonisolated(unsafe): a dispatch source is thread-safe; resumed in start, cancelled in stop.
-    private nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "pacenote.smart-playlists-timer"))
+    // nonisolated(unsafe): set once in start, cancelled in stop (the service group calls them in
+    // turn); made in start because a timer made and never resumed aborts when released.
+    private nonisolated(unsafe) var timer: DispatchSourceTimer?
 
     public init(store: Store, endpoint: MPDEndpoint, tempo: TempoTable, events: EventBus?, logger: Logger) {
         self.store = store
@@ -51,16 +52,21 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
             state.withLock { $0.subscription = token }
         }
         schedule()
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "pacenote.smart-playlists-timer"))
         timer.schedule(deadline: .now() + seconds, repeating: seconds)
         timer.setEventHandler { [weak self] in self?.schedule() }
         timer.resume()
+        self.timer = timer
     }
 
     public func stop() {
         if let token = state.withLock({ $0.subscription.take() }) { events?.unsubscribe(token) }
-        timer.cancel()
+        timer?.cancel()
         queue.sync {}
     }
+
+    /// The songs kept for a playlist MPD did not take: never equal to a real list, so it is written again.
+    static let notWritten = ["\u{0}"]
 
     /// The changes that can change a playlist's songs.
     static func matters(_ change: DataChange) -> Bool {
@@ -109,8 +115,15 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
                 logger.debug("smart playlists: could not remove \(old.name): \(error)")
             }
         }
+        var unreachable: String?
         for (playlist, songs) in all {
             let uris = songs.map(\.uri)
+            // MPD away: the rest wait for the next refresh rather than a timeout each.
+            if let unreachable {
+                kept[playlist.id] = written[playlist.id] ?? (playlist.name, Self.notWritten)
+                states[playlist.id] = SmartPlaylistState(songs: uris.count, seconds: 0, writtenAt: nil, error: unreachable)
+                continue
+            }
             let seconds = songs.reduce(0) { $0 + ($1.durationS ?? 0) }
             if let old = written[playlist.id], old.name == playlist.name, old.uris == uris {
                 kept[playlist.id] = old
@@ -128,6 +141,9 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
                     logger.warning("smart playlists: cannot write \(playlist.name) to MPD: \(error)")
                 }
                 states[playlist.id] = SmartPlaylistState(songs: uris.count, seconds: seconds, writtenAt: nil, error: error.description)
+                // Still ours by this name: a rename or delete later removes what MPD may hold.
+                kept[playlist.id] = (playlist.name, Self.notWritten)
+                if error.isFatal { unreachable = error.description }
             }
         }
         let took = ContinuousClock.now - clock

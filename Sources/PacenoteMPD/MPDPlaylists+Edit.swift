@@ -54,10 +54,10 @@ extension MPDQueue {
         case .add(let uris, nil):
             try inOneList(connection, uris) { uri in mpd_send_playlist_add(h, name, uri) }
         case .add(let uris, let position?):
-            var at = UInt32(max(position, 0))
+            var at = UInt32(clamping: position)
             try inOneList(connection, uris) { uri in defer { at += 1 }; return mpd_send_playlist_add_to(h, name, uri, at) }
-        case .remove(let position): _ = mpd_run_playlist_delete(h, name, UInt32(max(position, 0)))
-        case .move(let from, let to): _ = mpd_run_playlist_move(h, name, UInt32(max(from, 0)), UInt32(max(to, 0)))
+        case .remove(let position): _ = mpd_run_playlist_delete(h, name, UInt32(clamping: position))
+        case .move(let from, let to): _ = mpd_run_playlist_move(h, name, UInt32(clamping: from), UInt32(clamping: to))
         case .clear: _ = mpd_run_playlist_clear(h, name)
         }
         try connection.check()

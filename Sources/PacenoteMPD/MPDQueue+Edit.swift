@@ -48,9 +48,9 @@ extension MPDQueue {
                 if let at { _ = mpd_run_load_range_to(h, playlist, 0, UInt32.max, at, MPD_POSITION_ABSOLUTE) } else { _ = mpd_run_load(h, playlist) }
                 try connection.check()
             }
-        case .remove(let id): _ = mpd_run_delete_id(h, UInt32(max(id, 0)))
-        case .move(let id, let to): _ = mpd_run_move_id(h, UInt32(max(id, 0)), UInt32(max(to, 0)))
-        case .play(let id): _ = mpd_run_play_id(h, UInt32(max(id, 0)))
+        case .remove(let id): _ = mpd_run_delete_id(h, UInt32(clamping: id))
+        case .move(let id, let to): _ = mpd_run_move_id(h, UInt32(clamping: id), UInt32(clamping: to))
+        case .play(let id): _ = mpd_run_play_id(h, UInt32(clamping: id))
         case .clear: _ = mpd_run_clear(h)
         }
         try connection.check()

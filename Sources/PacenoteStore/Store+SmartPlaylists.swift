@@ -13,15 +13,22 @@ extension Store {
         try read { db in try Self.smartPlaylists(where: "id = ?", [id], in: db).first }
     }
 
+    /// The definition of this exact name (MPD's names are case-sensitive).
     public func smartPlaylist(named name: String) throws(StoreError) -> SmartPlaylist? {
+        try read { db in try Self.smartPlaylists(where: "name = ?", [name], in: db).first }
+    }
+
+    /// The definition whose name differs from `name` at most in case (names are unique so).
+    public func smartPlaylist(namedAnyCase name: String) throws(StoreError) -> SmartPlaylist? {
         try read { db in try Self.smartPlaylists(where: "name = ? COLLATE NOCASE", [name], in: db).first }
     }
 
     static func smartPlaylists(where condition: String, _ arguments: StatementArguments, in db: Database) throws -> [SmartPlaylist] {
         try Row.fetchAll(db, sql: """
             SELECT id, name, kind, rules_json, updated_at_ms FROM smart_playlists WHERE \(condition) ORDER BY name COLLATE NOCASE
-            """, arguments: arguments).map { row in
-            let rules = (try? JSONDecoder().decode(SmartPlaylist.Rules.self, from: Data((row[3] as String).utf8))) ?? .init()
+            """, arguments: arguments).compactMap { row in
+            // Rules this version cannot read (written by a newer one) choose nothing rather than everything.
+            guard let rules = try? JSONDecoder().decode(SmartPlaylist.Rules.self, from: Data((row[3] as String).utf8)) else { return nil }
             return SmartPlaylist(id: row[0], name: row[1], kind: SmartPlaylist.Kind(rawValue: row[2]) ?? .smart,
                                  rules: rules, updatedAt: Store.date(milliseconds: row[4]))
         }
@@ -63,8 +70,9 @@ extension Store {
     // MARK: The songs the rules choose
 
     /// The songs `rules` choose, in their order, length and limit applied; moods combined
-    /// are looked up by name (a mood naming itself, or moods nested more than 3 deep, choose
-    /// nothing). `now` places "not played for N months" and comebacks.
+    /// are looked up by name, in the first mood's order (`Operations` refuses cycles and more
+    /// than 3 levels; deeper ones choose nothing here). `now` places "not played for N months"
+    /// and comebacks.
     public func smartPlaylistSongs(_ rules: SmartPlaylist.Rules, tempo: TempoTable, now: Date) throws(StoreError) -> [SmartPlaylist.Candidate] {
         try read { db in try Self.songs(rules, tempo: tempo, now: now, depth: 0, in: db) }
     }
@@ -119,7 +127,8 @@ extension Store {
         if let genres = r.genres {
             conditions.append("""
                 EXISTS (SELECT 1 FROM track_genres tg JOIN genres g ON g.id = tg.genre_id
-                        WHERE tg.track_id = t.id AND g.name_key IN (\(genres.map { _ in "?" }.joined(separator: ","))))
+                        WHERE tg.track_id = t.id AND COALESCE(g.merged_into, g.id) IN
+                          (SELECT COALESCE(merged_into, id) FROM genres WHERE name_key IN (\(genres.map { _ in "?" }.joined(separator: ",")))))
                 """)
             arguments.append(contentsOf: genres.map { EntityKey.genre($0) })
         }
@@ -134,16 +143,16 @@ extension Store {
         let nowMs = Store.milliseconds(now)
         let month: Int64 = 30 * 86_400_000
         if let months = r.notPlayedMonths {
-            conditions.append("NOT EXISTS (SELECT 1 FROM plays p WHERE p.track_id = t.id AND p.started_at_ms >= ?)")
+            conditions.append("NOT EXISTS (SELECT 1 FROM plays p WHERE p.track_id = t.id AND p.counted = 1 AND p.started_at_ms >= ?)")
             arguments.append(nowMs - Int64(months) * month)
         }
         if let months = r.comebackMonths {
             // A play in the last 30 days, and none in the N months before the first of them.
             conditions.append("""
-                EXISTS (SELECT 1 FROM plays p WHERE p.track_id = t.id AND p.started_at_ms >= ?
-                        AND NOT EXISTS (SELECT 1 FROM plays q WHERE q.track_id = t.id AND q.started_at_ms < p.started_at_ms
+                EXISTS (SELECT 1 FROM plays p WHERE p.track_id = t.id AND p.counted = 1 AND p.started_at_ms >= ?
+                        AND NOT EXISTS (SELECT 1 FROM plays q WHERE q.track_id = t.id AND q.counted = 1 AND q.started_at_ms < p.started_at_ms
                                         AND q.started_at_ms >= p.started_at_ms - ?)
-                        AND EXISTS (SELECT 1 FROM plays q WHERE q.track_id = t.id AND q.started_at_ms < p.started_at_ms - ?))
+                        AND EXISTS (SELECT 1 FROM plays q WHERE q.track_id = t.id AND q.counted = 1 AND q.started_at_ms < p.started_at_ms - ?))
                 """)
             arguments += [nowMs - month, Int64(months) * month, Int64(months) * month]
         }
@@ -155,6 +164,8 @@ extension Store {
             joinArguments.append(zone)
             score = "power.n"
         }
+        // Silence is stored as -120 LUFS (below the meter's gate): no energy rule chooses it.
+        if r.loudnessMin != nil || r.loudnessMax != nil || r.rangeMin != nil || r.rangeMax != nil { conditions.append("t.loudness_lufs > -120") }
         if let lo = r.loudnessMin { conditions.append("t.loudness_lufs >= ?"); arguments.append(lo) }
         if let hi = r.loudnessMax { conditions.append("t.loudness_lufs <= ?"); arguments.append(hi) }
         if let lo = r.rangeMin { conditions.append("t.loudness_range_lu >= ?"); arguments.append(lo) }
@@ -163,7 +174,8 @@ extension Store {
         case .plays: "score DESC, t.id"
         case .oldest: "(SELECT max(started_at_ms) FROM plays p WHERE p.track_id = t.id) NULLS FIRST, t.id"
         case .bpm: "t.bpm NULLS LAST, t.id"
-        case .random: "(t.id * 2654435761 + \(nowMs / 86_400_000)) % 1000003, t.id"
+        // A shuffle that changes each day: the id's hash times a day-chosen factor, modulo a prime.
+        case .random: "((t.id * 2654435761) % 1000003) * \((nowMs / 86_400_000) % 1_000_002 + 1) % 1000003, t.id"
         }
         let sql = """
             SELECT t.id, t.uri, t.duration_s, t.bpm, \(score) AS score FROM tracks t \(joins.joined(separator: " "))

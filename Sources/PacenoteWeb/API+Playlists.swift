@@ -36,7 +36,8 @@ extension API {
 
     /// `GET /api/v1/playlists/{name}` (JSON) or `/api/v1/playlists/{name}.jspf` (JSPF).
     func playlist(_ rawName: String, _ query: [String: String]) throws -> HTTPResponse {
-        var name = rawName.removingPercentEncoding ?? rawName
+        // The path is decoded already (libmicrohttpd): a name is used as it comes.
+        var name = rawName
         let jspf = name.hasSuffix(".jspf")
         if jspf { name.removeLast(5) }
         let player = try playlistPlayer(query)
@@ -89,7 +90,7 @@ extension API {
         guard actions.contains(action) else {
             throw APIError(kind: .notFound, code: "not_found", message: "no action \(action): \(actions.joined(separator: ", "))")
         }
-        let name = rawName.removingPercentEncoding ?? rawName
+        let name = rawName
         let player = try playlistPlayer(request.query)
         let body = request.body.allSatisfy { [0x20, 0x0a, 0x0d, 0x09].contains($0) } ? [:]
             : try Self.jsonObject(request.body, expected: #"{"track_ids": [12]}"#)
@@ -128,8 +129,7 @@ extension API {
     }
 
     /// A stored playlist's name from the path, refused when it is a smart playlist's.
-    private func editableName(_ rawName: String) throws -> String {
-        let name = rawName.removingPercentEncoding ?? rawName
+    private func editableName(_ name: String) throws -> String {
         if let smart = try context.store.smartPlaylist(named: name) {
             throw APIError(kind: .conflict, code: "smart_playlist",
                            message: "'\(name)' is a smart playlist: its rules choose its songs (PUT /api/v1/smart-playlists/\(smart.id))")

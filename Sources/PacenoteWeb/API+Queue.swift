@@ -18,10 +18,10 @@ extension API {
         let place = try Self.queuePlace(object["at"])
         let edit: QueueEdit
         if let playlist = object["playlist"] {
-            guard object.count == (object["at"] == nil ? 1 : 2), let name = playlist as? String, !name.isEmpty else {
+            guard object.count == (object["at"] == nil ? 1 : 2) else {
                 throw APIError.badRequest("playlist: a stored playlist's name, alone", code: "invalid_body")
             }
-            edit = .load(playlist: name, place)
+            edit = .load(playlist: try Self.newPlaylistName(playlist), place)
         } else {
             let uris = try playableURIs(object)
             edit = .add(uris: uris, place)
@@ -83,7 +83,7 @@ extension API {
     }
 
     func editQueueSong(_ player: String, id raw: String, action: String, _ request: HTTPRequest) throws -> JSONValue {
-        guard let id = Int(raw), id >= 0 else { throw APIError.notFound("no song \(raw) in the queue") }
+        guard let id = Int(raw), (0...Int(UInt32.max)).contains(id) else { throw APIError.notFound("no song \(raw) in the queue") }
         let edit: QueueEdit
         switch action {
         case "delete": edit = .remove(id: id)

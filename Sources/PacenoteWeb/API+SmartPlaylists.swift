@@ -1,6 +1,7 @@
 import Foundation
 import PacenoteCore
 import PacenoteStore
+import PacenoteOperations
 
 /// Smart playlists and moods (issue 57): `GET/POST /api/v1/smart-playlists`, `GET/PUT/DELETE
 /// /api/v1/smart-playlists/{id}`. The body names the playlist, its kind (`smart` or `mood`)
@@ -32,19 +33,34 @@ extension API {
 
     func createSmartPlaylist(_ request: HTTPRequest) throws -> HTTPResponse {
         let (name, kind, rules) = try Self.smartPlaylistBody(request.body, partial: false)
-        if let player = context.players().first?.name,
-           let stored = try? context.services.players.playlists(player: player), stored.contains(where: { $0.name == name }) {
-            throw APIError(kind: .conflict, code: "name_taken",
-                           message: "MPD has a playlist named '\(name!)' already: a smart playlist would overwrite it")
-        }
-        let saved = try context.operations.createSmartPlaylist(name: name!, kind: kind ?? .smart, rules: rules!, now: context.clock.now())
+        let saved = try defineSmartPlaylist(name: name ?? "", kind: kind ?? .smart, rules: rules ?? .init())
         return .json(try smartPlaylistJSON(saved.id), status: 201)
     }
 
+    /// A new definition, from the API or the site: refused when MPD holds a playlist of that
+    /// name (the sync would overwrite it) or cannot say whether it does.
+    func defineSmartPlaylist(name raw: String, kind: SmartPlaylist.Kind, rules: SmartPlaylist.Rules) throws -> SmartPlaylist {
+        let name = try Operations.playlistName(raw)
+        try refuseMPDPlaylist(name)
+        return try context.operations.createSmartPlaylist(name: name, kind: kind, rules: rules, now: context.clock.now())
+    }
+
     func updateSmartPlaylist(_ id: Int64, _ request: HTTPRequest) throws -> JSONValue {
-        let (name, _, rules) = try Self.smartPlaylistBody(request.body, partial: true)
+        let (raw, _, rules) = try Self.smartPlaylistBody(request.body, partial: true)
+        let name = try raw.map(Operations.playlistName)
+        if let name, let old = try context.store.smartPlaylist(id: id), old.name != name { try refuseMPDPlaylist(name) }
         _ = try context.operations.updateSmartPlaylist(id: id, name: name, rules: rules, now: context.clock.now())
         return try smartPlaylistJSON(id)
+    }
+
+    /// 409 when the first MPD has a stored playlist named `name` that is no smart playlist's;
+    /// 503 when it cannot be asked.
+    func refuseMPDPlaylist(_ name: String) throws {
+        guard let player = context.players().first?.name else { return }
+        let stored = try context.services.players.playlists(player: player) ?? []
+        if stored.contains(where: { $0.name == name }), try context.store.smartPlaylist(named: name) == nil {
+            throw APIError(kind: .conflict, code: "name_taken", message: "MPD has a playlist named '\(name)' already: a smart playlist would overwrite it")
+        }
     }
 
     func deleteSmartPlaylist(_ id: Int64) throws -> JSONValue {

@@ -49,12 +49,13 @@ import Testing
         #expect(Self.line(r.stdout, "ok   durability: changes are answered after a sync; ") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   plays waiting: none") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   mpd default: 127.0.0.1:\(setup.mpd.port): protocol 0.") != nil, "\(r.stdout)")
+        #expect(Self.line(r.stdout, "ok   playlists default: MPD keeps stored playlists (0 now)") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   music directory (default): \(setup.mpd.musicDirectory) readable") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   api key: \(setup.key): mode 0600, yours") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "ok   trusted networks: listens on 127.0.0.1:6680") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "info heart rate: no sample yet") != nil, "\(r.stdout)")
         #expect(Self.line(r.stdout, "WARN backup: no backup in \(setup.dir.file("backups"))") != nil, "\(r.stdout)")
-        #expect(r.stdout.hasSuffix("0 failed, 1 warning (of 12 checks)\n"), "\(r.stdout)")
+        #expect(r.stdout.hasSuffix("0 failed, 1 warning (of 13 checks)\n"), "\(r.stdout)")
         // --strict turns the warning into a failure.
         let strict = try PacenoteProcess.run(
             ["doctor", "--strict", "--config", setup.dir.file("config.toml"), "--db", setup.db,
@@ -91,7 +92,8 @@ import Testing
         let line = Self.line(r.stdout, "FAIL mpd default: ")
         #expect(line?.hasPrefix("FAIL mpd default: cannot reach 127.0.0.1:\(setup.mpd.port): ") == true, "\(r.stdout)")
         #expect(r.stdout.contains("    -> is MPD running? check mpd.host and mpd.port"), "\(r.stdout)")
-        #expect(r.stdout.hasSuffix("1 failed, 1 warning (of 12 checks)\n"), "only MPD fails: \(r.stdout)")
+        #expect(r.stdout.hasSuffix("1 failed, 1 warning (of 13 checks)\n"), "only MPD fails: \(r.stdout)")
+        #expect(Self.line(r.stdout, "info playlists default: not checked: MPD cannot be reached") != nil, "\(r.stdout)")
     }
 
     @Test func failsOnAWrongMPDPassword() throws {

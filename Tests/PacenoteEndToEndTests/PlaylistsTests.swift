@@ -116,6 +116,18 @@ struct PlaylistsTests {
             r = try daemon.post("/api/v1/smart-playlists", body: body)
             #expect((r.json?["error"] as? [String: Any])?["code"] as? String == code, "\(body): \(r.text)")
         }
+        // A mood another combines cannot go or be renamed; a cycle through another is refused;
+        // a name MPD already has is refused (the sync would overwrite the user's playlist).
+        let fastID = try #require(((try HTTP.get(daemon.base + "/api/v1/smart-playlists", headers: daemon.keyHeader).json?["smart_playlists"]
+            as? [[String: Any]])?.first { $0["name"] as? String == "Fast" })?["id"] as? Int)
+        r = try HTTP.request("DELETE", daemon.base + "/api/v1/smart-playlists/\(fastID)", headers: daemon.keyHeader, body: nil)
+        #expect(r.status == 409 && (r.json?["error"] as? [String: Any])?["code"] as? String == "in_use", "\(r.text)")
+        r = try HTTP.request("PUT", daemon.base + "/api/v1/smart-playlists/\(fastID)", headers: daemon.keyHeader,
+                             body: Data(#"{"rules": {"moods": ["Either", "Loved"], "combine": "union"}}"#.utf8))
+        #expect(r.status == 400 && (r.json?["error"] as? [String: Any])?["message"] as? String == "moods: 'Fast' would contain itself", "\(r.text)")
+        _ = try mpd.mpc("save", "Mine")
+        r = try daemon.post("/api/v1/smart-playlists", body: #"{"name": " Mine ", "rules": {}}"#)
+        #expect(r.status == 409 && (r.json?["error"] as? [String: Any])?["code"] as? String == "name_taken", "\(r.text)")
         // The moods are in MPD too.
         #expect(eventually(timeout: 10) { Set(titles(mpd, "Both")) == fast.intersection(loved) }, "\(titles(mpd, "Both"))")
         // Without write access nothing is defined; a stranger reads nothing.

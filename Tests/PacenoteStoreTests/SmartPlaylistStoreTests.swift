@@ -121,7 +121,7 @@ import Testing
         #expect(try names(store, ids, both) == ["C"])
         let id = try store.insertSmartPlaylist(name: "Both", kind: .mood, rules: both, now: Self.now)
         #expect(try store.smartPlaylist(id: id)?.rules == both, "the rules round-trip")
-        #expect(try store.smartPlaylist(named: "both")?.id == id)
+        #expect(try store.smartPlaylist(namedAnyCase: "both")?.id == id && store.smartPlaylist(named: "both") == nil, "MPD's names are case-sensitive")
         #expect(try store.everySmartPlaylistsSongs(tempo: .defaults, now: Self.now).count == 3)
         #expect(try store.deleteSmartPlaylist(id: id) && !(try store.deleteSmartPlaylist(id: id)))
         // A mood that names itself chooses nothing rather than looping.

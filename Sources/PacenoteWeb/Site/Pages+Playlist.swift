@@ -6,8 +6,7 @@ import PacenoteStore
 /// the owner, buttons to play it, move and remove songs, rename and delete it. A smart
 /// playlist shows its rules instead of the editing buttons (its rules choose its songs).
 extension API {
-    func playlistPage(_ rawName: String, _ request: HTTPRequest, mayWrite: Bool) throws -> HTTPResponse {
-        let name = rawName.removingPercentEncoding ?? rawName
+    func playlistPage(_ name: String, _ request: HTTPRequest, mayWrite: Bool) throws -> HTTPResponse {
         let player = try playlistPlayer([:])
         let smart = try context.store.smartPlaylist(named: name)
         let songs: [SongInfo]
@@ -83,8 +82,7 @@ extension API {
 
     // MARK: POST /playlists/NAME
 
-    func playlistForm(_ rawName: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let name = rawName.removingPercentEncoding ?? rawName
+    func playlistForm(_ name: String, _ request: HTTPRequest) throws -> HTTPResponse {
         if try context.store.smartPlaylist(named: name) != nil {
             throw APIError(kind: .conflict, code: "smart_playlist", message: "'\(name)' is a smart playlist: its rules choose its songs")
         }
@@ -104,7 +102,7 @@ extension API {
             edit = .delete
             location = "/playlists"
         case let op where ["remove", "up", "down"].contains(op):
-            guard let position = field("position").flatMap(Int.init), position >= 0 else {
+            guard let position = field("position").flatMap(Int.init), (0..<1_000_000).contains(position) else {
                 throw APIError.badRequest("position: a song's place in the playlist", code: "invalid_position")
             }
             switch op {

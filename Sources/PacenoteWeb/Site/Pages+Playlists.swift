@@ -146,8 +146,8 @@ extension API {
             var rules: [String: Any] = [:]
             for key in ["bpm_min", "bpm_max", "zone", "loudness_min", "loudness_max", "top", "not_played_months", "power_zone"] {
                 guard let text = field(key) else { continue }
-                guard let n = Double(text) else { throw APIError.badRequest("\(key): a number", code: "invalid_rules") }
-                rules[key] = ["zone", "top", "not_played_months", "power_zone"].contains(key) ? (n == n.rounded() ? Int(n) as Any : n as Any) : n
+                guard let n = Double(text), n.isFinite, abs(n) < 1e6 else { throw APIError.badRequest("\(key): a number", code: "invalid_rules") }
+                rules[key] = ["zone", "top", "not_played_months", "power_zone"].contains(key) ? (Int(exactly: n).map { $0 as Any } ?? n as Any) : n
             }
             for key in ["played_from", "played_to", "combine", "order"] { if let text = field(key) { rules[key] = text } }
             for key in ["liked", "faster"] where field(key) != nil { rules[key] = true }
@@ -158,9 +158,8 @@ extension API {
                 guard let n = Double(text), n > 0, n <= 1440 else { throw APIError.badRequest("length: 1 to 1440 minutes", code: "invalid_rules") }
                 rules["length_s"] = Int((n * 60).rounded())
             }
-            let name = try Self.newPlaylistName(field("name"))
             let kind = SmartPlaylist.Kind(rawValue: field("kind") ?? "smart") ?? .smart
-            _ = try context.operations.createSmartPlaylist(name: name, kind: kind, rules: try Self.rules(rules), now: context.clock.now())
+            _ = try defineSmartPlaylist(name: field("name") ?? "", kind: kind, rules: try Self.rules(rules))
         case "delete_smart":
             guard let id = field("id").flatMap(Int64.init) else { throw APIError.badRequest("id: a smart playlist", code: "invalid_id") }
             try context.operations.deleteSmartPlaylist(id: id)

@@ -39,7 +39,7 @@ extension API {
             if op == "clear" {
                 edit = .clear
             } else {
-                guard let song = field("song").flatMap(Int.init), song >= 0 else {
+                guard let song = field("song").flatMap(Int.init), (0...Int(UInt32.max)).contains(song) else {
                     throw APIError.badRequest("song: a queued song's id", code: "invalid_id")
                 }
                 switch op {
@@ -60,8 +60,7 @@ extension API {
             let place = try Self.queuePlace(field("at"))
             switch field("kind") ?? "" {
             case "playlist":
-                guard let name = field("name"), !name.isEmpty else { throw APIError.badRequest("name: a playlist", code: "invalid_name") }
-                edit = .load(playlist: name, place)
+                edit = .load(playlist: try Self.newPlaylistName(field("name")), place)
             case let kind where ["track", "album", "artist"].contains(kind):
                 guard let id = field("id").flatMap(Int64.init), id > 0 else { throw APIError.badRequest("id: a \(kind)'s id", code: "invalid_id") }
                 edit = .add(uris: try playableURIs([kind == "track" ? "track_ids" : "\(kind)_id": kind == "track" ? [id] : id]), place)
