@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import PacenoteCore
 
@@ -51,18 +52,23 @@ extension Store {
         public var firstTrackID: Int64?
     }
 
-    /// The library's artists (with a track in the library), by name; `search` narrows by name.
+    /// The library's artists (with a track in the library), by name; `search` narrows them
+    /// with the site's search (`librarySearch`).
     public func libraryArtists(search: String?, limit: Int, offset: Int) throws(StoreError) -> [LibraryEntry] {
-        try read { db in
-            var arguments: [any DatabaseValueConvertible] = []
-            var filter = ""
-            if let search, !search.isEmpty {
-                filter = "AND a.name LIKE ? ESCAPE '\\'"
-                arguments.append("%" + search.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                    .replacingOccurrences(of: "_", with: "\\_") + "%")
-            }
-            arguments += [limit, offset]
-            return try Row.fetchAll(db, sql: """
+        var arguments: [any DatabaseValueConvertible] = []
+        var filter = ""
+        if let search, !search.trimmingCharacters(in: .whitespaces).isEmpty {
+            // No word to search (only punctuation): nothing matches.
+            guard let match = Store.ftsQuery(search) else { return [] }
+            filter = """
+                AND a.id IN (SELECT artist_id FROM track_artists WHERE artist_id IS NOT NULL AND track_id IN
+                  (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)) AND pacenote_search_words(a.name, ?)
+                """
+            arguments += ["{artist} : (\(match))", search]
+        }
+        arguments += [limit, offset]
+        return try read { db in
+            try Row.fetchAll(db, sql: """
                 SELECT a.id, a.name, count(DISTINCT t.id), COALESCE((SELECT plays FROM rollup_artist_total WHERE artist_id = a.id), 0)
                 FROM artists a JOIN track_artists ta ON ta.artist_id = a.id JOIN tracks t ON t.id = ta.track_id AND t.in_library = 1
                 WHERE a.merged_into IS NULL \(filter)
@@ -70,6 +76,48 @@ extension Store {
                 """, arguments: StatementArguments(arguments)).map {
                 LibraryEntry(id: $0[0], name: $0[1], artist: nil, tracks: $0[2], plays: $0[3])
             }
+        }
+    }
+
+    /// What the library's search finds: the site's search (the full-text index over titles,
+    /// artists and albums that the history's search uses — accents and case folded, each word
+    /// a prefix) over the library's tracks. Artists whose own name matches (by name), albums
+    /// whose title and artist match ("smart tempo", "tempo": the artist's albums; by title),
+    /// tracks that match anywhere (most played first).
+    public struct LibrarySearch: Equatable, Sendable {
+        public var artists: [LibraryEntry]
+        public var albums: [LibraryEntry]
+        public var tracks: [ChartEntry]
+    }
+
+    /// `librarySearch`: at most `limit` of each; nothing for a text with no word in it.
+    public func librarySearch(_ text: String, limit: Int) throws(StoreError) -> LibrarySearch {
+        guard let match = Store.ftsQuery(text) else { return LibrarySearch(artists: [], albums: [], tracks: []) }
+        let artists = try libraryArtists(search: text, limit: limit, offset: 0)
+        return try read { db in
+            let albums = try Row.fetchAll(db, sql: """
+                SELECT al.id, al.title, al.artist, count(DISTINCT t.id), COALESCE((SELECT plays FROM rollup_album_total WHERE album_id = al.id), 0), min(t.id)
+                FROM tracks t JOIN albums al ON al.id = t.album_id
+                WHERE t.in_library = 1 AND t.id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)
+                GROUP BY al.id ORDER BY al.title COLLATE NOCASE, al.id LIMIT ?
+                """, arguments: ["{album artist} : (\(match))", limit]).map {
+                LibraryEntry(id: $0[0], name: $0[1], artist: $0[2], tracks: $0[3], plays: $0[4], firstTrackID: $0[5])
+            }
+            let tracks = try Row.fetchAll(db, sql: """
+                SELECT \(Store.trackColumns("t")), COALESCE(r.plays, 0), COALESCE(r.played_s, 0)
+                FROM tracks t LEFT JOIN rollup_track_total r ON r.track_id = t.id
+                WHERE t.in_library = 1 AND t.id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)
+                ORDER BY COALESCE(r.plays, 0) DESC, t.title COLLATE NOCASE, t.id LIMIT ?
+                """, arguments: [match, limit]).map(Store.chartEntry(track:))
+            return LibrarySearch(artists: artists, albums: albums, tracks: tracks)
+        }
+    }
+
+    /// `pacenote_search_words(text, query)`: `SearchWords.matches` in SQL.
+    static func searchWordsFunction() -> DatabaseFunction {
+        DatabaseFunction("pacenote_search_words", argumentCount: 2, pure: true) { values in
+            guard let text = String.fromDatabaseValue(values[0]), let query = String.fromDatabaseValue(values[1]) else { return false }
+            return SearchWords.matches(text, query: query)
         }
     }
 

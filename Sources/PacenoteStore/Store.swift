@@ -89,6 +89,7 @@ public final class Store: Sendable {
             // calls for a million plays (strace), for journals of a page or two each.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             db.add(function: Store.artistKeyFunction())
+            db.add(function: Store.searchWordsFunction())
         }
         let pool: DatabasePool
         do {

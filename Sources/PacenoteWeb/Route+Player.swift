@@ -39,6 +39,7 @@ extension Route {
             RouteMethod("DELETE", change, json { api, call in try api.deleteSmartPlaylist(call.id) }),
         ]),
         Endpoint("/api/v1/library/artists", "library_artists", keyRead(.privateRead, json { api, call in try api.libraryArtistsJSON(call.query) })),
+        Endpoint("/api/v1/library/search", "library_search", keyRead(.privateRead, json { api, call in try api.librarySearchJSON(call.query) })),
         Endpoint("/api/v1/library/artists/{id}", "library_artist", id: .named("no artist"),
                  keyRead(.privateRead, json { api, call in try api.libraryArtistJSON(call.id) })),
         Endpoint("/api/v1/library/albums/{id}", "library_album", id: .named("no album"),

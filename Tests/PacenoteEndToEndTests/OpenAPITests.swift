@@ -354,7 +354,11 @@ import Testing
         // ListenBrainz's playlist reads.
         try record("GET", "/api/v1/library/artists", "/api/v1/library/artists")
         let libraryArtist = try #require(((exchanges.last?.body as? [String: Any])?["artists"] as? [[String: Any]])?.first?["id"] as? Int)
+        let libraryName = try #require(((exchanges.last?.body as? [String: Any])?["artists"] as? [[String: Any]])?.first?["name"] as? String)
         try record("GET", "/api/v1/library/artists", "/api/v1/library/artists?limit=0")
+        try record("GET", "/api/v1/library/search", "/api/v1/library/search?q=" + (String(libraryName.prefix(3)).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        #expect(((exchanges.last?.body as? [String: Any])?["artists"] as? [[String: Any]])?.first?["name"] as? String == libraryName)
+        try record("GET", "/api/v1/library/search", "/api/v1/library/search?q=%20")
         try record("GET", "/api/v1/library/artists/{id}", "/api/v1/library/artists/\(libraryArtist)")
         let libraryAlbum = try #require(((exchanges.last?.body as? [String: Any])?["albums"] as? [[String: Any]])?.first?["id"] as? Int)
         try record("GET", "/api/v1/library/albums/{id}", "/api/v1/library/albums/\(libraryAlbum)")

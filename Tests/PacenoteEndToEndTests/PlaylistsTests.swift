@@ -219,6 +219,19 @@ struct PlaylistsTests {
         #expect(try r.status == 401 && !mpd.mpc("playlist").isEmpty)
         r = try HTTP.request("POST", daemon.base + "/api/v1/playlists/Ours/clear", headers: [:], body: Data())
         #expect(r.status == 401 && titles(mpd, "Ours").count == 3)
+
+        // The library's search: the site's full-text search over the library mirror.
+        r = try HTTP.get(daemon.base + "/api/v1/library/search?q=BRAV", headers: daemon.keyHeader)
+        let found = try #require(r.json?["tracks"] as? [[String: Any]], "\(r.text)")
+        #expect(found.compactMap { ($0["track"] as? [String: Any])?["title"] as? String } == ["Bravo"], "\(r.text)")
+        #expect((r.json?["artists"] as? [Any])?.isEmpty == true && (r.json?["albums"] as? [Any])?.isEmpty == true, "\(r.text)")
+        r = try HTTP.get(daemon.base + "/api/v1/library/search?q=smart%20temp", headers: daemon.keyHeader)
+        #expect((r.json?["albums"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Smart"], "\(r.text)")
+        #expect((r.json?["tracks"] as? [Any])?.count == 5, "every word anywhere: \(r.text)")
+        r = try HTTP.get(daemon.base + "/api/v1/library/search?q=", headers: daemon.keyHeader)
+        #expect(r.status == 400 && (r.json?["error"] as? [String: Any])?["code"] as? String == "invalid_q", "\(r.text)")
+        r = try HTTP.get(daemon.base + "/api/v1/library/search?q=bravo", headers: ["Authorization": "Token pn_wrong_key_0123456789"])
+        #expect(r.status == 403 && r.json?["tracks"] == nil, "a stranger reads none of it: \(r.text)")
     }
 
     func albumID(_ daemon: PacenoteDaemon) throws -> Int {

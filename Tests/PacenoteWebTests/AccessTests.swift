@@ -123,6 +123,7 @@ import Testing
             ("GET HEAD", "/api/v1/smart-playlists/{id}", "smart_playlist", privateRead),
             ("PUT DELETE", "/api/v1/smart-playlists/{id}", "smart_playlist", write),
             ("GET HEAD", "/api/v1/library/artists", "library_artists", privateRead),
+            ("GET HEAD", "/api/v1/library/search", "library_search", privateRead),
             ("GET HEAD", "/api/v1/library/artists/{id}", "library_artist", privateRead),
             ("GET HEAD", "/api/v1/library/albums/{id}", "library_album", privateRead),
             ("PUT", "/api/v1/tracks/{id}/bpm", "track_bpm", write),

@@ -41,17 +41,7 @@ extension API {
                 Node.el("p", ["class": "small"]) { Node.el("a", ["href": url("/library")]) { "Library" } }
                 Node.el("h1") { artist.name }
                 queueButtons("artist", id, mayWrite: mayWrite, back: back)
-                Node.el("ul", ["class": "albums"]) {
-                    for a in albums {
-                        Node.el("li") {
-                            Node.el("a", ["href": url("/library?album=\(a.id)")]) {
-                                Node.el("img", ["class": "cover", "src": a.firstTrackID.map { url("/covers/\($0)") } ?? url("/static/cover.svg"), "alt": "", "width": "64", "height": "64"])
-                                a.name
-                            }
-                            Node.el("span", ["class": "count"]) { " \(SiteFormat.plural(a.tracks, "track")) · \(SiteFormat.plural(a.plays, "play"))" }
-                        }
-                    }
-                }
+                albumList(albums)
                 if albums.isEmpty { Node.el("p", ["class": "muted"]) { "None of \(artist.name)'s albums is in the library." } }
             }
         }
@@ -59,13 +49,24 @@ extension API {
         if let search, search.count > 200 { throw APIError.badRequest("the search is at most 200 characters", code: "invalid_q") }
         let offset = try Self.boundedInt(request.query["offset"], name: "offset", default: 0, range: 0...10_000_000)
         let artists = try context.store.libraryArtists(search: search, limit: 101, offset: offset)
-        return html(title: "Library", request: request, nav: "library") {
+        // A search also finds albums and tracks (the first page only: the artists page on).
+        let found = try search.flatMap { offset == 0 ? try context.store.librarySearch($0, limit: 50) : nil }
+        let feelings = try context.store.feelings(of: found?.tracks.compactMap(\.track?.id) ?? [])
+        return html(title: search.map { "Library: \($0)" } ?? "Library", request: request, nav: "library") {
             Node.el("h1") { "Library" }
-            Node.el("form", ["method": "get", "action": url("/library"), "class": "inline", "role": "search"]) {
-                Node.el("label", ["for": "library-q"]) { "Artist " }
-                Node.el("input", ["id": "library-q", "type": "search", "name": "q", "value": search ?? "", "maxlength": "200"])
-                Node.el("button", ["type": "submit"]) { "Search" }
+            Node.el("p", ["class": "small"]) {
+                Node.el("a", ["href": url("/player")]) { "Player and queue" }
+                " · "
+                Node.el("a", ["href": url("/playlists")]) { "Playlists, smart playlists and moods" }
             }
+            Node.el("form", ["method": "get", "action": url("/library"), "class": "inline library-search", "role": "search"]) {
+                Node.el("label", ["for": "library-q"]) { "Search " }
+                Node.el("input", ["id": "library-q", "type": "search", "name": "q", "value": search ?? "", "maxlength": "200",
+                                  "placeholder": "Artist, album or title"])
+                Node.el("button", ["type": "submit"]) { "Search" }
+                if search != nil { Node.el("a", ["href": url("/library")]) { " All artists" } }
+            }
+            if search != nil { Node.el("h2") { "Artists" } }
             Node.el("ul", ["class": "library-artists"]) {
                 for a in artists.prefix(100) {
                     Node.el("li") {
@@ -82,14 +83,60 @@ extension API {
                     Node.el("a", ["href": url("/library?" + (search.map { "q=\(URLText.component($0))&" } ?? "") + "offset=\(offset + 100)")]) { "More artists" }
                 }
             }
+            if let found {
+                Node.el("h2") { "Albums" }
+                albumList(found.albums)
+                if found.albums.isEmpty { Node.el("p", ["class": "muted"]) { "No album matches." } }
+                Node.el("h2") { "Tracks" }
+                if found.tracks.isEmpty {
+                    Node.el("p", ["class": "muted"]) { "No track matches." }
+                } else {
+                    Node.el("table", ["class": "library-tracks library-found"]) {
+                        Node.el("thead") {
+                            Node.el("tr") { for h in ["Title", "Artist", "Album", "BPM", "", "Plays", "Length", ""] { Node.el("th", ["scope": "col"]) { h } } }
+                        }
+                        Node.el("tbody") {
+                            for e in found.tracks {
+                                if let t = e.track {
+                                    libraryRow(t, plays: e.plays, feeling: feelings[t.id ?? 0] ?? .none, mayWrite: mayWrite, back: back, withAlbum: true)
+                                }
+                            }
+                        }
+                    }
+                    if found.tracks.count == 50 { Node.el("p", ["class": "small muted"]) { "The 50 most played; more words narrow the search." } }
+                }
+            }
+        }
+    }
+
+    /// Albums with their covers, each opening in the library.
+    func albumList(_ albums: [Store.LibraryEntry]) -> Node {
+        .el("ul", ["class": "albums"]) {
+            for a in albums {
+                Node.el("li") {
+                    Node.el("a", ["href": url("/library?album=\(a.id)")]) {
+                        Node.el("img", ["class": "cover", "src": a.firstTrackID.map { url("/covers/\($0)") } ?? url("/static/cover.svg"), "alt": "", "width": "64", "height": "64"])
+                        a.name
+                    }
+                    if let artist = a.artist, !artist.isEmpty { Node.el("span", ["class": "muted"]) { " · \(artist)" } }
+                    Node.el("span", ["class": "count"]) { " \(SiteFormat.plural(a.tracks, "track")) · \(SiteFormat.plural(a.plays, "play"))" }
+                }
+            }
         }
     }
 
     /// A track of the library browser with its BPM, like, plays, length and queue buttons.
-    func libraryRow(_ t: Track, plays: Int, feeling: Feeling, mayWrite: Bool, back: String) -> Node {
+    /// `withAlbum`: a search's row, with the artist and the album in place of the number.
+    func libraryRow(_ t: Track, plays: Int, feeling: Feeling, mayWrite: Bool, back: String, withAlbum: Bool = false) -> Node {
         .el("tr", ["data-track-id": t.id.map(String.init)]) {
-            Node.el("td", ["class": "num"]) { t.trackNumber.map(String.init) ?? "" }
+            if !withAlbum { Node.el("td", ["class": "num"]) { t.trackNumber.map(String.init) ?? "" } }
             Node.el("td") { trackLink(t) }
+            if withAlbum {
+                Node.el("td") { t.artist ?? "" }
+                Node.el("td") {
+                    if let album = t.album, let id = t.albumID { Node.el("a", ["href": url("/library?album=\(id)")]) { album } } else { t.album ?? "" }
+                }
+            }
             Node.el("td", ["class": "num"]) { t.bpm.map { String(Int($0.value.rounded())) } ?? "–" }
             Node.el("td") { heart(t.id, feeling, mayWrite: mayWrite, back: back) }
             Node.el("td", ["class": "num"]) { String(plays) }
@@ -108,6 +155,32 @@ extension API {
         return .object([("artists", .array(artists.map { a in
             .object([("id", .int(a.id)), ("name", .string(a.name)), ("tracks", .int(Int64(a.tracks))), ("plays", .int(Int64(a.plays)))])
         }))])
+    }
+
+    /// `GET /api/v1/library/search?q=`: the library's search (`Store.librarySearch`).
+    func librarySearchJSON(_ query: [String: String]) throws -> JSONValue {
+        let limit = try Self.boundedInt(query["limit"], name: "limit", default: 50, range: 1...500)
+        guard let q = query["q"], !q.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw APIError.badRequest("q: the words to search for", code: "invalid_q")
+        }
+        if q.count > 200 { throw APIError.badRequest("q: at most 200 characters", code: "invalid_q") }
+        let found = try context.store.librarySearch(q, limit: limit)
+        let feelings = try context.store.feelings(of: found.tracks.compactMap(\.track?.id))
+        return .object([
+            ("artists", .array(found.artists.map { a in
+                .object([("id", .int(a.id)), ("name", .string(a.name)), ("tracks", .int(Int64(a.tracks))), ("plays", .int(Int64(a.plays)))])
+            })),
+            ("albums", .array(found.albums.map { a in
+                .object([("id", .int(a.id)), ("title", .string(a.name)), ("artist", .optional(a.artist)),
+                         ("tracks", .int(Int64(a.tracks))), ("plays", .int(Int64(a.plays)))])
+            })),
+            ("tracks", .array(found.tracks.compactMap { e in
+                e.track.map { t in
+                    .object([("track", APIJSON.track(t)), ("plays", .int(Int64(e.plays))),
+                             ("feeling", .string((feelings[t.id ?? 0] ?? .none).rawValue))])
+                }
+            })),
+        ])
     }
 
     func libraryArtistJSON(_ id: Int64) throws -> JSONValue {

@@ -2,7 +2,8 @@
 """The player's queue, library and playlists in a real browser (Debian's headless Chromium,
 Selenium, offline), issue 57: "Play next" on an album page puts the album's tracks right after
 the song that plays (`mpc playlist` says so); /player shows the queue with the song that plays
-marked and removes a song; /library browses artist -> album; /playlists makes a smart playlist
+marked and removes a song; /library browses artist -> album and searches (a found track
+added to the queue); /playlists makes a smart playlist
 that reaches MPD (`mpc lsplaylists`). No console error. Screenshots into ARTIFACTS_DIR.
 
 Usage: queue_browser.py BASE_URL API_KEY MPD_PORT ALBUM_ID ARTIFACTS_DIR
@@ -82,6 +83,26 @@ try:
     check(len(css("table.library-tracks tbody tr")) == 5, "the album's five tracks")
     check(len(css("table.library-tracks form.queue-buttons")) == 5, "each with its queue buttons")
     checks.screenshot(driver, os.path.join(artifacts, "library-album.png"))
+
+    # The library's search (the site's full-text search: case folded, a word's start): artists,
+    # albums and tracks; a found track's Add puts it at the end of the queue.
+    driver.get(base + "/library")
+    css("#library-q")[0].send_keys("TEMP")
+    css("form[role=search] button[type=submit]")[0].click()
+    headless_chromium.wait_for(lambda: "TEMP" in driver.title)
+    check([a.text for a in css("ul.library-artists a")] == ["Tempo"], "the search finds the artist")
+    check(len(css("table.library-found tbody tr")) == 5, "and the artist's five tracks")
+    box = css("#library-q")[0]
+    box.clear()
+    box.send_keys("charl")
+    css("form[role=search] button[type=submit]")[0].click()
+    headless_chromium.wait_for(lambda: "charl" in driver.title)
+    rows = css("table.library-found tbody tr")
+    check(len(rows) == 1 and "Charlie" in rows[0].text and "Smart" in rows[0].text, f"one track found, with its album ({[r.text for r in rows]})")
+    check(not css("ul.library-artists a") and "No artist matches." in driver.page_source, "no artist is called so")
+    checks.screenshot(driver, os.path.join(artifacts, "library-search.png"))
+    rows[0].find_element(By.CSS_SELECTOR, "button[value=end]").click()
+    check(until(lambda: titles()[-1:] == ["Charlie"]), f"Add put the found track at the end of the queue ({titles()})")
 
     # A smart playlist made on /playlists reaches MPD.
     driver.get(base + "/playlists")

@@ -1,0 +1,22 @@
+import Foundation
+
+/// The site's search as words, outside the full-text index: what SQLite's FTS5 `unicode61`
+/// tokenizer with `remove_diacritics 2` makes of a text (letters and digits, case and accents
+/// folded), and the search's rule — every word of the query begins a word of the text. The
+/// index finds tracks; this tells which of their artists' names the search itself matches
+/// (a track "Jay-Z feat. Beyoncé" matches "beyon", its artist Jay-Z does not).
+public enum SearchWords {
+    /// The words of `text`, folded.
+    public static func words(_ text: String) -> [Substring] {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            .split(whereSeparator: { !($0.isLetter || $0.isNumber) })
+    }
+
+    /// Whether each word of `query` begins a word of `text` (an empty query matches).
+    public static func matches(_ text: String, query: String) -> Bool {
+        let wanted = words(query)
+        guard !wanted.isEmpty else { return true }
+        let have = words(text)
+        return wanted.allSatisfy { word in have.contains { $0.hasPrefix(word) } }
+    }
+}
