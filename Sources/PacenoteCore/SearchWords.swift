@@ -12,11 +12,21 @@ public enum SearchWords {
             .split(whereSeparator: { !($0.isLetter || $0.isNumber) })
     }
 
-    /// Whether each word of `query` begins a word of `text` (an empty query matches).
+    /// At most this many words of a search count (the rest are left out everywhere).
+    public static let most = 16
+
+    /// The words a search `text` counts, as the user wrote them (the index folds them itself).
+    public static func searched(_ text: String) -> [Substring] {
+        Array(text.split(whereSeparator: { !($0.isLetter || $0.isNumber) }).prefix(most))
+    }
+
+    /// Whether each word of `query` begins a word of `text` (an empty query matches). Code
+    /// points are compared, as the index does: a vowel sign folding leaves (Devanagari,
+    /// Thai) ends a query word's last character without ending the match.
     public static func matches(_ text: String, query: String) -> Bool {
         let wanted = words(query)
         guard !wanted.isEmpty else { return true }
         let have = words(text)
-        return wanted.allSatisfy { word in have.contains { $0.hasPrefix(word) } }
+        return wanted.allSatisfy { word in have.contains { $0.unicodeScalars.starts(with: word.unicodeScalars) } }
     }
 }

@@ -53,22 +53,26 @@ extension Store {
     }
 
     /// The library's artists (with a track in the library), by name; `search` narrows them
-    /// with the site's search (`librarySearch`).
+    /// to those whose own name (or a name merged into it) has every word of the search at
+    /// the start of one of its words, folded as the full-text index folds (`SearchWords`).
+    /// By name, not by the tracks' credit text: a track "Jay-Z feat. Beyoncé" does not make
+    /// Jay-Z a "beyonce", and an artist credited only in titles ("(feat. X)") is found.
+    /// A search with no word in it (an artist called "!!!") matches the name's text.
     public func libraryArtists(search: String?, limit: Int, offset: Int) throws(StoreError) -> [LibraryEntry] {
         var arguments: [any DatabaseValueConvertible] = []
-        var filter = ""
-        if let search, !search.trimmingCharacters(in: .whitespaces).isEmpty {
-            // No word to search (only punctuation): nothing matches.
-            guard let match = Store.ftsQuery(search) else { return [] }
-            filter = """
-                AND a.id IN (SELECT artist_id FROM track_artists WHERE artist_id IS NOT NULL AND track_id IN
-                  (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)) AND pacenote_search_words(a.name, ?)
-                """
-            arguments += ["{artist} : (\(match))", search]
+        // The names are judged once each (MATERIALIZED), not once per track joined below.
+        var found = "", filter = ""
+        if let search, !search.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            let words = SearchWords.searched(search)
+            let named = words.isEmpty ? "instr(lower(x.name), lower(?)) > 0" : "pacenote_search_words(x.name, ?)"
+            found = "WITH found(id) AS MATERIALIZED (SELECT DISTINCT COALESCE(x.merged_into, x.id) FROM artists x WHERE \(named))"
+            filter = "AND a.id IN found"
+            arguments.append(words.isEmpty ? search.trimmingCharacters(in: .whitespacesAndNewlines) : words.joined(separator: " "))
         }
         arguments += [limit, offset]
         return try read { db in
             try Row.fetchAll(db, sql: """
+                \(found)
                 SELECT a.id, a.name, count(DISTINCT t.id), COALESCE((SELECT plays FROM rollup_artist_total WHERE artist_id = a.id), 0)
                 FROM artists a JOIN track_artists ta ON ta.artist_id = a.id JOIN tracks t ON t.id = ta.track_id AND t.in_library = 1
                 WHERE a.merged_into IS NULL \(filter)
@@ -81,26 +85,32 @@ extension Store {
 
     /// What the library's search finds: the site's search (the full-text index over titles,
     /// artists and albums that the history's search uses — accents and case folded, each word
-    /// a prefix) over the library's tracks. Artists whose own name matches (by name), albums
-    /// whose title and artist match ("smart tempo", "tempo": the artist's albums; by title),
-    /// tracks that match anywhere (most played first).
+    /// the start of a word, every word needed) over the library. Artists by their own name
+    /// (`libraryArtists`); albums whose tracks match by album and artist, or whose own title
+    /// and album artist do ("tempo" finds the artist's albums, "various" a compilation; by
+    /// title); tracks that match anywhere (most played first).
     public struct LibrarySearch: Equatable, Sendable {
         public var artists: [LibraryEntry]
         public var albums: [LibraryEntry]
         public var tracks: [ChartEntry]
     }
 
-    /// `librarySearch`: at most `limit` of each; nothing for a text with no word in it.
-    public func librarySearch(_ text: String, limit: Int) throws(StoreError) -> LibrarySearch {
-        guard let match = Store.ftsQuery(text) else { return LibrarySearch(artists: [], albums: [], tracks: []) }
-        let artists = try libraryArtists(search: text, limit: limit, offset: 0)
+    /// `librarySearch`: at most `limit` of each (no artists when `artists` is false: a page
+    /// that lists them itself); nothing but artists for a text with no word in it.
+    public func librarySearch(_ text: String, limit: Int, artists withArtists: Bool = true) throws(StoreError) -> LibrarySearch {
+        let artists = withArtists ? try libraryArtists(search: text, limit: limit, offset: 0) : []
+        guard let match = Store.ftsQuery(text) else { return LibrarySearch(artists: artists, albums: [], tracks: []) }
+        let words = SearchWords.searched(text).joined(separator: " ")
         return try read { db in
             let albums = try Row.fetchAll(db, sql: """
+                WITH found(id) AS MATERIALIZED (
+                  SELECT album_id FROM tracks WHERE in_library = 1 AND id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)
+                  UNION SELECT id FROM albums WHERE pacenote_search_words(title || ' ' || COALESCE(artist, ''), ?))
                 SELECT al.id, al.title, al.artist, count(DISTINCT t.id), COALESCE((SELECT plays FROM rollup_album_total WHERE album_id = al.id), 0), min(t.id)
                 FROM tracks t JOIN albums al ON al.id = t.album_id
-                WHERE t.in_library = 1 AND t.id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)
+                WHERE t.in_library = 1 AND al.id IN found
                 GROUP BY al.id ORDER BY al.title COLLATE NOCASE, al.id LIMIT ?
-                """, arguments: ["{album artist} : (\(match))", limit]).map {
+                """, arguments: ["{album artist} : (\(match))", words, limit]).map {
                 LibraryEntry(id: $0[0], name: $0[1], artist: $0[2], tracks: $0[3], plays: $0[4], firstTrackID: $0[5])
             }
             let tracks = try Row.fetchAll(db, sql: """

@@ -141,12 +141,11 @@ extension Store {
             track: Store.track(from: row, at: 12))
     }
 
-    /// A user's search text as an FTS5 query: each word quoted (so no operator syntax
-    /// leaks through) and matched as a prefix; nil when there is no word.
+    /// A user's search text as an FTS5 query: each word (`SearchWords.searched`: letters and
+    /// digits, at most 16) quoted, so no operator syntax leaks through — nor a NUL, which
+    /// would cut the query short — and matched as a prefix; nil when there is no word.
     static func ftsQuery(_ text: String) -> String? {
-        let words = text.split(whereSeparator: { $0.isWhitespace || $0.isPunctuation || $0.isSymbol })
-            .map { "\"" + $0.replacingOccurrences(of: "\"", with: "") + "\"*" }
-            .prefix(16)
+        let words = SearchWords.searched(text).map { "\"" + $0 + "\"*" }
         return words.isEmpty ? nil : words.joined(separator: " ")
     }
 

@@ -23,5 +23,11 @@ import Testing
         #expect(SearchWords.matches("AC/DC", query: "ac/dc"))
         #expect(SearchWords.matches("AC/DC", query: "dc"))
         #expect(SearchWords.matches("anything", query: "  "), "no word: no narrowing")
+        #expect(SearchWords.matches("अरिजीत सिंह", query: "अर"), "code points, as the index: a vowel sign after the query's end")
+    }
+
+    @Test func aSearchCountsSixteenWordsOfLettersAndDigits() {
+        #expect(SearchWords.searched("Jay-Z \"feat\" a\u{0}b *") == ["Jay", "Z", "feat", "a", "b"])
+        #expect(SearchWords.searched((1...20).map(String.init).joined(separator: " ")).count == SearchWords.most)
     }
 }

@@ -12,14 +12,17 @@ import Testing
 
     static func store(_ dir: TemporaryDirectory) throws -> (Store, [String: Int64]) {
         let store = try Store.open(path: dir.file("p.sqlite"), timeZone: TimeZone(identifier: "UTC")!)
-        let songs: [(uri: String, title: String, artist: String, album: String)] = [
-            ("halo.flac", "Halo", "Beyoncé", "I Am… Sasha Fierce"),
-            ("crazy.flac", "Crazy in Love", "Jay-Z feat. Beyoncé", "Dangerously in Love"),
-            ("bells.flac", "Hells Bells", "AC/DC", "Back in Black"),
-            ("black.flac", "Back in Black", "AC/DC", "Back in Black"),
+        let songs: [(uri: String, title: String, artist: String, album: String, albumArtist: String)] = [
+            ("halo.flac", "Halo", "Beyoncé", "I Am… Sasha Fierce", "Beyoncé"),
+            ("crazy.flac", "Crazy in Love", "Jay-Z feat. Beyoncé", "Dangerously in Love", "Beyoncé"),
+            ("bells.flac", "Hells Bells", "AC/DC", "Back in Black", "AC/DC"),
+            ("black.flac", "Back in Black", "AC/DC", "Back in Black", "AC/DC"),
+            // A guest credited in the title only, on a compilation; a name with no word in it.
+            ("duet.flac", "Milkshake (feat. Kelis)", "Host", "Now 99", "Various Artists"),
+            ("bang.flac", "Me and Giuliani", "!!!", "Myth Takes", "!!!"),
         ]
         _ = try store.applyLibrary(player: "default", changed: songs.map {
-            SongInfo(uri: $0.uri, tags: ["Title": $0.title, "Artist": $0.artist, "Album": $0.album, "AlbumArtist": $0.artist],
+            SongInfo(uri: $0.uri, tags: ["Title": $0.title, "Artist": $0.artist, "Album": $0.album, "AlbumArtist": $0.albumArtist],
                      durationSeconds: 200)
         }, removed: [], stickers: nil, now: now)
         var ids: [String: Int64] = [:]
@@ -68,17 +71,38 @@ import Testing
         #expect(r.artists.isEmpty && r.albums.isEmpty && r.tracks.isEmpty, "no word: nothing")
         r = try found("halo\" OR \"crazy")
         #expect(r.tracks.isEmpty, "FTS5's operators stay words: \(r.tracks)")
+        r = try found("hal\u{0}o")
+        #expect(r.tracks.isEmpty && r.artists.isEmpty, "a NUL splits words, never cuts the query short")
+        r = try found("hal\u{0}")
+        #expect(r.tracks == ["Halo"])
+        r = try found(Array(repeating: "beyon", count: SearchWords.most).joined(separator: " ") + " zzz")
+        #expect(r.artists == ["Beyoncé"] && r.tracks.count == 2, "past the 16th word nothing counts, for artists as for tracks")
+        r = try found("various")
+        #expect(r.albums == ["Now 99"] && r.tracks.isEmpty, "a compilation by its album artist")
+        r = try found("kelis")
+        #expect(r.artists == ["Kelis"] && r.tracks == ["Milkshake (feat. Kelis)"], "a guest named in a title only: \(r)")
     }
 
     @Test func theArtistListNarrowsTheSameWay() throws {
         let dir = try TemporaryDirectory()
         let (store, _) = try Self.store(dir)
         defer { try? store.close() }
-        #expect(try store.libraryArtists(search: nil, limit: 10, offset: 0).map(\.name) == ["AC/DC", "Beyoncé", "Jay-Z"])
-        #expect(try store.libraryArtists(search: "bey", limit: 10, offset: 0).map(\.name) == ["Beyoncé"])
-        #expect(try store.libraryArtists(search: "z", limit: 10, offset: 0).map(\.name) == ["Jay-Z"])
-        #expect(try store.libraryArtists(search: "%", limit: 10, offset: 0).isEmpty, "no LIKE wildcard")
+        func names(_ q: String?, limit: Int = 10, offset: Int = 0) throws -> [String] {
+            try store.libraryArtists(search: q, limit: limit, offset: offset).map(\.name)
+        }
+        #expect(try names(nil) == ["!!!", "AC/DC", "Beyoncé", "Host", "Jay-Z", "Kelis"])
+        #expect(try names(nil, limit: 2, offset: 2) == ["Beyoncé", "Host"], "paged")
+        #expect(try names("bey") == ["Beyoncé"])
+        #expect(try names("z") == ["Jay-Z"])
+        #expect(try names("a%") == ["AC/DC"], "no LIKE wildcard: Jay-Z has an a, no word starting with one")
+        #expect(try names("!!!") == ["!!!"], "a name with no word is found by its text")
+        #expect(try names(" \n ") == names(nil), "a blank search narrows nothing")
         let beyonce = try #require(try store.libraryArtists(search: "beyoncé", limit: 10, offset: 0).first)
         #expect(beyonce.tracks == 2, "her own song and the one she is featured on")
+        // A merged name finds the artist it was merged into.
+        let kept = try #require(try store.artist(named: "Beyoncé")?.id), alias = try #require(try store.artist(named: "Host")?.id)
+        _ = try store.merge(.artist, from: [alias], into: kept, request: "{}", source: "test")
+        #expect(try names("host") == ["Beyoncé"], "by the alias")
+        #expect(try names(nil).contains("Host") == false)
     }
 }

@@ -45,12 +45,12 @@ extension API {
                 if albums.isEmpty { Node.el("p", ["class": "muted"]) { "None of \(artist.name)'s albums is in the library." } }
             }
         }
-        let search = request.query["q"].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        let search = request.query["q"].flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         if let search, search.count > 200 { throw APIError.badRequest("the search is at most 200 characters", code: "invalid_q") }
         let offset = try Self.boundedInt(request.query["offset"], name: "offset", default: 0, range: 0...10_000_000)
         let artists = try context.store.libraryArtists(search: search, limit: 101, offset: offset)
         // A search also finds albums and tracks (the first page only: the artists page on).
-        let found = try search.flatMap { offset == 0 ? try context.store.librarySearch($0, limit: 50) : nil }
+        let found = try search.flatMap { offset == 0 ? try context.store.librarySearch($0, limit: 50, artists: false) : nil }
         let feelings = try context.store.feelings(of: found?.tracks.compactMap(\.track?.id) ?? [])
         return html(title: search.map { "Library: \($0)" } ?? "Library", request: request, nav: "library") {
             Node.el("h1") { "Library" }
@@ -160,7 +160,7 @@ extension API {
     /// `GET /api/v1/library/search?q=`: the library's search (`Store.librarySearch`).
     func librarySearchJSON(_ query: [String: String]) throws -> JSONValue {
         let limit = try Self.boundedInt(query["limit"], name: "limit", default: 50, range: 1...500)
-        guard let q = query["q"], !q.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let q = query["q"], !q.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError.badRequest("q: the words to search for", code: "invalid_q")
         }
         if q.count > 200 { throw APIError.badRequest("q: at most 200 characters", code: "invalid_q") }
