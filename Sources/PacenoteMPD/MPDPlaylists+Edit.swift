@@ -44,9 +44,8 @@ extension MPDQueue {
             if try names(connection).contains(name) {
                 throw MPDError(kind: .server(code: 56), message: "Playlist already exists")
             }
-            // An empty playlist is made by saving… nothing: MPD has no "create"; adding the
-            // first song makes it. Without songs it is made by clearing a new name.
-            if uris.isEmpty { _ = mpd_run_playlist_clear(h, name) } else {
+            // MPD has no "create": adding the first song makes a playlist (`makeEmpty` without songs).
+            if uris.isEmpty { try makeEmpty(connection, name) } else {
                 try inOneList(connection, uris) { uri in mpd_send_playlist_add(h, name, uri) }
             }
         case .rename(let to): _ = mpd_run_rename(h, name, to)

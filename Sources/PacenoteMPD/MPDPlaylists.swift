@@ -30,9 +30,26 @@ extension MPDQueue {
             _ = mpd_run_rm(connection.handle, name)
             try connection.check()
         }
-        // No songs: an empty playlist (MPD's `playlistclear` makes one), not none.
-        if uris.isEmpty { _ = mpd_run_playlist_clear(connection.handle, name) }
+        // No songs: an empty playlist, not none.
+        if uris.isEmpty { return try makeEmpty(connection, name) }
         try inOneList(connection, uris) { uri in mpd_send_playlist_add(connection.handle, name, uri) }
+        try connection.check()
+    }
+
+    /// A placeholder an empty playlist is made with (`makeEmpty`): never fetched, taken out at once.
+    static let placeholder = "http://pacenote.invalid/empty"
+
+    /// Makes the stored playlist `name`, empty. MPD has no command for that: it makes a
+    /// playlist by adding its first song, and `playlistclear` of a new name is "No such
+    /// playlist" (MPD 0.23). So a placeholder URL (MPD keeps a remote URI in a stored
+    /// playlist without reading it) is added and removed in one command list.
+    static func makeEmpty(_ connection: MPDConnection, _ name: String) throws(MPDError) {
+        let h = connection.handle
+        _ = mpd_command_list_begin(h, false)
+        _ = mpd_send_playlist_add(h, name, placeholder)
+        _ = mpd_send_playlist_delete(h, name, 0)
+        _ = mpd_command_list_end(h)
+        _ = mpd_response_finish(h)
         try connection.check()
     }
 

@@ -67,7 +67,7 @@ extension Store {
             let named = words.isEmpty ? "instr(lower(x.name), lower(?)) > 0" : "pacenote_search_words(x.name, ?)"
             found = "WITH found(id) AS MATERIALIZED (SELECT DISTINCT COALESCE(x.merged_into, x.id) FROM artists x WHERE \(named))"
             filter = "AND a.id IN found"
-            arguments.append(words.isEmpty ? search.trimmingCharacters(in: .whitespacesAndNewlines) : words.joined(separator: " "))
+            arguments.append(words.isEmpty ? search.trimmingCharacters(in: .whitespacesAndNewlines) : Store.foldedWords(search))
         }
         arguments += [limit, offset]
         return try read { db in
@@ -100,7 +100,7 @@ extension Store {
     public func librarySearch(_ text: String, limit: Int, artists withArtists: Bool = true) throws(StoreError) -> LibrarySearch {
         let artists = withArtists ? try libraryArtists(search: text, limit: limit, offset: 0) : []
         guard let match = Store.ftsQuery(text) else { return LibrarySearch(artists: artists, albums: [], tracks: []) }
-        let words = SearchWords.searched(text).joined(separator: " ")
+        let words = Store.foldedWords(text)
         return try read { db in
             let albums = try Row.fetchAll(db, sql: """
                 WITH found(id) AS MATERIALIZED (
@@ -123,12 +123,18 @@ extension Store {
         }
     }
 
-    /// `pacenote_search_words(text, query)`: `SearchWords.matches` in SQL.
+    /// `pacenote_search_words(text, words)`: `SearchWords.matches` in SQL, `words` the search's
+    /// words folded already and joined by spaces (`foldedWords`), so a search folds them once.
     static func searchWordsFunction() -> DatabaseFunction {
         DatabaseFunction("pacenote_search_words", argumentCount: 2, pure: true) { values in
-            guard let text = String.fromDatabaseValue(values[0]), let query = String.fromDatabaseValue(values[1]) else { return false }
-            return SearchWords.matches(text, query: query)
+            guard let text = String.fromDatabaseValue(values[0]), let words = String.fromDatabaseValue(values[1]) else { return false }
+            return SearchWords.matches(text, words: words.split(separator: " "))
         }
+    }
+
+    /// A search's words for `pacenote_search_words`: the counted ones (`SearchWords.searched`), folded.
+    static func foldedWords(_ text: String) -> String {
+        SearchWords.searched(text).flatMap { SearchWords.words(String($0)) }.joined(separator: " ")
     }
 
     /// An artist's albums that have a track in the library, by title.

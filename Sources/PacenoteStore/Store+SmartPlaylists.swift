@@ -77,6 +77,27 @@ extension Store {
         try read { db in try Self.songs(rules, tempo: tempo, now: now, depth: 0, in: db) }
     }
 
+    /// A cheap summary of what the smart playlists choose from — the plays (their number,
+    /// the newest, the last correction), the tracks (tags, BPM, loudness, the library), the
+    /// likes, the workouts and the definitions — that changes when any of them does, also
+    /// when another process (`pacenote import`, `analyze`) wrote it: the sync's periodic look
+    /// refreshes only then (a refresh reads every definition's songs, a few hundred ms on a
+    /// wide library), or when the hour turns (rules relative to now: "not played for 6 months").
+    public func smartPlaylistsStamp() throws(StoreError) -> String {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT (SELECT COALESCE(SUM(plays + skips), 0) FROM rollup_year_total), (SELECT max(id) FROM plays),
+                       (SELECT max(id) FROM curation_log),
+                       (SELECT count(*) || '/' || max(updated_at_ms) || '/' || total(bpm) || '/' || total(in_library) || '/' ||
+                               max(id) || '/' || total(loudness_lufs) FROM tracks),
+                       (SELECT count(*) || '/' || max(updated_at_ms) || '/' || total(track_id) FROM track_feelings),
+                       (SELECT max(id) FROM workouts),
+                       (SELECT count(*) || '/' || max(updated_at_ms) || '/' || total(id) FROM smart_playlists)
+                """)!
+            return (0..<7).map { (row[$0] as DatabaseValue).description }.joined(separator: "|")
+        }
+    }
+
     /// Every definition's songs at once, in one read (the sync's refresh).
     public func everySmartPlaylistsSongs(tempo: TempoTable, now: Date) throws(StoreError) -> [(SmartPlaylist, [SmartPlaylist.Candidate])] {
         try read { db in

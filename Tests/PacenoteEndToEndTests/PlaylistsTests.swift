@@ -170,6 +170,12 @@ struct PlaylistsTests {
         #expect(r.status == 201 && titles(mpd, "Album") == ["Alpha", "Bravo", "Charlie", "Delta", "Echo"], "\(r.text)")
         r = try daemon.post("/api/v1/playlists", body: #"{"name": "Ours"}"#)
         #expect(r.status == 409, "MPD has it: \(r.text)")
+        // No songs: an empty playlist in MPD (MPD 0.23 has no command for one).
+        r = try daemon.post("/api/v1/playlists", body: #"{"name": "Empty"}"#)
+        #expect(try r.status == 201 && mpd.mpc("lsplaylists").split(separator: "\n").contains("Empty"), "\(r.text)")
+        #expect(try titles(mpd, "Empty").isEmpty && mpd.mpc("playlist", "Empty").isEmpty, "no placeholder left")
+        r = try HTTP.request("DELETE", daemon.base + "/api/v1/playlists/Empty", headers: daemon.keyHeader, body: nil)
+        #expect(try r.status == 200 && !mpd.mpc("lsplaylists").contains("Empty"), "\(r.text)")
         // JSPF and ListenBrainz's reads.
         let jspf = try HTTP.get(daemon.base + "/api/v1/playlists/Ours.jspf", headers: daemon.keyHeader)
         #expect(jspf.header("Content-Type")?.hasPrefix("application/jspf+json") == true)
