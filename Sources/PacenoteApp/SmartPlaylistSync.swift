@@ -41,7 +41,12 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
     // turn); made in start because a timer made and never resumed aborts when released.
     private nonisolated(unsafe) var timer: DispatchSourceTimer?
 
-    public init(store: Store, endpoint: MPDEndpoint, tempo: TempoTable, events: EventBus?, logger: Logger) {
+    /// The time (tests fix it: the hour is part of when to refresh).
+    private let clock: @Sendable () -> Date
+
+    public init(store: Store, endpoint: MPDEndpoint, tempo: TempoTable, events: EventBus?, logger: Logger,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.clock = clock
         self.store = store
         self.endpoint = endpoint
         self.tempo = tempo
@@ -68,6 +73,8 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
     public func stop() {
         if let token = state.withLock({ $0.subscription.take() }) { events?.unsubscribe(token) }
         timer?.cancel()
+        // Twice: a look drained by the first may have queued a refresh.
+        queue.sync {}
         queue.sync {}
     }
 
@@ -98,7 +105,7 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
     private func lookAgain() {
         queue.async { [self] in
             let last = state.withLock { $0.looks += 1; return $0.stamp }
-            if let last, last.hour == Self.hour(Date()), let data = try? store.smartPlaylistsStamp(), data == last.data { return }
+            if let last, last.hour == Self.hour(clock()), let data = try? store.smartPlaylistsStamp(), data == last.data { return }
             schedule()
         }
     }
@@ -119,8 +126,8 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
     public func lastRefresh() -> (at: Date, seconds: Double)? { state.withLock { $0.last } }
 
     private func refresh() {
-        let now = Date()
-        let clock = ContinuousClock.now
+        let now = clock()
+        let started = ContinuousClock.now
         let all: [(SmartPlaylist, [SmartPlaylist.Candidate])]
         // Read before the songs: a write between the two makes the next look refresh again.
         let stamp = try? store.smartPlaylistsStamp()
@@ -169,7 +176,7 @@ public final class SmartPlaylistSync: SmartPlaylistStates, Sendable {
                 if error.isFatal { unreachable = error.description }
             }
         }
-        let took = ContinuousClock.now - clock
+        let took = ContinuousClock.now - started
         let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
         state.withLock {
             $0.written = kept; $0.states = states; $0.last = (now, seconds)

@@ -46,7 +46,9 @@ extension MPDQueue {
     static func makeEmpty(_ connection: MPDConnection, _ name: String) throws(MPDError) {
         let h = connection.handle
         _ = mpd_command_list_begin(h, false)
-        _ = mpd_send_playlist_add(h, name, placeholder)
+        // At position 0, and position 0 removed: a playlist another client made meanwhile
+        // keeps all its songs.
+        _ = mpd_send_playlist_add_to(h, name, placeholder, 0)
         _ = mpd_send_playlist_delete(h, name, 0)
         _ = mpd_command_list_end(h)
         _ = mpd_response_finish(h)

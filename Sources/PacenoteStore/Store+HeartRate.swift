@@ -259,6 +259,14 @@ extension Store {
                     changed.append(id)
                 }
             }
+            // Counted for whoever watches from another process (`smartPlaylistsStamp`): a
+            // zone changes no count, id or total it could read cheaply.
+            if !changed.isEmpty {
+                try db.execute(sql: """
+                    INSERT INTO meta (key, value) VALUES ('plays_tagged', '1')
+                    ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+                    """)
+            }
             return changed
         }
     }

@@ -78,8 +78,9 @@ extension Store {
     }
 
     /// A cheap summary of what the smart playlists choose from — the plays (their number,
-    /// the newest, the last correction), the tracks (tags, BPM, loudness, the library), the
-    /// likes, the workouts and the definitions — that changes when any of them does, also
+    /// the newest, the last correction or undo, the zones tagged: `tagPlays` counts in `meta`),
+    /// the tracks (tags, BPM, loudness, the library), the likes, the workouts and their pace
+    /// effects, and the definitions — that changes when any of them does, also
     /// when another process (`pacenote import`, `analyze`) wrote it: the sync's periodic look
     /// refreshes only then (a refresh reads every definition's songs, a few hundred ms on a
     /// wide library), or when the hour turns (rules relative to now: "not played for 6 months").
@@ -87,14 +88,17 @@ extension Store {
         try read { db in
             let row = try Row.fetchOne(db, sql: """
                 SELECT (SELECT COALESCE(SUM(plays + skips), 0) FROM rollup_year_total), (SELECT max(id) FROM plays),
-                       (SELECT max(id) FROM curation_log),
+                       (SELECT max(id) || '/' || max(undone_at_ms) FROM curation_log),
                        (SELECT count(*) || '/' || max(updated_at_ms) || '/' || total(bpm) || '/' || total(in_library) || '/' ||
-                               max(id) || '/' || total(loudness_lufs) FROM tracks),
+                               max(id) || '/' || total(loudness_lufs) || '/' || total(loudness_range_lu) FROM tracks),
                        (SELECT count(*) || '/' || max(updated_at_ms) || '/' || total(track_id) FROM track_feelings),
-                       (SELECT max(id) FROM workouts),
-                       (SELECT count(*) || '/' || max(updated_at_ms) || '/' || total(id) FROM smart_playlists)
+                       (SELECT count(*) || '/' || max(id) || '/' || total(ended_at_ms) || '/' || total(hr_avg) || '/' ||
+                               total(paces_measured_ms) FROM workouts),
+                       (SELECT count(*) || '/' || max(updated_at_ms) || '/' || total(id) FROM smart_playlists),
+                       (SELECT count(*) || '/' || total(speed_during) || '/' || max(play_id) FROM pace_effects),
+                       (SELECT value FROM meta WHERE key = 'plays_tagged')
                 """)!
-            return (0..<7).map { (row[$0] as DatabaseValue).description }.joined(separator: "|")
+            return (0..<9).map { (row[$0] as DatabaseValue).description }.joined(separator: "|")
         }
     }
 

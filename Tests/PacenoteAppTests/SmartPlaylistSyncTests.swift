@@ -24,7 +24,8 @@ import Testing
         rules.liked = true
         _ = try Operations(store: store, events: nil).createSmartPlaylist(name: "Loved", kind: .smart, rules: rules)
         let sync = SmartPlaylistSync(store: store, endpoint: MPDEndpoint(location: .tcp(host: "127.0.0.1", port: mpd.port)),
-                                     tempo: .defaults, events: nil, logger: Logger(label: "test"))
+                                     tempo: .defaults, events: nil, logger: Logger(label: "test"),
+                                     clock: { Date(timeIntervalSince1970: 1_796_212_800) })  // one hour throughout
         sync.start(checkEvery: 0.02)
         defer { sync.stop() }
         func titles() -> [String] {

@@ -131,4 +131,33 @@ import Testing
         _ = try store.insertSmartPlaylist(name: "Loop", kind: .mood, rules: loop, now: Self.now)
         #expect(try names(store, ids, loop).isEmpty)
     }
+
+    /// The sync's periodic look refreshes when this changes: each kind of write another process
+    /// can make without an announcement moves it, and a read does not.
+    @Test func theStampMovesWithEveryWriteTheRulesRead() throws {
+        let dir = try TemporaryDirectory()
+        let (store, ids) = try Self.store(dir)
+        defer { try? store.close() }
+        var last = try store.smartPlaylistsStamp()
+        func moved(_ what: String) throws {
+            let now = try store.smartPlaylistsStamp()
+            #expect(now != last, "\(what) did not move the stamp")
+            last = now
+        }
+        _ = try store.smartPlaylistSongs(SmartPlaylist.Rules(), tempo: .defaults, now: Self.now)
+        #expect(try store.smartPlaylistsStamp() == last, "a read moves nothing")
+        let start = Self.now.addingTimeInterval(-3600)
+        try store.insertPlay(Play(trackID: ids["E"]!, startedAt: start, endedAt: start.addingTimeInterval(200), playedSeconds: 200,
+                                  counted: true, source: "mpd"))
+        try moved("a play")
+        _ = try store.setFeelings([(ids["E"]!, .like)], source: "site")
+        try moved("a like")
+        try store.setBPM(trackID: ids["E"]!, BPM(value: 91, source: .manual))
+        try moved("a BPM")
+        _ = try store.insertSamples((0..<200).map { HeartRateSample(at: start.addingTimeInterval(Double($0)), bpm: 150) }, source: "t")
+        #expect(try store.tagPlays(from: start, to: start.addingTimeInterval(199)) { _, _ in .z4 }.count == 1)
+        try moved("a play's zone")
+        #expect(try store.tagPlays(from: start, to: start.addingTimeInterval(199)) { _, _ in .z4 }.isEmpty)
+        #expect(try store.smartPlaylistsStamp() == last, "tagging again, unchanged, moves nothing")
+    }
 }
