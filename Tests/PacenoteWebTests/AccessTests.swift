@@ -549,10 +549,7 @@ import Testing
     /// The OpenAPI document marks each operation another site may call (`x-cross-origin`), as
     /// the route table declares it.
     @Test func theOpenAPIDocumentMarksTheCrossOriginOperations() throws {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Public/openapi.json")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let paths = try Self.openAPIPaths()
         var checked = 0
         for (path, operations) in paths {
             guard case .success(let endpoint) = Route.endpoint(path: path.replacingOccurrences(of: "{id}", with: "1")) else { continue }
@@ -564,6 +561,33 @@ import Testing
             }
         }
         #expect(checked > 60)
+    }
+
+    /// The OpenAPI document's paths (Public/openapi.json, as the site serves it).
+    static func openAPIPaths() throws -> [String: [String: Any]] {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Public/openapi.json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        return try #require(document["paths"] as? [String: [String: Any]])
+    }
+
+    /// Every method of every JSON API route (`/api/…`) is in the OpenAPI document, and the
+    /// document describes no API operation the table does not answer: a route added to the
+    /// table without its documentation fails here (the document itself aside).
+    @Test func everyAPIRouteIsInTheOpenAPIDocument() throws {
+        func shape(_ template: String) -> String {
+            template.replacingOccurrences(of: #"\{[^}]*\}"#, with: "{}", options: .regularExpression)
+        }
+        let verbs: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+        let documented = Set(try Self.openAPIPaths().flatMap { path, operations in
+            operations.keys.map { $0.uppercased() }.filter(verbs.contains).map { "\($0) \(shape(path))" }
+        }).filter { $0.contains(" /api/") }
+        let routed = Set(Route.table.filter { $0.template.hasPrefix("/api/") && $0.template != "/api/v1/openapi.json" }.flatMap { endpoint in
+            endpoint.methods.map(\.method).filter(verbs.contains).map { "\($0) \(shape(endpoint.template))" }
+        })
+        #expect(routed.count > 80)
+        #expect(routed.subtracting(documented).sorted() == [], "API routes the OpenAPI document does not describe")
+        #expect(documented.subtracting(routed).sorted() == [], "documented operations no route answers")
     }
 
     static let site = "http://127.0.0.1:8001"
