@@ -51,7 +51,7 @@ import Testing
                                              body: Data(body.utf8)), r.status == 200 {
                     shared.acknowledged.withLock { $0.append(at * 1000) }
                 }
-                usleep(3000)
+                usleep(3000)  // a steady stream of writes while the backups run, not a flood
             }
         }
         client.start()

@@ -192,7 +192,7 @@ import Testing
             bluez.send(String(format: "notify 16 %02x 00 04", bpm))
             let line = try #require(bluez.waitFor("sent ", from: before))
             sent.append(Date(timeIntervalSince1970: Double(line.text.dropFirst(5))! / 1e9))
-            Thread.sleep(forTimeInterval: 0.25)
+            Thread.sleep(forTimeInterval: 0.25)  // a strap's rate: each reading must be sent as it comes, not batched
         }
         #expect(stream.waitFor(count: 4))
         let latencies = zip(sent, stream.events).map { $1.at.timeIntervalSince($0) }

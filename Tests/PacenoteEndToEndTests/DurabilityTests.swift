@@ -166,6 +166,7 @@ import Testing
                     }
                 }
             }
+            // Writes for a random while: where in them the cut lands is what varies between cuts.
             usleep(UInt32.random(in: 300_000...1_200_000))
             FileManager.default.createFile(atPath: trigger, contents: nil)
             // The cut is at once; the wait is long because a loaded machine (the whole suite in

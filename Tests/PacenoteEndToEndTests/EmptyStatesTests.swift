@@ -114,7 +114,7 @@ import Testing
             for _ in 0..<4 {
                 let r = try daemon.post("/api/v1/hr?source=strap", body: #"{"bpm": 170}"#)
                 #expect(r.status == 200, "\(r.text)")
-                usleep(250_000)
+                usleep(250_000)  // a strap's pace: each reading at a time of its own
             }
             #expect(step("seen"), "the browser did not see the reason")
             try mpd.mpc("crop")

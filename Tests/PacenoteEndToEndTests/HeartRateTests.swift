@@ -5,8 +5,6 @@ import Testing
 /// Heart rate through the real entry points: POST /api/v1/hr, `pacenote hr-feed`, and plays
 /// on a real MPD while samples stream in.
 @Suite struct HeartRateIngestTests {
-    func sleep(_ seconds: Double) { usleep(UInt32(seconds * 1_000_000)) }
-
     @Test func everyShapeAppsSendIsStored() throws {
         let daemon = try PacenoteDaemon(mpd: "127.0.0.1:1")
         let now = Int(Date().timeIntervalSince1970)
@@ -152,10 +150,15 @@ import Testing
             }
         }
         send(60...79)
-        sleep(1.5)
+        // Each reading is sent as it comes: the server has the first 20 before it stops.
+        #expect(try eventually { try daemon.sql("SELECT COUNT(*) FROM hr_samples") == "20\n" })
         try daemon.stop()                     // the server goes away...
         send(80...109)                        // ...while readings keep coming
-        sleep(2.5)
+        // hr-feed found it away and keeps the 30 in its buffer beside the database.
+        let buffer = daemon.dir.file("hr-feed-buffer.jsonl")
+        #expect(eventually {
+            ((try? String(contentsOfFile: buffer, encoding: .utf8)) ?? "").split(separator: "\n").count == 30
+        }, "\((try? String(contentsOfFile: buffer, encoding: .utf8)) ?? "no buffer")")
         try daemon.restart(pause: 0, samePort: true)
         send(110...119)
         try stdin.fileHandleForWriting.close()
@@ -181,7 +184,8 @@ import Testing
         try feed.run()
         defer { if feed.isRunning { kill(feed.processIdentifier, SIGKILL) } }
         for v in 70...74 { stdin.fileHandleForWriting.write(Data("\(v)\n".utf8)) }
-        sleep(0.5)
+        // Running, and it found the server away: its buffer file is written.
+        #expect(eventually { FileManager.default.fileExists(atPath: buffer) })
         // Sent again each second until it ends: a process started by one that ignores the
         // signal (a test process that handles its own) ignores it too until hr-feed takes it
         // over, and on a loaded box that can be later than half a second.

@@ -38,7 +38,7 @@ import Testing
             let result = try daemon.post("/1/submit-listens", body: Self.listen(n))
             submits.append((result.status, Date().timeIntervalSince(sent)))
             n += 1
-            usleep(1_000_000)
+            usleep(1_000_000)  // the trickle's pace: the keyless deadline is measured in real time
         }
         #expect(submits.count >= 6)
         for (i, submit) in submits.enumerated() {

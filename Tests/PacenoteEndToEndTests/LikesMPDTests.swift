@@ -43,7 +43,7 @@ import Testing
         #expect(playlist(mpd) == nil)
 
         try feel("a.flac", "like")
-        usleep(20_000)
+        usleep(20_000)  // a later millisecond for b's like: the playlist is newest like first
         try feel("b.flac", "like")
         try feel("c.flac", "dislike")
         #expect(eventually { playlist(mpd) == ["b.flac", "a.flac"] }, "\(playlist(mpd) ?? [])")

@@ -76,8 +76,11 @@ import Testing
             let covers = try Self.friendCovers(daemon)
             return friends.count == names.count && friends.allSatisfy { $0["last_polled_at"] is String } && covers.count == 3
         }, "\((try? FriendsTests.friends(daemon)) ?? [])")
-        // A few more rounds: a refusal is not retried into a connection later either.
-        Thread.sleep(forTimeInterval: 3)
+        // A few more rounds: a refusal is not retried into a connection later either. Each of
+        // the six refused friends is polled twice more (its wait after an error: 1 s, then 2 s).
+        #expect(eventually(timeout: 30) {
+            (try? daemon.sql("SELECT COUNT(*) FROM friends WHERE failures >= 3")) == "6\n"
+        }, "\((try? daemon.sql("SELECT name, failures FROM friends")) ?? "")")
         let errors = try Self.errors(daemon)
         let publicFriend = "the friend was added with a public address"
         #expect(errors["loopback"] == "refused to connect to 127.0.0.1, a loopback address: \(publicFriend)", "\(errors)")

@@ -202,7 +202,7 @@ import Testing
         #expect(!page.text.contains("period before") && !page.text.contains("class=\"change"), "\(page.text)")
 
         // More plays: the share does not move, to the byte.
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)  // a second later: what a time to the second would have moved by
         for m in moments.suffix(2) { try CurationTests.submit(d, artist: "Other", title: "Later", at: m) }
         #expect(try HTTP.get(d.base + "/api/v1/stats?range=all", headers: Self.owner(d)).json.flatMap { ($0["totals"] as? [String: Any])?["plays"] as? Int } == 46)
         #expect(try HTTP.get(d.base + "/review/shared/\(token)").body == page.body, "the page moved after a play")

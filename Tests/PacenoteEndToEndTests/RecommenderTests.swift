@@ -55,7 +55,7 @@ import Testing
         // Heart rate 170 of max 200: 85 %, zone 4.
         for _ in 0..<4 {
             #expect(try daemon.post("/api/v1/hr?source=strap", body: #"{"bpm": 170}"#).status == 200)
-            sleep(0.25)
+            sleep(0.25)  // a strap's pace: each reading at a time of its own
         }
         #expect(try eventually { try mpd.mpc("current").contains("Now Playing") })
 

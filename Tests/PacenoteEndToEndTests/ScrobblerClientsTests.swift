@@ -96,6 +96,8 @@ import Testing
         #expect(try eventually(timeout: 15) { try daemon.listens().filter(\.counted).count >= 2 })
         #expect(try eventually(timeout: 20) { try submissions().reduce(0) { $0 + ($1["accepted"] as? Int ?? 0) } >= 2 },
                 "mpdscribble did submit: \(String(describing: try? submissions()))\n\(log())")
+        // Both routes delivered both plays; a late duplicate (a resubmission) would be an
+        // absence to check, with no event to wait on: a short wait.
         Thread.sleep(forTimeInterval: 1)
         let counted = try daemon.listens().filter(\.counted)
         #expect(counted.count == 2, "each play once: \(counted.map { "\($0.title ?? "") \($0.json["source"] ?? "") \($0.json["started_at"] ?? "") \($0.json["ended_at"] ?? "") id \($0.json["id"] ?? "")" })\n\(log())")

@@ -75,7 +75,7 @@ import Testing
         let flood = try RawClient.connect(600, port: daemon.port) { _ in "127.0.0.1" }
         for client in flood { client.send("GET /api/v1/status HTTP/1.1\r\n") }
         for round in 0..<3 {
-            sleep(1)
+            sleep(1)  // the flood's pace: a header line a second
             for client in flood where !client.closedByServer {
                 client.send("X-Slow-\(round): yes\r\n")
                 client.drain()

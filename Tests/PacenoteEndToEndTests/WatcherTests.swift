@@ -161,7 +161,8 @@ import Testing
         let first = try rig.plays(1)
         #expect(first.first?.title == "07 Untitled")
         #expect(first.first?.artist == "Various")
-        sleep(1)
+        // Doomed is playing: MPD has its file open.
+        #expect(try eventually { try rig.mpc("-f", "%title%", "current") == "Doomed\n" })
         // The file playing now disappears from the library. MPD plays it to its end from
         // what it has open; the play is logged, and the track is kept, out of the library.
         try FileManager.default.removeItem(atPath: rig.mpd.musicDirectory + "/doomed.flac")

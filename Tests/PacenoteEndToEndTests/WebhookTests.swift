@@ -67,9 +67,9 @@ import Testing
         #expect(try Self.post(url, Self.jellyfin("PlaybackStart", title: "Vantablack", seconds: 6, position: 0), headers: plain).status == 200)
         let playing = try daemon.status()
         #expect("\(playing)".contains("Vantablack"), "now playing elsewhere: \(playing)")
-        usleep(1_500_000)
+        usleep(1_500_000)  // real time between start and stop: the play's seconds
         #expect(try Self.post(url, Self.jellyfin("PlaybackProgress", title: "Vantablack", seconds: 6, position: 1.5), headers: plain).status == 200)
-        usleep(2_000_000)
+        usleep(2_000_000)  // real time: 3.5 s played in all
         let stop = Self.jellyfin("PlaybackStop", title: "Vantablack", seconds: 6, position: 3.5, completed: false)
         let stopped = try Self.post(url, stop, headers: plain)
         #expect(stopped.status == 200 && stopped.json?["counted"] as? Int == 1, "\(stopped.text)")
@@ -79,7 +79,7 @@ import Testing
         let header = ["Content-Type": "application/json", "X-API-Key": key]
         #expect(try Self.post(daemon.base + "/webhooks/jellyfin", Self.jellyfin("PlaybackStart", title: "Dust", seconds: 10, position: 0),
                               headers: header).status == 200)
-        usleep(1_000_000)
+        usleep(1_000_000)  // real time: a second played, a skip
         let skipped = try Self.post(daemon.base + "/webhooks/jellyfin",
                                     Self.jellyfin("PlaybackStop", title: "Dust", seconds: 10, position: 1, completed: false), headers: header)
         #expect(skipped.json?["skipped"] as? Int == 1, "\(skipped.text)")

@@ -197,6 +197,7 @@ private final class Counter: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(20)
         while handed.value < 10 + pipe.capacity && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(handed.value == 10 + pipe.capacity)
+        // And it stays there: an absence, so a short wait (a blocked put says nothing to wait on).
         Thread.sleep(forTimeInterval: 0.1)
         #expect(handed.value == 10 + pipe.capacity)
         // The writer gives up: the thread stops at once.

@@ -74,6 +74,8 @@ import Testing
             let answers = Self.together(6) { _ in
                 try cache.value("k") {
                     let n = computed.add(1, ordering: .relaxed).newValue
+                    // Long enough for the others to arrive while it runs (no waiter to wait on);
+                    // each computes its own either way.
                     Thread.sleep(forTimeInterval: 0.2)
                     if n == 1 {
                         if keep { throw Failure() }

@@ -77,6 +77,18 @@ def wait_for(condition, seconds):
     return condition()
 
 
+def hold(expectations):
+    """Whether a page's expectations all hold now; an exception (the page still filling in) is a no."""
+    try:
+        return all(ok for ok, _ in expectations())
+    except Exception:  # noqa: BLE001 — checked, and reported, below
+        return False
+
+
+def body_background():
+    return driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+
+
 def live_status():
     return text("[data-live-status]")
 
@@ -182,11 +194,16 @@ try:
         driver.set_window_size(width, height)
         for name, path, expectations in pages:
             driver.get(base + path)
+            # A moment for the page's own scripts: no alert, no injected element and no console
+            # error are absences, with nothing to wait on.
             time.sleep(0.3)
             check(no_alert(), f"{name} ({label}): no script ran from tag text")
             check(driver.execute_script("return document.querySelectorAll('img[src=\"x\"], script:not([src])').length") == 0,
                   f"{name} ({label}): no injected element")
             if label == "desktop":
+                # What the page's scripts fill in after it loads (up next while the recommender
+                # builds) is waited for.
+                wait_for(lambda: hold(expectations), 5)
                 for ok, message in expectations():
                     check(ok, f"{name}: {message}")
             else:
@@ -227,8 +244,8 @@ try:
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     for name, path in [("dashboard", "/"), ("workout", f"/workouts/{spec['workout_id']}"), ("stats", "/stats?range=week")]:
         driver.get(base + path)
-        time.sleep(0.3)
-        background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+        wait_for(lambda: body_background() == "rgb(21, 20, 19)", 5)
+        background = body_background()
         check(background == "rgb(21, 20, 19)", f"{name}: dark background in dark mode ({background})")
         screenshot(f"{name}-dark-desktop")
 finally:
