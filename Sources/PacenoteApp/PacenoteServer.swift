@@ -72,7 +72,7 @@ public final class PacenoteServer: Sendable {
     ///
     /// The parts start in this order and stop in reverse (`stop()`): the HTTP port (bound,
     /// served on later), the instance lock, the database, forwarding, waiting plays, heart
-    /// rate, Bluetooth straps, the recommender, HTTP, likes in MPD, the MPD watchers, the
+    /// rate, Bluetooth straps, the recommender, HTTP, likes and smart playlists in MPD, the MPD watchers, the
     /// friends' poller, the watch for set-aside indexes, the backup scheduler (the list in
     /// docs/ARCHITECTURE.md). The port is bound first, so a port in use creates no file; the
     /// watchers start after HTTP; the database closes last, so no request or play is cut off

@@ -19,7 +19,7 @@ import PacenoteStore
 /// Rows a service writes as its own bookkeeping stay with their owner and are not announced:
 /// the outbox's deliveries (`ForwardService`, the sender), a player's library update time
 /// (`PlayerService`), zone settings (`HeartRateService`), friends' feeds and
-/// covers (`FriendsPoller`), a key's last use (`APIKeySource`), and the configuration's
+/// covers (`FriendsPoller`), a key's last use (`NamedKeys`), and the configuration's
 /// rules and friends put in place at start, before anything is served (`PacenoteServer`).
 ///
 /// A value type over the store and the bus: cheap to make wherever a writer needs one.
