@@ -6,7 +6,9 @@ import PacenoteStore
 /// source, an import batch, a pin, a BPM, a deleted play, heart rate given to plays, tempos
 /// read from tags, a scrobbler session, the outbox changed by hand — is one operation here:
 /// it validates its input, writes in one transaction and, once that committed, announces
-/// itself once on the event bus (`.playLogged` for each new play, then one `.changed`).
+/// itself once on the event bus (`.playLogged` for each new play, then one `.changed`) when
+/// a derived view may change (keys, reviews' publishing and rule edits announce nothing:
+/// the caches see the commit count move).
 /// HTTP handlers, forms and commands only turn their input into a call; caches and the
 /// recommender follow the announcements instead of each caller remembering to tell them.
 ///
